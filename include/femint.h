@@ -1,0 +1,246 @@
+/* femint: finite element numerical integration and assembly on heterogeneous (CPU + OpenCL) nodes.
+ *
+ * Error convention: every function returns 0 on success or a negative FEMINT_E* code. The detailed
+ * message of the last error (which cell, which option, the OpenCL build log) is kept on the
+ * context and returned by femint_last_error(). On error, output handles are left NULL and objects
+ * passed in are unchanged. No function exits or aborts the calling process. */
+#ifndef FEMINT_H
+#define FEMINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(FEMINT_BUILDING) && defined(__GNUC__)
+#define FEMINT_EXPORT __attribute__((visibility("default")))
+#else
+#define FEMINT_EXPORT
+#endif
+
+/* The error codes: one list makes the enum, femint_strerror() and femint_error_name(). */
+#define FEMINT_ERRNO_MAP(X)                                                        \
+  X(EINVAL, -1, "invalid argument")                                                \
+  X(ENOMEM, -2, "out of memory")                                                   \
+  X(EMESH, -3, "invalid mesh")                                                     \
+  X(EJACOBIAN, -4, "non-positive Jacobian")                                        \
+  X(EORDER, -5, "unsupported polynomial order")                                    \
+  X(ERUNTIME, -6, "task runtime (StarPU) failure")                                 \
+  X(EOPENCL, -7, "OpenCL failure")                                                 \
+  X(EIO, -8, "input/output failure")                                               \
+  X(ENODEV, -9, "no worker able to run the request")                              \
+  X(ESTATE, -10, "object in the wrong state")                                      \
+  X(ENOTSUP, -11, "not supported")
+
+enum femint_error {
+  FEMINT_OK = 0,
+#define FEMINT_X_ENUM(name, code, text) FEMINT_##name = code,
+  FEMINT_ERRNO_MAP(FEMINT_X_ENUM)
+#undef FEMINT_X_ENUM
+};
+
+/** @brief A short text for an error code ("non-positive Jacobian"). */
+FEMINT_EXPORT const char *femint_strerror(int code);
+/** @brief The name of an error code ("FEMINT_EJACOBIAN"). */
+FEMINT_EXPORT const char *femint_error_name(int code);
+
+/* ---- Context: the task runtime (StarPU), the division of cores (hwloc), the OpenCL programs. ---- */
+
+typedef struct femint_context *femint_context_t;
+
+/** Which worker kinds integration tasks may use. */
+enum femint_where { FEMINT_WHERE_ANY = 0, FEMINT_WHERE_CPU = 1, FEMINT_WHERE_OPENCL = 2 };
+
+/** Precision of integration (assembly is always double). */
+enum femint_precision { FEMINT_DOUBLE = 0, FEMINT_SINGLE = 1 };
+
+struct femint_init_options {
+  int ncpu_workers;   /**< CPU workers (each an OpenMP team); 0: derived from the cores */
+  int nopencl;        /**< OpenCL devices to use; -1: all StarPU finds; 0: none */
+  int quiet;          /**< 1: StarPU prints no warnings on stderr */
+};
+
+/** @brief Start the runtime. @param[in] opt options or NULL for defaults.
+ *  @param[out] ctx the context. @return 0, FEMINT_ERUNTIME, FEMINT_ENOMEM. */
+FEMINT_EXPORT int femint_init(const struct femint_init_options *opt, femint_context_t *ctx);
+/** @brief Stop the runtime and free the context; sets *ctx = NULL. */
+FEMINT_EXPORT int femint_finalize(femint_context_t *ctx);
+/** @brief The message of the last error on this context (never NULL). */
+FEMINT_EXPORT const char *femint_last_error(femint_context_t ctx);
+/** @brief The message of the last femint_init() failure (when there is no context). */
+FEMINT_EXPORT const char *femint_init_error(void);
+
+/** @brief Numbers of CPU workers, OpenCL workers and the OpenMP team size of each CPU worker. */
+FEMINT_EXPORT int femint_context_workers(femint_context_t ctx, int *ncpu, int *nopencl,
+                                         int *team_size);
+/** @brief A human description of worker w (0 <= w < ncpu + nopencl). */
+FEMINT_EXPORT int femint_context_worker_name(femint_context_t ctx, int w, char *buf, size_t len);
+
+/* ---- Reference elements ---- */
+
+enum femint_shape { FEMINT_PRISM = 1 };
+#define FEMINT_MAX_ORDER 7
+
+struct femint_refel_info {
+  int nsh;       /**< shape functions */
+  int nq;        /**< quadrature points */
+  int degree;    /**< exactness degree of the quadrature (polynomials of total degree <= degree) */
+  int tri_points;  /**< points of the triangle rule (prism: nq = tri_points * line_points) */
+  int line_points; /**< points of the Gauss-Legendre rule */
+};
+/** @brief Sizes of the reference element of a shape and order. @return 0, FEMINT_EORDER. */
+FEMINT_EXPORT int femint_refel_info(int shape, int order, struct femint_refel_info *info);
+
+/* ---- Meshes ---- */
+
+typedef struct femint_mesh *femint_mesh_t;
+
+/** @brief A box [0,lx]x[0,ly]x[0,lz] of nx*ny*nz hexahedral cells, each cut into 2 prisms.
+ *  Interior vertices are moved at random by up to perturb times the smallest spacing (0 <= perturb
+ *  < 0.5); the move is shrunk until every Jacobian is positive. Boundary faces are tagged 1..6 for
+ *  x=0, x=lx, y=0, y=ly, z=0, z=lz. */
+FEMINT_EXPORT int femint_mesh_create_box(femint_context_t ctx, int nx, int ny, int nz, double lx,
+                                         double ly, double lz, double perturb, unsigned seed,
+                                         femint_mesh_t *mesh);
+/** @brief A prism mesh from arrays: coords[nvert][3], cells[ncell][6] (bottom triangle 0,1,2
+ *  counter-clockwise seen from above, then top 3,4,5 above 0,1,2). Checks every Jacobian. */
+FEMINT_EXPORT int femint_mesh_create_prisms(femint_context_t ctx, int nvert, const double *coords,
+                                            int ncell, const int *cells, femint_mesh_t *mesh);
+FEMINT_EXPORT int femint_mesh_destroy(femint_mesh_t *mesh);
+FEMINT_EXPORT int femint_mesh_num_cells(femint_mesh_t mesh);
+FEMINT_EXPORT int femint_mesh_num_vertices(femint_mesh_t mesh);
+FEMINT_EXPORT int femint_mesh_num_boundary_faces(femint_mesh_t mesh);
+/** @brief Vertex coordinates of a cell, X[6][3], in femint's local order. */
+FEMINT_EXPORT int femint_mesh_cell_coords(femint_mesh_t mesh, int cell, double *X);
+FEMINT_EXPORT int femint_mesh_vertex_coords(femint_mesh_t mesh, int vertex, double *x);
+/** @brief Whether a vertex lies on the boundary (1) or not (0). */
+FEMINT_EXPORT int femint_mesh_vertex_on_boundary(femint_mesh_t mesh, int vertex);
+
+/* ---- Function spaces: DOF maps of H1 hierarchical vector fields ---- */
+
+typedef struct femint_space *femint_space_t;
+
+/** @brief An H1 space of ncomp (1..5) components on a mesh. orders: one order per cell (1..7), or
+ *  NULL with uniform_order. Shared edges and faces take the lowest order of their cells (the
+ *  minimum rule) so that the space is conforming. */
+FEMINT_EXPORT int femint_space_create(femint_context_t ctx, femint_mesh_t mesh, int ncomp,
+                                      const int *orders, int uniform_order, femint_space_t *space);
+FEMINT_EXPORT int femint_space_destroy(femint_space_t *space);
+/** @brief Number of global degrees of freedom (scalar modes times components). */
+FEMINT_EXPORT int64_t femint_space_num_dofs(femint_space_t space);
+FEMINT_EXPORT int femint_space_num_components(femint_space_t space);
+FEMINT_EXPORT int femint_space_cell_order(femint_space_t space, int cell);
+/** @brief Local-to-global map of a cell: for local index l = idof*ncomp + icomp (idof over the
+ *  cell's nsh shape functions), dofs[l] is the global DOF or -1 (mode dropped by the minimum
+ *  rule) and signs[l] is +1 or -1 (orientation of the hierarchical mode). Either may be NULL. */
+FEMINT_EXPORT int femint_space_cell_dofs(femint_space_t space, int cell, int64_t *dofs,
+                                         int *signs);
+/** @brief Interpolate a field that is linear in x: coefficients of the vertex modes only.
+ *  u[c] = a[c] + sum_i b[c][i] x_i, b given row-major [ncomp][3]; u must hold num_dofs. */
+FEMINT_EXPORT int femint_space_interpolate_linear(femint_space_t space, const double *a,
+                                                  const double *b, double *u);
+/** @brief Evaluate a finite element function at reference point xi of a cell: val[ncomp]. */
+FEMINT_EXPORT int femint_space_eval(femint_space_t space, const double *u, int cell,
+                                    const double xi[3], double *x, double *val);
+
+/* ---- Weak forms ---- */
+
+typedef struct femint_form *femint_form_t;
+
+/** @brief Linear elasticity, Young's modulus and Poisson ratio per cell (ncell values each; a
+ *  single value each when ncell_values == 1). 3 components. */
+FEMINT_EXPORT int femint_form_create_elasticity(femint_context_t ctx, int ncell_values,
+                                                const double *young, const double *poisson,
+                                                femint_form_t *form);
+/** @brief The Laplacian with a scalar coefficient per cell, on each of ncomp components. */
+FEMINT_EXPORT int femint_form_create_laplace(femint_context_t ctx, int ncomp, int ncell_values,
+                                             const double *kappa, femint_form_t *form);
+/** @brief The mass matrix with a density per cell, on each of ncomp components. */
+FEMINT_EXPORT int femint_form_create_mass(femint_context_t ctx, int ncomp, int ncell_values,
+                                          const double *rho, femint_form_t *form);
+/** @brief The generic form of seed 000: per cell c[iE][jE][iD][jD] (ne*ne*16 values, iD,jD = 0
+ *  for values and 1..3 for x,y,z derivatives; iE/iD belong to the test function). */
+FEMINT_EXPORT int femint_form_create_generic(femint_context_t ctx, int ne, int ncell_values,
+                                             const double *c, femint_form_t *form);
+FEMINT_EXPORT int femint_form_destroy(femint_form_t *form);
+FEMINT_EXPORT int femint_form_num_components(femint_form_t form);
+
+/* ---- Assembly: integration and assembly as StarPU tasks ---- */
+
+typedef struct femint_matrix *femint_matrix_t;
+
+/** Body force or boundary data: value[ncomp] at physical point x, unit outward normal n (boundary
+ *  only; NULL for body forces), on face tag (0 for body forces). Called from worker threads, so it
+ *  must be thread-safe. */
+typedef void (*femint_field_fn)(const double x[3], const double n[3], int tag, void *user,
+                                double *value);
+
+struct femint_assemble_options {
+  int precision;      /**< FEMINT_DOUBLE or FEMINT_SINGLE (integration only) */
+  int where;          /**< FEMINT_WHERE_ANY, _CPU or _OPENCL */
+  int max_batch;      /**< most cells per batch; 0: chosen from the element matrix size */
+  /* Optional load vector, integrated by CPU tasks beside the matrix tasks: rhs += the integrals
+   * of body . v over the cells and of traction . v over the tagged boundary faces. */
+  double *rhs;              /**< NULL: no load vector */
+  femint_field_fn body;     /**< NULL: no body force */
+  femint_field_fn traction; /**< NULL: no boundary term; applied on every face with a tag > 0 */
+  void *user;               /**< passed to body and traction */
+};
+
+#define FEMINT_MAX_WORKERS 64
+#define FEMINT_STAGES 4
+/** Statistics of one assembly. Stage times in seconds (wall clock). */
+struct femint_stats {
+  int ncell, nbatch, ntask, ngroup, ncolor;
+  int64_t ndof, nnz;
+  double flops_seed;   /**< flops counted as seed 000 counts them (63 per 3x3 block for elasticity) */
+  double t_plan;       /**< grouping, colouring, batching, sparsity */
+  double t_pack;       /**< Jacobian terms and coefficients of every batch */
+  double t_tasks;      /**< submission to the end of the last task */
+  double t_total;
+  int nworker;
+  int worker_is_opencl[FEMINT_MAX_WORKERS];
+  int worker_tasks_integrate[FEMINT_MAX_WORKERS];
+  int worker_tasks_assemble[FEMINT_MAX_WORKERS];
+  double worker_busy[FEMINT_MAX_WORKERS];  /**< seconds executing tasks */
+};
+
+/** @brief Integrate the form over every cell and assemble the global CSR matrix (double).
+ *  @param[out] stats may be NULL. */
+FEMINT_EXPORT int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t form,
+                                  const struct femint_assemble_options *opt,
+                                  femint_matrix_t *matrix, struct femint_stats *stats);
+FEMINT_EXPORT int femint_matrix_destroy(femint_matrix_t *matrix);
+/** @brief Borrow the CSR arrays (valid until the matrix is destroyed). */
+FEMINT_EXPORT int femint_matrix_csr(femint_matrix_t matrix, int64_t *nrows, const int64_t **rowptr,
+                                    const int64_t **colind, const double **values);
+/** @brief y = A x. */
+FEMINT_EXPORT int femint_matrix_mult(femint_matrix_t matrix, const double *x, double *y);
+/** @brief Write the matrix in Matrix Market coordinate format (general, real). */
+FEMINT_EXPORT int femint_matrix_write_mm(femint_context_t ctx, femint_matrix_t matrix,
+                                         const char *path);
+
+/* ---- Element matrices for a caller: the hook for codes that assemble themselves ---- */
+
+/** @brief Element matrix of one cell, dense row-major n x n with n = nsh*ncomp, local index
+ *  idof*ncomp + icomp, orientation signs NOT applied (femint_space_cell_dofs gives them).
+ *  Computed on the CPU in double. @param[out] A n*n values. */
+FEMINT_EXPORT int femint_element_matrix(femint_context_t ctx, femint_space_t space,
+                                        femint_form_t form, int cell, double *A);
+
+/* ---- Load vectors ---- */
+
+/** @brief b += integral over the domain of f . v (tasks on CPU workers). */
+FEMINT_EXPORT int femint_load_volume(femint_context_t ctx, femint_space_t space, femint_field_fn f,
+                                     void *user, double *b);
+/** @brief b += integral over the boundary faces with tag in tags (ntag tags; ntag = 0: every
+ *  tagged face) of g . v: Neumann data (traction for elasticity, flux for Laplace). */
+FEMINT_EXPORT int femint_load_boundary(femint_context_t ctx, femint_space_t space, int ntag,
+                                       const int *tags, femint_field_fn g, void *user, double *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

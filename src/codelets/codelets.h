@@ -1,0 +1,76 @@
+/* The StarPU codelets of femint and the batch they work on. */
+#ifndef FEMINT_CODELETS_H
+#define FEMINT_CODELETS_H
+
+#include <starpu.h>
+
+#include "host/host.h"
+#include "scheduler/scheduler.h"
+
+/* Cells of one (shape, order, form) group that share no DOF: the unit of one integration task
+ * and one assembly task. */
+struct batch {
+  femint_context_t ctx;
+  const struct group *g;
+  int ncell;
+  const int *cells;
+  void *jac, *coef;         /* packed inputs, REAL of the group's precision */
+  starpu_data_handle_t h_jac, h_coef, h_mats;
+  /* assembly: the global CSR */
+  const struct csr *csr;
+  /* an error inside a codelet is recorded here and reported after the tasks */
+  int status;
+  char msg[256];
+};
+
+/* What all batches of a group share. */
+struct group {
+  int order, kind, ne, ncoef, precision, nsh, n; /* n = nsh * ne */
+  const struct refel *re;
+  const struct femint_form *form;
+  const struct femint_space *space;
+  size_t real_size;                    /* sizeof(float) or sizeof(double) */
+  starpu_data_handle_t h_phi;
+  struct volume_cl_config cl_cfg[FEMINT_MAX_CL_DEVICES];
+  struct cl_program_entry *program[FEMINT_MAX_CL_DEVICES]; /* NULL: not for OpenCL */
+  double flops_seed_per_cell;          /* seed 000's count */
+  double flops_per_cell;               /* what the CPU codelet actually does */
+};
+
+/* The global CSR pattern and values (values registered as one vector handle). */
+struct csr {
+  int64_t nrows;
+  int64_t *rowptr, *colind;
+  double *values;
+};
+
+extern struct starpu_codelet femint_cl_integrate_volume;
+extern struct starpu_codelet femint_cl_assemble;
+extern struct starpu_codelet femint_cl_integrate_load;
+
+/* Integrate a batch with a team of nthreads (the body of the CPU codelet) into mats (REAL);
+ * workerid >= 0 binds the team to that worker's cores. */
+void integrate_volume_batch_cpu(const struct batch *b, const void *jac, const void *coef,
+                                const void *phi, void *mats, int workerid, int nthreads);
+/* Scatter a batch of element matrices (REAL) into the CSR values. */
+void assemble_batch(const struct batch *b, const void *mats, double *values, int workerid,
+                    int nthreads);
+/* The performance-model footprint of a batch task: shape, order, form, components, precision
+ * and number of cells. */
+uint32_t batch_footprint(struct starpu_task *task);
+
+/* A batch of load integrals: cells for body forces, boundary faces for tractions. */
+struct load_batch {
+  femint_context_t ctx;
+  const struct femint_space *space;
+  femint_field_fn body, traction;
+  void *user;
+  int ncell;
+  const int *cells;
+  int nface;
+  const int *faces;   /* indices into mesh->bface */
+  int status;
+  char msg[256];
+};
+
+#endif

@@ -1,0 +1,53 @@
+/* Error codes, their texts, and the last detailed message of a context or of a thread. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "scheduler/scheduler.h"
+
+const char *femint_strerror(int code)
+{
+  switch (code) {
+  case FEMINT_OK: return "success";
+#define FEMINT_X_TEXT(name, value, text) \
+  case FEMINT_##name: return text;
+    FEMINT_ERRNO_MAP(FEMINT_X_TEXT)
+#undef FEMINT_X_TEXT
+  }
+  return "unknown error";
+}
+
+const char *femint_error_name(int code)
+{
+  switch (code) {
+  case FEMINT_OK: return "FEMINT_OK";
+#define FEMINT_X_NAME(name, value, text) \
+  case FEMINT_##name: return "FEMINT_" #name;
+    FEMINT_ERRNO_MAP(FEMINT_X_NAME)
+#undef FEMINT_X_NAME
+  }
+  return "FEMINT_EUNKNOWN";
+}
+
+static _Thread_local char thread_msg[8192];
+
+const char *femint_thread_error(void) { return thread_msg; }
+
+int femint_seterr(femint_context_t ctx, int code, const char *fmt, ...)
+{
+  char *buf = ctx ? ctx->errmsg : thread_msg;
+  size_t len = ctx ? sizeof ctx->errmsg : sizeof thread_msg;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, len, fmt, ap);
+  va_end(ap);
+  if (ctx) snprintf(thread_msg, sizeof thread_msg, "%s", ctx->errmsg);
+  return code;
+}
+
+const char *femint_last_error(femint_context_t ctx)
+{
+  return ctx ? ctx->errmsg : thread_msg;
+}
+
+const char *femint_init_error(void) { return thread_msg; }

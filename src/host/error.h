@@ -1,0 +1,27 @@
+/* Internal error helpers: record a detailed message on the context and return a FEMINT_E* code. */
+#ifndef FEMINT_HOST_ERROR_H
+#define FEMINT_HOST_ERROR_H
+
+#include "femint.h"
+
+/* Record "fmt..." as the last error of ctx (or of the calling thread when ctx is NULL) and
+ * return code. */
+int femint_seterr(femint_context_t ctx, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The message of the last error recorded without a context on this thread. */
+const char *femint_thread_error(void);
+
+/* Propagate a non-zero return. */
+#define FEMINT_CALL(expr)                                                                       \
+  do {                                                                                          \
+    int femint_ierr_ = (expr);                                                                  \
+    if (femint_ierr_) return femint_ierr_;                                                      \
+  } while (0)
+
+/* Return code with a message unless cond holds. */
+#define FEMINT_CHECK(cond, ctx, code, ...)                                                      \
+  do {                                                                                          \
+    if (!(cond)) return femint_seterr((ctx), (code), __VA_ARGS__);                              \
+  } while (0)
+
+#endif

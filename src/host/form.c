@@ -1,0 +1,141 @@
+/* Weak forms: the generic coefficient array of seed 000 and its instances (linear elasticity,
+ * the Laplacian, the mass matrix), constant per cell. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "host.h"
+
+static int form_new(femint_context_t ctx, int kind, int ne, int ncoef, int nvalues,
+                    femint_form_t *form)
+{
+  FEMINT_CHECK(form, ctx, FEMINT_EINVAL, "form: the output pointer is NULL");
+  *form = NULL;
+  FEMINT_CHECK(nvalues >= 1, ctx, FEMINT_EINVAL,
+               "form: the number of per-cell values must be >= 1, got %d", nvalues);
+  FEMINT_CHECK(ne >= 1 && ne <= 5, ctx, FEMINT_EINVAL,
+               "form: the number of components must be 1..5, got %d", ne);
+  struct femint_form *f = calloc(1, sizeof *f);
+  double *coef = f ? calloc((size_t)nvalues * ncoef, sizeof *coef) : NULL;
+  if (!coef) {
+    free(f);
+    return femint_seterr(ctx, FEMINT_ENOMEM, "form: out of memory for %d cells", nvalues);
+  }
+  *f = (struct femint_form){ctx, kind, ne, ncoef, nvalues, coef};
+  *form = f;
+  return 0;
+}
+
+int femint_form_create_elasticity(femint_context_t ctx, int nvalues, const double *young,
+                                  const double *poisson, femint_form_t *form)
+{
+  FEMINT_CHECK(young && poisson, ctx, FEMINT_EINVAL, "elasticity: NULL material arrays");
+  for (int c = 0; c < nvalues; c++) {
+    FEMINT_CHECK(young[c] > 0, ctx, FEMINT_EINVAL,
+                 "elasticity: Young's modulus of cell %d is %g, must be > 0", c, young[c]);
+    FEMINT_CHECK(poisson[c] > -1 && poisson[c] < 0.5, ctx, FEMINT_EINVAL,
+                 "elasticity: Poisson ratio of cell %d is %g, must be in (-1, 0.5)", c,
+                 poisson[c]);
+  }
+  FEMINT_CALL(form_new(ctx, FORM_ELASTICITY, 3, 2, nvalues, form));
+  for (int c = 0; c < nvalues; c++) {
+    double E = young[c], nu = poisson[c];
+    (*form)->coef[2 * c] = E * nu / ((1 + nu) * (1 - 2 * nu)); /* lambda */
+    (*form)->coef[2 * c + 1] = E / (2 * (1 + nu));              /* mu */
+  }
+  return 0;
+}
+
+static int form_scalar(femint_context_t ctx, int kind, const char *what, int ncomp, int nvalues,
+                       const double *v, femint_form_t *form)
+{
+  FEMINT_CHECK(v, ctx, FEMINT_EINVAL, "%s: NULL coefficient array", what);
+  for (int c = 0; c < nvalues; c++)
+    FEMINT_CHECK(v[c] > 0, ctx, FEMINT_EINVAL, "%s: coefficient of cell %d is %g, must be > 0",
+                 what, c, v[c]);
+  FEMINT_CALL(form_new(ctx, kind, ncomp, 1, nvalues, form));
+  memcpy((*form)->coef, v, (size_t)nvalues * sizeof *v);
+  return 0;
+}
+
+int femint_form_create_laplace(femint_context_t ctx, int ncomp, int nvalues, const double *kappa,
+                               femint_form_t *form)
+{
+  return form_scalar(ctx, FORM_LAPLACE, "laplace", ncomp, nvalues, kappa, form);
+}
+
+int femint_form_create_mass(femint_context_t ctx, int ncomp, int nvalues, const double *rho,
+                            femint_form_t *form)
+{
+  return form_scalar(ctx, FORM_MASS, "mass", ncomp, nvalues, rho, form);
+}
+
+int femint_form_create_generic(femint_context_t ctx, int ne, int nvalues, const double *c,
+                               femint_form_t *form)
+{
+  FEMINT_CHECK(c, ctx, FEMINT_EINVAL, "generic form: NULL coefficient array");
+  FEMINT_CALL(form_new(ctx, FORM_GENERIC, ne, ne * ne * 16, nvalues, form));
+  memcpy((*form)->coef, c, (size_t)nvalues * ne * ne * 16 * sizeof *c);
+  return 0;
+}
+
+int femint_form_destroy(femint_form_t *form)
+{
+  if (!form || !*form) return 0;
+  free((*form)->coef);
+  free(*form);
+  *form = NULL;
+  return 0;
+}
+
+int femint_form_num_components(femint_form_t form) { return form ? form->ne : FEMINT_EINVAL; }
+
+const double *form_coef(const struct femint_form *f, int cell)
+{
+  return f->coef + (size_t)(f->nvalues == 1 ? 0 : cell) * f->ncoef;
+}
+
+void form_expand(const struct femint_form *f, int cell, double *c)
+{
+  const int ne = f->ne;
+  const double *k = form_coef(f, cell);
+#define C(iE, jE, iD, jD) c[(((iE) * ne + (jE)) * 4 + (iD)) * 4 + (jD)]
+  if (f->kind == FORM_GENERIC) {
+    memcpy(c, k, (size_t)ne * ne * 16 * sizeof *c);
+    return;
+  }
+  memset(c, 0, (size_t)ne * ne * 16 * sizeof *c);
+  switch (f->kind) {
+  case FORM_ELASTICITY: /* C_ijkl = lambda d_ij d_kl + mu (d_ik d_jl + d_il d_jk), c[i][k][j][l] */
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        for (int kk = 0; kk < 3; kk++)
+          for (int l = 0; l < 3; l++)
+            C(i, kk, j + 1, l + 1) = k[0] * (i == j) * (kk == l) +
+                                      k[1] * ((i == kk) * (j == l) + (i == l) * (j == kk));
+    break;
+  case FORM_LAPLACE:
+    for (int e = 0; e < ne; e++)
+      for (int d = 1; d <= 3; d++) C(e, e, d, d) = k[0];
+    break;
+  case FORM_MASS:
+    for (int e = 0; e < ne; e++) C(e, e, 0, 0) = k[0];
+    break;
+  }
+#undef C
+}
+
+const char *form_kind_name(int kind)
+{
+  static const char *names[] = {"generic", "elasticity", "laplace", "mass"};
+  return kind >= 0 && kind <= 3 ? names[kind] : "unknown";
+}
+
+double form_flops_per_block(const struct femint_form *f)
+{
+  switch (f->kind) {
+  case FORM_ELASTICITY: return 63; /* seed 000, section 5.1 */
+  case FORM_LAPLACE: return 7.0 * f->ne;
+  case FORM_MASS: return 3.0 * f->ne;
+  default: return 3.0 * 16 * f->ne * f->ne;
+  }
+}

@@ -1,0 +1,81 @@
+/* The geometric map of a prism with straight edges and bilinear quadrilateral faces: points,
+ * Jacobians, their inverses, and the Jacobian terms that the NOJAC kernels read. */
+#include <math.h>
+
+#include "host.h"
+
+/* Vertex functions N_a = l_{a%3} * (1 -+ xi3)/2 and their reference derivatives dN[a][3]. */
+static void vertex_functions(const double xi[3], double *N, double *dN)
+{
+  const double l[3] = {1 - xi[0] - xi[1], xi[0], xi[1]};
+  const double dl[3][2] = {{-1, -1}, {1, 0}, {0, 1}};
+  const double z[2] = {0.5 * (1 - xi[2]), 0.5 * (1 + xi[2])};
+  const double dz[2] = {-0.5, 0.5};
+  for (int a = 0; a < 6; a++) {
+    int v = a % 3, h = a / 3;
+    if (N) N[a] = l[v] * z[h];
+    if (dN) {
+      dN[3 * a + 0] = dl[v][0] * z[h];
+      dN[3 * a + 1] = dl[v][1] * z[h];
+      dN[3 * a + 2] = l[v] * dz[h];
+    }
+  }
+}
+
+void geom_prism_point(const double *X, const double xi[3], double *x)
+{
+  double N[6];
+  vertex_functions(xi, N, NULL);
+  for (int i = 0; i < 3; i++) {
+    x[i] = 0;
+    for (int a = 0; a < 6; a++) x[i] += N[a] * X[3 * a + i];
+  }
+}
+
+double geom_prism_jacobian(const double *X, const double xi[3], double *J)
+{
+  double dN[18];
+  vertex_functions(xi, NULL, dN);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      double s = 0;
+      for (int a = 0; a < 6; a++) s += X[3 * a + i] * dN[3 * a + j];
+      J[3 * i + j] = s;
+    }
+  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+         J[2] * (J[3] * J[7] - J[4] * J[6]);
+}
+
+double geom_inverse3(const double *J, double *K)
+{
+  double det = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+               J[2] * (J[3] * J[7] - J[4] * J[6]);
+  double r = 1.0 / det;
+  K[0] = (J[4] * J[8] - J[5] * J[7]) * r;
+  K[1] = (J[2] * J[7] - J[1] * J[8]) * r;
+  K[2] = (J[1] * J[5] - J[2] * J[4]) * r;
+  K[3] = (J[5] * J[6] - J[3] * J[8]) * r;
+  K[4] = (J[0] * J[8] - J[2] * J[6]) * r;
+  K[5] = (J[2] * J[3] - J[0] * J[5]) * r;
+  K[6] = (J[3] * J[7] - J[4] * J[6]) * r;
+  K[7] = (J[1] * J[6] - J[0] * J[7]) * r;
+  K[8] = (J[0] * J[4] - J[1] * J[3]) * r;
+  return det;
+}
+
+int geom_prism_terms(const struct refel *re, const double *X, double *t, int *bad)
+{
+  for (int q = 0; q < re->nq; q++) {
+    double J[9], K[9];
+    geom_prism_jacobian(X, &re->xq[3 * q], J);
+    double det = geom_inverse3(J, K);
+    if (!(det > 0)) {
+      if (bad) *bad = q;
+      return FEMINT_EJACOBIAN;
+    }
+    t[GEOM_NTERMS * q] = det * re->wq[q];
+    /* K[3*j + i] = dxi_j/dx_i is stored as is. */
+    for (int k = 0; k < 9; k++) t[GEOM_NTERMS * q + 1 + k] = K[k];
+  }
+  return 0;
+}

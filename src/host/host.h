@@ -1,0 +1,158 @@
+/* Internal interfaces of the host numerics: quadrature, the reference prism, geometry, meshes,
+ * DOF maps and forms. Never installed. */
+#ifndef FEMINT_HOST_H
+#define FEMINT_HOST_H
+
+#include <stdint.h>
+
+#include "error.h"
+#include "femint.h"
+
+/* ---- quadrature.c ---- */
+
+/* The n-point Gauss-Legendre rule on [-1,1] (1 <= n <= 32): x[n] ascending, w[n], sum w = 2. */
+int quad_gauss_legendre(int n, double *x, double *w);
+
+/* A symmetric triangle rule of exact degree `degree` (2, 4, ..., 14; odd degrees take the next
+ * even rule) with all points inside and positive weights, on {x >= 0, y >= 0, x + y <= 1}:
+ * *npts points (3, 6, 12, 16, 25, 33, 42 for degrees 2..14), xy[2*i], xy[2*i+1], w[i] with
+ * sum w = 1/2. The arrays are static; the function returns FEMINT_EORDER past degree 14. */
+int quad_triangle(int degree, int *npts, const double **xy, const double **w);
+
+/* ---- refel_prism.c: the reference prism ----
+ * Reference prism: triangle {xi1 >= 0, xi2 >= 0, xi1 + xi2 <= 1} times xi3 in [-1,1], volume 1.
+ * Vertices 0:(0,0,-1) 1:(1,0,-1) 2:(0,1,-1) 3:(0,0,1) 4:(1,0,1) 5:(0,1,1).
+ * Barycentric l0 = 1 - xi1 - xi2, l1 = xi1, l2 = xi2 (li is 1 at vertex i and i+3).
+ * Edges: 0:(0,1) 1:(1,2) 2:(2,0) bottom, 3:(3,4) 4:(4,5) 5:(5,3) top, 6:(0,3) 7:(1,4) 8:(2,5)
+ * vertical; each edge runs from its first to its second vertex.
+ * Faces: 0 bottom (0,1,2), 1 top (3,4,5), 2 quad over edge 0/3, 3 over edge 1/4, 4 over edge 2/5.
+ * Shape functions are products T(xi1,xi2) * L(xi3) of hierarchical triangle functions of degree
+ * <= p and 1D functions L0 = (1-xi3)/2, L1 = (1+xi3)/2, Lk = Lobatto bubbles k = 2..p. */
+
+#define PRISM_NV 6
+#define PRISM_NE 9
+#define PRISM_NF 5
+
+enum mode_kind { MODE_VERTEX = 0, MODE_EDGE = 1, MODE_FACE = 2, MODE_INTERIOR = 3 };
+
+/* What a shape function is: the entity it belongs to and its degrees, for the DOF map. */
+struct refel_mode {
+  int8_t kind;   /* enum mode_kind */
+  int8_t entity; /* local vertex 0..5, edge 0..8, face 0..4; 0 for interior */
+  int8_t hdeg;   /* degree of the horizontal (triangle edge) factor, 0 if none: its parity gives
+                    the sign change when the horizontal direction reverses */
+  int8_t vdeg;   /* degree of the vertical Lobatto bubble, 0 if none (sign under vertical flip) */
+  int8_t degree; /* degree compared with the entity's order by the minimum rule: vertex 1;
+                    edge k or m; triangle face: total degree n of the bubble; quad face:
+                    max(k, m); interior: max(n, m) */
+  int8_t i1, i2; /* triangle bubble indices (i, j) with i + j = n - 3 for triangle-face and
+                    interior modes; (k, m) for quad faces; 0 otherwise */
+};
+
+struct refel {
+  int shape, order;
+  int nsh;        /* shape functions */
+  int nq;         /* quadrature points */
+  int degree;     /* exactness degree of the rule (2p) */
+  int ntri, nline;/* points of the triangle rule and of the Gauss-Legendre rule */
+  double *xq;     /* [nq][3] reference coordinates */
+  double *wq;     /* [nq] weights (sum = 1, the reference volume) */
+  double *phi;    /* [nq][4][nsh]: value and d/dxi1, d/dxi2, d/dxi3 of each shape function */
+  float *phi_f;   /* the same in single precision */
+  struct refel_mode *mode; /* [nsh] */
+};
+
+/* Shape functions of order p (1..7): 6, 18, 40, 75, 126, 196, 288. */
+int refel_prism_nsh(int order);
+/* Build the tabulated reference prism of an order. FEMINT_EORDER outside 1..7. */
+int refel_prism_create(int order, struct refel **re);
+void refel_destroy(struct refel **re);
+/* Values and reference derivatives of all shape functions at one point: val[4][nsh], in the
+ * same order as the tabulation. */
+void refel_prism_eval(int order, const double xi[3], double *val);
+/* Rank of a mode among the modes of its entity for an entity of order q (modes ordered by degree,
+ * so that lower orders are prefixes where the enumeration allows; quad faces: (k-2)(q-1) + m-2).
+ * -1 when the mode does not exist at order q. */
+int refel_mode_rank(const struct refel_mode *m, int q);
+/* Number of modes of one entity kind at order q: vertex 1, edge q-1, triangle face
+ * (q-1)(q-2)/2, quad face (q-1)^2. face is 0..4 (ignored for edges). */
+int refel_entity_nmodes(int kind, int entity, int q);
+
+/* ---- geometry.c: the map of a prism with straight edges and bilinear quadrilateral faces ---- */
+
+/* X[6][3] vertex coordinates (femint local order). J[3*i + j] = dx_i / dxi_j. Returns det J. */
+double geom_prism_jacobian(const double *X, const double xi[3], double *J);
+/* Physical point x(xi). */
+void geom_prism_point(const double *X, const double xi[3], double *x);
+/* K = inverse of J (K[3*j + i] = dxi_j / dx_i); returns det J. */
+double geom_inverse3(const double *J, double *K);
+/* Jacobian terms of a cell at the points of re: t[q*10] = det J * w_q,
+ * t[q*10 + 1 + 3*j + i] = dxi_j / dx_i. Returns 0, or FEMINT_EJACOBIAN with *bad = q. */
+int geom_prism_terms(const struct refel *re, const double *X, double *t, int *bad);
+#define GEOM_NTERMS 10
+
+/* ---- mesh.c ---- */
+
+struct femint_mesh {
+  femint_context_t ctx;
+  int nvert, ncell;
+  double *coords;  /* [nvert][3] */
+  int *cells;      /* [ncell][6] vertices in femint's local order (see mesh.c) */
+  uint8_t *vert_bnd; /* [nvert] 1 on the boundary */
+  int nbface;
+  int *bface;      /* [nbface][3]: cell, local face, tag */
+  /* topology */
+  int nedge, nface;
+  int *cell_edge;  /* [ncell][9] global edges */
+  int *edge_vert;  /* [nedge][2] */
+  int *cell_face;  /* [ncell][5] global faces */
+  int *face_cell;  /* [nface][2] cells sharing the face (-1 for a boundary face) */
+};
+
+/* Local vertices of the edges and faces of the reference prism (quad faces list 4 vertices
+ * bottom a, bottom b, top b, top a; triangle faces 3 and -1). */
+extern const int prism_edge_vert[PRISM_NE][2];
+extern const int prism_face_vert[PRISM_NF][4];
+
+/* ---- space.c ---- */
+
+struct femint_space {
+  femint_context_t ctx;
+  femint_mesh_t mesh;
+  int ncomp;
+  int *order;         /* [ncell] */
+  int64_t nmode;      /* scalar modes; ndof = nmode * ncomp */
+  int64_t *cell_off;  /* [ncell + 1]: cell c's modes are cell_mode[cell_off[c] .. cell_off[c+1]) */
+  int64_t *cell_mode; /* global scalar mode of each local shape function, -1 if dropped */
+  int8_t *cell_sign;  /* +1 / -1 */
+};
+
+/* ---- form.c ---- */
+
+enum form_kind { FORM_GENERIC = 0, FORM_ELASTICITY = 1, FORM_LAPLACE = 2, FORM_MASS = 3 };
+
+struct femint_form {
+  femint_context_t ctx;
+  int kind;
+  int ne;        /* components of trial and test functions */
+  int ncoef;     /* coefficients per cell: generic ne*ne*16, elasticity 2 (lambda, mu), 1 else */
+  int nvalues;   /* 1 (the same for every cell) or the number of cells */
+  double *coef;  /* [nvalues][ncoef] */
+};
+
+/* The generic array c[ne][ne][4][4] (ne*ne*16 values) of the form on a cell. */
+void form_expand(const struct femint_form *f, int cell, double *c);
+/* The coefficients of a cell (ncoef values). */
+const double *form_coef(const struct femint_form *f, int cell);
+const char *form_kind_name(int kind);
+/* Flops per (idof, jdof) block as seed 000 counts them (63 for elasticity). */
+double form_flops_per_block(const struct femint_form *f);
+
+/* ---- reference.c: Algorithm 1 of seed 000, plain, in double ---- */
+
+/* Element matrix A[(nsh*ne)^2] (row-major, local index idof*ne + ie) of the prism with vertices
+ * X[6][3] and generic coefficients c[ne][ne][4][4], computing the geometry from scratch. */
+int integrate_volume_reference(const struct refel *re, int ne, const double *c, const double *X,
+                               double *A);
+
+#endif

@@ -1,0 +1,414 @@
+/* Prism meshes from arrays: input checks, the normalized local vertex order, the Jacobian check,
+ * the topology (global edges and faces, found by radix sorts) and the boundary faces. */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mesh.h"
+
+const int prism_edge_vert[PRISM_NE][2] = {{0, 1}, {1, 2}, {2, 0}, {3, 4}, {4, 5},
+                                          {5, 3}, {0, 3}, {1, 4}, {2, 5}};
+const int prism_face_vert[PRISM_NF][4] = {
+    {0, 1, 2, -1}, {3, 4, 5, -1}, {0, 1, 4, 3}, {1, 2, 5, 4}, {2, 0, 3, 5}};
+
+/* See mesh.h for why the vertical edges decide. */
+int mesh_check_cell(const double *X, double *det, double xi[3])
+{
+  static const double corner[3][2] = {{0, 0}, {1, 0}, {0, 1}};
+  double J[9], dmin = INFINITY;
+  for (int a = 0; a < 3; a++) {
+    double q[3];
+    for (int k = 0; k < 3; k++) {
+      double p[3] = {corner[a][0], corner[a][1], k - 1.0};
+      q[k] = geom_prism_jacobian(X, p, J);
+    }
+    /* q(t) = c2 t^2 + c1 t + q(0): its minimum on [-1, 1] is at an end or at -c1 / (2 c2). */
+    double c2 = 0.5 * (q[2] + q[0]) - q[1], c1 = 0.5 * (q[2] - q[0]), tmin = -1, qmin = q[0];
+    if (!(q[2] >= qmin)) tmin = 1, qmin = q[2];
+    if (c2 > 0 && fabs(c1) < 2 * c2) {
+      double t = -c1 / (2 * c2), p[3] = {corner[a][0], corner[a][1], t};
+      double qt = geom_prism_jacobian(X, p, J);
+      if (!(qt >= qmin)) tmin = t, qmin = qt;
+    }
+    if (!(qmin >= dmin)) {
+      dmin = qmin;
+      xi[0] = corner[a][0], xi[1] = corner[a][1], xi[2] = tmin;
+    }
+  }
+  *det = dmin;
+  return dmin > 0;
+}
+
+/* The vertical line of every vertex: the smallest vertex id of its connected component in the
+ * graph of the vertical edges (i, i+3) of the input cells (union-find with path halving). */
+static void vertical_lines(int nvert, int ncell, const int *cells, int *line)
+{
+  for (int v = 0; v < nvert; v++) line[v] = v;
+  for (int c = 0; c < ncell; c++)
+    for (int a = 0; a < 3; a++) {
+      int r[2] = {cells[6 * (size_t)c + a], cells[6 * (size_t)c + a + 3]};
+      for (int k = 0; k < 2; k++)
+        while (line[r[k]] != r[k]) {
+          line[r[k]] = line[line[r[k]]];
+          r[k] = line[r[k]];
+        }
+      /* The smaller root stays a root, so every root is the smallest vertex of its line. */
+      if (r[0] < r[1]) line[r[1]] = r[0];
+      else line[r[0]] = r[1];
+    }
+  /* Roots come first in id order, so one pass in that order finishes every path. */
+  for (int v = 0; v < nvert; v++) line[v] = line[line[v]];
+}
+
+/* Whether vertex a of a cell comes before vertex b: by vertical line, then by id. */
+static int vertex_before(const int *line, int a, int b)
+{
+  return line[a] != line[b] ? line[a] < line[b] : a < b;
+}
+
+/* Reorder the vertices of a cell: the bottom triangle sorted by ascending vertical line (then
+ * vertex id) when that permutation is even; when it is odd, the top triangle in that order
+ * becomes the bottom and the old bottom the top, which keeps the orientation of the cell. Since
+ * a vertex and the one above it share their line, both triangles of the cell are then listed by
+ * ascending line, and two cells stacked on a triangle list it in the same order. With a
+ * numbering that is the same on every level of an extruded mesh (as the box's), this is the
+ * order of the global vertex ids. */
+static void normalize_cell(const int *line, const int *in, int *out)
+{
+  int p[3] = {0, 1, 2}, t, odd = 0;
+  if (vertex_before(line, in[p[1]], in[p[0]])) t = p[0], p[0] = p[1], p[1] = t, odd ^= 1;
+  if (vertex_before(line, in[p[2]], in[p[1]])) t = p[1], p[1] = p[2], p[2] = t, odd ^= 1;
+  if (vertex_before(line, in[p[1]], in[p[0]])) t = p[0], p[0] = p[1], p[1] = t, odd ^= 1;
+  for (int i = 0; i < 3; i++) {
+    out[i] = in[p[i] + (odd ? 3 : 0)];
+    out[i + 3] = in[p[i] + (odd ? 0 : 3)];
+  }
+}
+
+/* Sort n items with nkey integer keys each (keys[i*nkey + k] in [0, range)) lexicographically:
+ * a least significant digit radix sort with one counting pass per key. perm receives the item
+ * indices in sorted order. Returns 0 or FEMINT_ENOMEM. */
+static int sort_keys(femint_context_t ctx, int n, int nkey, const int *keys, int range, int *perm)
+{
+  int *tmp = malloc((size_t)n * sizeof *tmp);
+  int *count = malloc(((size_t)range + 1) * sizeof *count);
+  if (!tmp || !count) {
+    free(tmp);
+    free(count);
+    return femint_seterr(ctx, FEMINT_ENOMEM, "out of memory sorting %d mesh entities", n);
+  }
+  for (int i = 0; i < n; i++) perm[i] = i;
+  for (int k = nkey - 1; k >= 0; k--) {
+    memset(count, 0, ((size_t)range + 1) * sizeof *count);
+    for (int i = 0; i < n; i++) count[keys[(size_t)i * nkey + k] + 1]++;
+    for (int r = 0; r < range; r++) count[r + 1] += count[r];
+    for (int i = 0; i < n; i++) {
+      int item = perm[i];
+      tmp[count[keys[(size_t)item * nkey + k]]++] = item;
+    }
+    memcpy(perm, tmp, (size_t)n * sizeof *perm);
+  }
+  free(tmp);
+  free(count);
+  return 0;
+}
+
+static void sort_small(int *v, int n)
+{
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+      int t = v[j];
+      v[j] = v[j - 1];
+      v[j - 1] = t;
+    }
+}
+
+static void mesh_free(struct femint_mesh *m)
+{
+  if (!m) return;
+  free(m->coords);
+  free(m->cells);
+  free(m->vert_bnd);
+  free(m->bface);
+  free(m->cell_edge);
+  free(m->edge_vert);
+  free(m->cell_face);
+  free(m->face_cell);
+  free(m);
+}
+
+/* Global edges: the 9 edges of every cell sorted by their (smaller, larger) vertex ids. */
+static int build_edges(struct femint_mesh *m)
+{
+  int n = PRISM_NE * m->ncell, ierr;
+  int *keys = malloc(2 * (size_t)n * sizeof *keys), *perm = malloc((size_t)n * sizeof *perm);
+  m->cell_edge = malloc((size_t)n * sizeof *m->cell_edge);
+  if (!keys || !perm || !m->cell_edge) {
+    ierr = femint_seterr(m->ctx, FEMINT_ENOMEM, "out of memory building the edges of a mesh");
+    goto done;
+  }
+  for (int c = 0; c < m->ncell; c++)
+    for (int e = 0; e < PRISM_NE; e++) {
+      int a = m->cells[6 * c + prism_edge_vert[e][0]], b = m->cells[6 * c + prism_edge_vert[e][1]];
+      size_t i = (size_t)PRISM_NE * c + e;
+      keys[2 * i] = a < b ? a : b;
+      keys[2 * i + 1] = a < b ? b : a;
+    }
+  ierr = sort_keys(m->ctx, n, 2, keys, m->nvert, perm);
+  if (ierr) goto done;
+  m->nedge = 0;
+  for (int i = 0; i < n; i++) {
+    const int *k = &keys[2 * (size_t)perm[i]];
+    if (i == 0 || memcmp(k, &keys[2 * (size_t)perm[i - 1]], 2 * sizeof *k)) m->nedge++;
+    m->cell_edge[perm[i]] = m->nedge - 1;
+  }
+  m->edge_vert = malloc(2 * (size_t)(m->nedge ? m->nedge : 1) * sizeof *m->edge_vert);
+  if (!m->edge_vert) {
+    ierr = femint_seterr(m->ctx, FEMINT_ENOMEM, "out of memory building the edges of a mesh");
+    goto done;
+  }
+  for (int i = 0; i < n; i++) {
+    int e = m->cell_edge[i];
+    m->edge_vert[2 * e] = keys[2 * (size_t)i];
+    m->edge_vert[2 * e + 1] = keys[2 * (size_t)i + 1];
+  }
+done:
+  free(keys);
+  free(perm);
+  return ierr;
+}
+
+/* Global faces: the 5 faces of every cell sorted by their sorted vertex ids (a triangle has the
+ * fourth key nvert); a face may belong to 2 cells at most. */
+static int build_faces(struct femint_mesh *m)
+{
+  int n = PRISM_NF * m->ncell, ierr;
+  int *keys = malloc(4 * (size_t)n * sizeof *keys), *perm = malloc((size_t)n * sizeof *perm);
+  m->cell_face = malloc((size_t)n * sizeof *m->cell_face);
+  if (!keys || !perm || !m->cell_face) {
+    ierr = femint_seterr(m->ctx, FEMINT_ENOMEM, "out of memory building the faces of a mesh");
+    goto done;
+  }
+  for (int c = 0; c < m->ncell; c++)
+    for (int f = 0; f < PRISM_NF; f++) {
+      int *k = &keys[4 * ((size_t)PRISM_NF * c + f)];
+      for (int j = 0; j < 4; j++) {
+        int lv = prism_face_vert[f][j];
+        k[j] = lv < 0 ? m->nvert : m->cells[6 * c + lv];
+      }
+      sort_small(k, 4);
+    }
+  ierr = sort_keys(m->ctx, n, 4, keys, m->nvert + 1, perm);
+  if (ierr) goto done;
+  m->nface = 0;
+  for (int i = 0; i < n; i++) {
+    const int *k = &keys[4 * (size_t)perm[i]];
+    if (i == 0 || memcmp(k, &keys[4 * (size_t)perm[i - 1]], 4 * sizeof *k)) m->nface++;
+    m->cell_face[perm[i]] = m->nface - 1;
+  }
+  m->face_cell = malloc(2 * (size_t)(m->nface ? m->nface : 1) * sizeof *m->face_cell);
+  if (!m->face_cell) {
+    ierr = femint_seterr(m->ctx, FEMINT_ENOMEM, "out of memory building the faces of a mesh");
+    goto done;
+  }
+  for (int f = 0; f < 2 * m->nface; f++) m->face_cell[f] = -1;
+  for (int c = 0; c < m->ncell; c++)
+    for (int f = 0; f < PRISM_NF; f++) {
+      int g = m->cell_face[PRISM_NF * c + f];
+      if (m->face_cell[2 * g] < 0) {
+        m->face_cell[2 * g] = c;
+      } else if (m->face_cell[2 * g + 1] < 0) {
+        m->face_cell[2 * g + 1] = c;
+      } else {
+        const int *k = &keys[4 * ((size_t)PRISM_NF * c + f)];
+        char fourth[16] = "";
+        if (k[3] < m->nvert) snprintf(fourth, sizeof fourth, " %d", k[3]);
+        ierr = femint_seterr(m->ctx, FEMINT_EMESH,
+                             "the face with vertices %d %d %d%s is shared by more than 2 cells "
+                             "(%d, %d and %d)",
+                             k[0], k[1], k[2], fourth, m->face_cell[2 * g],
+                             m->face_cell[2 * g + 1], c);
+        goto done;
+      }
+    }
+done:
+  free(keys);
+  free(perm);
+  return ierr;
+}
+
+/* The faces with one cell, listed by cell and local face, with tag 0, and their vertices. */
+static int build_boundary(struct femint_mesh *m)
+{
+  m->nbface = 0;
+  for (int g = 0; g < m->nface; g++) m->nbface += m->face_cell[2 * g + 1] < 0;
+  m->bface = malloc(3 * (size_t)(m->nbface ? m->nbface : 1) * sizeof *m->bface);
+  m->vert_bnd = calloc((size_t)m->nvert, sizeof *m->vert_bnd);
+  if (!m->bface || !m->vert_bnd)
+    return femint_seterr(m->ctx, FEMINT_ENOMEM, "out of memory listing the boundary faces");
+  int n = 0;
+  for (int c = 0; c < m->ncell; c++)
+    for (int f = 0; f < PRISM_NF; f++) {
+      if (m->face_cell[2 * m->cell_face[PRISM_NF * c + f] + 1] >= 0) continue;
+      m->bface[3 * n] = c;
+      m->bface[3 * n + 1] = f;
+      m->bface[3 * n + 2] = 0;
+      n++;
+      for (int j = 0; j < 4 && prism_face_vert[f][j] >= 0; j++)
+        m->vert_bnd[m->cells[6 * c + prism_face_vert[f][j]]] = 1;
+    }
+  return 0;
+}
+
+void mesh_tag_boundary(struct femint_mesh *mesh, mesh_tag_fn fn, void *user)
+{
+  for (int b = 0; b < mesh->nbface; b++) {
+    int c = mesh->bface[3 * b], f = mesh->bface[3 * b + 1], nv = f < 2 ? 3 : 4;
+    double X[12];
+    for (int j = 0; j < nv; j++)
+      memcpy(&X[3 * j], &mesh->coords[3 * (size_t)mesh->cells[6 * c + prism_face_vert[f][j]]],
+             3 * sizeof(double));
+    mesh->bface[3 * b + 2] = fn(nv, X, user);
+  }
+}
+
+/* Check the input arrays; the message names the first bad cell or vertex. */
+static int check_input(femint_context_t ctx, int nvert, const double *coords, int ncell,
+                       const int *cells)
+{
+  for (int v = 0; v < nvert; v++)
+    for (int j = 0; j < 3; j++)
+      FEMINT_CHECK(isfinite(coords[3 * (size_t)v + j]), ctx, FEMINT_EMESH,
+                   "vertex %d has a coordinate that is not finite (%g)", v,
+                   coords[3 * (size_t)v + j]);
+  for (int c = 0; c < ncell; c++) {
+    const int *cv = &cells[6 * (size_t)c];
+    for (int a = 0; a < 6; a++) {
+      FEMINT_CHECK(cv[a] >= 0 && cv[a] < nvert, ctx, FEMINT_EMESH,
+                   "cell %d: vertex index %d (local vertex %d) is outside [0, %d)", c, cv[a], a,
+                   nvert);
+      for (int b = 0; b < a; b++)
+        FEMINT_CHECK(cv[a] != cv[b], ctx, FEMINT_EMESH,
+                     "cell %d repeats vertex %d (local vertices %d and %d)", c, cv[a], b, a);
+    }
+  }
+  return 0;
+}
+
+int femint_mesh_create_prisms(femint_context_t ctx, int nvert, const double *coords, int ncell,
+                              const int *cells, femint_mesh_t *mesh)
+{
+  FEMINT_CHECK(mesh, ctx, FEMINT_EINVAL, "femint_mesh_create_prisms: mesh (output) is NULL");
+  *mesh = NULL;
+  FEMINT_CHECK(nvert >= 6, ctx, FEMINT_EINVAL,
+               "femint_mesh_create_prisms: nvert = %d (a prism mesh has 6 vertices or more)",
+               nvert);
+  FEMINT_CHECK(ncell >= 1 && ncell <= INT_MAX / (2 * PRISM_NE), ctx, FEMINT_EINVAL,
+               "femint_mesh_create_prisms: ncell = %d (1 to %d)", ncell,
+               INT_MAX / (2 * PRISM_NE));
+  FEMINT_CHECK(nvert < INT_MAX, ctx, FEMINT_EINVAL, "femint_mesh_create_prisms: nvert too large");
+  FEMINT_CHECK(coords, ctx, FEMINT_EINVAL, "femint_mesh_create_prisms: coords is NULL");
+  FEMINT_CHECK(cells, ctx, FEMINT_EINVAL, "femint_mesh_create_prisms: cells is NULL");
+  FEMINT_CALL(check_input(ctx, nvert, coords, ncell, cells));
+
+  int ierr = 0, *line = NULL;
+  struct femint_mesh *m = calloc(1, sizeof *m);
+  if (!m) return femint_seterr(ctx, FEMINT_ENOMEM, "out of memory creating a mesh");
+  m->ctx = ctx;
+  m->nvert = nvert;
+  m->ncell = ncell;
+  m->coords = malloc(3 * (size_t)nvert * sizeof *m->coords);
+  m->cells = malloc(6 * (size_t)ncell * sizeof *m->cells);
+  if (!m->coords || !m->cells) {
+    ierr = femint_seterr(ctx, FEMINT_ENOMEM, "out of memory creating a mesh of %d cells", ncell);
+    goto fail;
+  }
+  memcpy(m->coords, coords, 3 * (size_t)nvert * sizeof *m->coords);
+  line = malloc((size_t)nvert * sizeof *line);
+  if (!line) {
+    ierr = femint_seterr(ctx, FEMINT_ENOMEM, "out of memory creating a mesh of %d cells", ncell);
+    goto fail;
+  }
+  vertical_lines(nvert, ncell, cells, line);
+  for (int c = 0; c < ncell; c++)
+    normalize_cell(line, &cells[6 * (size_t)c], &m->cells[6 * (size_t)c]);
+  free(line);
+  for (int c = 0; c < ncell; c++) {
+    double X[18], det, xi[3];
+    for (int a = 0; a < 6; a++)
+      memcpy(&X[3 * a], &coords[3 * (size_t)m->cells[6 * (size_t)c + a]], 3 * sizeof(double));
+    if (!mesh_check_cell(X, &det, xi)) {
+      ierr = femint_seterr(ctx, FEMINT_EJACOBIAN,
+                           "cell %d has a non-positive Jacobian (det J = %g at reference point "
+                           "(%g,%g,%g))",
+                           c, det, xi[0], xi[1], xi[2]);
+      goto fail;
+    }
+  }
+  if ((ierr = build_edges(m)) || (ierr = build_faces(m)) || (ierr = build_boundary(m)))
+    goto fail;
+  *mesh = m;
+  return 0;
+fail:
+  mesh_free(m);
+  return ierr;
+}
+
+int femint_mesh_destroy(femint_mesh_t *mesh)
+{
+  if (!mesh) return 0;
+  mesh_free(*mesh);
+  *mesh = NULL;
+  return 0;
+}
+
+int femint_mesh_num_cells(femint_mesh_t mesh)
+{
+  FEMINT_CHECK(mesh, NULL, FEMINT_EINVAL, "femint_mesh_num_cells: mesh is NULL");
+  return mesh->ncell;
+}
+
+int femint_mesh_num_vertices(femint_mesh_t mesh)
+{
+  FEMINT_CHECK(mesh, NULL, FEMINT_EINVAL, "femint_mesh_num_vertices: mesh is NULL");
+  return mesh->nvert;
+}
+
+int femint_mesh_num_boundary_faces(femint_mesh_t mesh)
+{
+  FEMINT_CHECK(mesh, NULL, FEMINT_EINVAL, "femint_mesh_num_boundary_faces: mesh is NULL");
+  return mesh->nbface;
+}
+
+int femint_mesh_cell_coords(femint_mesh_t mesh, int cell, double *X)
+{
+  FEMINT_CHECK(mesh, NULL, FEMINT_EINVAL, "femint_mesh_cell_coords: mesh is NULL");
+  FEMINT_CHECK(cell >= 0 && cell < mesh->ncell, mesh->ctx, FEMINT_EINVAL,
+               "femint_mesh_cell_coords: cell %d is outside [0, %d)", cell, mesh->ncell);
+  FEMINT_CHECK(X, mesh->ctx, FEMINT_EINVAL, "femint_mesh_cell_coords: X is NULL");
+  for (int a = 0; a < 6; a++)
+    memcpy(&X[3 * a], &mesh->coords[3 * (size_t)mesh->cells[6 * (size_t)cell + a]],
+           3 * sizeof(double));
+  return 0;
+}
+
+int femint_mesh_vertex_coords(femint_mesh_t mesh, int vertex, double *x)
+{
+  FEMINT_CHECK(mesh, NULL, FEMINT_EINVAL, "femint_mesh_vertex_coords: mesh is NULL");
+  FEMINT_CHECK(vertex >= 0 && vertex < mesh->nvert, mesh->ctx, FEMINT_EINVAL,
+               "femint_mesh_vertex_coords: vertex %d is outside [0, %d)", vertex, mesh->nvert);
+  FEMINT_CHECK(x, mesh->ctx, FEMINT_EINVAL, "femint_mesh_vertex_coords: x is NULL");
+  memcpy(x, &mesh->coords[3 * (size_t)vertex], 3 * sizeof(double));
+  return 0;
+}
+
+int femint_mesh_vertex_on_boundary(femint_mesh_t mesh, int vertex)
+{
+  FEMINT_CHECK(mesh, NULL, FEMINT_EINVAL, "femint_mesh_vertex_on_boundary: mesh is NULL");
+  FEMINT_CHECK(vertex >= 0 && vertex < mesh->nvert, mesh->ctx, FEMINT_EINVAL,
+               "femint_mesh_vertex_on_boundary: vertex %d is outside [0, %d)", vertex,
+               mesh->nvert);
+  return mesh->vert_bnd[vertex];
+}

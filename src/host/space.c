@@ -1,0 +1,339 @@
+/* H1 hierarchical spaces on prism meshes: the DOF map (global numbering by entity, the minimum
+ * rule, orientation signs), the interpolation of linear fields and point evaluation. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mesh.h"
+
+#define SPACE_MAX_NCOMP 5
+
+/* What space_create works with besides the space: a reference element per order used, the
+ * order and first global mode of every edge and face, and the local face of each global face in
+ * its first cell. */
+struct space_build {
+  struct refel *re[FEMINT_MAX_ORDER + 1];
+  int *edge_order, *face_order, *face_local;
+  int64_t *edge_off, *face_off;
+};
+
+static void space_free(struct femint_space *s)
+{
+  if (!s) return;
+  free(s->order);
+  free(s->cell_off);
+  free(s->cell_mode);
+  free(s->cell_sign);
+  free(s);
+}
+
+static void build_free(struct space_build *b)
+{
+  for (int p = 0; p <= FEMINT_MAX_ORDER; p++) refel_destroy(&b->re[p]);
+  free(b->edge_order);
+  free(b->face_order);
+  free(b->face_local);
+  free(b->edge_off);
+  free(b->face_off);
+}
+
+/* Whether the two cells of an interior face order it alike: a triangle face lists the same
+ * vertices in the same order in both cells (its bubbles are not symmetric); a quadrilateral face
+ * has the same two vertical edges in both cells (its modes are horizontal times vertical). */
+static int face_compatible(const struct femint_mesh *m, int ca, int fa, int cb, int fb)
+{
+  const int *va = &m->cells[6 * (size_t)ca], *vb = &m->cells[6 * (size_t)cb];
+  const int *pa = prism_face_vert[fa], *pb = prism_face_vert[fb];
+  if (fa < 2 || fb < 2) {
+    for (int j = 0; j < 3; j++)
+      if (va[pa[j]] != vb[pb[j]]) return 0;
+    return 1;
+  }
+  /* Vertical edges of a quadrilateral face: (pa[0], pa[3]) and (pa[1], pa[2]). */
+  for (int e = 0; e < 2; e++) {
+    int a0 = va[pa[e]], a1 = va[pa[3 - e]], found = 0;
+    for (int h = 0; h < 2; h++) {
+      int b0 = vb[pb[h]], b1 = vb[pb[3 - h]];
+      found |= (a0 == b0 && a1 == b1) || (a0 == b1 && a1 == b0);
+    }
+    if (!found) return 0;
+  }
+  return 1;
+}
+
+/* The sign of a mode of a cell under the canonical orientation of its edge or quad face. */
+static int mode_sign(const int *cv, const struct refel_mode *md)
+{
+  int sign = 1;
+  if (md->kind == MODE_EDGE) {
+    const int *ev = prism_edge_vert[md->entity];
+    int deg = md->entity < 6 ? md->hdeg : md->vdeg;
+    if (cv[ev[0]] > cv[ev[1]] && (deg & 1)) sign = -1;
+  } else if (md->kind == MODE_FACE && md->entity >= 2) {
+    /* Face vertices: bottom a, bottom b, top b, top a. The canonical orientation starts at the
+     * smallest global vertex; the local horizontal direction runs a -> b and the vertical one
+     * bottom -> top, so a start in column b flips the horizontal direction and a start at the
+     * top flips the vertical one. */
+    const int *fv = prism_face_vert[md->entity];
+    int jmin = 0;
+    for (int j = 1; j < 4; j++)
+      if (cv[fv[j]] < cv[fv[jmin]]) jmin = j;
+    int hflip = jmin == 1 || jmin == 2, vflip = jmin >= 2;
+    if (hflip && (md->hdeg & 1)) sign = -sign;
+    if (vflip && (md->vdeg & 1)) sign = -sign;
+  }
+  return sign;
+}
+
+/* Orders of the edges and faces (minimum rule), their first global modes, and the check of the
+ * orientation of shared faces that carry modes. Sets s->nmode to the first interior mode. */
+static int number_entities(struct femint_space *s, struct space_build *b)
+{
+  const struct femint_mesh *m = s->mesh;
+  femint_context_t ctx = s->ctx;
+  b->edge_order = malloc((size_t)(m->nedge ? m->nedge : 1) * sizeof *b->edge_order);
+  b->edge_off = malloc((size_t)(m->nedge ? m->nedge : 1) * sizeof *b->edge_off);
+  b->face_order = malloc((size_t)m->nface * sizeof *b->face_order);
+  b->face_local = malloc((size_t)m->nface * sizeof *b->face_local);
+  b->face_off = malloc((size_t)m->nface * sizeof *b->face_off);
+  if (!b->edge_order || !b->edge_off || !b->face_order || !b->face_local || !b->face_off)
+    return femint_seterr(ctx, FEMINT_ENOMEM, "out of memory numbering the DOFs of a space");
+  for (int e = 0; e < m->nedge; e++) b->edge_order[e] = INT_MAX;
+  for (int g = 0; g < m->nface; g++) b->face_order[g] = INT_MAX;
+  for (int c = 0; c < m->ncell; c++) {
+    int p = s->order[c];
+    for (int e = 0; e < PRISM_NE; e++) {
+      int *q = &b->edge_order[m->cell_edge[PRISM_NE * (size_t)c + e]];
+      if (p < *q) *q = p;
+    }
+    for (int f = 0; f < PRISM_NF; f++) {
+      int g = m->cell_face[PRISM_NF * (size_t)c + f];
+      if (p < b->face_order[g]) b->face_order[g] = p;
+      if (m->face_cell[2 * g] == c) b->face_local[g] = f;
+    }
+  }
+  int64_t n = m->nvert;
+  for (int e = 0; e < m->nedge; e++) {
+    b->edge_off[e] = n;
+    n += refel_entity_nmodes(MODE_EDGE, 0, b->edge_order[e]);
+  }
+  for (int g = 0; g < m->nface; g++) {
+    int fa = b->face_local[g], q = b->face_order[g], nm = refel_entity_nmodes(MODE_FACE, fa, q);
+    b->face_off[g] = n;
+    n += nm;
+    int ca = m->face_cell[2 * g], cb = m->face_cell[2 * g + 1];
+    if (cb < 0 || nm == 0) continue;
+    int fb = 0;
+    while (fb < PRISM_NF - 1 && m->cell_face[PRISM_NF * (size_t)cb + fb] != g) fb++;
+    if (!face_compatible(m, ca, fa, cb, fb)) {
+      const int *va = &m->cells[6 * (size_t)ca];
+      const int *pv = prism_face_vert[fa];
+      char fourth[16] = "";
+      if (pv[3] >= 0) snprintf(fourth, sizeof fourth, " %d", va[pv[3]]);
+      return femint_seterr(ctx, FEMINT_EMESH,
+                           "cells %d and %d see face %d (vertices %d %d %d%s) with incompatible "
+                           "orientation",
+                           ca, cb, g, va[pv[0]], va[pv[1]], va[pv[2]], fourth);
+    }
+  }
+  s->nmode = n;
+  return 0;
+}
+
+/* The global mode and sign of every local mode of every cell. */
+static int map_cells(struct femint_space *s, struct space_build *b)
+{
+  const struct femint_mesh *m = s->mesh;
+  s->cell_off = malloc(((size_t)m->ncell + 1) * sizeof *s->cell_off);
+  if (!s->cell_off)
+    return femint_seterr(s->ctx, FEMINT_ENOMEM, "out of memory numbering the DOFs of a space");
+  s->cell_off[0] = 0;
+  for (int c = 0; c < m->ncell; c++)
+    s->cell_off[c + 1] = s->cell_off[c] + refel_prism_nsh(s->order[c]);
+  size_t total = (size_t)s->cell_off[m->ncell];
+  s->cell_mode = malloc(total * sizeof *s->cell_mode);
+  s->cell_sign = malloc(total * sizeof *s->cell_sign);
+  if (!s->cell_mode || !s->cell_sign)
+    return femint_seterr(s->ctx, FEMINT_ENOMEM, "out of memory numbering the DOFs of a space");
+  int64_t next = s->nmode;
+  for (int c = 0; c < m->ncell; c++) {
+    const struct refel *re = b->re[s->order[c]];
+    const int *cv = &m->cells[6 * (size_t)c];
+    int64_t *gm = &s->cell_mode[s->cell_off[c]];
+    int8_t *sg = &s->cell_sign[s->cell_off[c]];
+    for (int i = 0; i < re->nsh; i++) {
+      const struct refel_mode *md = &re->mode[i];
+      int64_t g = -1;
+      int r;
+      switch (md->kind) {
+      case MODE_VERTEX: g = cv[md->entity]; break;
+      case MODE_EDGE: {
+        int e = m->cell_edge[PRISM_NE * (size_t)c + md->entity];
+        r = refel_mode_rank(md, b->edge_order[e]);
+        if (r >= 0) g = b->edge_off[e] + r;
+        break;
+      }
+      case MODE_FACE: {
+        int f = m->cell_face[PRISM_NF * (size_t)c + md->entity];
+        r = refel_mode_rank(md, b->face_order[f]);
+        if (r >= 0) g = b->face_off[f] + r;
+        break;
+      }
+      default: g = next++; break;
+      }
+      gm[i] = g;
+      sg[i] = (int8_t)(g >= 0 ? mode_sign(cv, md) : 1);
+    }
+  }
+  s->nmode = next;
+  return 0;
+}
+
+int femint_space_create(femint_context_t ctx, femint_mesh_t mesh, int ncomp, const int *orders,
+                        int uniform_order, femint_space_t *space)
+{
+  FEMINT_CHECK(space, ctx, FEMINT_EINVAL, "femint_space_create: space (output) is NULL");
+  *space = NULL;
+  FEMINT_CHECK(mesh, ctx, FEMINT_EINVAL, "femint_space_create: mesh is NULL");
+  FEMINT_CHECK(ncomp >= 1 && ncomp <= SPACE_MAX_NCOMP, ctx, FEMINT_EINVAL,
+               "femint_space_create: ncomp = %d (must be 1..%d)", ncomp, SPACE_MAX_NCOMP);
+  if (orders) {
+    for (int c = 0; c < mesh->ncell; c++)
+      FEMINT_CHECK(orders[c] >= 1 && orders[c] <= FEMINT_MAX_ORDER, ctx, FEMINT_EORDER,
+                   "femint_space_create: cell %d has order %d (must be 1..%d)", c, orders[c],
+                   FEMINT_MAX_ORDER);
+  } else {
+    FEMINT_CHECK(uniform_order >= 1 && uniform_order <= FEMINT_MAX_ORDER, ctx, FEMINT_EORDER,
+                 "femint_space_create: uniform_order = %d (must be 1..%d)", uniform_order,
+                 FEMINT_MAX_ORDER);
+  }
+
+  struct space_build b;
+  memset(&b, 0, sizeof b);
+  int ierr = 0;
+  struct femint_space *s = calloc(1, sizeof *s);
+  if (!s) return femint_seterr(ctx, FEMINT_ENOMEM, "out of memory creating a space");
+  s->ctx = ctx;
+  s->mesh = mesh;
+  s->ncomp = ncomp;
+  s->order = malloc((size_t)mesh->ncell * sizeof *s->order);
+  if (!s->order) {
+    ierr = femint_seterr(ctx, FEMINT_ENOMEM, "out of memory creating a space");
+    goto done;
+  }
+  for (int c = 0; c < mesh->ncell; c++) {
+    int p = orders ? orders[c] : uniform_order;
+    s->order[c] = p;
+    if (!b.re[p] && (ierr = refel_prism_create(p, &b.re[p]))) {
+      if (ctx) femint_seterr(ctx, ierr, "%s", femint_thread_error());
+      goto done;
+    }
+  }
+  if ((ierr = number_entities(s, &b)) || (ierr = map_cells(s, &b))) goto done;
+done:
+  build_free(&b);
+  if (ierr) {
+    space_free(s);
+    return ierr;
+  }
+  *space = s;
+  return 0;
+}
+
+int femint_space_destroy(femint_space_t *space)
+{
+  if (!space) return 0;
+  space_free(*space);
+  *space = NULL;
+  return 0;
+}
+
+int64_t femint_space_num_dofs(femint_space_t space)
+{
+  FEMINT_CHECK(space, NULL, FEMINT_EINVAL, "femint_space_num_dofs: space is NULL");
+  return space->nmode * space->ncomp;
+}
+
+int femint_space_num_components(femint_space_t space)
+{
+  FEMINT_CHECK(space, NULL, FEMINT_EINVAL, "femint_space_num_components: space is NULL");
+  return space->ncomp;
+}
+
+int femint_space_cell_order(femint_space_t space, int cell)
+{
+  FEMINT_CHECK(space, NULL, FEMINT_EINVAL, "femint_space_cell_order: space is NULL");
+  FEMINT_CHECK(cell >= 0 && cell < space->mesh->ncell, space->ctx, FEMINT_EINVAL,
+               "femint_space_cell_order: cell %d is outside [0, %d)", cell, space->mesh->ncell);
+  return space->order[cell];
+}
+
+int femint_space_cell_dofs(femint_space_t space, int cell, int64_t *dofs, int *signs)
+{
+  FEMINT_CHECK(space, NULL, FEMINT_EINVAL, "femint_space_cell_dofs: space is NULL");
+  FEMINT_CHECK(cell >= 0 && cell < space->mesh->ncell, space->ctx, FEMINT_EINVAL,
+               "femint_space_cell_dofs: cell %d is outside [0, %d)", cell, space->mesh->ncell);
+  int nc = space->ncomp;
+  int64_t off = space->cell_off[cell], nsh = space->cell_off[cell + 1] - off;
+  for (int64_t i = 0; i < nsh; i++) {
+    int64_t g = space->cell_mode[off + i];
+    for (int k = 0; k < nc; k++) {
+      if (dofs) dofs[i * nc + k] = g < 0 ? -1 : g * nc + k;
+      if (signs) signs[i * nc + k] = space->cell_sign[off + i];
+    }
+  }
+  return 0;
+}
+
+int femint_space_interpolate_linear(femint_space_t space, const double *a, const double *b,
+                                    double *u)
+{
+  FEMINT_CHECK(space, NULL, FEMINT_EINVAL, "femint_space_interpolate_linear: space is NULL");
+  FEMINT_CHECK(u, space->ctx, FEMINT_EINVAL, "femint_space_interpolate_linear: u is NULL");
+  const struct femint_mesh *m = space->mesh;
+  int nc = space->ncomp;
+  memset(u, 0, (size_t)(space->nmode * nc) * sizeof *u);
+  /* The vertex modes are the functions of the geometric map, so they reproduce linear fields;
+   * the global vertex mode of vertex v is v. */
+  for (int v = 0; v < m->nvert; v++) {
+    const double *x = &m->coords[3 * (size_t)v];
+    for (int k = 0; k < nc; k++) {
+      double val = a ? a[k] : 0;
+      if (b)
+        for (int i = 0; i < 3; i++) val += b[3 * k + i] * x[i];
+      u[(size_t)v * nc + k] = val;
+    }
+  }
+  return 0;
+}
+
+int femint_space_eval(femint_space_t space, const double *u, int cell, const double xi[3],
+                      double *x, double *val)
+{
+  FEMINT_CHECK(space, NULL, FEMINT_EINVAL, "femint_space_eval: space is NULL");
+  femint_context_t ctx = space->ctx;
+  FEMINT_CHECK(cell >= 0 && cell < space->mesh->ncell, ctx, FEMINT_EINVAL,
+               "femint_space_eval: cell %d is outside [0, %d)", cell, space->mesh->ncell);
+  FEMINT_CHECK(xi, ctx, FEMINT_EINVAL, "femint_space_eval: xi is NULL");
+  FEMINT_CHECK(!val || u, ctx, FEMINT_EINVAL, "femint_space_eval: u is NULL");
+  if (x) {
+    double X[18];
+    FEMINT_CALL(femint_mesh_cell_coords(space->mesh, cell, X));
+    geom_prism_point(X, xi, x);
+  }
+  if (!val) return 0;
+  int p = space->order[cell], nsh = refel_prism_nsh(p), nc = space->ncomp;
+  double *phi = malloc(4 * (size_t)nsh * sizeof *phi);
+  FEMINT_CHECK(phi, ctx, FEMINT_ENOMEM, "femint_space_eval: out of memory");
+  refel_prism_eval(p, xi, phi);
+  const int64_t *gm = &space->cell_mode[space->cell_off[cell]];
+  const int8_t *sg = &space->cell_sign[space->cell_off[cell]];
+  for (int k = 0; k < nc; k++) val[k] = 0;
+  for (int i = 0; i < nsh; i++) {
+    if (gm[i] < 0) continue;
+    for (int k = 0; k < nc; k++) val[k] += sg[i] * phi[i] * u[gm[i] * nc + k];
+  }
+  free(phi);
+  return 0;
+}

@@ -1,0 +1,288 @@
+/* femint_assemble and the load vectors: pack each batch, submit its integration task and its
+ * assembly task asynchronously (and the load tasks beside them), wait, and gather the per-worker
+ * statistics from StarPU's task profiling. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+/* Cells or boundary faces per load task. */
+#define LOAD_BATCH 64
+
+/* Load tasks: body forces over every cell, tractions over every tagged boundary face (or the
+ * faces whose tag is in tags). */
+struct load_plan {
+  int n;
+  struct load_batch *b;
+  int *faces, *cells;
+  struct starpu_task **tasks;
+};
+
+static void load_plan_free(struct load_plan *lp)
+{
+  free(lp->b);
+  free(lp->faces);
+  free(lp->cells);
+  free(lp->tasks);
+  memset(lp, 0, sizeof *lp);
+}
+
+static int tag_selected(int tag, int ntag, const int *tags)
+{
+  if (tag <= 0) return 0;
+  if (ntag == 0) return 1;
+  for (int i = 0; i < ntag; i++)
+    if (tags[i] == tag) return 1;
+  return 0;
+}
+
+static int load_submit(femint_context_t ctx, const struct femint_space *s, femint_field_fn body,
+                       femint_field_fn traction, void *user, int ntag, const int *tags,
+                       starpu_data_handle_t h_rhs, struct load_plan *lp)
+{
+  const struct femint_mesh *mesh = s->mesh;
+  memset(lp, 0, sizeof *lp);
+  int ncell = body ? mesh->ncell : 0, nface = 0;
+  lp->cells = malloc((size_t)(ncell + 1) * sizeof *lp->cells);
+  lp->faces = malloc((size_t)(mesh->nbface + 1) * sizeof *lp->faces);
+  int nb = (ncell + LOAD_BATCH - 1) / LOAD_BATCH + (mesh->nbface + LOAD_BATCH - 1) / LOAD_BATCH;
+  lp->b = calloc((size_t)nb + 1, sizeof *lp->b);
+  lp->tasks = calloc((size_t)nb + 1, sizeof *lp->tasks);
+  if (!lp->cells || !lp->faces || !lp->b || !lp->tasks) {
+    load_plan_free(lp);
+    return femint_seterr(ctx, FEMINT_ENOMEM, "load vector: out of memory");
+  }
+  for (int c = 0; c < ncell; c++) lp->cells[c] = c;
+  if (traction)
+    for (int k = 0; k < mesh->nbface; k++)
+      if (tag_selected(mesh->bface[3 * k + 2], ntag, tags)) lp->faces[nface++] = k;
+  for (int k = 0; k < ncell; k += LOAD_BATCH)
+    lp->b[lp->n++] = (struct load_batch){.ctx = ctx, .space = s, .body = body, .user = user,
+                                         .ncell = ncell - k < LOAD_BATCH ? ncell - k : LOAD_BATCH,
+                                         .cells = lp->cells + k};
+  for (int k = 0; k < nface; k += LOAD_BATCH)
+    lp->b[lp->n++] = (struct load_batch){.ctx = ctx, .space = s, .traction = traction,
+                                         .user = user,
+                                         .nface = nface - k < LOAD_BATCH ? nface - k : LOAD_BATCH,
+                                         .faces = lp->faces + k};
+  for (int i = 0; i < lp->n; i++) {
+    struct starpu_task *t = starpu_task_create();
+    t->cl = &femint_cl_integrate_load;
+    t->handles[0] = h_rhs;
+    t->cl_arg = &lp->b[i];
+    t->destroy = 0;
+    t->detach = 0;
+    int ret = starpu_task_submit(t);
+    if (ret) {
+      starpu_task_destroy(t);
+      return femint_seterr(ctx, FEMINT_ERUNTIME, "load vector: task submission failed (%d)", ret);
+    }
+    lp->tasks[i] = t;
+  }
+  return 0;
+}
+
+/* Wait for the load tasks, check their status and free them. */
+static int load_finish(femint_context_t ctx, struct load_plan *lp)
+{
+  int err = 0;
+  for (int i = 0; i < lp->n; i++) {
+    if (!lp->tasks[i]) continue;
+    if (starpu_task_wait(lp->tasks[i]) && !err)
+      err = femint_seterr(ctx, FEMINT_ERUNTIME, "load vector: waiting for a task failed");
+    starpu_task_destroy(lp->tasks[i]);
+    if (lp->b[i].status && !err) err = femint_seterr(ctx, lp->b[i].status, "%s", lp->b[i].msg);
+  }
+  load_plan_free(lp);
+  return err;
+}
+
+static void record_task(struct femint_stats *st, struct starpu_task *t, int integrate)
+{
+  if (!st || !t || !t->profiling_info) return;
+  int w = t->profiling_info->workerid;
+  if (w < 0 || w >= FEMINT_MAX_WORKERS) return;
+  if (integrate)
+    st->worker_tasks_integrate[w]++;
+  else
+    st->worker_tasks_assemble[w]++;
+  st->worker_busy[w] +=
+      1e-6 * starpu_timing_timespec_delay_us(&t->profiling_info->start_time,
+                                             &t->profiling_info->end_time);
+}
+
+int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t form,
+                    const struct femint_assemble_options *opt, femint_matrix_t *matrix,
+                    struct femint_stats *stats)
+{
+  static const struct femint_assemble_options defaults = {0};
+  FEMINT_CHECK(ctx, NULL, FEMINT_EINVAL, "femint_assemble: NULL context");
+  FEMINT_CHECK(space && form && matrix, ctx, FEMINT_EINVAL,
+               "femint_assemble: NULL space, form or matrix pointer");
+  *matrix = NULL;
+  if (!opt) opt = &defaults;
+  double t0 = femint_now();
+  struct plan *p = NULL;
+  FEMINT_CALL(plan_create(ctx, space, form, opt, 1, &p));
+  struct femint_stats st = {0};
+  st.t_plan = femint_now() - t0;
+  struct starpu_task **tasks = calloc((size_t)2 * p->nbatch + 1, sizeof *tasks);
+  struct femint_matrix *A = calloc(1, sizeof *A);
+  if (!tasks || !A) {
+    free(tasks);
+    free(A);
+    plan_destroy(&p);
+    return femint_seterr(ctx, FEMINT_ENOMEM, "femint_assemble: out of memory");
+  }
+  starpu_data_handle_t h_values, h_rhs = NULL;
+  starpu_vector_data_register(&h_values, STARPU_MAIN_RAM, (uintptr_t)p->csr.values,
+                              (uint32_t)p->csr.rowptr[p->csr.nrows], sizeof(double));
+  struct load_plan lp = {0};
+  int err = 0;
+  double t1 = femint_now();
+  if (opt->rhs && (opt->body || opt->traction)) {
+    starpu_vector_data_register(&h_rhs, STARPU_MAIN_RAM, (uintptr_t)opt->rhs,
+                                (uint32_t)(space->nmode * space->ncomp), sizeof(double));
+    err = load_submit(ctx, space, opt->body, opt->traction, opt->user, 0, NULL, h_rhs, &lp);
+  }
+  for (int i = 0; i < p->nbatch && !err; i++) {
+    struct batch *b = &p->batches[i];
+    const struct group *g = b->g;
+    double tp = femint_now();
+    err = plan_pack_batch(p, b);
+    st.t_pack += femint_now() - tp;
+    if (err) break;
+    starpu_vector_data_register(&b->h_jac, STARPU_MAIN_RAM, (uintptr_t)b->jac,
+                                (uint32_t)((size_t)b->ncell * g->re->nq * GEOM_NTERMS),
+                                g->real_size);
+    starpu_vector_data_register(&b->h_coef, STARPU_MAIN_RAM, (uintptr_t)b->coef,
+                                (uint32_t)((size_t)b->ncell * g->ncoef), g->real_size);
+    starpu_vector_data_register(&b->h_mats, -1, 0, (uint32_t)((size_t)b->ncell * g->n * g->n),
+                                g->real_size);
+    struct starpu_task *ti = starpu_task_create(), *ta = starpu_task_create();
+    ti->cl = &femint_cl_integrate_volume;
+    ti->handles[0] = b->h_jac;
+    ti->handles[1] = b->h_coef;
+    ti->handles[2] = g->h_phi;
+    ti->handles[3] = b->h_mats;
+    ti->cl_arg = b;
+    ti->flops = g->flops_seed_per_cell * b->ncell;
+    ti->destroy = 0;
+    ti->detach = 0;
+    if (!p->cl_usable || !g->program[0])
+      ti->where = STARPU_CPU;
+    else if (opt->where == FEMINT_WHERE_OPENCL)
+      ti->where = STARPU_OPENCL;
+    ta->cl = &femint_cl_assemble;
+    ta->handles[0] = b->h_mats;
+    ta->handles[1] = h_values;
+    ta->cl_arg = b;
+    ta->destroy = 0;
+    ta->detach = 0;
+    tasks[2 * i] = ti;
+    tasks[2 * i + 1] = ta;
+    int ret = starpu_task_submit(ti);
+    if (!ret) ret = starpu_task_submit(ta);
+    if (ret) {
+      err = femint_seterr(ctx, ret == -ENODEV ? FEMINT_ENODEV : FEMINT_ERUNTIME,
+                          "task submission failed for a batch of order %d (%d%s)", g->order, ret,
+                          ret == -ENODEV ? ": no worker can run it" : "");
+    }
+    starpu_data_unregister_submit(b->h_jac);
+    starpu_data_unregister_submit(b->h_coef);
+    starpu_data_unregister_submit(b->h_mats);
+  }
+  /* Wait for what was submitted, even after an error, before anything is freed. */
+  for (int i = 0; i < 2 * p->nbatch; i++) {
+    if (!tasks[i]) continue;
+    if (tasks[i]->status != STARPU_TASK_INIT && starpu_task_wait(tasks[i]) && !err)
+      err = femint_seterr(ctx, FEMINT_ERUNTIME, "waiting for a task failed");
+  }
+  int lerr = lp.n ? load_finish(ctx, &lp) : 0;
+  if (!err) err = lerr;
+  st.t_tasks = femint_now() - t1;
+  starpu_data_unregister(h_values);
+  if (h_rhs) starpu_data_unregister(h_rhs);
+  st.nworker = ctx->nworker < FEMINT_MAX_WORKERS ? ctx->nworker : FEMINT_MAX_WORKERS;
+  for (int w = 0; w < st.nworker; w++)
+    st.worker_is_opencl[w] = starpu_worker_get_type(w) == STARPU_OPENCL_WORKER;
+  for (int i = 0; i < p->nbatch; i++) {
+    struct batch *b = &p->batches[i];
+    record_task(&st, tasks[2 * i], 1);
+    record_task(&st, tasks[2 * i + 1], 0);
+    if (b->status && !err) err = femint_seterr(ctx, b->status, "%s", b->msg);
+    st.flops_seed += b->g->flops_seed_per_cell * b->ncell;
+  }
+  for (int i = 0; i < 2 * p->nbatch; i++)
+    if (tasks[i]) starpu_task_destroy(tasks[i]);
+  free(tasks);
+  st.ncell = space->mesh->ncell;
+  st.nbatch = p->nbatch;
+  st.ntask = 2 * p->nbatch + lp.n;
+  st.ngroup = p->ngroup;
+  st.ncolor = p->ncolor;
+  st.ndof = p->csr.nrows;
+  st.nnz = p->csr.rowptr[p->csr.nrows];
+  if (!err) {
+    A->csr = p->csr;
+    memset(&p->csr, 0, sizeof p->csr);
+    *matrix = A;
+  } else {
+    free(A);
+  }
+  plan_destroy(&p);
+  st.t_total = femint_now() - t0;
+  if (stats) *stats = st;
+  return err;
+}
+
+int femint_element_matrix(femint_context_t ctx, femint_space_t space, femint_form_t form,
+                          int cell, double *Ae)
+{
+  FEMINT_CHECK(ctx && space && form && Ae, ctx, FEMINT_EINVAL, "element_matrix: NULL argument");
+  FEMINT_CHECK(cell >= 0 && cell < space->mesh->ncell, ctx, FEMINT_EINVAL,
+               "element_matrix: cell %d is outside 0..%d", cell, space->mesh->ncell - 1);
+  FEMINT_CHECK(form->ne == space->ncomp, ctx, FEMINT_EINVAL,
+               "element_matrix: the form has %d components but the space has %d", form->ne,
+               space->ncomp);
+  struct plan p = {.ctx = ctx, .space = space, .form = form};
+  struct group g;
+  FEMINT_CALL(group_init(ctx, space, form, space->order[cell], FEMINT_DOUBLE, 0, &g));
+  struct batch b = {.ctx = ctx, .g = &g, .ncell = 1, .cells = &cell};
+  int err = plan_pack_batch(&p, &b);
+  if (!err) integrate_volume_batch_cpu(&b, b.jac, b.coef, g.re->phi, Ae, -1, 1);
+  if (!err && b.status) err = femint_seterr(ctx, b.status, "%s", b.msg);
+  free(b.jac);
+  free(b.coef);
+  return err;
+}
+
+static int load_vector(femint_context_t ctx, femint_space_t space, femint_field_fn body,
+                       femint_field_fn traction, void *user, int ntag, const int *tags, double *b)
+{
+  FEMINT_CHECK(ctx && space && b, ctx, FEMINT_EINVAL, "load vector: NULL argument");
+  FEMINT_CHECK(body || traction, ctx, FEMINT_EINVAL, "load vector: NULL function");
+  FEMINT_CHECK(ntag >= 0 && (ntag == 0 || tags), ctx, FEMINT_EINVAL, "load vector: bad tags");
+  FEMINT_CHECK(ctx->ncpu > 0, ctx, FEMINT_ENODEV, "load vector: StarPU has no CPU worker");
+  starpu_data_handle_t h;
+  starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)b,
+                              (uint32_t)(space->nmode * space->ncomp), sizeof(double));
+  struct load_plan lp;
+  int err = load_submit(ctx, space, body, traction, user, ntag, tags, h, &lp);
+  int lerr = load_finish(ctx, &lp);
+  starpu_data_unregister(h);
+  return err ? err : lerr;
+}
+
+int femint_load_volume(femint_context_t ctx, femint_space_t space, femint_field_fn f, void *user,
+                       double *b)
+{
+  return load_vector(ctx, space, f, NULL, user, 0, NULL, b);
+}
+
+int femint_load_boundary(femint_context_t ctx, femint_space_t space, int ntag, const int *tags,
+                         femint_field_fn g, void *user, double *b)
+{
+  return load_vector(ctx, space, NULL, g, user, ntag, tags, b);
+}

@@ -1,0 +1,16 @@
+/* The OpenCL sources of kernels/, embedded in the library at build time. */
+#ifndef FEMINT_SCHEDULER_KERNELS_H
+#define FEMINT_SCHEDULER_KERNELS_H
+
+struct femint_kernel_source {
+  const char *name; /* file name, e.g. "volume_reg_nojac.cl" */
+  const char *text;
+};
+/* Terminated by {NULL, NULL}. */
+extern const struct femint_kernel_source femint_kernel_sources[];
+
+/* The text of a kernel file: from $FEMINT_KERNEL_DIR/name when that variable is set (to edit
+ * kernels without rebuilding), else the embedded copy. NULL if unknown. The caller frees. */
+char *femint_kernel_text(const char *name);
+
+#endif

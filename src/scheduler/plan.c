@@ -1,0 +1,252 @@
+/* The plan of one assembly: groups of cells by (order, form), a greedy colouring of each group
+ * (cells sharing a vertex get different colours, so cells of a colour share no DOF), batches
+ * sized from the element matrix, the OpenCL programs of each group, and the CSR pattern. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+int group_init(femint_context_t ctx, const struct femint_space *space,
+               const struct femint_form *form, int order, int precision, int use_opencl,
+               struct group *g)
+{
+  memset(g, 0, sizeof *g);
+  FEMINT_CALL(femint_context_refel(ctx, order, &g->re));
+  g->order = order;
+  g->kind = form->kind;
+  g->ne = form->ne;
+  g->ncoef = form->ncoef;
+  g->precision = precision;
+  g->nsh = g->re->nsh;
+  g->n = g->nsh * g->ne;
+  g->form = form;
+  g->space = space;
+  g->real_size = precision == FEMINT_SINGLE ? sizeof(float) : sizeof(double);
+  double blocks = (double)g->nsh * g->nsh * g->re->nq;
+  g->flops_seed_per_cell = blocks * form_flops_per_block(form);
+  /* the CPU codelet: symmetric forms compute the upper half of the blocks */
+  g->flops_per_cell = form->kind == FORM_GENERIC ? g->flops_seed_per_cell
+                                                 : g->flops_seed_per_cell * (g->nsh + 1) / (2.0 * g->nsh);
+  FEMINT_CALL(femint_context_phi(ctx, order, precision, &g->h_phi));
+  if (!use_opencl) return 0;
+  char options[1024];
+  char *source = volume_cl_source();
+  FEMINT_CHECK(source, ctx, FEMINT_EOPENCL, "the OpenCL source of the volume kernel is missing");
+  int err = 0;
+  for (int dev = 0; dev < ctx->ncl_dev && !err; dev++) {
+    err = volume_cl_configure(&ctx->cl_dev[dev], g->nsh, g->re->nq, g->ne, g->ncoef, g->kind,
+                              precision, &g->cl_cfg[dev]);
+    if (err) {
+      err = femint_seterr(ctx, err, "order %d on OpenCL device %d (%s): %s", order, dev,
+                          ctx->cl_dev[dev].name, femint_thread_error());
+      break;
+    }
+    volume_cl_options(&g->cl_cfg[dev], options, sizeof options);
+    err = femint_context_program(ctx, dev, source, options, "femint_volume_reg_nojac",
+                                 &g->program[dev]);
+  }
+  free(source);
+  return err;
+}
+
+/* Greedy colouring of the cells of a group by shared vertices: colour[k] for cells[k]. */
+static int color_group(const struct femint_mesh *mesh, const int *cells, int n, int *color,
+                       int *ncolor)
+{
+  /* vertex -> cells of this group */
+  int *vptr = calloc((size_t)mesh->nvert + 1, sizeof *vptr), *vc = malloc((size_t)n * 6 * sizeof *vc);
+  int *fill = calloc((size_t)mesh->nvert, sizeof *fill);
+  uint64_t *used = NULL;
+  int maxc = 64, err = FEMINT_ENOMEM;
+  if (!vptr || !vc || !fill) goto done;
+  for (int k = 0; k < n; k++)
+    for (int a = 0; a < 6; a++) vptr[mesh->cells[6 * cells[k] + a] + 1]++;
+  for (int v = 0; v < mesh->nvert; v++) vptr[v + 1] += vptr[v];
+  for (int k = 0; k < n; k++)
+    for (int a = 0; a < 6; a++) {
+      int v = mesh->cells[6 * cells[k] + a];
+      vc[vptr[v] + fill[v]++] = k;
+    }
+  *ncolor = 0;
+  for (int k = 0; k < n; k++) color[k] = -1;
+  used = calloc((size_t)(maxc + 63) / 64, sizeof *used);
+  if (!used) goto done;
+  for (int k = 0; k < n; k++) {
+    memset(used, 0, (size_t)(maxc + 63) / 64 * sizeof *used);
+    for (int a = 0; a < 6; a++) {
+      int v = mesh->cells[6 * cells[k] + a];
+      for (int i = vptr[v]; i < vptr[v + 1]; i++) {
+        int c = color[vc[i]];
+        if (c >= 0) used[c / 64] |= 1ull << (c % 64);
+      }
+    }
+    int c = 0;
+    while (c < maxc && (used[c / 64] >> (c % 64)) & 1) c++;
+    if (c == maxc) {
+      uint64_t *more = realloc(used, (size_t)(2 * maxc + 63) / 64 * sizeof *used);
+      if (!more) goto done;
+      used = more;
+      maxc *= 2;
+    }
+    color[k] = c;
+    if (c + 1 > *ncolor) *ncolor = c + 1;
+  }
+  err = 0;
+done:
+  free(vptr);
+  free(vc);
+  free(fill);
+  free(used);
+  return err;
+}
+
+/* Cells per batch: about 32 MiB of element matrices, and at least two batches per worker. */
+static int batch_size(const struct femint_context *ctx, const struct group *g, int ncell_group,
+                      int max_batch)
+{
+  if (max_batch > 0) return max_batch;
+  double bytes = (double)g->n * g->n * g->real_size;
+  int by_bytes = (int)(32.0 * 1024 * 1024 / bytes);
+  int spread = (ncell_group + 2 * ctx->nworker - 1) / (2 * (ctx->nworker > 0 ? ctx->nworker : 1));
+  int size = by_bytes < spread ? by_bytes : spread;
+  return size < 1 ? 1 : size;
+}
+
+int plan_create(femint_context_t ctx, const struct femint_space *space,
+                const struct femint_form *form, const struct femint_assemble_options *opt,
+                int pattern, struct plan **out)
+{
+  const struct femint_mesh *mesh = space->mesh;
+  const int ncell = mesh->ncell;
+  FEMINT_CHECK(form->ne == space->ncomp, ctx, FEMINT_EINVAL,
+               "the form has %d components but the space has %d", form->ne, space->ncomp);
+  FEMINT_CHECK(form->nvalues == 1 || form->nvalues == ncell, ctx, FEMINT_EINVAL,
+               "the form has coefficients for %d cells but the mesh has %d", form->nvalues,
+               ncell);
+  FEMINT_CHECK(opt->precision == FEMINT_DOUBLE || opt->precision == FEMINT_SINGLE, ctx,
+               FEMINT_EINVAL, "precision %d is neither FEMINT_DOUBLE nor FEMINT_SINGLE",
+               opt->precision);
+  FEMINT_CHECK(opt->where >= FEMINT_WHERE_ANY && opt->where <= FEMINT_WHERE_OPENCL, ctx,
+               FEMINT_EINVAL, "where = %d is not a femint_where value", opt->where);
+  FEMINT_CHECK(opt->where != FEMINT_WHERE_OPENCL || ctx->nopencl > 0, ctx, FEMINT_ENODEV,
+               "integration on OpenCL was requested but StarPU has no OpenCL worker "
+               "(without a GPU, set STARPU_OPENCL_ON_CPUS=1 to use a CPU OpenCL device)");
+  FEMINT_CHECK(opt->where != FEMINT_WHERE_CPU || ctx->ncpu > 0, ctx, FEMINT_ENODEV,
+               "integration on CPU was requested but StarPU has no CPU worker");
+  FEMINT_CHECK(ctx->ncpu > 0, ctx, FEMINT_ENODEV,
+               "assembly needs a CPU worker and StarPU has none (STARPU_NCPU=0?)");
+  struct plan *p = calloc(1, sizeof *p);
+  FEMINT_CHECK(p, ctx, FEMINT_ENOMEM, "plan: out of memory");
+  p->ctx = ctx;
+  p->space = space;
+  p->form = form;
+  p->opt = *opt;
+  p->cl_usable = opt->where != FEMINT_WHERE_CPU && ctx->nopencl > 0;
+  int err = FEMINT_ENOMEM;
+  int count[FEMINT_MAX_ORDER + 1] = {0}, *color = NULL;
+  for (int c = 0; c < ncell; c++) count[space->order[c]]++;
+  p->groups = calloc(FEMINT_MAX_ORDER, sizeof *p->groups);
+  p->cells = malloc((size_t)ncell * sizeof *p->cells);
+  color = malloc((size_t)ncell * sizeof *color);
+  int *tmp = malloc((size_t)ncell * sizeof *tmp);
+  p->batches = calloc((size_t)ncell, sizeof *p->batches);
+  if (!p->groups || !p->cells || !color || !tmp || !p->batches) goto fail;
+  int pos = 0;
+  for (int order = 1; order <= FEMINT_MAX_ORDER; order++) {
+    if (!count[order]) continue;
+    struct group *g = &p->groups[p->ngroup];
+    err = group_init(ctx, space, form, order, opt->precision, p->cl_usable, g);
+    if (err == FEMINT_ENOTSUP && opt->where == FEMINT_WHERE_ANY) /* e.g. no fp64: CPU only */
+      err = group_init(ctx, space, form, order, opt->precision, 0, g);
+    if (err) goto fail;
+    p->ngroup++;
+    int n = 0;
+    for (int c = 0; c < ncell; c++)
+      if (space->order[c] == order) tmp[n++] = c;
+    int ncolor;
+    err = color_group(mesh, tmp, n, color, &ncolor);
+    if (err) goto fail;
+    p->ncolor += ncolor;
+    int size = batch_size(ctx, g, n, opt->max_batch);
+    for (int col = 0; col < ncolor; col++) {
+      int start = pos;
+      for (int k = 0; k < n; k++)
+        if (color[k] == col) p->cells[pos++] = tmp[k];
+      for (int b0 = start; b0 < pos; b0 += size) {
+        struct batch *b = &p->batches[p->nbatch++];
+        b->ctx = ctx;
+        b->g = g;
+        b->cells = p->cells + b0;
+        b->ncell = pos - b0 < size ? pos - b0 : size;
+        b->csr = &p->csr;
+      }
+    }
+  }
+  err = pattern ? csr_build(ctx, space, &p->csr) : 0;
+  if (err) goto fail;
+  free(color);
+  free(tmp);
+  *out = p;
+  return 0;
+fail:
+  free(color);
+  free(tmp);
+  plan_destroy(&p);
+  return err == FEMINT_ENOMEM ? femint_seterr(ctx, err, "plan: out of memory") : err;
+}
+
+void plan_destroy(struct plan **pp)
+{
+  struct plan *p = *pp;
+  if (!p) return;
+  for (int i = 0; i < p->nbatch; i++) {
+    free(p->batches[i].jac);
+    free(p->batches[i].coef);
+  }
+  free(p->batches);
+  free(p->groups);
+  free(p->cells);
+  csr_free(&p->csr);
+  free(p);
+  *pp = NULL;
+}
+
+int plan_pack_batch(struct plan *p, struct batch *b)
+{
+  const struct group *g = b->g;
+  const struct femint_mesh *mesh = p->space->mesh;
+  const int nq = g->re->nq, single = g->precision == FEMINT_SINGLE;
+  size_t nt = (size_t)b->ncell * nq * GEOM_NTERMS;
+  b->jac = malloc(nt * g->real_size);
+  b->coef = malloc((size_t)b->ncell * g->ncoef * g->real_size);
+  double *t = malloc((size_t)nq * GEOM_NTERMS * sizeof *t);
+  if (!b->jac || !b->coef || !t) {
+    free(t);
+    return femint_seterr(p->ctx, FEMINT_ENOMEM, "packing a batch of %d cells: out of memory",
+                         b->ncell);
+  }
+  for (int k = 0; k < b->ncell; k++) {
+    int cell = b->cells[k], bad = 0;
+    double X[18];
+    for (int a = 0; a < 6; a++)
+      memcpy(X + 3 * a, mesh->coords + 3 * (size_t)mesh->cells[6 * cell + a], 3 * sizeof *X);
+    if (geom_prism_terms(g->re, X, t, &bad)) {
+      free(t);
+      const double *xi = g->re->xq + 3 * bad;
+      return femint_seterr(p->ctx, FEMINT_EJACOBIAN,
+                           "cell %d has a non-positive Jacobian at reference point (%g, %g, %g)",
+                           cell, xi[0], xi[1], xi[2]);
+    }
+    size_t off = (size_t)k * nq * GEOM_NTERMS;
+    const double *c = form_coef(p->form, cell);
+    if (single) {
+      for (size_t i = 0; i < (size_t)nq * GEOM_NTERMS; i++) ((float *)b->jac)[off + i] = (float)t[i];
+      for (int i = 0; i < g->ncoef; i++) ((float *)b->coef)[k * g->ncoef + i] = (float)c[i];
+    } else {
+      memcpy((double *)b->jac + off, t, (size_t)nq * GEOM_NTERMS * sizeof *t);
+      memcpy((double *)b->coef + (size_t)k * g->ncoef, c, g->ncoef * sizeof *c);
+    }
+  }
+  free(t);
+  return 0;
+}

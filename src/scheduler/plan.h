@@ -1,0 +1,37 @@
+/* The plan of one assembly: cells grouped by (shape, order, form), coloured so that no two cells
+ * of a colour share a DOF, cut into batches; the CSR pattern the batches assemble into. */
+#ifndef FEMINT_SCHEDULER_PLAN_H
+#define FEMINT_SCHEDULER_PLAN_H
+
+#include "codelets/codelets.h"
+#include "host/sparse.h"
+
+struct plan {
+  femint_context_t ctx;
+  const struct femint_space *space;
+  const struct femint_form *form;
+  struct femint_assemble_options opt;
+  int ngroup;
+  struct group *groups;
+  int nbatch;
+  struct batch *batches;
+  int *cells;       /* all cells, ordered by group, colour, batch; batches point into it */
+  int ncolor;       /* colours summed over the groups */
+  int cl_usable;    /* OpenCL workers may take integration tasks */
+  struct csr csr;
+};
+
+/* Group, colour and batch the cells; build the OpenCL programs of the groups; with pattern,
+ * build the CSR pattern too. */
+int plan_create(femint_context_t ctx, const struct femint_space *space,
+                const struct femint_form *form, const struct femint_assemble_options *opt,
+                int pattern, struct plan **plan);
+void plan_destroy(struct plan **plan);
+/* Jacobian terms and coefficients of a batch in its group's precision (b->jac, b->coef). */
+int plan_pack_batch(struct plan *plan, struct batch *b);
+/* Fill a group for an order (used by the plan and for single element matrices). */
+int group_init(femint_context_t ctx, const struct femint_space *space,
+               const struct femint_form *form, int order, int precision, int use_opencl,
+               struct group *g);
+
+#endif

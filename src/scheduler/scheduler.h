@@ -1,0 +1,58 @@
+/* Internal interfaces of the runtime (StarPU + hwloc + OpenCL programs) and of the plan that turns
+ * cells into batches and batches into tasks. */
+#ifndef FEMINT_SCHEDULER_H
+#define FEMINT_SCHEDULER_H
+
+#include <CL/cl.h>
+#include <hwloc.h>
+#include <pthread.h>
+#include <starpu.h>
+
+#include "codelets/volume_opencl.h"
+#include "host/host.h"
+
+#define FEMINT_MAX_CL_DEVICES 16
+
+/* A built OpenCL program and its kernel on one OpenCL device, under a key (device, kernel,
+ * options). Only that device's worker thread uses the kernel object. */
+struct cl_program_entry {
+  char *key;
+  cl_program program;
+  cl_kernel kernel;
+  struct cl_program_entry *next;
+};
+
+struct femint_context {
+  char errmsg[8192];
+  /* workers */
+  int nworker;                        /* StarPU workers */
+  int ncpu, nopencl;                  /* CPU workers (OpenMP teams) and OpenCL workers */
+  int team_size[STARPU_NMAXWORKERS];  /* threads of each CPU worker's team (by StarPU id) */
+  hwloc_cpuset_t team_set[STARPU_NMAXWORKERS]; /* cores of each CPU worker's team */
+  hwloc_topology_t topo;
+  int cores;                          /* cores in the process's cpuset */
+  /* OpenCL devices, by StarPU OpenCL devid */
+  int ncl_dev;
+  struct femint_cl_device cl_dev[FEMINT_MAX_CL_DEVICES];
+  struct cl_program_entry *programs;
+  /* reference elements and their registered tabulations (phi in double and single) */
+  struct refel *refel[FEMINT_MAX_ORDER + 1];
+  starpu_data_handle_t phi_handle[FEMINT_MAX_ORDER + 1][2];
+  pthread_mutex_t lock;
+};
+
+/* The reference prism of an order, built on first use and kept by the context. */
+int femint_context_refel(femint_context_t ctx, int order, const struct refel **re);
+/* The StarPU handle of the tabulated phi of an order in a precision (registered once). */
+int femint_context_phi(femint_context_t ctx, int order, int precision, starpu_data_handle_t *h);
+/* Build (once) the program of `source` with `options` on OpenCL device dev, and its kernel. */
+int femint_context_program(femint_context_t ctx, int dev, const char *source, const char *options,
+                           const char *kernel_name, struct cl_program_entry **entry);
+/* Run on a CPU worker's thread at the start of a codelet: the team size of this worker, with the
+ * team's threads bound to the worker's cores (binding happens once per thread). */
+int femint_team_enter(femint_context_t ctx);
+void femint_team_bind_thread(femint_context_t ctx, int workerid, int rank);
+
+double femint_now(void);
+
+#endif

@@ -1,0 +1,93 @@
+/* Helpers shared by femint's tests: the runtime, random distorted prisms, a small CG solver. */
+#ifndef FEMINT_TEST_COMMON_H
+#define FEMINT_TEST_COMMON_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "femint.h"
+#include "tap.h"
+
+/* Start femint quietly; NULL (and a TAP skip of everything) if StarPU cannot start. */
+static inline femint_context_t test_init(void)
+{
+  struct femint_init_options opt = {0, -1, 1};
+  femint_context_t ctx = NULL;
+  int err = femint_init(&opt, &ctx);
+  if (err) {
+    printf("Bail out! femint_init: %s\n", femint_init_error());
+    exit(1);
+  }
+  return ctx;
+}
+
+/* A reproducible uniform number in [0,1). */
+static inline double test_rand(uint64_t *state)
+{
+  *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+  return (double)(*state >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* A random distorted prism: the reference prism scaled, sheared and each vertex moved by up to
+ * `amount`, with its Jacobian kept positive by construction of the moves (small). */
+static inline void test_random_prism(uint64_t *state, double amount, double *X)
+{
+  static const double ref[18] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 0, 1, 1};
+  double A[9];
+  for (int i = 0; i < 9; i++) A[i] = (i % 4 == 0 ? 1.0 : 0.0) + 0.3 * (test_rand(state) - 0.5);
+  double shift[3] = {test_rand(state), test_rand(state), test_rand(state)};
+  for (int a = 0; a < 6; a++)
+    for (int i = 0; i < 3; i++) {
+      double s = shift[i];
+      for (int j = 0; j < 3; j++) s += A[3 * i + j] * ref[3 * a + j];
+      X[3 * a + i] = s + amount * (test_rand(state) - 0.5);
+    }
+}
+
+/* Conjugate gradients on a femint matrix; returns the iterations (or -1 without convergence). */
+static inline int test_cg(femint_matrix_t A, const double *b, double *x, int64_t n, double rtol,
+                   int maxit)
+{
+  double *r = malloc(n * sizeof *r), *p = malloc(n * sizeof *p), *q = malloc(n * sizeof *q);
+  femint_matrix_mult(A, x, q);
+  double rr = 0, bb = 0;
+  for (int64_t i = 0; i < n; i++) {
+    r[i] = b[i] - q[i];
+    p[i] = r[i];
+    rr += r[i] * r[i];
+    bb += b[i] * b[i];
+  }
+  int it = 0;
+  while (it < maxit && rr > rtol * rtol * bb) {
+    femint_matrix_mult(A, p, q);
+    double pq = 0;
+    for (int64_t i = 0; i < n; i++) pq += p[i] * q[i];
+    double alpha = rr / pq, rr1 = 0;
+    for (int64_t i = 0; i < n; i++) {
+      x[i] += alpha * p[i];
+      r[i] -= alpha * q[i];
+      rr1 += r[i] * r[i];
+    }
+    for (int64_t i = 0; i < n; i++) p[i] = r[i] + rr1 / rr * p[i];
+    rr = rr1;
+    it++;
+  }
+  free(r);
+  free(p);
+  free(q);
+  return rr <= rtol * rtol * bb ? it : -1;
+}
+
+/* Frobenius norm of a CSR matrix. */
+static inline double test_matrix_norm(femint_matrix_t A)
+{
+  int64_t n;
+  const int64_t *rp, *ci;
+  const double *v;
+  femint_matrix_csr(A, &n, &rp, &ci, &v);
+  double s = 0;
+  for (int64_t k = 0; k < rp[n]; k++) s += v[k] * v[k];
+  return sqrt(s);
+}
+
+#endif
