@@ -195,6 +195,9 @@ struct femint_assemble_options {
 struct femint_stats {
   int ncell, nbatch, ntask, ngroup, ncolor;
   int64_t ndof, nnz;
+  int calibrating;     /**< integration tasks placed while their performance model was not
+                            calibrated on some worker (dmda measures them; later runs place them
+                            by the model) */
   double flops_seed;   /**< flops counted as seed 000 counts them (63 per 3x3 block for elasticity) */
   double t_plan;       /**< grouping, colouring, batching, sparsity */
   double t_pack;       /**< Jacobian terms and coefficients of every batch */

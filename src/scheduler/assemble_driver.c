@@ -1,6 +1,7 @@
 /* femint_assemble and the load vectors: pack each batch, submit its integration task and its
  * assembly task asynchronously (and the load tasks beside them), wait, and gather the per-worker
  * statistics from StarPU's task profiling. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,19 @@ static int load_finish(femint_context_t ctx, struct load_plan *lp)
   return err;
 }
 
+/* Whether every worker that may run the task (where: STARPU_CPU, STARPU_OPENCL or both) has a
+ * history for it. */
+static int model_calibrated(femint_context_t ctx, struct starpu_task *t, uint32_t where)
+{
+  for (int w = 0; w < ctx->nworker; w++) {
+    uint32_t kind = starpu_worker_get_type(w) == STARPU_CPU_WORKER ? STARPU_CPU : STARPU_OPENCL;
+    if (!(where & kind)) continue;
+    struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(w, 0);
+    if (isnan(starpu_task_expected_length(t, arch, 0))) return 0;
+  }
+  return 1;
+}
+
 static void record_task(struct femint_stats *st, struct starpu_task *t, int integrate)
 {
   if (!st || !t || !t->profiling_info) return;
@@ -170,10 +184,11 @@ int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t fo
     ti->flops = g->flops_seed_per_cell * b->ncell;
     ti->destroy = 0;
     ti->detach = 0;
+    uint32_t where = STARPU_CPU | STARPU_OPENCL;
     if (!p->cl_usable || !g->program[0])
-      ti->where = STARPU_CPU;
+      ti->where = where = STARPU_CPU;
     else if (opt->where == FEMINT_WHERE_OPENCL)
-      ti->where = STARPU_OPENCL;
+      ti->where = where = STARPU_OPENCL;
     ta->cl = &femint_cl_assemble;
     ta->handles[0] = b->h_mats;
     ta->handles[1] = h_values;
@@ -182,6 +197,7 @@ int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t fo
     ta->detach = 0;
     tasks[2 * i] = ti;
     tasks[2 * i + 1] = ta;
+    st.calibrating += !model_calibrated(ctx, ti, where);
     int ret = starpu_task_submit(ti);
     if (!ret) ret = starpu_task_submit(ta);
     if (ret) {

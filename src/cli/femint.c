@@ -1,0 +1,856 @@
+/* The femint command: integrates and assembles a weak form on a perturbed box of prisms on every
+ * CPU and OpenCL worker and verifies the matrix (run), prints reference-element sizes (refel) and
+ * the workers StarPU found (info). It uses only the public header include/femint.h. */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "femint.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "unknown"
+#endif
+
+/* Exit statuses: 1 for run-time failures (and failed verification), 2 for usage errors. */
+enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+#define MAX_ORDERS 64
+#define MAX_CELLS (1L << 26)
+
+enum problem { PROBLEM_ELASTICITY, PROBLEM_LAPLACE, PROBLEM_MASS };
+static const char *const problem_names[] = {"elasticity", "laplace", "mass"};
+static const char *const where_names[] = {"any", "cpu", "opencl"};
+static const char *const precision_names[] = {"double", "single"};
+
+struct run_options {
+  int nx, ny, nz;
+  double perturb;
+  unsigned seed;
+  int norders;
+  int orders[MAX_ORDERS];
+  int problem;
+  int precision;
+  int where;
+  int max_batch;
+  const char *output;
+  int json, quiet, verbose;
+};
+
+/* One verification: pass is value < tolerance, or value > tolerance when above is set. */
+struct check {
+  char name[64];
+  double value, tolerance;
+  int above, pass;
+};
+
+static const char usage_text[] =
+  "Usage: femint COMMAND [OPTIONS]\n"
+  "\n"
+  "Finite element numerical integration and assembly on CPU and OpenCL workers (StarPU).\n"
+  "\n"
+  "Commands:\n"
+  "  run      integrate and assemble a form on a perturbed box of prisms, verify the matrix\n"
+  "  refel    sizes of the reference element: shape functions, quadrature points, degree\n"
+  "  info     the CPU and OpenCL workers StarPU found\n"
+  "  help     this text ('femint COMMAND --help' describes a command)\n"
+  "\n"
+  "Options: --help, --version. Exit status: 0 success, 1 run-time failure or failed\n"
+  "verification, 2 bad usage.\n";
+
+static const char run_usage_text[] =
+  "Usage: femint run [OPTIONS]\n"
+  "\n"
+  "Builds a box of hexahedra cut into prisms, with interior vertices moved at random, a space of\n"
+  "hierarchical H1 fields of mixed orders, integrates the weak form on every worker, assembles a\n"
+  "CSR matrix and verifies it (symmetry, null space or volume, positive diagonal).\n"
+  "\n"
+  "Options:\n"
+  "  --element prism          element shape (only prism)\n"
+  "  --order P | P1-P2 | P1,P2,...\n"
+  "                           orders 1..7; cell c gets the (c mod n)-th order of the list\n"
+  "                           (default 1-4)\n"
+  "  --mesh box:NX,NY,NZ      NX*NY*NZ unit hexahedra, 2 prisms each (default box:6,6,4)\n"
+  "  --perturb F              move interior vertices by up to F times the spacing,\n"
+  "                           0 <= F < 0.5 (default 0.2)\n"
+  "  --seed N                 seed of the perturbation (default 1)\n"
+  "  --problem NAME           elasticity (E = 1, nu = 0.3), laplace or mass (default\n"
+  "                           elasticity)\n"
+  "  --precision single|double  precision of integration; assembly is double (default double)\n"
+  "  --where any|cpu|opencl   workers that may integrate (default any)\n"
+  "  --batch N                most cells per batch; 0 chooses (default 0)\n"
+  "  --output FILE.mtx        write the matrix in Matrix Market format\n"
+  "  --json                   print the summary as one JSON object\n"
+  "  --quiet                  print nothing but errors (the exit status tells the result)\n"
+  "  --verbose                let StarPU print its own messages (calibration, warnings)\n"
+  "  --help                   this text\n";
+
+static const char refel_usage_text[] =
+  "Usage: femint refel [--element prism] [--order P] [--json]\n"
+  "\n"
+  "Prints the number of shape functions N_sh, of quadrature points N_Q, the exactness degree of\n"
+  "the quadrature and its triangle and line points; without --order, a table for p = 1..7.\n";
+
+static const char info_usage_text[] =
+  "Usage: femint info [--json] [--quiet]\n"
+  "\n"
+  "Starts StarPU and lists the CPU workers (OpenMP teams) and OpenCL workers it found.\n";
+
+static int fail_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail_usage(const char *fmt, ...)
+{
+  va_list ap;
+  fputs("femint: ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  return EXIT_USAGE;
+}
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* Reads the decimal digits at *p (at least one, no sign or space) into *v, capped at LONG_MAX. */
+static int parse_digits(const char **p, long *v)
+{
+  const char *s = *p;
+  long x = 0;
+  if (*s < '0' || *s > '9') return -1;
+  for (; *s >= '0' && *s <= '9'; s++) x = x > (LONG_MAX - 9) / 10 ? LONG_MAX : 10 * x + (*s - '0');
+  *p = s;
+  *v = x;
+  return 0;
+}
+
+/* A whole string that is a non-negative decimal integer. */
+static int parse_count(const char *s, long *v)
+{
+  return parse_digits(&s, v) == 0 && *s == '\0' ? 0 : -1;
+}
+
+/* A whole string that is a finite number (strtod, nothing left over, no leading space). */
+static int parse_real(const char *s, double *v)
+{
+  char *end;
+  if (*s == '\0' || *s == ' ' || *s == '\t' || *s == '\n') return -1;
+  errno = 0;
+  *v = strtod(s, &end);
+  return *end == '\0' && errno == 0 && isfinite(*v) ? 0 : -1;
+}
+
+static int check_order(long p)
+{
+  if (p < 1 || p > FEMINT_MAX_ORDER)
+    return fail_usage("--order: %ld is outside 1..%d", p, FEMINT_MAX_ORDER);
+  return 0;
+}
+
+/* --order: a comma-separated list of orders P and ranges P1-P2 (P1 <= P2). */
+static int parse_orders(const char *text, struct run_options *o)
+{
+  const char *s = text;
+  o->norders = 0;
+  for (;;) {
+    long a, b;
+    if (parse_digits(&s, &a)) goto bad;
+    b = a;
+    if (*s == '-') {
+      s++;
+      if (parse_digits(&s, &b)) goto bad;
+    }
+    if (check_order(a) || check_order(b)) return EXIT_USAGE;
+    if (b < a) return fail_usage("--order: the range '%ld-%ld' is empty (write it upwards)", a, b);
+    for (long p = a; p <= b; p++) {
+      if (o->norders == MAX_ORDERS)
+        return fail_usage("--order: more than %d orders in '%s'", MAX_ORDERS, text);
+      o->orders[o->norders++] = (int)p;
+    }
+    if (*s == '\0') return 0;
+    if (*s++ != ',') goto bad;
+  }
+bad:
+  return fail_usage("--order: expected P, P1-P2 or P1,P2,... with orders 1..%d, got '%s'",
+                    FEMINT_MAX_ORDER, text);
+}
+
+static int parse_mesh(const char *text, struct run_options *o)
+{
+  const char *s = text;
+  long n[3];
+  if (strncmp(s, "box:", 4) != 0) goto bad;
+  s += 4;
+  for (int k = 0; k < 3; k++) {
+    if (parse_digits(&s, &n[k])) goto bad;
+    if (*s != (k < 2 ? ',' : '\0')) goto bad;
+    s++;
+  }
+  if (n[0] < 1 || n[1] < 1 || n[2] < 1)
+    return fail_usage("--mesh: NX, NY and NZ must be at least 1, got '%s'", text);
+  if (n[0] > MAX_CELLS || n[1] > MAX_CELLS || n[2] > MAX_CELLS ||
+      2.0 * n[0] * n[1] * n[2] > (double)MAX_CELLS)
+    return fail_usage("--mesh: '%s' is too large (at most %ld prisms)", text, MAX_CELLS);
+  o->nx = (int)n[0], o->ny = (int)n[1], o->nz = (int)n[2];
+  return 0;
+bad:
+  return fail_usage("--mesh: expected box:NX,NY,NZ, got '%s'", text);
+}
+
+/* The index of text in names[n], or -1 after a usage message naming the option. */
+static int parse_choice(const char *option, const char *text, const char *const *names, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (strcmp(text, names[i]) == 0) return i;
+  char list[128] = "";
+  for (int i = 0; i < n; i++) {
+    strncat(list, i ? (i == n - 1 ? " or " : ", ") : "", sizeof list - strlen(list) - 1);
+    strncat(list, names[i], sizeof list - strlen(list) - 1);
+  }
+  fail_usage("%s: expected %s, got '%s'", option, list, text);
+  return -1;
+}
+
+static int parse_element(const char *text)
+{
+  if (strcmp(text, "prism") == 0) return 0;
+  return fail_usage("--element: unsupported element '%s' (femint has: prism)", text);
+}
+
+/* Whether path can be created or overwritten, without touching it; a message on failure. */
+static int check_writable(const char *path)
+{
+  struct stat st;
+  int err = 0;
+  if (stat(path, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) err = EISDIR;
+    else if (access(path, W_OK) != 0) err = errno;
+  } else if (errno != ENOENT || path[0] == '\0') {
+    err = errno;
+  } else {
+    size_t len = strlen(path);
+    char *dir = malloc(len + 2);
+    if (!dir) return fail_usage("out of memory");
+    memcpy(dir, path, len + 1);
+    char *slash = strrchr(dir, '/');
+    if (!slash) strcpy(dir, ".");
+    else if (slash == dir) dir[1] = '\0';
+    else *slash = '\0';
+    if (stat(dir, &st) != 0) err = errno;
+    else if (!S_ISDIR(st.st_mode)) err = ENOTDIR;
+    else if (access(dir, W_OK | X_OK) != 0) err = errno;
+    free(dir);
+  }
+  if (err) return fail_usage("cannot write '%s': %s", path, strerror(err));
+  return 0;
+}
+
+/* Splits argv[*i] ("--name", "--name=value"), checks that the option is known (--help always is)
+ * and takes the value of an option that needs one from the next argument. Returns 0, or
+ * EXIT_USAGE after a message. */
+static int next_option(int argc, char **argv, int *i, char *name, size_t len, const char **value,
+                       const char *const *with_value, const char *const *flags)
+{
+  const char *arg = argv[*i];
+  if (strcmp(arg, "-h") == 0) arg = "--help";
+  if (arg[0] != '-') return fail_usage("unexpected argument '%s'", arg);
+  const char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
+  size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+  if (n >= len) return fail_usage("unknown option '%.*s'", (int)n, arg);
+  memcpy(name, arg, n);
+  name[n] = '\0';
+  *value = eq ? eq + 1 : NULL;
+  int needs = 0, known = strcmp(name, "--help") == 0;
+  for (int k = 0; with_value[k]; k++)
+    if (strcmp(name, with_value[k]) == 0) needs = known = 1;
+  for (int k = 0; flags[k]; k++)
+    if (strcmp(name, flags[k]) == 0) known = 1;
+  if (!known) return fail_usage("unknown option '%s'", name);
+  if (needs && !*value) {
+    if (*i + 1 >= argc) return fail_usage("%s needs a value", name);
+    *value = argv[++*i];
+  } else if (!needs && *value) {
+    return fail_usage("%s takes no value, got '%s'", name, *value);
+  }
+  return 0;
+}
+
+/* ---- JSON output ---- */
+
+static void json_string(const char *s)
+{
+  putchar('"');
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') printf("\\%c", c);
+    else if (c == '\n') fputs("\\n", stdout);
+    else if (c == '\t') fputs("\\t", stdout);
+    else if (c < 0x20) printf("\\u%04x", c);
+    else putchar(c);
+  }
+  putchar('"');
+}
+
+static void json_number(double x)
+{
+  if (isfinite(x)) printf("%.10g", x);
+  else fputs("null", stdout);
+}
+
+/* ---- Verification ---- */
+
+struct entry {
+  int64_t col;
+  double val;
+};
+
+static int entry_cmp(const void *a, const void *b)
+{
+  int64_t x = ((const struct entry *)a)->col, y = ((const struct entry *)b)->col;
+  return (x > y) - (x < y);
+}
+
+/* The value at (i, j) of rows sorted by column, 0 when not stored. */
+static int find_entry(const int64_t *rowptr, const struct entry *e, int64_t i, int64_t j,
+                      double *v)
+{
+  int64_t lo = rowptr[i], hi = rowptr[i + 1];
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (e[mid].col < j) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < rowptr[i + 1] && e[lo].col == j) {
+    *v = e[lo].val;
+    return 1;
+  }
+  *v = 0;
+  return 0;
+}
+
+static void add_check(struct check *c, int *n, const char *name, double value, double tol,
+                      int above)
+{
+  struct check *k = &c[(*n)++];
+  snprintf(k->name, sizeof k->name, "%s", name);
+  k->value = value;
+  k->tolerance = tol;
+  k->above = above;
+  k->pass = above ? value > tol : value < tol;
+}
+
+/* Fills checks (at most 8): symmetry, null space or volume, positive diagonal. Returns 0, 1 when
+ * out of memory, or a (negative) femint error code. */
+static int verify(femint_space_t space, femint_matrix_t A, const struct run_options *o,
+                  struct check *checks, int *nchecks)
+{
+  int64_t n;
+  const int64_t *rowptr, *colind;
+  const double *values;
+  int rc = femint_matrix_csr(A, &n, &rowptr, &colind, &values);
+  if (rc) return rc;
+  const double tol = o->precision == FEMINT_SINGLE ? 1e-5 : 1e-12;
+  const int64_t nnz = rowptr[n];
+  struct entry *e = malloc((nnz ? nnz : 1) * sizeof *e);
+  double *r = malloc((n ? n : 1) * sizeof *r), *Ar = malloc((n ? n : 1) * sizeof *Ar);
+  if (!e || !r || !Ar) {
+    rc = 1;
+    goto done;
+  }
+  double norm2 = 0, asym2 = 0, dmin = INFINITY;
+  for (int64_t i = 0; i < n; i++) {
+    for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) {
+      e[k].col = colind[k], e[k].val = values[k];
+      norm2 += values[k] * values[k];
+    }
+    qsort(e + rowptr[i], (size_t)(rowptr[i + 1] - rowptr[i]), sizeof *e, entry_cmp);
+  }
+  for (int64_t i = 0; i < n; i++) {
+    double d;
+    find_entry(rowptr, e, i, i, &d);
+    if (d < dmin) dmin = d;
+    for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) {
+      double t;
+      int64_t j = e[k].col;
+      int stored = j >= 0 && j < n && find_entry(rowptr, e, j, i, &t);
+      double diff = e[k].val - t;
+      asym2 += stored ? diff * diff : 2 * e[k].val * e[k].val;
+    }
+  }
+  const double normA = sqrt(norm2);
+  add_check(checks, nchecks, "symmetry", normA > 0 ? sqrt(asym2) / normA : INFINITY, tol, 0);
+
+  const int ncomp = femint_space_num_components(space);
+  const double L[3] = {o->nx, o->ny, o->nz}, volume = L[0] * L[1] * L[2];
+  const char *axis = "xyz";
+  char name[64];
+  if (o->problem == PROBLEM_ELASTICITY) {
+    for (int m = 0; m < 6; m++) {
+      double a[3] = {0, 0, 0}, b[9] = {0};
+      if (m < 3) {
+        a[m] = 1;
+      } else {
+        /* u = e_k x (x - centre): B is the cross-product matrix of e_k, a = -B centre. */
+        int k = m - 3, i = (k + 1) % 3, j = (k + 2) % 3;
+        b[3 * j + i] = 1, b[3 * i + j] = -1;
+        a[j] = -0.5 * L[i], a[i] = 0.5 * L[j];
+      }
+      if ((rc = femint_space_interpolate_linear(space, a, b, r)) != 0) goto done;
+      if ((rc = femint_matrix_mult(A, r, Ar)) != 0) goto done;
+      double nr = 0, nAr = 0;
+      for (int64_t i = 0; i < n; i++) nr += r[i] * r[i], nAr += Ar[i] * Ar[i];
+      snprintf(name, sizeof name, "null space: %s %c", m < 3 ? "translation" : "rotation",
+               axis[m % 3]);
+      add_check(checks, nchecks, name, sqrt(nAr) / (normA * sqrt(nr)), tol, 0);
+    }
+  } else if (o->problem == PROBLEM_LAPLACE) {
+    double a[5] = {1, 1, 1, 1, 1}, b[15] = {0};
+    if ((rc = femint_space_interpolate_linear(space, a, b, r)) != 0) goto done;
+    if ((rc = femint_matrix_mult(A, r, Ar)) != 0) goto done;
+    double nr = 0, nAr = 0;
+    for (int64_t i = 0; i < n; i++) nr += r[i] * r[i], nAr += Ar[i] * Ar[i];
+    add_check(checks, nchecks, "null space: constant", sqrt(nAr) / (normA * sqrt(nr)), tol, 0);
+  } else {
+    for (int c = 0; c < ncomp && c < 3; c++) {
+      double a[5] = {0}, b[15] = {0}, s = 0;
+      a[c] = 1;
+      if ((rc = femint_space_interpolate_linear(space, a, b, r)) != 0) goto done;
+      if ((rc = femint_matrix_mult(A, r, Ar)) != 0) goto done;
+      for (int64_t i = 0; i < n; i++) s += r[i] * Ar[i];
+      snprintf(name, sizeof name, "volume: 1^T M 1 (component %c)", axis[c]);
+      add_check(checks, nchecks, name, fabs(s - volume) / volume, tol, 0);
+    }
+  }
+  add_check(checks, nchecks, "positive diagonal", n > 0 ? dmin : 0, 0, 1);
+done:
+  free(e);
+  free(r);
+  free(Ar);
+  return rc;
+}
+
+/* ---- femint run ---- */
+
+static int run_parse(int argc, char **argv, struct run_options *o)
+{
+  static const char *const with_value[] = {"--element", "--order", "--mesh", "--perturb",
+                                           "--seed", "--problem", "--precision", "--where",
+                                           "--batch", "--output", NULL};
+  static const char *const flags[] = {"--json", "--quiet", "--verbose", NULL};
+  char name[32];
+  const char *v;
+  long n;
+  int c;
+  for (int i = 2; i < argc; i++) {
+    if (next_option(argc, argv, &i, name, sizeof name, &v, with_value, flags)) return EXIT_USAGE;
+    if (strcmp(name, "--help") == 0) {
+      fputs(run_usage_text, stdout);
+      return -1;
+    } else if (strcmp(name, "--json") == 0) {
+      o->json = 1;
+    } else if (strcmp(name, "--quiet") == 0) {
+      o->quiet = 1;
+    } else if (strcmp(name, "--verbose") == 0) {
+      o->verbose = 1;
+    } else if (strcmp(name, "--element") == 0) {
+      if (parse_element(v)) return EXIT_USAGE;
+    } else if (strcmp(name, "--order") == 0) {
+      if (parse_orders(v, o)) return EXIT_USAGE;
+    } else if (strcmp(name, "--mesh") == 0) {
+      if (parse_mesh(v, o)) return EXIT_USAGE;
+    } else if (strcmp(name, "--perturb") == 0) {
+      if (parse_real(v, &o->perturb)) return fail_usage("--perturb: expected a number, got '%s'", v);
+      if (!(o->perturb >= 0 && o->perturb < 0.5))
+        return fail_usage("--perturb: %s is outside [0, 0.5)", v);
+    } else if (strcmp(name, "--seed") == 0) {
+      if (parse_count(v, &n) || n > (long)UINT_MAX)
+        return fail_usage("--seed: expected an integer in 0..%u, got '%s'", UINT_MAX, v);
+      o->seed = (unsigned)n;
+    } else if (strcmp(name, "--batch") == 0) {
+      if (parse_count(v, &n) || n > INT_MAX)
+        return fail_usage("--batch: expected a number of cells (0 chooses), got '%s'", v);
+      o->max_batch = (int)n;
+    } else if (strcmp(name, "--problem") == 0) {
+      if ((c = parse_choice("--problem", v, problem_names, 3)) < 0) return EXIT_USAGE;
+      o->problem = c;
+    } else if (strcmp(name, "--precision") == 0) {
+      if ((c = parse_choice("--precision", v, precision_names, 2)) < 0) return EXIT_USAGE;
+      o->precision = c == 0 ? FEMINT_DOUBLE : FEMINT_SINGLE;
+    } else if (strcmp(name, "--where") == 0) {
+      if ((c = parse_choice("--where", v, where_names, 3)) < 0) return EXIT_USAGE;
+      o->where = c == 0 ? FEMINT_WHERE_ANY : c == 1 ? FEMINT_WHERE_CPU : FEMINT_WHERE_OPENCL;
+    } else if (strcmp(name, "--output") == 0) {
+      o->output = v;
+    } else {
+      return fail_usage("unknown option '%s'", name);
+    }
+  }
+  if (o->output && check_writable(o->output)) return EXIT_USAGE;
+  return 0;
+}
+
+static const char *problem_text(int problem)
+{
+  return problem == PROBLEM_ELASTICITY ? "linear elasticity (E = 1, nu = 0.3)"
+         : problem == PROBLEM_LAPLACE  ? "Laplacian (kappa = 1)"
+                                       : "mass matrix (rho = 1, 3 components)";
+}
+
+static void print_orders(const struct run_options *o, const char *sep)
+{
+  for (int i = 0; i < o->norders; i++) printf("%s%d", i ? sep : "", o->orders[i]);
+}
+
+static void print_json(const struct run_options *o, int nvert, const struct femint_stats *st,
+                       char names[][128], const struct check *checks, int nchecks, int pass,
+                       double t_init)
+{
+  printf("{\"femint\":");
+  json_string(PACKAGE_VERSION);
+  printf(",\"element\":\"prism\",\"mesh\":{\"type\":\"box\",\"nx\":%d,\"ny\":%d,\"nz\":%d,"
+         "\"perturb\":",
+         o->nx, o->ny, o->nz);
+  json_number(o->perturb);
+  printf(",\"seed\":%u},\"orders\":[", o->seed);
+  print_orders(o, ",");
+  printf("],\"problem\":\"%s\",\"precision\":\"%s\",\"where\":\"%s\",\"max_batch\":%d,",
+         problem_names[o->problem], o->precision == FEMINT_SINGLE ? "single" : "double",
+         where_names[o->where], o->max_batch);
+  printf("\"elements\":%d,\"vertices\":%d,\"dofs\":%lld,\"nnz\":%lld,\"batches\":%d,"
+         "\"groups\":%d,\"colors\":%d,\"tasks\":%d,\"workers\":[",
+         st->ncell, nvert, (long long)st->ndof, (long long)st->nnz, st->nbatch, st->ngroup,
+         st->ncolor, st->ntask);
+  for (int w = 0; w < st->nworker; w++) {
+    printf("%s{\"name\":", w ? "," : "");
+    json_string(names[w]);
+    printf(",\"kind\":\"%s\",\"integrate_tasks\":%d,\"assemble_tasks\":%d,\"busy_s\":",
+           st->worker_is_opencl[w] ? "opencl" : "cpu", st->worker_tasks_integrate[w],
+           st->worker_tasks_assemble[w]);
+    json_number(st->worker_busy[w]);
+    putchar('}');
+  }
+  printf("],\"stages\":{\"init_s\":");
+  json_number(t_init);
+  printf(",\"plan_s\":");
+  json_number(st->t_plan);
+  printf(",\"pack_s\":");
+  json_number(st->t_pack);
+  printf(",\"tasks_s\":");
+  json_number(st->t_tasks);
+  printf(",\"total_s\":");
+  json_number(st->t_total);
+  printf("},\"flops_seed\":");
+  json_number(st->flops_seed);
+  printf(",\"gflops\":");
+  json_number(st->t_tasks > 0 ? st->flops_seed / st->t_tasks * 1e-9 : NAN);
+  printf(",\"calibrating_batches\":%d", st->calibrating);
+  printf(",\"output\":");
+  if (o->output) json_string(o->output);
+  else fputs("null", stdout);
+  printf(",\"verification\":[");
+  for (int k = 0; k < nchecks; k++) {
+    printf("%s{\"name\":", k ? "," : "");
+    json_string(checks[k].name);
+    printf(",\"value\":");
+    json_number(checks[k].value);
+    printf(",\"tolerance\":");
+    json_number(checks[k].tolerance);
+    printf(",\"condition\":\"%s\",\"pass\":%s}", checks[k].above ? ">" : "<",
+           checks[k].pass ? "true" : "false");
+  }
+  printf("],\"pass\":%s}\n", pass ? "true" : "false");
+}
+
+static void print_human(const struct run_options *o, int nvert, const int *count,
+                        const struct femint_stats *st, char names[][128],
+                        const struct check *checks, int nchecks, int pass, double t_init)
+{
+  printf("femint run: prisms, %s, %s precision, integration on %s workers\n",
+         problem_text(o->problem), o->precision == FEMINT_SINGLE ? "single" : "double",
+         where_names[o->where]);
+  printf("mesh          box [0,%d]x[0,%d]x[0,%d]: %d prisms, %d vertices, interior vertices "
+         "moved by up to %g x spacing (seed %u)\n",
+         o->nx, o->ny, o->nz, st->ncell, nvert, o->perturb, o->seed);
+  printf("orders        ");
+  print_orders(o, ",");
+  printf(" cycling over the cells:");
+  for (int p = 1; p <= FEMINT_MAX_ORDER; p++)
+    if (count[p]) printf(" p=%d %d cells", p, count[p]);
+  printf("\n");
+  printf("DOFs          %lld\n", (long long)st->ndof);
+  printf("non-zeros     %lld (%.1f per row)\n", (long long)st->nnz,
+         st->ndof > 0 ? (double)st->nnz / st->ndof : 0.0);
+  printf("plan          %d groups (shape, order, form), %d colours, %d batches, %d tasks\n",
+         st->ngroup, st->ncolor, st->nbatch, st->ntask);
+  printf("workers       tasks (integrate + assemble) and busy time:\n");
+  for (int w = 0; w < st->nworker; w++)
+    printf("  %-44s %5d + %-5d %9.4f s\n", names[w], st->worker_tasks_integrate[w],
+           st->worker_tasks_assemble[w], st->worker_busy[w]);
+  printf("stages        startup %.3f s (StarPU, not in total); plan %.4f s, pack %.4f s, "
+         "tasks %.4f s, total %.4f s\n",
+         t_init, st->t_plan, st->t_pack, st->t_tasks, st->t_total);
+  printf("flops         %.4g (seed 000's count), %.3f GFLOP/s over the task stage\n",
+         st->flops_seed, st->t_tasks > 0 ? st->flops_seed / st->t_tasks * 1e-9 : 0.0);
+  if (st->calibrating)
+    printf("calibration   %d of %d batches ran while their performance model was being calibrated\n"
+           "              (dmda placed them to measure each worker); later runs place them by the\n"
+           "              models kept in $STARPU_HOME (default ~/.starpu)\n",
+           st->calibrating, st->nbatch);
+  if (o->output) printf("output        %s (Matrix Market)\n", o->output);
+  printf("verification\n");
+  for (int k = 0; k < nchecks; k++)
+    printf("  %-34s %10.3e %s %-6g %s\n", checks[k].name, checks[k].value,
+           checks[k].above ? ">" : "<", checks[k].tolerance, checks[k].pass ? "PASS" : "FAIL");
+  printf("result        %s\n", pass ? "PASS" : "FAIL");
+}
+
+static int run_command(int argc, char **argv)
+{
+  struct run_options o = {.nx = 6, .ny = 6, .nz = 4, .perturb = 0.2, .seed = 1, .norders = 4,
+                          .orders = {1, 2, 3, 4}, .problem = PROBLEM_ELASTICITY,
+                          .precision = FEMINT_DOUBLE, .where = FEMINT_WHERE_ANY};
+  int status = run_parse(argc, argv, &o);
+  if (status) return status < 0 ? 0 : status;
+
+  femint_context_t ctx = NULL;
+  femint_mesh_t mesh = NULL;
+  femint_space_t space = NULL;
+  femint_form_t form = NULL;
+  femint_matrix_t A = NULL;
+  int *orders = NULL, count[FEMINT_MAX_ORDER + 1] = {0}, rc, nchecks = 0;
+  struct check checks[8];
+  struct femint_stats st;
+  static char names[FEMINT_MAX_WORKERS][128];
+  struct femint_init_options iopt = {.ncpu_workers = 0,
+                                     .nopencl = o.where == FEMINT_WHERE_CPU ? 0 : -1,
+                                     .quiet = !o.verbose};
+  double t0 = now();
+  if ((rc = femint_init(&iopt, &ctx)) != 0) {
+    const char *msg = femint_init_error();
+    fprintf(stderr, "femint: %s\n", msg && *msg ? msg : femint_strerror(rc));
+    return EXIT_RUNTIME;
+  }
+  double t_init = now() - t0;
+  status = EXIT_RUNTIME;
+  if ((rc = femint_mesh_create_box(ctx, o.nx, o.ny, o.nz, o.nx, o.ny, o.nz, o.perturb, o.seed,
+                                   &mesh)) != 0)
+    goto fail;
+  const int ncell = femint_mesh_num_cells(mesh), nvert = femint_mesh_num_vertices(mesh);
+  if (!(orders = malloc((ncell > 0 ? ncell : 1) * sizeof *orders))) {
+    fprintf(stderr, "femint: out of memory (%d cells)\n", ncell);
+    goto done;
+  }
+  for (int c = 0; c < ncell; c++) count[orders[c] = o.orders[c % o.norders]]++;
+  const double one = 1, young = 1, poisson = 0.3;
+  if ((rc = femint_space_create(ctx, mesh, o.problem == PROBLEM_LAPLACE ? 1 : 3, orders, 0,
+                                &space)) != 0)
+    goto fail;
+  if (o.problem == PROBLEM_ELASTICITY)
+    rc = femint_form_create_elasticity(ctx, 1, &young, &poisson, &form);
+  else if (o.problem == PROBLEM_LAPLACE)
+    rc = femint_form_create_laplace(ctx, 1, 1, &one, &form);
+  else
+    rc = femint_form_create_mass(ctx, 3, 1, &one, &form);
+  if (rc) goto fail;
+  struct femint_assemble_options aopt = {.precision = o.precision, .where = o.where,
+                                         .max_batch = o.max_batch};
+  memset(&st, 0, sizeof st);
+  if ((rc = femint_assemble(ctx, space, form, &aopt, &A, &st)) != 0) goto fail;
+  if (o.output && (rc = femint_matrix_write_mm(ctx, A, o.output)) != 0) goto fail;
+  if ((rc = verify(space, A, &o, checks, &nchecks)) != 0) {
+    if (rc > 0) {
+      fprintf(stderr, "femint: out of memory while verifying the matrix\n");
+      goto done;
+    }
+    goto fail;
+  }
+  st.ncell = ncell;
+  if (st.nworker < 0) st.nworker = 0;
+  if (st.nworker > FEMINT_MAX_WORKERS) st.nworker = FEMINT_MAX_WORKERS;
+  for (int w = 0; w < st.nworker; w++)
+    if (femint_context_worker_name(ctx, w, names[w], sizeof names[w]) != 0 || !names[w][0])
+      snprintf(names[w], sizeof names[w], "worker %d", w);
+  int pass = 1;
+  for (int k = 0; k < nchecks; k++) pass &= checks[k].pass;
+  if (o.json) print_json(&o, nvert, &st, names, checks, nchecks, pass, t_init);
+  else if (!o.quiet) print_human(&o, nvert, count, &st, names, checks, nchecks, pass, t_init);
+  else
+    for (int k = 0; k < nchecks; k++)
+      if (!checks[k].pass)
+        fprintf(stderr, "femint: verification failed: %s = %.3e, not %s %g\n", checks[k].name,
+                checks[k].value, checks[k].above ? ">" : "<", checks[k].tolerance);
+  status = pass ? 0 : EXIT_RUNTIME;
+  goto done;
+fail: {
+  const char *msg = femint_last_error(ctx);
+  fprintf(stderr, "femint: %s\n", msg && *msg ? msg : femint_strerror(rc));
+}
+done:
+  femint_matrix_destroy(&A);
+  femint_form_destroy(&form);
+  femint_space_destroy(&space);
+  femint_mesh_destroy(&mesh);
+  free(orders);
+  femint_finalize(&ctx);
+  return status;
+}
+
+/* ---- femint refel ---- */
+
+static int refel_command(int argc, char **argv)
+{
+  static const char *const with_value[] = {"--element", "--order", NULL};
+  static const char *const flags[] = {"--json", NULL};
+  char name[32];
+  const char *v;
+  long order = 0;
+  int json = 0;
+  for (int i = 2; i < argc; i++) {
+    if (next_option(argc, argv, &i, name, sizeof name, &v, with_value, flags)) return EXIT_USAGE;
+    if (strcmp(name, "--help") == 0) {
+      fputs(refel_usage_text, stdout);
+      return 0;
+    } else if (strcmp(name, "--json") == 0) {
+      json = 1;
+    } else if (strcmp(name, "--element") == 0) {
+      if (parse_element(v)) return EXIT_USAGE;
+    } else if (strcmp(name, "--order") == 0) {
+      if (parse_count(v, &order))
+        return fail_usage("--order: expected an order 1..%d, got '%s'", FEMINT_MAX_ORDER, v);
+      if (check_order(order)) return EXIT_USAGE;
+    } else {
+      return fail_usage("unknown option '%s'", name);
+    }
+  }
+  int first = order ? (int)order : 1, last = order ? (int)order : FEMINT_MAX_ORDER;
+  if (json && !order) putchar('[');
+  if (!json) printf("%5s %6s %6s %7s %11s %12s\n", "order", "N_sh", "N_Q", "degree",
+                    "tri_points", "line_points");
+  for (int p = first; p <= last; p++) {
+    struct femint_refel_info r;
+    int rc = femint_refel_info(FEMINT_PRISM, p, &r);
+    if (rc) {
+      fprintf(stderr, "femint: prism of order %d: %s\n", p, femint_strerror(rc));
+      return EXIT_RUNTIME;
+    }
+    if (json)
+      printf("%s{\"element\":\"prism\",\"order\":%d,\"nsh\":%d,\"nq\":%d,\"degree\":%d,"
+             "\"tri_points\":%d,\"line_points\":%d}",
+             p > first ? "," : "", p, r.nsh, r.nq, r.degree, r.tri_points, r.line_points);
+    else
+      printf("%5d %6d %6d %7d %11d %12d\n", p, r.nsh, r.nq, r.degree, r.tri_points,
+             r.line_points);
+  }
+  if (json) printf("%s\n", order ? "" : "]");
+  return 0;
+}
+
+/* ---- femint info ---- */
+
+static int info_command(int argc, char **argv)
+{
+  static const char *const with_value[] = {NULL};
+  static const char *const flags[] = {"--json", "--quiet", NULL};
+  char name[32];
+  const char *v;
+  int json = 0, quiet = 0;
+  for (int i = 2; i < argc; i++) {
+    if (next_option(argc, argv, &i, name, sizeof name, &v, with_value, flags)) return EXIT_USAGE;
+    if (strcmp(name, "--help") == 0) {
+      fputs(info_usage_text, stdout);
+      return 0;
+    } else if (strcmp(name, "--json") == 0) {
+      json = 1;
+    } else if (strcmp(name, "--quiet") == 0) {
+      quiet = 1;
+    } else {
+      return fail_usage("unknown option '%s'", name);
+    }
+  }
+  femint_context_t ctx = NULL;
+  struct femint_init_options iopt = {.ncpu_workers = 0, .nopencl = -1, .quiet = quiet || json};
+  int rc = femint_init(&iopt, &ctx), ncpu = 0, nocl = 0, team = 0;
+  if (rc) {
+    const char *msg = femint_init_error();
+    fprintf(stderr, "femint: %s\n", msg && *msg ? msg : femint_strerror(rc));
+    return EXIT_RUNTIME;
+  }
+  if ((rc = femint_context_workers(ctx, &ncpu, &nocl, &team)) != 0) {
+    fprintf(stderr, "femint: %s\n", femint_last_error(ctx));
+    femint_finalize(&ctx);
+    return EXIT_RUNTIME;
+  }
+  if (json)
+    printf("{\"femint\":\"%s\",\"cpu_workers\":%d,\"opencl_workers\":%d,\"team_size\":%d,"
+           "\"workers\":[",
+           PACKAGE_VERSION, ncpu, nocl, team);
+  else
+    printf("femint %s: %d CPU worker%s (OpenMP teams of %d threads), %d OpenCL worker%s\n",
+           PACKAGE_VERSION, ncpu, ncpu == 1 ? "" : "s", team, nocl, nocl == 1 ? "" : "s");
+  for (int w = 0; w < ncpu + nocl; w++) {
+    char buf[256];
+    if (femint_context_worker_name(ctx, w, buf, sizeof buf) != 0) snprintf(buf, sizeof buf, "?");
+    if (json) {
+      printf("%s{\"id\":%d,\"name\":", w ? "," : "", w);
+      json_string(buf);
+      putchar('}');
+    } else {
+      printf("  %2d  %s\n", w, buf);
+    }
+  }
+  if (json) printf("]}\n");
+  else if (nocl == 0)
+    printf("No OpenCL worker: without a GPU, STARPU_OPENCL_ON_CPUS=1 uses PoCL's CPU device.\n");
+  femint_finalize(&ctx);
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  int status;
+  if (argc < 2) {
+    fputs(usage_text, stderr);
+    return EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "run") == 0) {
+    status = run_command(argc, argv);
+  } else if (strcmp(cmd, "refel") == 0) {
+    status = refel_command(argc, argv);
+  } else if (strcmp(cmd, "info") == 0) {
+    status = info_command(argc, argv);
+  } else if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+    const char *topic = argc > 2 ? argv[2] : "";
+    fputs(strcmp(topic, "run") == 0     ? run_usage_text
+          : strcmp(topic, "refel") == 0 ? refel_usage_text
+          : strcmp(topic, "info") == 0  ? info_usage_text
+                                        : usage_text,
+          stdout);
+    status = 0;
+  } else if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+    printf("femint %s\n", PACKAGE_VERSION);
+    status = 0;
+  } else if (cmd[0] == '-') {
+    return fail_usage("unknown option '%s' (try 'femint --help')", cmd);
+  } else {
+    return fail_usage("unknown command '%s' (try 'femint --help')", cmd);
+  }
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "femint: cannot write the output: %s\n", strerror(errno));
+    return EXIT_RUNTIME;
+  }
+  return status;
+}

@@ -1,0 +1,137 @@
+#!/bin/sh
+# Test: the femint command gives the reference-element sizes, runs and verifies a small job with
+# valid JSON and Matrix Market output, and rejects bad input with one line on stderr.
+
+FEMINT=${FEMINT:-./src/femint}
+if [ ! -x "$FEMINT" ]; then
+  echo "Bail out! femint program not found at '$FEMINT'"
+  exit 1
+fi
+case $FEMINT in /*) ;; *) FEMINT=$(pwd)/$FEMINT ;; esac
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/femint-t601.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+
+have_python=no
+python3 -c 'import json' 2>/dev/null && have_python=yes
+# scipy may live in the system's python3 only (Debian's python3-scipy) when another python3 is first
+# on the PATH.
+have_scipy=no
+scipy_python=python3
+for py in python3 /usr/bin/python3; do
+  if "$py" -c 'import scipy.io' 2>/dev/null; then have_scipy=yes; scipy_python=$py; break; fi
+done
+
+n=0
+failed=0
+ok() { # ok CONDITION-STATUS DESCRIPTION
+  n=$((n + 1))
+  if [ "$1" -eq 0 ]; then
+    echo "ok $n - $2"
+  else
+    echo "not ok $n - $2"
+    failed=$((failed + 1))
+  fi
+}
+skip() {
+  n=$((n + 1))
+  echo "ok $n - $1 # SKIP $2"
+}
+diag() { sed 's/^/# /' "$@"; }
+# The value of a top-level integer field of a one-line JSON object.
+field() { sed -n "s/.*\"$1\":\([0-9][0-9]*\).*/\1/p" "$2"; }
+
+# refel: N_sh, N_Q and the degree of the quadrature of the prism for p = 1..7.
+set -- "1 6 6" "2 18 18" "3 40 48" "4 75 80" "5 126 150" "6 196 231" "7 288 336"
+for row; do
+  # shellcheck disable=SC2086 # split "p nsh nq" on purpose
+  set -- $row
+  "$FEMINT" refel --element prism --order "$1" --json >refel.json 2>refel.err
+  st=$?
+  got="$(field nsh refel.json) $(field nq refel.json) $(field degree refel.json)"
+  want="$2 $3 $(($1 * 2))"
+  [ $st -eq 0 ] && [ "$got" = "$want" ]
+  r=$?
+  ok $r "refel --order $1: nsh nq degree = $want"
+  [ $r -eq 0 ] || { echo "# got '$got', exit status $st"; diag refel.err; }
+done
+
+# A small run on every worker, mixed orders 1..4, JSON summary.
+"$FEMINT" run --mesh box:2,2,2 --json >run.json 2>run.err
+st=$?
+ok $st "run --mesh box:2,2,2 --json passes verification"
+[ $st -eq 0 ] || { diag run.err; diag run.json; }
+if [ $have_python = yes ]; then
+  python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["pass"] is True and d["elements"] == 16 and d["orders"] == [1, 2, 3, 4], d
+assert all(v["pass"] for v in d["verification"]) and len(d["verification"]) >= 3
+assert d["dofs"] > 0 and d["nnz"] > 0 and d["tasks"] > 0 and len(d["workers"]) > 0
+' <run.json 2>json.err
+  r=$?
+  ok $r "the JSON of run parses and says pass"
+  [ $r -eq 0 ] || tail -n 1 json.err | diag
+else
+  skip "the JSON of run parses and says pass" "no python3"
+fi
+
+# Matrix Market output: header, size line and entry count match the summary.
+"$FEMINT" run --mesh box:2,2,2 --order 1-2 --problem laplace --json --output a.mtx >mm.json \
+  2>mm.err
+st=$?
+ok $st "run --output a.mtx"
+[ $st -eq 0 ] || diag mm.err
+dofs=$(field dofs mm.json)
+nnz=$(field nnz mm.json)
+awk -v dofs="${dofs:-x}" -v nnz="${nnz:-x}" '
+  NR == 1 { if ($0 !~ /^%%MatrixMarket matrix coordinate real (general|symmetric)/) bad = 1; next }
+  /^%/ { next }
+  !size { size = 1; if ($1 != dofs || $2 != dofs || $3 != nnz) bad = 1; next }
+  NF == 3 { entries++ }
+  END { exit (bad || !size || entries != nnz) }' a.mtx 2>/dev/null
+r=$?
+ok $r "a.mtx: header, size $dofs x $dofs and $nnz entries"
+[ $r -eq 0 ] || head -3 a.mtx 2>&1 | diag
+if [ $have_scipy = yes ]; then
+  "$scipy_python" -c '
+import sys, scipy.io
+dofs, nnz = int(sys.argv[1]), int(sys.argv[2])
+A = scipy.io.mmread("a.mtx").tocsr()
+assert A.shape == (dofs, dofs), A.shape
+assert A.nnz == nnz, (A.nnz, nnz)
+assert abs(A - A.T).max() <= 1e-12 * abs(A).max()
+' "$dofs" "$nnz" 2>scipy.err
+  r=$?
+  ok $r "scipy.io.mmread reads a.mtx: shape, nnz, symmetry"
+  [ $r -eq 0 ] || diag scipy.err
+else
+  skip "scipy.io.mmread reads a.mtx" "no scipy"
+fi
+
+# Bad input: a non-zero exit status that is not a signal, one line on stderr naming the culprit.
+bad() { # bad CULPRIT ARGS...
+  culprit=$1
+  shift
+  "$FEMINT" "$@" >bad.out 2>bad.err
+  st=$?
+  lines=$(wc -l <bad.err)
+  [ $st -ne 0 ] && [ $st -lt 128 ] && [ "$lines" -eq 1 ] && grep -qF -- "$culprit" bad.err
+  r=$?
+  ok $r "femint $* fails with one line naming '$culprit'"
+  [ $r -eq 0 ] || { echo "# exit status $st, $lines lines on stderr:"; diag bad.err; }
+}
+bad "8" run --order 8
+bad "0" run --order 0
+bad "--frobnicate" run --frobnicate
+bad "box:0,1,1" run --mesh box:0,1,1
+bad "/nonexistent/dir/x.mtx" run --output /nonexistent/dir/x.mtx
+bad "0.9" run --perturb 0.9
+bad "hex" refel --element hex
+bad "foo" run --mesh foo
+if ls core* >/dev/null 2>&1; then r=1; else r=0; fi
+ok $r "no core dump"
+
+echo "1..$n"
+exit 0
