@@ -14,8 +14,10 @@ struct batch {
   const struct group *g;
   int ncell;
   const int *cells;
-  void *jac, *coef;         /* packed inputs, REAL of the group's precision */
+  void *jac, *coef;         /* packed inputs, REAL of the group's precision (femint_host_alloc) */
+  void *mats;               /* the element matrices in host memory (femint_host_alloc) */
   starpu_data_handle_t h_jac, h_coef, h_mats;
+  int registered;           /* the three handles are registered with StarPU */
   /* assembly: the global CSR */
   const struct csr *csr;
   /* an error inside a codelet is recorded here and reported after the tasks */

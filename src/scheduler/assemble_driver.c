@@ -112,6 +112,25 @@ static int model_calibrated(femint_context_t ctx, struct starpu_task *t, uint32_
   return 1;
 }
 
+/* Wait for the two tasks of a batch, unregister its data and give its buffers back. */
+static int retire_batch(femint_context_t ctx, struct batch *b, struct starpu_task **t, int err)
+{
+  for (int k = 0; k < 2; k++)
+    if (t[k] && t[k]->status != STARPU_TASK_INIT && starpu_task_wait(t[k]) && !err)
+      err = femint_seterr(ctx, FEMINT_ERUNTIME, "waiting for a task failed");
+  if (b->registered) {
+    starpu_data_unregister(b->h_jac);
+    starpu_data_unregister(b->h_coef);
+    starpu_data_unregister(b->h_mats);
+    b->registered = 0;
+  }
+  femint_host_free(ctx, b->jac);
+  femint_host_free(ctx, b->coef);
+  femint_host_free(ctx, b->mats);
+  b->jac = b->coef = b->mats = NULL;
+  return err;
+}
+
 static void record_task(struct femint_stats *st, struct starpu_task *t, int integrate)
 {
   if (!st || !t || !t->profiling_info) return;
@@ -160,11 +179,20 @@ int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t fo
                                 (uint32_t)(space->nmode * space->ncomp), sizeof(double));
     err = load_submit(ctx, space, opt->body, opt->traction, opt->user, 0, NULL, h_rhs, &lp);
   }
+  /* At most `window` batches are in flight: their buffers (pinned where there is a GPU) are
+   * reused once a batch is assembled, which bounds the memory of large meshes. */
+  const int window = 4 * ctx->nworker + 4;
+  int retired = 0;
   for (int i = 0; i < p->nbatch && !err; i++) {
     struct batch *b = &p->batches[i];
     const struct group *g = b->g;
+    while (i - retired >= window) {
+      err = retire_batch(ctx, &p->batches[retired], tasks + 2 * retired, err);
+      retired++;
+    }
     double tp = femint_now();
-    err = plan_pack_batch(p, b);
+    if (!err) err = plan_pack_batch(p, b);
+    if (!err) err = femint_host_alloc(ctx, (size_t)b->ncell * g->n * g->n * g->real_size, &b->mats);
     st.t_pack += femint_now() - tp;
     if (err) break;
     starpu_vector_data_register(&b->h_jac, STARPU_MAIN_RAM, (uintptr_t)b->jac,
@@ -172,8 +200,9 @@ int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t fo
                                 g->real_size);
     starpu_vector_data_register(&b->h_coef, STARPU_MAIN_RAM, (uintptr_t)b->coef,
                                 (uint32_t)((size_t)b->ncell * g->ncoef), g->real_size);
-    starpu_vector_data_register(&b->h_mats, -1, 0, (uint32_t)((size_t)b->ncell * g->n * g->n),
-                                g->real_size);
+    starpu_vector_data_register(&b->h_mats, STARPU_MAIN_RAM, (uintptr_t)b->mats,
+                                (uint32_t)((size_t)b->ncell * g->n * g->n), g->real_size);
+    b->registered = 1;
     struct starpu_task *ti = starpu_task_create(), *ta = starpu_task_create();
     ti->cl = &femint_cl_integrate_volume;
     ti->handles[0] = b->h_jac;
@@ -205,16 +234,10 @@ int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t fo
                           "task submission failed for a batch of order %d (%d%s)", g->order, ret,
                           ret == -ENODEV ? ": no worker can run it" : "");
     }
-    starpu_data_unregister_submit(b->h_jac);
-    starpu_data_unregister_submit(b->h_coef);
-    starpu_data_unregister_submit(b->h_mats);
   }
   /* Wait for what was submitted, even after an error, before anything is freed. */
-  for (int i = 0; i < 2 * p->nbatch; i++) {
-    if (!tasks[i]) continue;
-    if (tasks[i]->status != STARPU_TASK_INIT && starpu_task_wait(tasks[i]) && !err)
-      err = femint_seterr(ctx, FEMINT_ERUNTIME, "waiting for a task failed");
-  }
+  for (; retired < p->nbatch; retired++)
+    err = retire_batch(ctx, &p->batches[retired], tasks + 2 * retired, err);
   int lerr = lp.n ? load_finish(ctx, &lp) : 0;
   if (!err) err = lerr;
   st.t_tasks = femint_now() - t1;
@@ -269,8 +292,8 @@ int femint_element_matrix(femint_context_t ctx, femint_space_t space, femint_for
   int err = plan_pack_batch(&p, &b);
   if (!err) integrate_volume_batch_cpu(&b, b.jac, b.coef, g.re->phi, Ae, -1, 1);
   if (!err && b.status) err = femint_seterr(ctx, b.status, "%s", b.msg);
-  free(b.jac);
-  free(b.coef);
+  femint_host_free(ctx, b.jac);
+  femint_host_free(ctx, b.coef);
   return err;
 }
 

@@ -200,8 +200,9 @@ void plan_destroy(struct plan **pp)
   struct plan *p = *pp;
   if (!p) return;
   for (int i = 0; i < p->nbatch; i++) {
-    free(p->batches[i].jac);
-    free(p->batches[i].coef);
+    femint_host_free(p->ctx, p->batches[i].jac);
+    femint_host_free(p->ctx, p->batches[i].coef);
+    femint_host_free(p->ctx, p->batches[i].mats);
   }
   free(p->batches);
   free(p->groups);
@@ -217,14 +218,12 @@ int plan_pack_batch(struct plan *p, struct batch *b)
   const struct femint_mesh *mesh = p->space->mesh;
   const int nq = g->re->nq, single = g->precision == FEMINT_SINGLE;
   size_t nt = (size_t)b->ncell * nq * GEOM_NTERMS;
-  b->jac = malloc(nt * g->real_size);
-  b->coef = malloc((size_t)b->ncell * g->ncoef * g->real_size);
+  FEMINT_CALL(femint_host_alloc(p->ctx, nt * g->real_size, &b->jac));
+  FEMINT_CALL(femint_host_alloc(p->ctx, (size_t)b->ncell * g->ncoef * g->real_size, &b->coef));
   double *t = malloc((size_t)nq * GEOM_NTERMS * sizeof *t);
-  if (!b->jac || !b->coef || !t) {
-    free(t);
+  if (!t)
     return femint_seterr(p->ctx, FEMINT_ENOMEM, "packing a batch of %d cells: out of memory",
                          b->ncell);
-  }
   for (int k = 0; k < b->ncell; k++) {
     int cell = b->cells[k], bad = 0;
     double X[18];

@@ -136,6 +136,7 @@ int femint_finalize(femint_context_t *pctx)
   if (!pctx || !*pctx) return 0;
   femint_context_t ctx = *pctx;
   starpu_task_wait_for_all();
+  femint_host_release_all(ctx);
   for (int p = 0; p <= FEMINT_MAX_ORDER; p++) {
     for (int k = 0; k < 2; k++)
       if (ctx->phi_handle[p][k]) starpu_data_unregister(ctx->phi_handle[p][k]);

@@ -38,6 +38,10 @@ struct femint_context {
   /* reference elements and their registered tabulations (phi in double and single) */
   struct refel *refel[FEMINT_MAX_ORDER + 1];
   starpu_data_handle_t phi_handle[FEMINT_MAX_ORDER + 1][2];
+  /* host memory for batches (hostmem.c): pinned through the first GPU's OpenCL context */
+  struct hostmem_block *hostmem;
+  cl_context pin_context;
+  cl_command_queue pin_queue;
   pthread_mutex_t lock;
 };
 
@@ -54,5 +58,12 @@ int femint_team_enter(femint_context_t ctx);
 void femint_team_bind_thread(femint_context_t ctx, int workerid, int rank);
 
 double femint_now(void);
+
+/* Host memory for batch buffers, pinned when there is an OpenCL GPU (reused after free). */
+int femint_host_alloc(femint_context_t ctx, size_t bytes, void **ptr);
+void femint_host_free(femint_context_t ctx, void *ptr);
+void femint_host_release_all(femint_context_t ctx);
+/* Whether femint_host_alloc gives pinned memory. */
+int femint_host_pinned(femint_context_t ctx);
 
 #endif

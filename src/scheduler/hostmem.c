@@ -1,0 +1,113 @@
+/* Host buffers that cross the bus at the pinned rate. StarPU 1.3 pins memory for CUDA only, so for
+ * an OpenCL GPU femint obtains host memory by mapping OpenCL buffers created with
+ * CL_MEM_ALLOC_HOST_PTR, which GPU drivers back with page-locked memory. Freed buffers are kept
+ * for reuse; without a GPU the memory comes from malloc. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "scheduler.h"
+
+struct hostmem_block {
+  void *ptr;
+  size_t bytes;
+  cl_mem mem; /* NULL: from malloc */
+  int in_use;
+  struct hostmem_block *next;
+};
+
+/* The OpenCL context and queue that own the pinned buffers: those of the first GPU. */
+static int pinned_device(femint_context_t ctx)
+{
+  for (int d = 0; d < ctx->ncl_dev; d++)
+    if (ctx->cl_dev[d].type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) return d;
+  return -1;
+}
+
+static int hostmem_new(femint_context_t ctx, size_t bytes, struct hostmem_block *b)
+{
+  int dev = getenv("FEMINT_NO_PINNED") ? -1 : pinned_device(ctx);
+  if (dev >= 0 && !ctx->pin_queue) {
+    cl_device_id id;
+    cl_int err;
+    starpu_opencl_get_context(dev, &ctx->pin_context);
+    starpu_opencl_get_device(dev, &id);
+    ctx->pin_queue = clCreateCommandQueue(ctx->pin_context, id, 0, &err);
+    if (err != CL_SUCCESS) ctx->pin_queue = NULL;
+  }
+  if (dev >= 0 && ctx->pin_queue) {
+    cl_int err;
+    b->mem = clCreateBuffer(ctx->pin_context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes,
+                            NULL, &err);
+    if (err == CL_SUCCESS) {
+      b->ptr = clEnqueueMapBuffer(ctx->pin_queue, b->mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                  bytes, 0, NULL, NULL, &err);
+      if (err == CL_SUCCESS) {
+        b->bytes = bytes;
+        return 0;
+      }
+      clReleaseMemObject(b->mem);
+    }
+    b->mem = NULL; /* fall back to ordinary memory */
+  }
+  b->ptr = malloc(bytes);
+  b->bytes = bytes;
+  return b->ptr ? 0 : FEMINT_ENOMEM;
+}
+
+int femint_host_alloc(femint_context_t ctx, size_t bytes, void **ptr)
+{
+  if (bytes == 0) bytes = 1;
+  pthread_mutex_lock(&ctx->lock);
+  struct hostmem_block *best = NULL;
+  for (struct hostmem_block *b = ctx->hostmem; b; b = b->next)
+    if (!b->in_use && b->bytes >= bytes && b->bytes <= 2 * bytes && (!best || b->bytes < best->bytes))
+      best = b;
+  if (best) {
+    best->in_use = 1;
+    *ptr = best->ptr;
+    pthread_mutex_unlock(&ctx->lock);
+    return 0;
+  }
+  pthread_mutex_unlock(&ctx->lock);
+  struct hostmem_block *b = calloc(1, sizeof *b);
+  if (!b || hostmem_new(ctx, bytes, b)) {
+    free(b);
+    return femint_seterr(ctx, FEMINT_ENOMEM, "cannot allocate %zu bytes of host memory", bytes);
+  }
+  b->in_use = 1;
+  pthread_mutex_lock(&ctx->lock);
+  b->next = ctx->hostmem;
+  ctx->hostmem = b;
+  pthread_mutex_unlock(&ctx->lock);
+  *ptr = b->ptr;
+  return 0;
+}
+
+void femint_host_free(femint_context_t ctx, void *ptr)
+{
+  if (!ptr) return;
+  pthread_mutex_lock(&ctx->lock);
+  for (struct hostmem_block *b = ctx->hostmem; b; b = b->next)
+    if (b->ptr == ptr) b->in_use = 0;
+  pthread_mutex_unlock(&ctx->lock);
+}
+
+void femint_host_release_all(femint_context_t ctx)
+{
+  for (struct hostmem_block *b = ctx->hostmem, *next; b; b = next) {
+    next = b->next;
+    if (b->mem) {
+      clEnqueueUnmapMemObject(ctx->pin_queue, b->mem, b->ptr, 0, NULL, NULL);
+      clFinish(ctx->pin_queue);
+      clReleaseMemObject(b->mem);
+    } else {
+      free(b->ptr);
+    }
+    free(b);
+  }
+  ctx->hostmem = NULL;
+  if (ctx->pin_queue) clReleaseCommandQueue(ctx->pin_queue);
+  ctx->pin_queue = NULL;
+}
+
+int femint_host_pinned(femint_context_t ctx) { return pinned_device(ctx) >= 0; }
