@@ -108,6 +108,21 @@ FEMINT_EXPORT int femint_mesh_create_box(femint_context_t ctx, int nx, int ny, i
  *  counter-clockwise seen from above, then top 3,4,5 above 0,1,2). Checks every Jacobian. */
 FEMINT_EXPORT int femint_mesh_create_prisms(femint_context_t ctx, int nvert, const double *coords,
                                             int ncell, const int *cells, femint_mesh_t *mesh);
+/** @brief A prism mesh from a Gmsh MSH file, ASCII format 2.2 or 4.1 (sections $MeshFormat,
+ *  $Nodes, $Elements; $Entities in 4.1; others are skipped). Cells are the 6-node prisms
+ *  (element type 6), whose node order (bottom triangle 0,1,2, top 3,4,5 above them) is the one of
+ *  femint_mesh_create_prisms; points and 2-node lines are ignored; 3-node triangles and 4-node
+ *  quadrangles give their physical tag (2.2: the first tag; 4.1: the first physical tag of their
+ *  surface entity; 0 if none) to the boundary face with the same vertices. Vertices are the nodes
+ *  of the prisms, numbered by ascending node tag; cells keep the order of the file. ctx may be
+ *  NULL (the message then goes to femint_last_error(NULL)).
+ *  @param[in] path the file. @param[out] mesh the mesh.
+ *  @return 0; FEMINT_EIO (the file cannot be read); FEMINT_ENOTSUP (a binary file, a version
+ *  other than 2.x and 4.1); FEMINT_EMESH ("PATH:LINE: ..." for a missing section, a bad number,
+ *  an unknown node tag, an element type other than those above, a tagged face that is not on the
+ *  boundary); FEMINT_EJACOBIAN (a tangled prism, named by its cell and line); FEMINT_ENOMEM. */
+FEMINT_EXPORT int femint_mesh_read_gmsh(femint_context_t ctx, const char *path,
+                                        femint_mesh_t *mesh);
 FEMINT_EXPORT int femint_mesh_destroy(femint_mesh_t *mesh);
 FEMINT_EXPORT int femint_mesh_num_cells(femint_mesh_t mesh);
 FEMINT_EXPORT int femint_mesh_num_vertices(femint_mesh_t mesh);
@@ -117,6 +132,9 @@ FEMINT_EXPORT int femint_mesh_cell_coords(femint_mesh_t mesh, int cell, double *
 FEMINT_EXPORT int femint_mesh_vertex_coords(femint_mesh_t mesh, int vertex, double *x);
 /** @brief Whether a vertex lies on the boundary (1) or not (0). */
 FEMINT_EXPORT int femint_mesh_vertex_on_boundary(femint_mesh_t mesh, int vertex);
+/** @brief The volume of a mesh: the sum over its cells of the integral of det J (exact for prisms
+ *  with straight edges and bilinear quadrilateral faces). @return 0, FEMINT_EINVAL. */
+FEMINT_EXPORT int femint_mesh_volume(femint_mesh_t mesh, double *volume);
 
 /* ---- Function spaces: DOF maps of H1 hierarchical vector fields ---- */
 

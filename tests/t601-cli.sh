@@ -1,6 +1,7 @@
 #!/bin/sh
-# Test: the femint command gives the reference-element sizes, runs and verifies a small job with
-# valid JSON and Matrix Market output, and rejects bad input with one line on stderr.
+# Test: the femint command gives the reference-element sizes, runs and verifies a small job (on a
+# box and on a Gmsh file) with valid JSON and Matrix Market output, and rejects bad input with one
+# line on stderr.
 
 FEMINT=${FEMINT:-./src/femint}
 if [ ! -x "$FEMINT" ]; then
@@ -110,6 +111,56 @@ else
   skip "scipy.io.mmread reads a.mtx" "no scipy"
 fi
 
+# A Gmsh file: the unit cube as 2 prisms, with tagged boundary triangles and quadrangles.
+cat >cube.msh <<'EOF_MSH'
+$MeshFormat
+2.2 0 8
+$EndMeshFormat
+$Nodes
+8
+1 0 0 0
+2 1 0 0
+3 1 1 0
+4 0 1 0
+5 0 0 1
+6 1 0 1
+7 1 1 1
+8 0 1 1
+$EndNodes
+$Elements
+5
+1 2 2 10 1 1 3 2
+2 2 2 20 2 5 6 7
+3 3 2 31 3 1 5 8 4
+4 6 2 100 1 1 2 3 5 6 7
+5 6 2 100 1 1 3 4 5 7 8
+$EndElements
+EOF_MSH
+"$FEMINT" run --mesh gmsh:cube.msh --json >gmsh.json 2>gmsh.err
+st=$?
+ok $st "run --mesh gmsh:cube.msh --json passes verification"
+[ $st -eq 0 ] || { diag gmsh.err; diag gmsh.json; }
+"$FEMINT" run --mesh cube.msh --problem mass --order 3 --json >mass.json 2>mass.err
+st=$?
+ok $st "run --mesh cube.msh --problem mass (1^T M 1 = the volume of the file's mesh)"
+[ $st -eq 0 ] || { diag mass.err; diag mass.json; }
+if [ $have_python = yes ]; then
+  python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+m = d["mesh"]
+assert d["pass"] is True and d["elements"] == 2 and d["vertices"] == 8, d
+assert m["type"] == "gmsh" and m["file"] == "cube.msh" and m["cells"] == 2, m
+assert abs(m["volume"] - 1) < 1e-12, m
+' <gmsh.json 2>json.err
+  r=$?
+  ok $r "the JSON of a gmsh run names the file, its cells and vertices"
+  [ $r -eq 0 ] || tail -n 1 json.err | diag
+else
+  skip "the JSON of a gmsh run names the file" "no python3"
+fi
+sed 's/^8 0 1 1$/8 0 1 -1/' cube.msh >tangled.msh
+
 # Bad input: a non-zero exit status that is not a signal, one line on stderr naming the culprit.
 bad() { # bad CULPRIT ARGS...
   culprit=$1
@@ -130,6 +181,8 @@ bad "/nonexistent/dir/x.mtx" run --output /nonexistent/dir/x.mtx
 bad "0.9" run --perturb 0.9
 bad "hex" refel --element hex
 bad "foo" run --mesh foo
+bad "missing.msh" run --mesh gmsh:missing.msh
+bad "tangled.msh:21: cell 1" run --mesh tangled.msh
 if ls core* >/dev/null 2>&1; then r=1; else r=0; fi
 ok $r "no core dump"
 

@@ -1,6 +1,7 @@
-/* The femint command: integrates and assembles a weak form on a perturbed box of prisms on every
- * CPU and OpenCL worker and verifies the matrix (run), prints reference-element sizes (refel) and
- * the workers StarPU found (info). It uses only the public header include/femint.h. */
+/* The femint command: integrates and assembles a weak form on a perturbed box of prisms or a Gmsh
+ * mesh on every CPU and OpenCL worker and verifies the matrix (run), prints reference-element
+ * sizes (refel) and the workers StarPU found (info). It uses only the public header
+ * include/femint.h. */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
@@ -35,6 +36,7 @@ static const char *const precision_names[] = {"double", "single"};
 
 struct run_options {
   int nx, ny, nz;
+  const char *mesh_file; /* a Gmsh file instead of the box */
   double perturb;
   unsigned seed;
   int norders;
@@ -60,7 +62,8 @@ static const char usage_text[] =
   "Finite element numerical integration and assembly on CPU and OpenCL workers (StarPU).\n"
   "\n"
   "Commands:\n"
-  "  run      integrate and assemble a form on a perturbed box of prisms, verify the matrix\n"
+  "  run      integrate and assemble a form on a box of prisms or a Gmsh mesh, verify the\n"
+  "           matrix\n"
   "  refel    sizes of the reference element: shape functions, quadrature points, degree\n"
   "  info     the CPU and OpenCL workers StarPU found\n"
   "  help     this text ('femint COMMAND --help' describes a command)\n"
@@ -71,19 +74,23 @@ static const char usage_text[] =
 static const char run_usage_text[] =
   "Usage: femint run [OPTIONS]\n"
   "\n"
-  "Builds a box of hexahedra cut into prisms, with interior vertices moved at random, a space of\n"
-  "hierarchical H1 fields of mixed orders, integrates the weak form on every worker, assembles a\n"
-  "CSR matrix and verifies it (symmetry, null space or volume, positive diagonal).\n"
+  "Builds a box of hexahedra cut into prisms, with interior vertices moved at random, or reads a\n"
+  "prism mesh from a Gmsh file, then a space of hierarchical H1 fields of mixed orders,\n"
+  "integrates the weak form on every worker, assembles a CSR matrix and verifies it (symmetry,\n"
+  "null space or volume, positive diagonal).\n"
   "\n"
   "Options:\n"
   "  --element prism          element shape (only prism)\n"
   "  --order P | P1-P2 | P1,P2,...\n"
   "                           orders 1..7; cell c gets the (c mod n)-th order of the list\n"
   "                           (default 1-4)\n"
-  "  --mesh box:NX,NY,NZ      NX*NY*NZ unit hexahedra, 2 prisms each (default box:6,6,4)\n"
-  "  --perturb F              move interior vertices by up to F times the spacing,\n"
+  "  --mesh box:NX,NY,NZ | gmsh:FILE\n"
+  "                           NX*NY*NZ unit hexahedra, 2 prisms each (default box:6,6,4),\n"
+  "                           or the 6-node prisms of a Gmsh MSH file (ASCII 2.2 or 4.1);\n"
+  "                           a FILE ending in .msh needs no gmsh: prefix\n"
+  "  --perturb F              box: move interior vertices by up to F times the spacing,\n"
   "                           0 <= F < 0.5 (default 0.2)\n"
-  "  --seed N                 seed of the perturbation (default 1)\n"
+  "  --seed N                 box: seed of the perturbation (default 1)\n"
   "  --problem NAME           elasticity (E = 1, nu = 0.3), laplace or mass (default\n"
   "                           elasticity)\n"
   "  --precision single|double  precision of integration; assembly is double (default double)\n"
@@ -191,7 +198,13 @@ bad:
 static int parse_mesh(const char *text, struct run_options *o)
 {
   const char *s = text;
+  size_t len = strlen(text);
   long n[3];
+  if (strncmp(s, "gmsh:", 5) == 0 || (len > 4 && strcmp(text + len - 4, ".msh") == 0)) {
+    o->mesh_file = strncmp(s, "gmsh:", 5) == 0 ? s + 5 : s;
+    if (!*o->mesh_file) return fail_usage("--mesh: gmsh: needs a file name, got '%s'", text);
+    return 0;
+  }
   if (strncmp(s, "box:", 4) != 0) goto bad;
   s += 4;
   for (int k = 0; k < 3; k++) {
@@ -205,9 +218,10 @@ static int parse_mesh(const char *text, struct run_options *o)
       2.0 * n[0] * n[1] * n[2] > (double)MAX_CELLS)
     return fail_usage("--mesh: '%s' is too large (at most %ld prisms)", text, MAX_CELLS);
   o->nx = (int)n[0], o->ny = (int)n[1], o->nz = (int)n[2];
+  o->mesh_file = NULL;
   return 0;
 bad:
-  return fail_usage("--mesh: expected box:NX,NY,NZ, got '%s'", text);
+  return fail_usage("--mesh: expected box:NX,NY,NZ, gmsh:FILE or FILE.msh, got '%s'", text);
 }
 
 /* The index of text in names[n], or -1 after a usage message naming the option. */
@@ -352,10 +366,10 @@ static void add_check(struct check *c, int *n, const char *name, double value, d
   k->pass = above ? value > tol : value < tol;
 }
 
-/* Fills checks (at most 8): symmetry, null space or volume, positive diagonal. Returns 0, 1 when
- * out of memory, or a (negative) femint error code. */
+/* Fills checks (at most 8): symmetry, null space (rotations about centre) or volume, positive
+ * diagonal. Returns 0, 1 when out of memory, or a (negative) femint error code. */
 static int verify(femint_space_t space, femint_matrix_t A, const struct run_options *o,
-                  struct check *checks, int *nchecks)
+                  double volume, const double *centre, struct check *checks, int *nchecks)
 {
   int64_t n;
   const int64_t *rowptr, *colind;
@@ -394,7 +408,6 @@ static int verify(femint_space_t space, femint_matrix_t A, const struct run_opti
   add_check(checks, nchecks, "symmetry", normA > 0 ? sqrt(asym2) / normA : INFINITY, tol, 0);
 
   const int ncomp = femint_space_num_components(space);
-  const double L[3] = {o->nx, o->ny, o->nz}, volume = L[0] * L[1] * L[2];
   const char *axis = "xyz";
   char name[64];
   if (o->problem == PROBLEM_ELASTICITY) {
@@ -406,7 +419,7 @@ static int verify(femint_space_t space, femint_matrix_t A, const struct run_opti
         /* u = e_k x (x - centre): B is the cross-product matrix of e_k, a = -B centre. */
         int k = m - 3, i = (k + 1) % 3, j = (k + 2) % 3;
         b[3 * j + i] = 1, b[3 * i + j] = -1;
-        a[j] = -0.5 * L[i], a[i] = 0.5 * L[j];
+        a[j] = -centre[i], a[i] = centre[j];
       }
       if ((rc = femint_space_interpolate_linear(space, a, b, r)) != 0) goto done;
       if ((rc = femint_matrix_mult(A, r, Ar)) != 0) goto done;
@@ -514,17 +527,26 @@ static void print_orders(const struct run_options *o, const char *sep)
   for (int i = 0; i < o->norders; i++) printf("%s%d", i ? sep : "", o->orders[i]);
 }
 
-static void print_json(const struct run_options *o, int nvert, const struct femint_stats *st,
-                       char names[][128], const struct check *checks, int nchecks, int pass,
-                       double t_init)
+static void print_json(const struct run_options *o, int nvert, double volume,
+                       const struct femint_stats *st, char names[][128],
+                       const struct check *checks, int nchecks, int pass, double t_init)
 {
   printf("{\"femint\":");
   json_string(PACKAGE_VERSION);
-  printf(",\"element\":\"prism\",\"mesh\":{\"type\":\"box\",\"nx\":%d,\"ny\":%d,\"nz\":%d,"
-         "\"perturb\":",
-         o->nx, o->ny, o->nz);
-  json_number(o->perturb);
-  printf(",\"seed\":%u},\"orders\":[", o->seed);
+  if (o->mesh_file) {
+    printf(",\"element\":\"prism\",\"mesh\":{\"type\":\"gmsh\",\"file\":");
+    json_string(o->mesh_file);
+    printf(",\"cells\":%d,\"vertices\":%d,\"volume\":", st->ncell, nvert);
+    json_number(volume);
+    printf("}");
+  } else {
+    printf(",\"element\":\"prism\",\"mesh\":{\"type\":\"box\",\"nx\":%d,\"ny\":%d,"
+           "\"nz\":%d,\"perturb\":",
+           o->nx, o->ny, o->nz);
+    json_number(o->perturb);
+    printf(",\"seed\":%u}", o->seed);
+  }
+  printf(",\"orders\":[");
   print_orders(o, ",");
   printf("],\"problem\":\"%s\",\"precision\":\"%s\",\"where\":\"%s\",\"max_batch\":%d,",
          problem_names[o->problem], o->precision == FEMINT_SINGLE ? "single" : "double",
@@ -574,16 +596,20 @@ static void print_json(const struct run_options *o, int nvert, const struct femi
   printf("],\"pass\":%s}\n", pass ? "true" : "false");
 }
 
-static void print_human(const struct run_options *o, int nvert, const int *count,
+static void print_human(const struct run_options *o, int nvert, double volume, const int *count,
                         const struct femint_stats *st, char names[][128],
                         const struct check *checks, int nchecks, int pass, double t_init)
 {
   printf("femint run: prisms, %s, %s precision, integration on %s workers\n",
          problem_text(o->problem), o->precision == FEMINT_SINGLE ? "single" : "double",
          where_names[o->where]);
-  printf("mesh          box [0,%d]x[0,%d]x[0,%d]: %d prisms, %d vertices, interior vertices "
-         "moved by up to %g x spacing (seed %u)\n",
-         o->nx, o->ny, o->nz, st->ncell, nvert, o->perturb, o->seed);
+  if (o->mesh_file)
+    printf("mesh          gmsh file %s: %d prisms, %d vertices, volume %.10g\n", o->mesh_file,
+           st->ncell, nvert, volume);
+  else
+    printf("mesh          box [0,%d]x[0,%d]x[0,%d]: %d prisms, %d vertices, interior vertices "
+           "moved by up to %g x spacing (seed %u)\n",
+           o->nx, o->ny, o->nz, st->ncell, nvert, o->perturb, o->seed);
   printf("orders        ");
   print_orders(o, ",");
   printf(" cycling over the cells:");
@@ -617,6 +643,20 @@ static void print_human(const struct run_options *o, int nvert, const int *count
   printf("result        %s\n", pass ? "PASS" : "FAIL");
 }
 
+/* The volume of a mesh and the centre of its bounding box. */
+static int mesh_geometry(femint_mesh_t mesh, double *volume, double *centre)
+{
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  int rc = femint_mesh_volume(mesh, volume);
+  for (int v = 0; !rc && v < femint_mesh_num_vertices(mesh); v++) {
+    double x[3];
+    if ((rc = femint_mesh_vertex_coords(mesh, v, x)) != 0) break;
+    for (int i = 0; i < 3; i++) lo[i] = fmin(lo[i], x[i]), hi[i] = fmax(hi[i], x[i]);
+  }
+  for (int i = 0; i < 3; i++) centre[i] = 0.5 * (lo[i] + hi[i]);
+  return rc;
+}
+
 static int run_command(int argc, char **argv)
 {
   struct run_options o = {.nx = 6, .ny = 6, .nz = 4, .perturb = 0.2, .seed = 1, .norders = 4,
@@ -637,17 +677,27 @@ static int run_command(int argc, char **argv)
   struct femint_init_options iopt = {.ncpu_workers = 0,
                                      .nopencl = o.where == FEMINT_WHERE_CPU ? 0 : -1,
                                      .quiet = !o.verbose};
+  /* A file is read before StarPU starts, so that a bad one fails fast; its errors are kept on
+   * the thread (no context). */
+  if (o.mesh_file && (rc = femint_mesh_read_gmsh(NULL, o.mesh_file, &mesh)) != 0) {
+    const char *msg = femint_last_error(NULL);
+    fprintf(stderr, "femint: %s\n", msg && *msg ? msg : femint_strerror(rc));
+    return EXIT_RUNTIME;
+  }
   double t0 = now();
   if ((rc = femint_init(&iopt, &ctx)) != 0) {
     const char *msg = femint_init_error();
     fprintf(stderr, "femint: %s\n", msg && *msg ? msg : femint_strerror(rc));
+    femint_mesh_destroy(&mesh);
     return EXIT_RUNTIME;
   }
   double t_init = now() - t0;
   status = EXIT_RUNTIME;
-  if ((rc = femint_mesh_create_box(ctx, o.nx, o.ny, o.nz, o.nx, o.ny, o.nz, o.perturb, o.seed,
-                                   &mesh)) != 0)
+  double volume = (double)o.nx * o.ny * o.nz, centre[3] = {0.5 * o.nx, 0.5 * o.ny, 0.5 * o.nz};
+  if (!mesh && (rc = femint_mesh_create_box(ctx, o.nx, o.ny, o.nz, o.nx, o.ny, o.nz, o.perturb,
+                                            o.seed, &mesh)) != 0)
     goto fail;
+  if (o.mesh_file && (rc = mesh_geometry(mesh, &volume, centre)) != 0) goto fail;
   const int ncell = femint_mesh_num_cells(mesh), nvert = femint_mesh_num_vertices(mesh);
   if (!(orders = malloc((ncell > 0 ? ncell : 1) * sizeof *orders))) {
     fprintf(stderr, "femint: out of memory (%d cells)\n", ncell);
@@ -670,7 +720,7 @@ static int run_command(int argc, char **argv)
   memset(&st, 0, sizeof st);
   if ((rc = femint_assemble(ctx, space, form, &aopt, &A, &st)) != 0) goto fail;
   if (o.output && (rc = femint_matrix_write_mm(ctx, A, o.output)) != 0) goto fail;
-  if ((rc = verify(space, A, &o, checks, &nchecks)) != 0) {
+  if ((rc = verify(space, A, &o, volume, centre, checks, &nchecks)) != 0) {
     if (rc > 0) {
       fprintf(stderr, "femint: out of memory while verifying the matrix\n");
       goto done;
@@ -685,8 +735,9 @@ static int run_command(int argc, char **argv)
       snprintf(names[w], sizeof names[w], "worker %d", w);
   int pass = 1;
   for (int k = 0; k < nchecks; k++) pass &= checks[k].pass;
-  if (o.json) print_json(&o, nvert, &st, names, checks, nchecks, pass, t_init);
-  else if (!o.quiet) print_human(&o, nvert, count, &st, names, checks, nchecks, pass, t_init);
+  if (o.json) print_json(&o, nvert, volume, &st, names, checks, nchecks, pass, t_init);
+  else if (!o.quiet)
+    print_human(&o, nvert, volume, count, &st, names, checks, nchecks, pass, t_init);
   else
     for (int k = 0; k < nchecks; k++)
       if (!checks[k].pass)

@@ -274,6 +274,63 @@ void mesh_tag_boundary(struct femint_mesh *mesh, mesh_tag_fn fn, void *user)
   }
 }
 
+/* Lexicographic order of two sorted face keys of 4 vertices. */
+static int face_key_cmp(const int *a, const int *b)
+{
+  for (int j = 0; j < 4; j++)
+    if (a[j] != b[j]) return a[j] < b[j] ? -1 : 1;
+  return 0;
+}
+
+int mesh_set_face_tags(struct femint_mesh *m, int n, const int *faces, const int *tags,
+                       int *unmatched)
+{
+  *unmatched = -1;
+  if (n == 0 || m->nbface == 0) {
+    if (n > 0) *unmatched = 0;
+    return 0;
+  }
+  int nb = m->nbface, ierr;
+  int *keys = malloc(4 * (size_t)nb * sizeof *keys), *perm = malloc((size_t)nb * sizeof *perm);
+  if (!keys || !perm) {
+    ierr = femint_seterr(m->ctx, FEMINT_ENOMEM, "out of memory tagging the boundary faces");
+    goto done;
+  }
+  /* Boundary faces keyed by their sorted vertices (a triangle has the fourth key nvert). */
+  for (int b = 0; b < nb; b++) {
+    int c = m->bface[3 * b], f = m->bface[3 * b + 1], *k = &keys[4 * (size_t)b];
+    for (int j = 0; j < 4; j++) {
+      int lv = prism_face_vert[f][j];
+      k[j] = lv < 0 ? m->nvert : m->cells[6 * (size_t)c + lv];
+    }
+    sort_small(k, 4);
+  }
+  if ((ierr = sort_keys(m->ctx, nb, 4, keys, m->nvert + 1, perm))) goto done;
+  for (int i = 0; i < n; i++) {
+    int k[4], lo = 0, hi = nb, ok = 1;
+    for (int j = 0; j < 4; j++) {
+      int v = faces[4 * (size_t)i + j];
+      k[j] = j == 3 && v == -1 ? m->nvert : v;
+      ok &= (v >= 0 && v < m->nvert) || (j == 3 && v == -1);
+    }
+    sort_small(k, 4);
+    while (ok && lo < hi) {
+      int mid = lo + (hi - lo) / 2;
+      if (face_key_cmp(&keys[4 * (size_t)perm[mid]], k) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    if (!ok || lo == nb || face_key_cmp(&keys[4 * (size_t)perm[lo]], k) != 0) {
+      *unmatched = i;
+      break;
+    }
+    m->bface[3 * perm[lo] + 2] = tags[i];
+  }
+done:
+  free(keys);
+  free(perm);
+  return ierr;
+}
+
 /* Check the input arrays; the message names the first bad cell or vertex. */
 static int check_input(femint_context_t ctx, int nvert, const double *coords, int ncell,
                        const int *cells)
@@ -411,4 +468,22 @@ int femint_mesh_vertex_on_boundary(femint_mesh_t mesh, int vertex)
                "femint_mesh_vertex_on_boundary: vertex %d is outside [0, %d)", vertex,
                mesh->nvert);
   return mesh->vert_bnd[vertex];
+}
+
+int femint_mesh_volume(femint_mesh_t mesh, double *volume)
+{
+  FEMINT_CHECK(mesh, NULL, FEMINT_EINVAL, "femint_mesh_volume: mesh is NULL");
+  FEMINT_CHECK(volume, mesh->ctx, FEMINT_EINVAL, "femint_mesh_volume: volume is NULL");
+  /* det J is linear in xi1, xi2 and quadratic in xi3: the centroid of the triangle (weight 1/2)
+   * times the 2-point Gauss rule on [-1, 1] integrates it exactly. */
+  const double g = 1 / sqrt(3.0), pts[2][3] = {{1 / 3.0, 1 / 3.0, -g}, {1 / 3.0, 1 / 3.0, g}};
+  double sum = 0, X[18], J[9];
+  for (int c = 0; c < mesh->ncell; c++) {
+    for (int a = 0; a < 6; a++)
+      memcpy(&X[3 * a], &mesh->coords[3 * (size_t)mesh->cells[6 * (size_t)c + a]],
+             3 * sizeof(double));
+    for (int q = 0; q < 2; q++) sum += 0.5 * geom_prism_jacobian(X, pts[q], J);
+  }
+  *volume = sum;
+  return 0;
 }

@@ -1,5 +1,5 @@
-/* Internal helpers of the prism meshes shared by mesh.c and mesh_box.c: the Jacobian check of a
- * cell and the tagging of boundary faces. */
+/* Internal helpers of the prism meshes shared by mesh.c, mesh_box.c and mesh_gmsh.c: the Jacobian
+ * check of a cell and the tagging of boundary faces. */
 #ifndef FEMINT_HOST_MESH_H
 #define FEMINT_HOST_MESH_H
 
@@ -17,5 +17,14 @@ typedef int (*mesh_tag_fn)(int nv, const double *X, void *user);
 
 /* Set the tag of every boundary face of a mesh with fn. */
 void mesh_tag_boundary(struct femint_mesh *mesh, mesh_tag_fn fn, void *user);
+
+/* Set the tags of boundary faces given by their vertices: face i has the vertices
+ * faces[4*i .. 4*i+3] in any order (a triangle has -1 as its fourth; any other vertex outside
+ * [0, nvert) matches no face) and receives tags[i]. Faces
+ * are matched by their vertex sets (a sort of the boundary faces, then a binary search each).
+ * *unmatched is the first i that is not a boundary face (faces before it are tagged), or -1.
+ * Returns 0 or FEMINT_ENOMEM. */
+int mesh_set_face_tags(struct femint_mesh *m, int n, const int *faces, const int *tags,
+                       int *unmatched);
 
 #endif
