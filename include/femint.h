@@ -195,10 +195,30 @@ typedef struct femint_matrix *femint_matrix_t;
 typedef void (*femint_field_fn)(const double x[3], const double n[3], int tag, void *user,
                                 double *value);
 
+/** OpenCL kernel variants of the volume integration (seed 000's four and the dense-product form).
+ *  AUTO takes the fastest measured one for the device, order and precision (measured once and
+ *  cached next to StarPU's performance models), or GEMM before any measurement. */
+enum femint_variant {
+  FEMINT_VARIANT_AUTO = 0,
+  FEMINT_VARIANT_REG_NOJAC = 1, /**< element matrix blocks in registers, Jacobian terms from the host */
+  FEMINT_VARIANT_REG_JAC = 2,   /**< blocks in registers, Jacobians computed on the device */
+  FEMINT_VARIANT_SHM_NOJAC = 3, /**< blocks in local (shared) memory, Jacobian terms from the host */
+  FEMINT_VARIANT_SHM_JAC = 4,   /**< blocks in local memory, Jacobians on the device */
+  FEMINT_VARIANT_GEMM = 5       /**< S_de = Psi_d^T Psi_e as register-tiled dense products */
+};
+/** @brief The name of a variant ("reg_nojac", ..., "gemm", "auto"), or NULL. */
+FEMINT_EXPORT const char *femint_variant_name(int variant);
+/** @brief The variant of a name, or -1. */
+FEMINT_EXPORT int femint_variant_parse(const char *name);
+
 struct femint_assemble_options {
   int precision;      /**< FEMINT_DOUBLE or FEMINT_SINGLE (integration only) */
   int where;          /**< FEMINT_WHERE_ANY, _CPU or _OPENCL */
   int max_batch;      /**< most cells per batch; 0: chosen from the element matrix size */
+  int variant;        /**< enum femint_variant of the OpenCL kernel (0: automatic) */
+  int symmetric;      /**< 1: element matrices travel as their upper half (symmetric forms) */
+  const char *timeline; /**< NULL, or a CSV file to write the tasks to (worker, kind, codelet,
+                             order, cells, start and end in seconds): a Gantt chart's data */
   /* Optional load vector, integrated by CPU tasks beside the matrix tasks: rhs += the integrals
    * of body . v over the cells and of traction . v over the tagged boundary faces. */
   double *rhs;              /**< NULL: no load vector */
@@ -260,6 +280,40 @@ FEMINT_EXPORT int femint_load_volume(femint_context_t ctx, femint_space_t space,
  *  tagged face) of g . v: Neumann data (traction for elasticity, flux for Laplace). */
 FEMINT_EXPORT int femint_load_boundary(femint_context_t ctx, femint_space_t space, int ntag,
                                        const int *tags, femint_field_fn g, void *user, double *b);
+
+/* ---- Benchmarks ---- */
+
+struct femint_bench_options {
+  femint_form_t form; /**< the weak form (its coefficients: one value for every cell) */
+  int order;          /**< 1..7 */
+  int precision;      /**< FEMINT_DOUBLE or FEMINT_SINGLE */
+  int variant;        /**< enum femint_variant (0: automatic) */
+  int symmetric;      /**< upper-half storage of the element matrices */
+  int ncell;          /**< about how many cells (a box of prisms is made); 0: 1024 */
+  int device;         /**< OpenCL device (StarPU's numbering), or -1 for the CPU codelet */
+  int repeat;         /**< kernel launches, the best counts (0: 3) */
+};
+
+/** Stage times per element in seconds, one stage after the other (seed 000's Tables 5-7). */
+struct femint_bench_result {
+  int ncell, variant;
+  double t_prep;       /**< input preparation on the host (Jacobian terms, coefficients) */
+  double t_alloc;      /**< device memory allocation */
+  double t_in;         /**< transfer of the inputs to the device */
+  double t_kernel;     /**< the kernel (the CPU codelet with device -1) */
+  double t_out;        /**< transfer of the element matrices back */
+  double t_assemble;   /**< assembly into the CSR matrix on the CPU (one team on every core) */
+  double bytes_in, bytes_out;      /**< bytes per element over the bus */
+  double bw_in, bw_out;            /**< GB/s reached by the transfers */
+  double flops_seed, flops_actual; /**< per element: seed 000's count and the work done */
+  double peak_gflops;  /**< the device's peak in this precision (0 when unknown) */
+  double max_error;    /**< relative difference of sampled element matrices from the CPU's */
+};
+
+/** @brief Time the stages of integrating and assembling about opt->ncell cells of one order.
+ *  Runs outside StarPU's tasks: call it while no assembly is in progress. */
+FEMINT_EXPORT int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options *opt,
+                                      struct femint_bench_result *res);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /* femint_assemble and the load vectors: pack each batch, submit its integration task and its
  * assembly task asynchronously (and the load tasks beside them), wait, and gather the per-worker
  * statistics from StarPU's task profiling. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +132,33 @@ static int retire_batch(femint_context_t ctx, struct batch *b, struct starpu_tas
   return err;
 }
 
+/* The tasks of an assembly as CSV rows, times in seconds from the first task's start. */
+static int write_timeline(femint_context_t ctx, const char *path, const struct plan *p,
+                          struct starpu_task **tasks)
+{
+  FILE *f = fopen(path, "w");
+  FEMINT_CHECK(f, ctx, FEMINT_EIO, "cannot write the timeline '%s': %s", path, strerror(errno));
+  double t0 = INFINITY;
+  for (int i = 0; i < 2 * p->nbatch; i++)
+    if (tasks[i] && tasks[i]->profiling_info)
+      t0 = fmin(t0, starpu_timing_timespec_to_us(&tasks[i]->profiling_info->start_time));
+  fprintf(f, "worker,kind,codelet,order,cells,start_s,end_s\n");
+  for (int i = 0; i < 2 * p->nbatch; i++) {
+    const struct starpu_profiling_task_info *pi = tasks[i] ? tasks[i]->profiling_info : NULL;
+    if (!pi || pi->workerid < 0) continue;
+    const struct batch *b = &p->batches[i / 2];
+    fprintf(f, "%d,%s,%s,%d,%d,%.6f,%.6f\n", pi->workerid,
+            starpu_worker_get_type(pi->workerid) == STARPU_OPENCL_WORKER ? "opencl" : "cpu",
+            i % 2 ? "assemble" : "integrate", b->g->order, b->ncell,
+            1e-6 * (starpu_timing_timespec_to_us((struct timespec *)&pi->start_time) - t0),
+            1e-6 * (starpu_timing_timespec_to_us((struct timespec *)&pi->end_time) - t0));
+  }
+  int bad = ferror(f);
+  bad |= fclose(f) != 0;
+  FEMINT_CHECK(!bad, ctx, FEMINT_EIO, "cannot write the timeline '%s': %s", path, strerror(errno));
+  return 0;
+}
+
 static void record_task(struct femint_stats *st, struct starpu_task *t, int integrate)
 {
   if (!st || !t || !t->profiling_info) return;
@@ -253,6 +281,7 @@ int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t fo
     if (b->status && !err) err = femint_seterr(ctx, b->status, "%s", b->msg);
     st.flops_seed += b->g->flops_seed_per_cell * b->ncell;
   }
+  if (opt->timeline && !err) err = write_timeline(ctx, opt->timeline, p, tasks);
   for (int i = 0; i < 2 * p->nbatch; i++)
     if (tasks[i]) starpu_task_destroy(tasks[i]);
   free(tasks);
