@@ -8,56 +8,74 @@
 
 #include "codelets.h"
 
-/* Global DOFs (or -1) and signs of a cell's local indices idof*ne + e. */
-static void cell_dofs(const struct femint_space *s, int cell, int ne, int64_t *dof, int *sign)
+static int compare_by_mode(const void *a, const void *b, void *modes)
 {
-  const int64_t off = s->cell_off[cell];
-  const int nsh = (int)(s->cell_off[cell + 1] - off);
-  for (int i = 0; i < nsh; i++)
-    for (int e = 0; e < ne; e++) {
-      int64_t m = s->cell_mode[off + i];
-      dof[i * ne + e] = m < 0 ? -1 : m * ne + e;
-      sign[i * ne + e] = s->cell_sign[off + i];
-    }
-}
-
-static int compare_by_dof(const void *a, const void *b, void *dofs)
-{
-  int64_t x = ((const int64_t *)dofs)[*(const int *)a], y = ((const int64_t *)dofs)[*(const int *)b];
+  int64_t x = ((const int64_t *)modes)[*(const int *)a], y = ((const int64_t *)modes)[*(const int *)b];
   return (x > y) - (x < y);
 }
 
+/* Entry (r, c) of an element matrix stored full (row-major) or as its packed upper half. */
+static inline double entry(const void *mats, size_t base, int n, int r, int c, int single,
+                           int symmetric)
+{
+  size_t k;
+  if (!symmetric)
+    k = (size_t)r * n + c;
+  else if (r <= c)
+    k = (size_t)r * n - (size_t)r * (r - 1) / 2 + (c - r);
+  else
+    k = (size_t)c * n - (size_t)c * (c - 1) / 2 + (r - c);
+  return single ? ((const float *)mats)[base + k] : ((const double *)mats)[base + k];
+}
+
+/* The CSR rows of a scalar mode m hold, for each component a, the columns col*ne + b of the
+ * same scalar columns in the same order: the position of a scalar column is found once and
+ * serves all ne*ne entries of the block. */
 void assemble_batch(const struct batch *b, const void *mats, double *values, int workerid,
                     int nthreads)
 {
   const struct group *g = b->g;
   const struct csr *csr = b->csr;
-  const int n = g->n, single = g->precision == FEMINT_SINGLE;
+  const struct femint_space *s = g->space;
+  const int n = g->n, ne = g->ne, nsh = g->nsh, single = g->precision == FEMINT_SINGLE;
+  const size_t per_cell = g->symmetric ? (size_t)n * (n + 1) / 2 : (size_t)n * n;
 #pragma omp parallel num_threads(nthreads)
   {
     if (workerid >= 0) femint_team_bind_thread(b->ctx, workerid, omp_get_thread_num());
-    int64_t *dof = malloc((size_t)n * sizeof *dof);
-    int *sign = malloc((size_t)n * sizeof *sign), *cols = malloc((size_t)n * sizeof *cols);
-    int oom = !dof || !sign || !cols;
+    int *cols = malloc((size_t)nsh * sizeof *cols);
+    int64_t *kpos = malloc((size_t)nsh * sizeof *kpos);
+    int oom = !cols || !kpos;
 #pragma omp for schedule(dynamic, 1)
     for (int k = 0; k < b->ncell; k++) {
       if (oom) continue;
-      cell_dofs(g->space, b->cells[k], g->ne, dof, sign);
+      const int64_t off = s->cell_off[b->cells[k]];
+      const int64_t *mode = s->cell_mode + off;
+      const int8_t *sign = s->cell_sign + off;
       int ncol = 0;
-      for (int j = 0; j < n; j++)
-        if (dof[j] >= 0) cols[ncol++] = j;
-      qsort_r(cols, ncol, sizeof *cols, compare_by_dof, dof);
-      const size_t base = (size_t)k * n * n;
-      for (int i = 0; i < n; i++) {
-        if (dof[i] < 0) continue;
-        int64_t p = csr->rowptr[dof[i]], end = csr->rowptr[dof[i] + 1];
+      for (int j = 0; j < nsh; j++)
+        if (mode[j] >= 0) cols[ncol++] = j;
+      qsort_r(cols, ncol, sizeof *cols, compare_by_mode, (void *)mode);
+      const size_t base = (size_t)k * per_cell;
+      for (int i = 0; i < nsh; i++) {
+        if (mode[i] < 0) continue;
+        const int64_t r0 = mode[i] * ne, start = csr->rowptr[r0];
+        const int64_t len = (csr->rowptr[r0 + 1] - start) / ne; /* scalar columns of the row */
+        int64_t p = 0;
         for (int jj = 0; jj < ncol; jj++) {
-          int j = cols[jj];
-          while (p < end && csr->colind[p] < dof[j]) p++;
-          if (p == end) break; /* cannot happen: the pattern holds every pair of the cell */
-          double a = single ? ((const float *)mats)[base + (size_t)i * n + j]
-                            : ((const double *)mats)[base + (size_t)i * n + j];
-          values[p] += sign[i] * sign[j] * a;
+          const int64_t want = mode[cols[jj]] * ne;
+          while (p < len && csr->colind[start + p * ne] < want) p++;
+          kpos[jj] = p; /* the pattern holds every pair of the cell: p < len */
+        }
+        for (int a = 0; a < ne; a++) {
+          const int r = i * ne + a;
+          double *row = values + csr->rowptr[r0 + a];
+          for (int jj = 0; jj < ncol; jj++) {
+            const int j = cols[jj];
+            const double sij = sign[i] * sign[j];
+            double *v = row + kpos[jj] * ne;
+            for (int bb = 0; bb < ne; bb++)
+              v[bb] += sij * entry(mats, base, n, r, j * ne + bb, single, g->symmetric);
+          }
         }
       }
     }
@@ -68,9 +86,8 @@ void assemble_batch(const struct batch *b, const void *mats, double *values, int
         snprintf(((struct batch *)b)->msg, sizeof b->msg, "assemble: out of memory");
       }
     }
-    free(dof);
-    free(sign);
     free(cols);
+    free(kpos);
   }
 }
 

@@ -28,6 +28,8 @@ struct batch {
 /* What all batches of a group share. */
 struct group {
   int order, kind, ne, ncoef, precision, nsh, n; /* n = nsh * ne */
+  int variant;                         /* enum volume_variant of the OpenCL kernel */
+  int symmetric;                       /* element matrices as their packed upper half */
   const struct refel *re;
   const struct femint_form *form;
   const struct femint_space *space;
@@ -54,6 +56,8 @@ extern struct starpu_codelet femint_cl_integrate_load;
  * workerid >= 0 binds the team to that worker's cores. */
 void integrate_volume_batch_cpu(const struct batch *b, const void *jac, const void *coef,
                                 const void *phi, void *mats, int workerid, int nthreads);
+/* Flops the CPU codelet performs per cell of a group (the basis, the product, the combination). */
+double volume_cpu_flops(const struct group *g);
 /* Scatter a batch of element matrices (REAL) into the CSR values. */
 void assemble_batch(const struct batch *b, const void *mats, double *values, int workerid,
                     int nthreads);
