@@ -31,8 +31,8 @@ static inline double entry(const void *mats, size_t base, int n, int r, int c, i
 /* The CSR rows of a scalar mode m hold, for each component a, the columns col*ne + b of the
  * same scalar columns in the same order: the position of a scalar column is found once and
  * serves all ne*ne entries of the block. */
-void assemble_batch(const struct batch *b, const void *mats, double *values, int workerid,
-                    int nthreads)
+void assemble_batch(const struct batch *b, const void *mats, double *const *block_base,
+                    int workerid, int nthreads)
 {
   const struct group *g = b->g;
   const struct csr *csr = b->csr;
@@ -68,7 +68,7 @@ void assemble_batch(const struct batch *b, const void *mats, double *values, int
         }
         for (int a = 0; a < ne; a++) {
           const int r = i * ne + a;
-          double *row = values + csr->rowptr[r0 + a];
+          double *row = block_base[csr->row_block[r0 + a]] + csr->rowptr[r0 + a];
           for (int jj = 0; jj < ncol; jj++) {
             const int j = cols[jj];
             const double sij = sign[i] * sign[j];
@@ -91,12 +91,23 @@ void assemble_batch(const struct batch *b, const void *mats, double *values, int
   }
 }
 
+/* buffers[0]: the element matrices; buffers[1..nblk]: the row blocks b->blk[] of the values. */
 static void assemble_cpu(void *buffers[], void *arg)
 {
   struct batch *b = arg;
-  assemble_batch(b, (const void *)STARPU_VECTOR_GET_PTR(buffers[0]),
-                 (double *)STARPU_VECTOR_GET_PTR(buffers[1]), starpu_worker_get_id(),
-                 femint_team_enter(b->ctx));
+  const struct csr *csr = b->csr;
+  double **base = calloc((size_t)csr->nblock, sizeof *base);
+  if (!base) {
+    b->status = FEMINT_ENOMEM;
+    snprintf(b->msg, sizeof b->msg, "assemble: out of memory");
+    return;
+  }
+  for (int k = 0; k < b->nblk; k++)
+    base[b->blk[k]] = (double *)STARPU_VECTOR_GET_PTR(buffers[1 + k]) -
+                      csr->rowptr[csr->block_row[b->blk[k]]];
+  assemble_batch(b, (const void *)STARPU_VECTOR_GET_PTR(buffers[0]), base,
+                 starpu_worker_get_id(), femint_team_enter(b->ctx));
+  free(base);
 }
 
 /* The assembly of a batch is costed by the same key as its integration. */
@@ -109,7 +120,6 @@ static struct starpu_perfmodel assemble_model = {
 struct starpu_codelet femint_cl_assemble = {
     .name = "femint_assemble",
     .cpu_funcs = {assemble_cpu},
-    .nbuffers = 2,
-    .modes = {STARPU_R, STARPU_RW | STARPU_COMMUTE},
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &assemble_model,
 };

@@ -18,8 +18,10 @@ struct batch {
   void *mats;               /* the element matrices in host memory (femint_host_alloc) */
   starpu_data_handle_t h_jac, h_coef, h_mats;
   int registered;           /* the three handles are registered with StarPU */
-  /* assembly: the global CSR */
+  /* assembly: the global CSR and the row blocks this batch writes */
   const struct csr *csr;
+  int nblk;
+  int *blk;
   /* an error inside a codelet is recorded here and reported after the tasks */
   int status;
   char msg[256];
@@ -46,6 +48,11 @@ struct csr {
   int64_t nrows;
   int64_t *rowptr, *colind;
   double *values;
+  /* Row blocks: assembly tasks hold only the blocks their cells touch, so that tasks of distant
+   * regions of the mesh assemble at the same time. */
+  int nblock;
+  int64_t *block_row;   /* [nblock + 1] first row of each block */
+  int *row_block;       /* [nrows] block of each row */
 };
 
 extern struct starpu_codelet femint_cl_integrate_volume;
@@ -58,9 +65,11 @@ void integrate_volume_batch_cpu(const struct batch *b, const void *jac, const vo
                                 const void *phi, void *mats, int workerid, int nthreads);
 /* Flops the CPU codelet performs per cell of a group (the basis, the product, the combination). */
 double volume_cpu_flops(const struct group *g);
-/* Scatter a batch of element matrices (REAL) into the CSR values. */
-void assemble_batch(const struct batch *b, const void *mats, double *values, int workerid,
-                    int nthreads);
+/* Scatter a batch of element matrices (REAL) into the CSR values. block_base[k] points to the
+ * values of row block k, shifted so that it is indexed by the global position in the CSR arrays
+ * (every block the batch touches must be there). */
+void assemble_batch(const struct batch *b, const void *mats, double *const *block_base,
+                    int workerid, int nthreads);
 /* The performance-model footprint of a batch task: shape, order, form, components, precision
  * and number of cells. */
 uint32_t batch_footprint(struct starpu_task *task);

@@ -133,6 +133,8 @@ void csr_free(struct csr *csr)
   free(csr->rowptr);
   free(csr->colind);
   free(csr->values);
+  free(csr->block_row);
+  free(csr->row_block);
   memset(csr, 0, sizeof *csr);
 }
 

@@ -199,6 +199,27 @@ int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t fo
   starpu_data_handle_t h_values, h_rhs = NULL;
   starpu_vector_data_register(&h_values, STARPU_MAIN_RAM, (uintptr_t)p->csr.values,
                               (uint32_t)p->csr.rowptr[p->csr.nrows], sizeof(double));
+  /* the values cut by row blocks: an assembly task holds the blocks its batch writes */
+  uint32_t *blen = malloc((size_t)p->csr.nblock * sizeof *blen);
+  starpu_data_handle_t *blocks = malloc((size_t)p->csr.nblock * sizeof *blocks);
+  starpu_data_handle_t *dyn = malloc((size_t)2 * p->nbatch * (p->csr.nblock + 1) * sizeof *dyn);
+  enum starpu_data_access_mode *modes =
+      malloc((size_t)(p->csr.nblock + 1) * sizeof *modes);
+  if (!blen || !blocks || !dyn || !modes) {
+    free(blen), free(blocks), free(dyn), free(modes), free(tasks), free(A);
+    starpu_data_unregister(h_values);
+    plan_destroy(&p);
+    return femint_seterr(ctx, FEMINT_ENOMEM, "femint_assemble: out of memory");
+  }
+  for (int k = 0; k < p->csr.nblock; k++)
+    blen[k] = (uint32_t)(p->csr.rowptr[p->csr.block_row[k + 1]] - p->csr.rowptr[p->csr.block_row[k]]);
+  struct starpu_data_filter filter = {.filter_func = starpu_vector_filter_list,
+                                      .nchildren = (unsigned)p->csr.nblock,
+                                      .filter_arg_ptr = blen};
+  starpu_data_partition(h_values, &filter);
+  for (int k = 0; k < p->csr.nblock; k++) blocks[k] = starpu_data_get_sub_data(h_values, 1, k);
+  modes[0] = STARPU_R;
+  for (int k = 0; k < p->csr.nblock; k++) modes[1 + k] = STARPU_RW | STARPU_COMMUTE;
   struct load_plan lp = {0};
   int err = 0;
   double t1 = femint_now();
@@ -247,8 +268,12 @@ int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t fo
     else if (opt->where == FEMINT_WHERE_OPENCL)
       ti->where = where = STARPU_OPENCL;
     ta->cl = &femint_cl_assemble;
-    ta->handles[0] = b->h_mats;
-    ta->handles[1] = h_values;
+    starpu_data_handle_t *th = dyn + (size_t)i * (p->csr.nblock + 1);
+    th[0] = b->h_mats;
+    for (int k = 0; k < b->nblk; k++) th[1 + k] = blocks[b->blk[k]];
+    ta->nbuffers = 1 + b->nblk;
+    ta->dyn_handles = th;
+    ta->dyn_modes = modes;
     ta->cl_arg = b;
     ta->destroy = 0;
     ta->detach = 0;
@@ -269,7 +294,10 @@ int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t fo
   int lerr = lp.n ? load_finish(ctx, &lp) : 0;
   if (!err) err = lerr;
   st.t_tasks = femint_now() - t1;
+  starpu_data_unpartition(h_values, STARPU_MAIN_RAM);
   starpu_data_unregister(h_values);
+  free(blen);
+  free(blocks);
   if (h_rhs) starpu_data_unregister(h_rhs);
   st.nworker = ctx->nworker < FEMINT_MAX_WORKERS ? ctx->nworker : FEMINT_MAX_WORKERS;
   for (int w = 0; w < st.nworker; w++)
@@ -283,8 +311,14 @@ int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t fo
   }
   if (opt->timeline && !err) err = write_timeline(ctx, opt->timeline, p, tasks);
   for (int i = 0; i < 2 * p->nbatch; i++)
-    if (tasks[i]) starpu_task_destroy(tasks[i]);
+    if (tasks[i]) {
+      tasks[i]->dyn_handles = NULL; /* owned by dyn below, not by the task */
+      tasks[i]->dyn_modes = NULL;
+      starpu_task_destroy(tasks[i]);
+    }
   free(tasks);
+  free(dyn);
+  free(modes);
   st.ncell = space->mesh->ncell;
   st.nbatch = p->nbatch;
   st.ntask = 2 * p->nbatch + lp.n;

@@ -100,16 +100,65 @@ done:
   return err;
 }
 
-/* Cells per batch: about 32 MiB of element matrices, and at least two batches per worker. */
+/* Cells per batch: about 32 MiB of element matrices, and at least four batches per worker (the
+ * assembly tasks of distant batches run at the same time). */
 static int batch_size(const struct femint_context *ctx, const struct group *g, int ncell_group,
                       int max_batch)
 {
   if (max_batch > 0) return max_batch;
   double bytes = (double)g->n * g->n * g->real_size;
   int by_bytes = (int)(32.0 * 1024 * 1024 / bytes);
-  int spread = (ncell_group + 2 * ctx->nworker - 1) / (2 * (ctx->nworker > 0 ? ctx->nworker : 1));
+  int nw = ctx->nworker > 0 ? ctx->nworker : 1;
+  int spread = (ncell_group + 4 * nw - 1) / (4 * nw);
   int size = by_bytes < spread ? by_bytes : spread;
   return size < 1 ? 1 : size;
+}
+
+/* Cut the rows into about nblock blocks of equal non-zeros (whole scalar modes each) and list
+ * the blocks each batch writes. */
+static int plan_row_blocks(struct plan *p, int nblock)
+{
+  struct csr *c = &p->csr;
+  const int ne = p->space->ncomp;
+  const int64_t nnz = c->rowptr[c->nrows];
+  if (nblock > c->nrows / ne) nblock = (int)(c->nrows / ne);
+  if (nblock < 1) nblock = 1;
+  c->block_row = malloc((size_t)(nblock + 1) * sizeof *c->block_row);
+  c->row_block = malloc((size_t)(c->nrows > 0 ? c->nrows : 1) * sizeof *c->row_block);
+  if (!c->block_row || !c->row_block) return FEMINT_ENOMEM;
+  int k = 0;
+  c->block_row[0] = 0;
+  for (int64_t r = 0; r < c->nrows; r += ne) {
+    if (k + 1 < nblock && c->rowptr[r] >= (k + 1) * (nnz / nblock) && r > c->block_row[k])
+      c->block_row[++k] = r;
+    for (int a = 0; a < ne; a++) c->row_block[r + a] = k;
+  }
+  c->nblock = k + 1;
+  c->block_row[c->nblock] = c->nrows;
+  unsigned char *mark = calloc((size_t)c->nblock, 1);
+  if (!mark) return FEMINT_ENOMEM;
+  for (int i = 0; i < p->nbatch; i++) {
+    struct batch *b = &p->batches[i];
+    memset(mark, 0, (size_t)c->nblock);
+    int n = 0;
+    for (int j = 0; j < b->ncell; j++) {
+      const struct femint_space *s = p->space;
+      for (int64_t l = s->cell_off[b->cells[j]]; l < s->cell_off[b->cells[j] + 1]; l++)
+        if (s->cell_mode[l] >= 0 && !mark[c->row_block[s->cell_mode[l] * ne]]) {
+          mark[c->row_block[s->cell_mode[l] * ne]] = 1;
+          n++;
+        }
+    }
+    b->blk = malloc((size_t)n * sizeof *b->blk);
+    if (!b->blk) {
+      free(mark);
+      return FEMINT_ENOMEM;
+    }
+    for (int k2 = 0; k2 < c->nblock; k2++)
+      if (mark[k2]) b->blk[b->nblk++] = k2;
+  }
+  free(mark);
+  return 0;
 }
 
 int plan_create(femint_context_t ctx, const struct femint_space *space,
@@ -183,6 +232,7 @@ int plan_create(femint_context_t ctx, const struct femint_space *space,
     }
   }
   err = pattern ? csr_build(ctx, space, &p->csr) : 0;
+  if (!err && pattern) err = plan_row_blocks(p, 8 * (ctx->nworker > 0 ? ctx->nworker : 1));
   if (err) goto fail;
   free(color);
   free(tmp);
@@ -200,6 +250,7 @@ void plan_destroy(struct plan **pp)
   struct plan *p = *pp;
   if (!p) return;
   for (int i = 0; i < p->nbatch; i++) {
+    free(p->batches[i].blk);
     femint_host_free(p->ctx, p->batches[i].jac);
     femint_host_free(p->ctx, p->batches[i].coef);
     femint_host_free(p->ctx, p->batches[i].mats);
