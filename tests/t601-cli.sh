@@ -1,7 +1,7 @@
 #!/bin/sh
 # Test: the femint command gives the reference-element sizes, runs and verifies a small job (on a
-# box and on a Gmsh file) with valid JSON and Matrix Market output, and rejects bad input with one
-# line on stderr.
+# box and on a Gmsh file) with valid JSON, Matrix Market output and a timeline, benchmarks kernels
+# (a CSV of stage times) and co-execution, and rejects bad input with one line on stderr.
 
 FEMINT=${FEMINT:-./src/femint}
 if [ ! -x "$FEMINT" ]; then
@@ -161,6 +161,79 @@ else
 fi
 sed 's/^8 0 1 1$/8 0 1 -1/' cube.msh >tangled.msh
 
+# A Gantt chart of a run: the tasks go to the CSV next to the PNG (the PNG needs gnuplot).
+"$FEMINT" run --mesh box:2,2,2 --order 1-2 --quiet --timeline gantt.png >tl.out 2>tl.err
+st=$?
+ok $st "run --timeline gantt.png"
+[ $st -eq 0 ] || diag tl.err
+awk -F, 'NR == 1 { bad = $0 != "worker,kind,codelet,order,cells,start_s,end_s"; next }
+  NF != 7 || ($2 != "cpu" && $2 != "opencl") || ($3 != "integrate" && $3 != "assemble") ||
+  $7 < $6 { bad = 1 }
+  END { exit bad || NR < 2 }' gantt.csv 2>/dev/null
+r=$?
+ok $r "gantt.csv: a header and one row per task"
+[ $r -eq 0 ] || head -3 gantt.csv 2>&1 | diag
+if command -v gnuplot >/dev/null 2>&1; then
+  [ "$(head -c 4 gantt.png 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ]
+  ok $? "gantt.png is a PNG"
+else
+  skip "gantt.png is a PNG" "no gnuplot"
+fi
+
+# bench and plan need an OpenCL worker (PoCL's CPU device under make check).
+nocl=$("$FEMINT" info --json 2>/dev/null | sed -n 's/.*"opencl_workers":\([0-9]*\).*/\1/p')
+if [ "${nocl:-0}" -gt 0 ]; then
+  "$FEMINT" bench --order 1,2 --variant reg_nojac --precision double --cells 64 --csv x.csv \
+    >bench.out 2>bench.err
+  st=$?
+  ok $st "bench --order 1,2 --variant reg_nojac --precision double --cells 64 --csv x.csv"
+  [ $st -eq 0 ] || { diag bench.err; diag bench.out; }
+  # Rows: the CPU codelet and reg_nojac for p = 1 and 2, every one measured, with every column.
+  awk -F, '
+    NR == 1 { n = NF; for (i = 1; i <= NF; i++) col[$i] = i
+              split("order variant precision cells status kernel_us total_us flops_seed " \
+                    "gflops_seed gflops_actual bytes_in bytes_out bus_bound_us max_error",
+                    want, " ")
+              for (k in want) if (!(want[k] in col)) bad = 1
+              next }
+    NF != n || $col["status"] != "ok" || $col["precision"] != "double" ||
+      $col["cells"] != 64 || !($col["kernel_us"] > 0) || !($col["flops_seed"] > 0) { bad = 1 }
+    $col["variant"] == "reg_nojac" &&
+      !($col["bytes_out"] > 0 && $col["max_error"] < 1e-10) { bad = 1 }
+    { got = got " " $col["order"] ":" $col["variant"] }
+    END { exit bad || got != " 1:cpu 1:reg_nojac 2:cpu 2:reg_nojac" }' x.csv 2>/dev/null
+  r=$?
+  ok $r "x.csv: rows 1:cpu 1:reg_nojac 2:cpu 2:reg_nojac, measured, with the expected columns"
+  [ $r -eq 0 ] || diag x.csv
+  [ "$(grep -c '^ *[12] \(cpu\|reg_nojac\) ' bench.out)" -eq 4 ] && [ "$(wc -l <bench.err)" -eq 4 ]
+  r=$?
+  ok $r "bench prints a table row and a progress line per measurement"
+  [ $r -eq 0 ] || { diag bench.out; diag bench.err; }
+
+  "$FEMINT" bench --coexec --mesh box:2,2,2 --runs 2 --quiet >coexec.out 2>coexec.err
+  st=$?
+  grep -Eq '^efficiency +[0-9]+\.[0-9]+ ' coexec.out && grep -q '^T_ideal ' coexec.out
+  r=$?
+  [ $st -eq 0 ] && [ $r -eq 0 ]
+  ok $? "bench --coexec --mesh box:2,2,2 --runs 2 prints an efficiency"
+  [ $st -eq 0 ] && [ $r -eq 0 ] || { diag coexec.err; diag coexec.out; }
+
+  "$FEMINT" plan --order 2 >plan.out 2>plan.err
+  st=$?
+  if [ $st -ne 0 ] && grep -q 'no femint_plan_describe' plan.err; then
+    skip "plan --order 2 prints key: value lines" "the library has no femint_plan_describe yet"
+  else
+    [ $st -eq 0 ] && grep -q '^[a-z][^:]*: ' plan.out
+    r=$?
+    ok $r "plan --order 2 prints key: value lines"
+    [ $r -eq 0 ] || { diag plan.err; diag plan.out; }
+  fi
+else
+  skip "bench --order 1,2 --variant reg_nojac --csv x.csv" "no OpenCL worker"
+  skip "bench --coexec prints an efficiency" "no OpenCL worker"
+  skip "plan --order 2" "no OpenCL worker"
+fi
+
 # Bad input: a non-zero exit status that is not a signal, one line on stderr naming the culprit.
 bad() { # bad CULPRIT ARGS...
   culprit=$1
@@ -183,6 +256,11 @@ bad "hex" refel --element hex
 bad "foo" run --mesh foo
 bad "missing.msh" run --mesh gmsh:missing.msh
 bad "tangled.msh:21: cell 1" run --mesh tangled.msh
+bad "foo" bench --variant foo
+bad "9" bench --order 9
+bad "--mesh" bench --mesh box:2,2,2
+bad "--csv" bench --coexec --csv x.csv
+bad "9" plan --order 9
 if ls core* >/dev/null 2>&1; then r=1; else r=0; fi
 ok $r "no core dump"
 

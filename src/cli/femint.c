@@ -1,7 +1,7 @@
 /* The femint command: integrates and assembles a weak form on a perturbed box of prisms or a Gmsh
  * mesh on every CPU and OpenCL worker and verifies the matrix (run), prints reference-element
- * sizes (refel) and the workers StarPU found (info). It uses only the public header
- * include/femint.h. */
+ * sizes (refel) and the workers StarPU found (info); bench.c and plan.c hold the other commands.
+ * It uses only the public header include/femint.h. */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
@@ -9,43 +9,24 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "femint.h"
-
-#ifndef PACKAGE_VERSION
-#define PACKAGE_VERSION "unknown"
-#endif
-
-/* Exit statuses: 1 for run-time failures (and failed verification), 2 for usage errors. */
-enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
-
-#define MAX_ORDERS 64
-#define MAX_CELLS (1L << 26)
-
-enum problem { PROBLEM_ELASTICITY, PROBLEM_LAPLACE, PROBLEM_MASS };
-static const char *const problem_names[] = {"elasticity", "laplace", "mass"};
-static const char *const where_names[] = {"any", "cpu", "opencl"};
-static const char *const precision_names[] = {"double", "single"};
+#include "cli.h"
 
 struct run_options {
-  int nx, ny, nz;
-  const char *mesh_file; /* a Gmsh file instead of the box */
+  struct cli_mesh mesh;
   double perturb;
   unsigned seed;
   int norders;
-  int orders[MAX_ORDERS];
+  int orders[CLI_MAX_ORDERS];
   int problem;
   int precision;
   int where;
   int max_batch;
   const char *output;
+  const char *timeline; /* a Gantt chart PNG; its CSV goes next to it */
   int json, quiet, verbose;
 };
 
@@ -66,6 +47,10 @@ static const char usage_text[] =
   "           matrix\n"
   "  refel    sizes of the reference element: shape functions, quadrature points, degree\n"
   "  info     the CPU and OpenCL workers StarPU found\n"
+  "  bench    time the stages of integration per element for each order and kernel variant\n"
+  "           (seed 000's Tables 5-7), or measure co-execution efficiency (--coexec)\n"
+  "  plan     how the kernel of an order is laid out on an OpenCL device (seed 000's Tables\n"
+  "           3-4)\n"
   "  help     this text ('femint COMMAND --help' describes a command)\n"
   "\n"
   "Options: --help, --version. Exit status: 0 success, 1 run-time failure or failed\n"
@@ -97,6 +82,9 @@ static const char run_usage_text[] =
   "  --where any|cpu|opencl   workers that may integrate (default any)\n"
   "  --batch N                most cells per batch; 0 chooses (default 0)\n"
   "  --output FILE.mtx        write the matrix in Matrix Market format\n"
+  "  --timeline FILE.png      draw the tasks on each worker as a Gantt chart (gnuplot); the\n"
+  "                           tasks go to FILE.csv: worker,kind,codelet,order,cells,\n"
+  "                           start_s,end_s\n"
   "  --json                   print the summary as one JSON object\n"
   "  --quiet                  print nothing but errors (the exit status tells the result)\n"
   "  --verbose                let StarPU print its own messages (calibration, warnings)\n"
@@ -112,217 +100,6 @@ static const char info_usage_text[] =
   "Usage: femint info [--json] [--quiet]\n"
   "\n"
   "Starts StarPU and lists the CPU workers (OpenMP teams) and OpenCL workers it found.\n";
-
-static int fail_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail_usage(const char *fmt, ...)
-{
-  va_list ap;
-  fputs("femint: ", stderr);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
-  return EXIT_USAGE;
-}
-
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-/* Reads the decimal digits at *p (at least one, no sign or space) into *v, capped at LONG_MAX. */
-static int parse_digits(const char **p, long *v)
-{
-  const char *s = *p;
-  long x = 0;
-  if (*s < '0' || *s > '9') return -1;
-  for (; *s >= '0' && *s <= '9'; s++) x = x > (LONG_MAX - 9) / 10 ? LONG_MAX : 10 * x + (*s - '0');
-  *p = s;
-  *v = x;
-  return 0;
-}
-
-/* A whole string that is a non-negative decimal integer. */
-static int parse_count(const char *s, long *v)
-{
-  return parse_digits(&s, v) == 0 && *s == '\0' ? 0 : -1;
-}
-
-/* A whole string that is a finite number (strtod, nothing left over, no leading space). */
-static int parse_real(const char *s, double *v)
-{
-  char *end;
-  if (*s == '\0' || *s == ' ' || *s == '\t' || *s == '\n') return -1;
-  errno = 0;
-  *v = strtod(s, &end);
-  return *end == '\0' && errno == 0 && isfinite(*v) ? 0 : -1;
-}
-
-static int check_order(long p)
-{
-  if (p < 1 || p > FEMINT_MAX_ORDER)
-    return fail_usage("--order: %ld is outside 1..%d", p, FEMINT_MAX_ORDER);
-  return 0;
-}
-
-/* --order: a comma-separated list of orders P and ranges P1-P2 (P1 <= P2). */
-static int parse_orders(const char *text, struct run_options *o)
-{
-  const char *s = text;
-  o->norders = 0;
-  for (;;) {
-    long a, b;
-    if (parse_digits(&s, &a)) goto bad;
-    b = a;
-    if (*s == '-') {
-      s++;
-      if (parse_digits(&s, &b)) goto bad;
-    }
-    if (check_order(a) || check_order(b)) return EXIT_USAGE;
-    if (b < a) return fail_usage("--order: the range '%ld-%ld' is empty (write it upwards)", a, b);
-    for (long p = a; p <= b; p++) {
-      if (o->norders == MAX_ORDERS)
-        return fail_usage("--order: more than %d orders in '%s'", MAX_ORDERS, text);
-      o->orders[o->norders++] = (int)p;
-    }
-    if (*s == '\0') return 0;
-    if (*s++ != ',') goto bad;
-  }
-bad:
-  return fail_usage("--order: expected P, P1-P2 or P1,P2,... with orders 1..%d, got '%s'",
-                    FEMINT_MAX_ORDER, text);
-}
-
-static int parse_mesh(const char *text, struct run_options *o)
-{
-  const char *s = text;
-  size_t len = strlen(text);
-  long n[3];
-  if (strncmp(s, "gmsh:", 5) == 0 || (len > 4 && strcmp(text + len - 4, ".msh") == 0)) {
-    o->mesh_file = strncmp(s, "gmsh:", 5) == 0 ? s + 5 : s;
-    if (!*o->mesh_file) return fail_usage("--mesh: gmsh: needs a file name, got '%s'", text);
-    return 0;
-  }
-  if (strncmp(s, "box:", 4) != 0) goto bad;
-  s += 4;
-  for (int k = 0; k < 3; k++) {
-    if (parse_digits(&s, &n[k])) goto bad;
-    if (*s != (k < 2 ? ',' : '\0')) goto bad;
-    s++;
-  }
-  if (n[0] < 1 || n[1] < 1 || n[2] < 1)
-    return fail_usage("--mesh: NX, NY and NZ must be at least 1, got '%s'", text);
-  if (n[0] > MAX_CELLS || n[1] > MAX_CELLS || n[2] > MAX_CELLS ||
-      2.0 * n[0] * n[1] * n[2] > (double)MAX_CELLS)
-    return fail_usage("--mesh: '%s' is too large (at most %ld prisms)", text, MAX_CELLS);
-  o->nx = (int)n[0], o->ny = (int)n[1], o->nz = (int)n[2];
-  o->mesh_file = NULL;
-  return 0;
-bad:
-  return fail_usage("--mesh: expected box:NX,NY,NZ, gmsh:FILE or FILE.msh, got '%s'", text);
-}
-
-/* The index of text in names[n], or -1 after a usage message naming the option. */
-static int parse_choice(const char *option, const char *text, const char *const *names, int n)
-{
-  for (int i = 0; i < n; i++)
-    if (strcmp(text, names[i]) == 0) return i;
-  char list[128] = "";
-  for (int i = 0; i < n; i++) {
-    strncat(list, i ? (i == n - 1 ? " or " : ", ") : "", sizeof list - strlen(list) - 1);
-    strncat(list, names[i], sizeof list - strlen(list) - 1);
-  }
-  fail_usage("%s: expected %s, got '%s'", option, list, text);
-  return -1;
-}
-
-static int parse_element(const char *text)
-{
-  if (strcmp(text, "prism") == 0) return 0;
-  return fail_usage("--element: unsupported element '%s' (femint has: prism)", text);
-}
-
-/* Whether path can be created or overwritten, without touching it; a message on failure. */
-static int check_writable(const char *path)
-{
-  struct stat st;
-  int err = 0;
-  if (stat(path, &st) == 0) {
-    if (S_ISDIR(st.st_mode)) err = EISDIR;
-    else if (access(path, W_OK) != 0) err = errno;
-  } else if (errno != ENOENT || path[0] == '\0') {
-    err = errno;
-  } else {
-    size_t len = strlen(path);
-    char *dir = malloc(len + 2);
-    if (!dir) return fail_usage("out of memory");
-    memcpy(dir, path, len + 1);
-    char *slash = strrchr(dir, '/');
-    if (!slash) strcpy(dir, ".");
-    else if (slash == dir) dir[1] = '\0';
-    else *slash = '\0';
-    if (stat(dir, &st) != 0) err = errno;
-    else if (!S_ISDIR(st.st_mode)) err = ENOTDIR;
-    else if (access(dir, W_OK | X_OK) != 0) err = errno;
-    free(dir);
-  }
-  if (err) return fail_usage("cannot write '%s': %s", path, strerror(err));
-  return 0;
-}
-
-/* Splits argv[*i] ("--name", "--name=value"), checks that the option is known (--help always is)
- * and takes the value of an option that needs one from the next argument. Returns 0, or
- * EXIT_USAGE after a message. */
-static int next_option(int argc, char **argv, int *i, char *name, size_t len, const char **value,
-                       const char *const *with_value, const char *const *flags)
-{
-  const char *arg = argv[*i];
-  if (strcmp(arg, "-h") == 0) arg = "--help";
-  if (arg[0] != '-') return fail_usage("unexpected argument '%s'", arg);
-  const char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
-  size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
-  if (n >= len) return fail_usage("unknown option '%.*s'", (int)n, arg);
-  memcpy(name, arg, n);
-  name[n] = '\0';
-  *value = eq ? eq + 1 : NULL;
-  int needs = 0, known = strcmp(name, "--help") == 0;
-  for (int k = 0; with_value[k]; k++)
-    if (strcmp(name, with_value[k]) == 0) needs = known = 1;
-  for (int k = 0; flags[k]; k++)
-    if (strcmp(name, flags[k]) == 0) known = 1;
-  if (!known) return fail_usage("unknown option '%s'", name);
-  if (needs && !*value) {
-    if (*i + 1 >= argc) return fail_usage("%s needs a value", name);
-    *value = argv[++*i];
-  } else if (!needs && *value) {
-    return fail_usage("%s takes no value, got '%s'", name, *value);
-  }
-  return 0;
-}
-
-/* ---- JSON output ---- */
-
-static void json_string(const char *s)
-{
-  putchar('"');
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') printf("\\%c", c);
-    else if (c == '\n') fputs("\\n", stdout);
-    else if (c == '\t') fputs("\\t", stdout);
-    else if (c < 0x20) printf("\\u%04x", c);
-    else putchar(c);
-  }
-  putchar('"');
-}
-
-static void json_number(double x)
-{
-  if (isfinite(x)) printf("%.10g", x);
-  else fputs("null", stdout);
-}
 
 /* ---- Verification ---- */
 
@@ -461,14 +238,15 @@ static int run_parse(int argc, char **argv, struct run_options *o)
 {
   static const char *const with_value[] = {"--element", "--order", "--mesh", "--perturb",
                                            "--seed", "--problem", "--precision", "--where",
-                                           "--batch", "--output", NULL};
+                                           "--batch", "--output", "--timeline", NULL};
   static const char *const flags[] = {"--json", "--quiet", "--verbose", NULL};
   char name[32];
   const char *v;
   long n;
   int c;
   for (int i = 2; i < argc; i++) {
-    if (next_option(argc, argv, &i, name, sizeof name, &v, with_value, flags)) return EXIT_USAGE;
+    if (cli_next_option(argc, argv, &i, name, sizeof name, &v, with_value, flags))
+      return EXIT_USAGE;
     if (strcmp(name, "--help") == 0) {
       fputs(run_usage_text, stdout);
       return -1;
@@ -479,39 +257,48 @@ static int run_parse(int argc, char **argv, struct run_options *o)
     } else if (strcmp(name, "--verbose") == 0) {
       o->verbose = 1;
     } else if (strcmp(name, "--element") == 0) {
-      if (parse_element(v)) return EXIT_USAGE;
+      if (cli_parse_element(v)) return EXIT_USAGE;
     } else if (strcmp(name, "--order") == 0) {
-      if (parse_orders(v, o)) return EXIT_USAGE;
+      if (cli_parse_orders(v, o->orders, &o->norders)) return EXIT_USAGE;
     } else if (strcmp(name, "--mesh") == 0) {
-      if (parse_mesh(v, o)) return EXIT_USAGE;
+      if (cli_parse_mesh(v, &o->mesh)) return EXIT_USAGE;
     } else if (strcmp(name, "--perturb") == 0) {
-      if (parse_real(v, &o->perturb)) return fail_usage("--perturb: expected a number, got '%s'", v);
+      if (cli_parse_real(v, &o->perturb))
+        return cli_fail_usage("--perturb: expected a number, got '%s'", v);
       if (!(o->perturb >= 0 && o->perturb < 0.5))
-        return fail_usage("--perturb: %s is outside [0, 0.5)", v);
+        return cli_fail_usage("--perturb: %s is outside [0, 0.5)", v);
     } else if (strcmp(name, "--seed") == 0) {
-      if (parse_count(v, &n) || n > (long)UINT_MAX)
-        return fail_usage("--seed: expected an integer in 0..%u, got '%s'", UINT_MAX, v);
+      if (cli_parse_count(v, &n) || n > (long)UINT_MAX)
+        return cli_fail_usage("--seed: expected an integer in 0..%u, got '%s'", UINT_MAX, v);
       o->seed = (unsigned)n;
     } else if (strcmp(name, "--batch") == 0) {
-      if (parse_count(v, &n) || n > INT_MAX)
-        return fail_usage("--batch: expected a number of cells (0 chooses), got '%s'", v);
+      if (cli_parse_count(v, &n) || n > INT_MAX)
+        return cli_fail_usage("--batch: expected a number of cells (0 chooses), got '%s'", v);
       o->max_batch = (int)n;
     } else if (strcmp(name, "--problem") == 0) {
-      if ((c = parse_choice("--problem", v, problem_names, 3)) < 0) return EXIT_USAGE;
+      if ((c = cli_parse_choice("--problem", v, cli_problem_names, 3)) < 0) return EXIT_USAGE;
       o->problem = c;
     } else if (strcmp(name, "--precision") == 0) {
-      if ((c = parse_choice("--precision", v, precision_names, 2)) < 0) return EXIT_USAGE;
+      if ((c = cli_parse_choice("--precision", v, cli_precision_names, 2)) < 0) return EXIT_USAGE;
       o->precision = c == 0 ? FEMINT_DOUBLE : FEMINT_SINGLE;
     } else if (strcmp(name, "--where") == 0) {
-      if ((c = parse_choice("--where", v, where_names, 3)) < 0) return EXIT_USAGE;
+      if ((c = cli_parse_choice("--where", v, cli_where_names, 3)) < 0) return EXIT_USAGE;
       o->where = c == 0 ? FEMINT_WHERE_ANY : c == 1 ? FEMINT_WHERE_CPU : FEMINT_WHERE_OPENCL;
     } else if (strcmp(name, "--output") == 0) {
       o->output = v;
+    } else if (strcmp(name, "--timeline") == 0) {
+      o->timeline = v;
     } else {
-      return fail_usage("unknown option '%s'", name);
+      return cli_fail_usage("unknown option '%s'", name);
     }
   }
-  if (o->output && check_writable(o->output)) return EXIT_USAGE;
+  if (o->output && cli_check_writable(o->output)) return EXIT_USAGE;
+  if (o->timeline) {
+    char *csv = cli_timeline_csv(o->timeline);
+    int bad = !csv || cli_check_writable(o->timeline) || cli_check_writable(csv);
+    free(csv);
+    if (bad) return EXIT_USAGE;
+  }
   return 0;
 }
 
@@ -532,64 +319,67 @@ static void print_json(const struct run_options *o, int nvert, double volume,
                        const struct check *checks, int nchecks, int pass, double t_init)
 {
   printf("{\"femint\":");
-  json_string(PACKAGE_VERSION);
-  if (o->mesh_file) {
+  cli_json_string(PACKAGE_VERSION);
+  if (o->mesh.file) {
     printf(",\"element\":\"prism\",\"mesh\":{\"type\":\"gmsh\",\"file\":");
-    json_string(o->mesh_file);
+    cli_json_string(o->mesh.file);
     printf(",\"cells\":%d,\"vertices\":%d,\"volume\":", st->ncell, nvert);
-    json_number(volume);
+    cli_json_number(volume);
     printf("}");
   } else {
     printf(",\"element\":\"prism\",\"mesh\":{\"type\":\"box\",\"nx\":%d,\"ny\":%d,"
            "\"nz\":%d,\"perturb\":",
-           o->nx, o->ny, o->nz);
-    json_number(o->perturb);
+           o->mesh.nx, o->mesh.ny, o->mesh.nz);
+    cli_json_number(o->perturb);
     printf(",\"seed\":%u}", o->seed);
   }
   printf(",\"orders\":[");
   print_orders(o, ",");
   printf("],\"problem\":\"%s\",\"precision\":\"%s\",\"where\":\"%s\",\"max_batch\":%d,",
-         problem_names[o->problem], o->precision == FEMINT_SINGLE ? "single" : "double",
-         where_names[o->where], o->max_batch);
+         cli_problem_names[o->problem], o->precision == FEMINT_SINGLE ? "single" : "double",
+         cli_where_names[o->where], o->max_batch);
   printf("\"elements\":%d,\"vertices\":%d,\"dofs\":%lld,\"nnz\":%lld,\"batches\":%d,"
          "\"groups\":%d,\"colors\":%d,\"tasks\":%d,\"workers\":[",
          st->ncell, nvert, (long long)st->ndof, (long long)st->nnz, st->nbatch, st->ngroup,
          st->ncolor, st->ntask);
   for (int w = 0; w < st->nworker; w++) {
     printf("%s{\"name\":", w ? "," : "");
-    json_string(names[w]);
+    cli_json_string(names[w]);
     printf(",\"kind\":\"%s\",\"integrate_tasks\":%d,\"assemble_tasks\":%d,\"busy_s\":",
            st->worker_is_opencl[w] ? "opencl" : "cpu", st->worker_tasks_integrate[w],
            st->worker_tasks_assemble[w]);
-    json_number(st->worker_busy[w]);
+    cli_json_number(st->worker_busy[w]);
     putchar('}');
   }
   printf("],\"stages\":{\"init_s\":");
-  json_number(t_init);
+  cli_json_number(t_init);
   printf(",\"plan_s\":");
-  json_number(st->t_plan);
+  cli_json_number(st->t_plan);
   printf(",\"pack_s\":");
-  json_number(st->t_pack);
+  cli_json_number(st->t_pack);
   printf(",\"tasks_s\":");
-  json_number(st->t_tasks);
+  cli_json_number(st->t_tasks);
   printf(",\"total_s\":");
-  json_number(st->t_total);
+  cli_json_number(st->t_total);
   printf("},\"flops_seed\":");
-  json_number(st->flops_seed);
+  cli_json_number(st->flops_seed);
   printf(",\"gflops\":");
-  json_number(st->t_tasks > 0 ? st->flops_seed / st->t_tasks * 1e-9 : NAN);
+  cli_json_number(st->t_tasks > 0 ? st->flops_seed / st->t_tasks * 1e-9 : NAN);
   printf(",\"calibrating_batches\":%d", st->calibrating);
   printf(",\"output\":");
-  if (o->output) json_string(o->output);
+  if (o->output) cli_json_string(o->output);
+  else fputs("null", stdout);
+  printf(",\"timeline\":");
+  if (o->timeline) cli_json_string(o->timeline);
   else fputs("null", stdout);
   printf(",\"verification\":[");
   for (int k = 0; k < nchecks; k++) {
     printf("%s{\"name\":", k ? "," : "");
-    json_string(checks[k].name);
+    cli_json_string(checks[k].name);
     printf(",\"value\":");
-    json_number(checks[k].value);
+    cli_json_number(checks[k].value);
     printf(",\"tolerance\":");
-    json_number(checks[k].tolerance);
+    cli_json_number(checks[k].tolerance);
     printf(",\"condition\":\"%s\",\"pass\":%s}", checks[k].above ? ">" : "<",
            checks[k].pass ? "true" : "false");
   }
@@ -602,14 +392,14 @@ static void print_human(const struct run_options *o, int nvert, double volume, c
 {
   printf("femint run: prisms, %s, %s precision, integration on %s workers\n",
          problem_text(o->problem), o->precision == FEMINT_SINGLE ? "single" : "double",
-         where_names[o->where]);
-  if (o->mesh_file)
-    printf("mesh          gmsh file %s: %d prisms, %d vertices, volume %.10g\n", o->mesh_file,
+         cli_where_names[o->where]);
+  if (o->mesh.file)
+    printf("mesh          gmsh file %s: %d prisms, %d vertices, volume %.10g\n", o->mesh.file,
            st->ncell, nvert, volume);
   else
     printf("mesh          box [0,%d]x[0,%d]x[0,%d]: %d prisms, %d vertices, interior vertices "
            "moved by up to %g x spacing (seed %u)\n",
-           o->nx, o->ny, o->nz, st->ncell, nvert, o->perturb, o->seed);
+           o->mesh.nx, o->mesh.ny, o->mesh.nz, st->ncell, nvert, o->perturb, o->seed);
   printf("orders        ");
   print_orders(o, ",");
   printf(" cycling over the cells:");
@@ -636,6 +426,7 @@ static void print_human(const struct run_options *o, int nvert, double volume, c
            "              models kept in $STARPU_HOME (default ~/.starpu)\n",
            st->calibrating, st->nbatch);
   if (o->output) printf("output        %s (Matrix Market)\n", o->output);
+  if (o->timeline) printf("timeline      %s (Gantt chart of the tasks)\n", o->timeline);
   printf("verification\n");
   for (int k = 0; k < nchecks; k++)
     printf("  %-34s %10.3e %s %-6g %s\n", checks[k].name, checks[k].value,
@@ -659,7 +450,7 @@ static int mesh_geometry(femint_mesh_t mesh, double *volume, double *centre)
 
 static int run_command(int argc, char **argv)
 {
-  struct run_options o = {.nx = 6, .ny = 6, .nz = 4, .perturb = 0.2, .seed = 1, .norders = 4,
+  struct run_options o = {.mesh = {6, 6, 4, NULL}, .perturb = 0.2, .seed = 1, .norders = 4,
                           .orders = {1, 2, 3, 4}, .problem = PROBLEM_ELASTICITY,
                           .precision = FEMINT_DOUBLE, .where = FEMINT_WHERE_ANY};
   int status = run_parse(argc, argv, &o);
@@ -671,6 +462,7 @@ static int run_command(int argc, char **argv)
   femint_form_t form = NULL;
   femint_matrix_t A = NULL;
   int *orders = NULL, count[FEMINT_MAX_ORDER + 1] = {0}, rc, nchecks = 0;
+  char *timeline_csv = NULL;
   struct check checks[8];
   struct femint_stats st;
   static char names[FEMINT_MAX_WORKERS][128];
@@ -679,46 +471,46 @@ static int run_command(int argc, char **argv)
                                      .quiet = !o.verbose};
   /* A file is read before StarPU starts, so that a bad one fails fast; its errors are kept on
    * the thread (no context). */
-  if (o.mesh_file && (rc = femint_mesh_read_gmsh(NULL, o.mesh_file, &mesh)) != 0) {
+  if (o.mesh.file && (rc = femint_mesh_read_gmsh(NULL, o.mesh.file, &mesh)) != 0) {
     const char *msg = femint_last_error(NULL);
     fprintf(stderr, "femint: %s\n", msg && *msg ? msg : femint_strerror(rc));
     return EXIT_RUNTIME;
   }
-  double t0 = now();
-  if ((rc = femint_init(&iopt, &ctx)) != 0) {
-    const char *msg = femint_init_error();
-    fprintf(stderr, "femint: %s\n", msg && *msg ? msg : femint_strerror(rc));
+  double t0 = cli_now();
+  if (cli_init(&iopt, &ctx)) {
     femint_mesh_destroy(&mesh);
     return EXIT_RUNTIME;
   }
-  double t_init = now() - t0;
+  double t_init = cli_now() - t0;
   status = EXIT_RUNTIME;
-  double volume = (double)o.nx * o.ny * o.nz, centre[3] = {0.5 * o.nx, 0.5 * o.ny, 0.5 * o.nz};
-  if (!mesh && (rc = femint_mesh_create_box(ctx, o.nx, o.ny, o.nz, o.nx, o.ny, o.nz, o.perturb,
-                                            o.seed, &mesh)) != 0)
+  const struct cli_mesh *m = &o.mesh;
+  double volume = (double)m->nx * m->ny * m->nz,
+         centre[3] = {0.5 * m->nx, 0.5 * m->ny, 0.5 * m->nz};
+  if (!mesh && (rc = femint_mesh_create_box(ctx, m->nx, m->ny, m->nz, m->nx, m->ny, m->nz,
+                                            o.perturb, o.seed, &mesh)) != 0)
     goto fail;
-  if (o.mesh_file && (rc = mesh_geometry(mesh, &volume, centre)) != 0) goto fail;
+  if (o.mesh.file && (rc = mesh_geometry(mesh, &volume, centre)) != 0) goto fail;
   const int ncell = femint_mesh_num_cells(mesh), nvert = femint_mesh_num_vertices(mesh);
   if (!(orders = malloc((ncell > 0 ? ncell : 1) * sizeof *orders))) {
     fprintf(stderr, "femint: out of memory (%d cells)\n", ncell);
     goto done;
   }
   for (int c = 0; c < ncell; c++) count[orders[c] = o.orders[c % o.norders]]++;
-  const double one = 1, young = 1, poisson = 0.3;
-  if ((rc = femint_space_create(ctx, mesh, o.problem == PROBLEM_LAPLACE ? 1 : 3, orders, 0,
+  if ((rc = femint_space_create(ctx, mesh, cli_problem_components(o.problem), orders, 0,
                                 &space)) != 0)
     goto fail;
-  if (o.problem == PROBLEM_ELASTICITY)
-    rc = femint_form_create_elasticity(ctx, 1, &young, &poisson, &form);
-  else if (o.problem == PROBLEM_LAPLACE)
-    rc = femint_form_create_laplace(ctx, 1, 1, &one, &form);
-  else
-    rc = femint_form_create_mass(ctx, 3, 1, &one, &form);
-  if (rc) goto fail;
+  if ((rc = cli_form_create(ctx, o.problem, &form)) != 0) goto fail;
+  if (o.timeline && !(timeline_csv = cli_timeline_csv(o.timeline))) {
+    fprintf(stderr, "femint: out of memory\n");
+    goto done;
+  }
   struct femint_assemble_options aopt = {.precision = o.precision, .where = o.where,
-                                         .max_batch = o.max_batch};
+                                         .max_batch = o.max_batch, .timeline = timeline_csv};
   memset(&st, 0, sizeof st);
   if ((rc = femint_assemble(ctx, space, form, &aopt, &A, &st)) != 0) goto fail;
+  if (o.timeline &&
+      cli_timeline_plot(ctx, timeline_csv, o.timeline, "femint run: tasks per worker"))
+    goto done;
   if (o.output && (rc = femint_matrix_write_mm(ctx, A, o.output)) != 0) goto fail;
   if ((rc = verify(space, A, &o, volume, centre, checks, &nchecks)) != 0) {
     if (rc > 0) {
@@ -745,16 +537,15 @@ static int run_command(int argc, char **argv)
                 checks[k].value, checks[k].above ? ">" : "<", checks[k].tolerance);
   status = pass ? 0 : EXIT_RUNTIME;
   goto done;
-fail: {
-  const char *msg = femint_last_error(ctx);
-  fprintf(stderr, "femint: %s\n", msg && *msg ? msg : femint_strerror(rc));
-}
+fail:
+  cli_fail_runtime(ctx, rc);
 done:
   femint_matrix_destroy(&A);
   femint_form_destroy(&form);
   femint_space_destroy(&space);
   femint_mesh_destroy(&mesh);
   free(orders);
+  free(timeline_csv);
   femint_finalize(&ctx);
   return status;
 }
@@ -770,20 +561,21 @@ static int refel_command(int argc, char **argv)
   long order = 0;
   int json = 0;
   for (int i = 2; i < argc; i++) {
-    if (next_option(argc, argv, &i, name, sizeof name, &v, with_value, flags)) return EXIT_USAGE;
+    if (cli_next_option(argc, argv, &i, name, sizeof name, &v, with_value, flags))
+      return EXIT_USAGE;
     if (strcmp(name, "--help") == 0) {
       fputs(refel_usage_text, stdout);
       return 0;
     } else if (strcmp(name, "--json") == 0) {
       json = 1;
     } else if (strcmp(name, "--element") == 0) {
-      if (parse_element(v)) return EXIT_USAGE;
+      if (cli_parse_element(v)) return EXIT_USAGE;
     } else if (strcmp(name, "--order") == 0) {
-      if (parse_count(v, &order))
-        return fail_usage("--order: expected an order 1..%d, got '%s'", FEMINT_MAX_ORDER, v);
-      if (check_order(order)) return EXIT_USAGE;
+      if (cli_parse_count(v, &order))
+        return cli_fail_usage("--order: expected an order 1..%d, got '%s'", FEMINT_MAX_ORDER, v);
+      if (cli_check_order(order)) return EXIT_USAGE;
     } else {
-      return fail_usage("unknown option '%s'", name);
+      return cli_fail_usage("unknown option '%s'", name);
     }
   }
   int first = order ? (int)order : 1, last = order ? (int)order : FEMINT_MAX_ORDER;
@@ -819,7 +611,8 @@ static int info_command(int argc, char **argv)
   const char *v;
   int json = 0, quiet = 0;
   for (int i = 2; i < argc; i++) {
-    if (next_option(argc, argv, &i, name, sizeof name, &v, with_value, flags)) return EXIT_USAGE;
+    if (cli_next_option(argc, argv, &i, name, sizeof name, &v, with_value, flags))
+      return EXIT_USAGE;
     if (strcmp(name, "--help") == 0) {
       fputs(info_usage_text, stdout);
       return 0;
@@ -828,7 +621,7 @@ static int info_command(int argc, char **argv)
     } else if (strcmp(name, "--quiet") == 0) {
       quiet = 1;
     } else {
-      return fail_usage("unknown option '%s'", name);
+      return cli_fail_usage("unknown option '%s'", name);
     }
   }
   femint_context_t ctx = NULL;
@@ -856,7 +649,7 @@ static int info_command(int argc, char **argv)
     if (femint_context_worker_name(ctx, w, buf, sizeof buf) != 0) snprintf(buf, sizeof buf, "?");
     if (json) {
       printf("%s{\"id\":%d,\"name\":", w ? "," : "", w);
-      json_string(buf);
+      cli_json_string(buf);
       putchar('}');
     } else {
       printf("  %2d  %s\n", w, buf);
@@ -883,11 +676,17 @@ int main(int argc, char **argv)
     status = refel_command(argc, argv);
   } else if (strcmp(cmd, "info") == 0) {
     status = info_command(argc, argv);
+  } else if (strcmp(cmd, "bench") == 0) {
+    status = cli_bench_command(argc, argv);
+  } else if (strcmp(cmd, "plan") == 0) {
+    status = cli_plan_command(argc, argv);
   } else if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
     const char *topic = argc > 2 ? argv[2] : "";
     fputs(strcmp(topic, "run") == 0     ? run_usage_text
           : strcmp(topic, "refel") == 0 ? refel_usage_text
           : strcmp(topic, "info") == 0  ? info_usage_text
+          : strcmp(topic, "bench") == 0 ? cli_bench_usage
+          : strcmp(topic, "plan") == 0  ? cli_plan_usage
                                         : usage_text,
           stdout);
     status = 0;
@@ -895,9 +694,9 @@ int main(int argc, char **argv)
     printf("femint %s\n", PACKAGE_VERSION);
     status = 0;
   } else if (cmd[0] == '-') {
-    return fail_usage("unknown option '%s' (try 'femint --help')", cmd);
+    return cli_fail_usage("unknown option '%s' (try 'femint --help')", cmd);
   } else {
-    return fail_usage("unknown command '%s' (try 'femint --help')", cmd);
+    return cli_fail_usage("unknown command '%s' (try 'femint --help')", cmd);
   }
   if (fflush(stdout) != 0 || ferror(stdout)) {
     fprintf(stderr, "femint: cannot write the output: %s\n", strerror(errno));
