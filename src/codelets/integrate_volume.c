@@ -51,7 +51,7 @@ uint32_t batch_footprint(struct starpu_task *task)
 
 static struct starpu_perfmodel integrate_volume_model = {
     .type = STARPU_HISTORY_BASED,
-    .symbol = "femint_integrate_volume_v1",
+    .symbol = "femint_integrate_volume_v2",
     .footprint = batch_footprint,
 };
 

@@ -1,148 +1,348 @@
-/* The CPU implementation of integrate_volume: an OpenMP team over the cells of a batch, with a
- * block update specialised per form. */
+/* The CPU implementation of integrate_volume: an OpenMP team over the cells of a batch, one cell
+ * per thread at a time. A cell's matrix combines the products S_de = Psi_d^T Psi_e of its basis
+ * values (d = 0) and physical derivatives (d = 1..3) scaled by sqrt(w_q det J_q), all obtained
+ * from one symmetric rank-k update: xSYRK of an optimized BLAS, or the blocked loop below. */
+#include <config.h>
+
+#include <math.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if FEMINT_HAVE_CBLAS
+#include <cblas.h>
+#endif
 
 #include "codelets.h"
 
-/* Element values are float or double: the same codelet serves both precisions. */
+/* Inputs and outputs are float or double: LOAD reads either as double. */
 #define LOAD(ptr, i, single) ((single) ? (double)((const float *)(ptr))[i] : ((const double *)(ptr))[i])
 
-/* psi[4][nsh]: values and physical derivatives at one point; t = the 10 Jacobian terms. */
-static void physical_derivatives(int nsh, const void *phi, size_t off, int single,
-                                 const double *t, double *psi)
+/* Scaled basis Psi (rows x ncol, row-major, leading dimension ldp) of a form: column i*nd + d - d0
+ * holds Psi_d of shape function i (d = d0 .. d0 + nd - 1) at point q (row q), or, for the
+ * Laplacian (stacked), row 3q + d - 1 and column i, so that one product sums the derivatives. The
+ * product G = Psi^T Psi (upper triangle, leading dimension ldg) is ncol x ncol. */
+struct psi_layout {
+  int d0, nd, stacked;
+  int rows, ncol;
+  int ncolp;    /* ncol rounded up to a whole tile of the blocked product */
+  int ldp, ldg;
+  int growsp;   /* rows allocated for G: the blocked product's last tiles overhang */
+};
+
+/* Tiles of the blocked product: MR x NR entries of G held in registers (12 AVX2 accumulators),
+ * NR one cache line of REAL, summed over slices of KC rows of Psi that stay in the L2 cache. */
+enum { MR = 6, NR_D = 8, NR_F = 16, KC = 64, NPAD = 16 };
+
+/* Tiles of TB x TB entries of G keep its mirroring in cache. */
+enum { TB = 16 };
+
+static struct psi_layout layout_of(const struct group *g)
 {
-  for (int i = 0; i < nsh; i++) {
-    double d0 = LOAD(phi, off + nsh + i, single), d1 = LOAD(phi, off + 2 * nsh + i, single),
-           d2 = LOAD(phi, off + 3 * nsh + i, single);
-    psi[i] = LOAD(phi, off + i, single);
-    for (int d = 0; d < 3; d++)
-      psi[(1 + d) * nsh + i] = d0 * t[1 + d] + d1 * t[4 + d] + d2 * t[7 + d];
+  const int nsh = g->nsh, nq = g->re->nq;
+  struct psi_layout L = {0, 1, 0, nq, nsh, 0, 0, 0, 0};
+  switch (g->kind) {
+  case FORM_ELASTICITY: L = (struct psi_layout){1, 3, 0, nq, 3 * nsh, 0, 0, 0, 0}; break;
+  case FORM_LAPLACE: L = (struct psi_layout){1, 3, 1, 3 * nq, nsh, 0, 0, 0, 0}; break;
+  case FORM_MASS: break;
+  default: L = (struct psi_layout){0, 4, 0, nq, 4 * nsh, 0, 0, 0, 0}; break;
+  }
+  L.ncolp = (L.ncol + NPAD - 1) / NPAD * NPAD;
+  L.ldp = L.ncolp + NPAD; /* the blocked product reads up to MR - 1 columns past ncolp */
+  L.ldg = L.ncolp;
+  L.growsp = L.ncolp + MR;
+  return L;
+}
+
+/* The per-cell functions take `single` as a constant from the two call sites in the batch loop:
+ * always inlined, each is compiled once for float and once for double. */
+#if defined(__GNUC__)
+#define CELL_INLINE inline __attribute__((always_inline))
+#else
+#define CELL_INLINE inline
+#endif
+
+/* Position of entry (r, c) of an n x n element matrix: row-major, or, where only the upper half is
+ * kept (sym, c >= r), packed row by row. */
+static CELL_INLINE size_t kpos(size_t n, int sym, size_t r, size_t c)
+{
+  return sym ? r * (2 * n - r + 1) / 2 + (c - r) : r * n + c;
+}
+
+static CELL_INLINE void store(void *K, int single, size_t k, double v)
+{
+  if (single) ((float *)K)[k] = (float)v;
+  else ((double *)K)[k] = v;
+}
+
+/* Psi of one cell from the reference tabulation phi[nq][4][nsh] and the Jacobian terms t[nq][10]
+ * (both REAL) into P (REAL); the padding columns of P stay as they are (zero). */
+static CELL_INLINE void build_psi(const struct group *g, const struct psi_layout *L,
+                                  const void *phi, const void *jac, size_t toff, int single,
+                                  void *P)
+{
+  const int nsh = g->nsh, nq = g->re->nq;
+  for (int q = 0; q < nq; q++) {
+    const size_t tq = toff + (size_t)q * GEOM_NTERMS, f = (size_t)q * 4 * nsh;
+    const double s = sqrt(LOAD(jac, tq, single));
+    double k[9];
+    for (int m = 0; m < 9; m++) k[m] = s * LOAD(jac, tq + 1 + m, single);
+    const size_t row = (size_t)q * L->ldp;
+#define DERIVATIVES                                                                               \
+  const double r0 = LOAD(phi, f + nsh + i, single), r1 = LOAD(phi, f + 2 * nsh + i, single),      \
+               r2 = LOAD(phi, f + 3 * nsh + i, single);                                           \
+  const double x = r0 * k[0] + r1 * k[3] + r2 * k[6], y = r0 * k[1] + r1 * k[4] + r2 * k[7],      \
+               z = r0 * k[2] + r1 * k[5] + r2 * k[8]
+    switch (g->kind) {
+    case FORM_ELASTICITY:
+      for (int i = 0; i < nsh; i++) {
+        DERIVATIVES;
+        store(P, single, row + 3 * i, x);
+        store(P, single, row + 3 * i + 1, y);
+        store(P, single, row + 3 * i + 2, z);
+      }
+      break;
+    case FORM_LAPLACE:
+      for (int i = 0; i < nsh; i++) {
+        DERIVATIVES;
+        store(P, single, 3 * row + i, x);
+        store(P, single, 3 * row + L->ldp + i, y);
+        store(P, single, 3 * row + 2 * L->ldp + i, z);
+      }
+      break;
+    case FORM_MASS:
+      for (int i = 0; i < nsh; i++) store(P, single, row + i, s * LOAD(phi, f + i, single));
+      break;
+    default:
+      for (int i = 0; i < nsh; i++) {
+        DERIVATIVES;
+        store(P, single, row + 4 * i, s * LOAD(phi, f + i, single));
+        store(P, single, row + 4 * i + 1, x);
+        store(P, single, row + 4 * i + 2, y);
+        store(P, single, row + 4 * i + 3, z);
+      }
+      break;
+    }
+#undef DERIVATIVES
   }
 }
 
-/* Upper blocks (jdof >= idof) of the 3x3 elasticity blocks at one point; w = det J * weight. */
-static void update_elasticity(int nsh, const double *psi, double w, double lam, double mu,
-                              double *A)
+#if !FEMINT_HAVE_CBLAS
+/* The tiles of the blocked product are compiled for AVX2 + FMA as well as for the baseline,
+ * picked at load time (GCC's function multiversioning). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#define FEMINT_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define FEMINT_CLONES
+#endif
+
+/* One MR x NR_D tile of G at (r0, c0) over kc rows of Psi: set (first) or add. */
+FEMINT_CLONES static void gram_tile_d(int kc, const double *restrict p, int ldp, int r0, int c0,
+                               int first, double *restrict g, int ldg)
 {
-  const int n = 3 * nsh;
-  const double *px = psi + nsh, *py = psi + 2 * nsh, *pz = psi + 3 * nsh;
-  for (int i = 0; i < nsh; i++) {
-    const double h0 = w * px[i], h1 = w * py[i], h2 = w * pz[i];
-    const double l0 = lam * h0, l1 = lam * h1, l2 = lam * h2;
-    const double m0 = mu * h0, m1 = mu * h1, m2 = mu * h2;
-    double *A0 = A + (size_t)(3 * i) * n, *A1 = A0 + n, *A2 = A1 + n;
-    for (int j = i; j < nsh; j++) {
-      const double g0 = px[j], g1 = py[j], g2 = pz[j];
-      const double dot = m0 * g0 + m1 * g1 + m2 * g2;
-      A0[3 * j + 0] += l0 * g0 + m0 * g0 + dot;
-      A0[3 * j + 1] += l0 * g1 + m1 * g0;
-      A0[3 * j + 2] += l0 * g2 + m2 * g0;
-      A1[3 * j + 0] += l1 * g0 + m0 * g1;
-      A1[3 * j + 1] += l1 * g1 + m1 * g1 + dot;
-      A1[3 * j + 2] += l1 * g2 + m2 * g1;
-      A2[3 * j + 0] += l2 * g0 + m0 * g2;
-      A2[3 * j + 1] += l2 * g1 + m1 * g2;
-      A2[3 * j + 2] += l2 * g2 + m2 * g2 + dot;
+  double acc[MR][NR_D] = {{0}};
+  for (int q = 0; q < kc; q++, p += ldp) {
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; r++) {
+      const double a = p[r0 + r];
+#pragma omp simd
+      for (int c = 0; c < NR_D; c++) acc[r][c] += a * p[c0 + c];
     }
   }
+  g += (size_t)r0 * ldg + c0;
+  for (int r = 0; r < MR; r++)
+    for (int c = 0; c < NR_D; c++) g[(size_t)r * ldg + c] = acc[r][c] + (first ? 0 : g[(size_t)r * ldg + c]);
 }
 
-/* Upper blocks of a form diagonal in the components: v = k * (grad . grad) or k * value^2. */
-static void update_diagonal(int nsh, int ne, const double *psi, double wk, int gradient,
-                            double *A)
+FEMINT_CLONES static void gram_tile_f(int kc, const float *restrict p, int ldp, int r0, int c0,
+                               int first, float *restrict g, int ldg)
 {
-  const int n = nsh * ne;
-  for (int i = 0; i < nsh; i++) {
-    double *Ai = A + (size_t)i * ne * n;
-    if (gradient) {
-      const double h0 = wk * psi[nsh + i], h1 = wk * psi[2 * nsh + i], h2 = wk * psi[3 * nsh + i];
-      for (int j = i; j < nsh; j++) {
-        double v = h0 * psi[nsh + j] + h1 * psi[2 * nsh + j] + h2 * psi[3 * nsh + j];
-        for (int e = 0; e < ne; e++) Ai[(size_t)e * n + j * ne + e] += v;
-      }
-    } else {
-      const double h = wk * psi[i];
-      for (int j = i; j < nsh; j++) {
-        double v = h * psi[j];
-        for (int e = 0; e < ne; e++) Ai[(size_t)e * n + j * ne + e] += v;
-      }
+  float acc[MR][NR_F] = {{0}};
+  for (int q = 0; q < kc; q++, p += ldp) {
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; r++) {
+      const float a = p[r0 + r];
+#pragma omp simd
+      for (int c = 0; c < NR_F; c++) acc[r][c] += a * p[c0 + c];
     }
+  }
+  g += (size_t)r0 * ldg + c0;
+  for (int r = 0; r < MR; r++)
+    for (int c = 0; c < NR_F; c++) g[(size_t)r * ldg + c] = acc[r][c] + (first ? 0 : g[(size_t)r * ldg + c]);
+}
+
+/* The tiles of G = Psi^T Psi on and above the diagonal (the diagonal tiles whole). */
+static void gram_d(const struct psi_layout *L, const double *P, double *G)
+{
+  for (int q0 = 0; q0 < L->rows; q0 += KC) {
+    const int kc = L->rows - q0 < KC ? L->rows - q0 : KC;
+    for (int c0 = 0; c0 < L->ncolp; c0 += NR_D)
+      for (int r0 = 0; r0 < c0 + NR_D; r0 += MR)
+        gram_tile_d(kc, P + (size_t)q0 * L->ldp, L->ldp, r0, c0, q0 == 0, G, L->ldg);
   }
 }
 
-/* All blocks of the generic form: c[iE][jE][iD][jD] for every pair. */
-static void update_generic(int nsh, int ne, const double *psi, double w, const double *c,
-                           double *A)
+static void gram_f(const struct psi_layout *L, const float *P, float *G)
 {
-  const int n = nsh * ne;
-  for (int i = 0; i < nsh; i++)
-    for (int iE = 0; iE < ne; iE++) {
-      double *Ar = A + (size_t)(i * ne + iE) * n;
-      for (int jE = 0; jE < ne; jE++)
-        for (int iD = 0; iD < 4; iD++) {
-          const double *cc = c + ((iE * ne + jE) * 4 + iD) * 4;
-          const double h = w * psi[iD * nsh + i];
-          if (h == 0) continue;
-          for (int jD = 0; jD < 4; jD++) {
-            if (cc[jD] == 0) continue;
-            const double hc = h * cc[jD];
-            const double *g = psi + jD * nsh;
-            for (int j = 0; j < nsh; j++) Ar[j * ne + jE] += hc * g[j];
-          }
+  for (int q0 = 0; q0 < L->rows; q0 += KC) {
+    const int kc = L->rows - q0 < KC ? L->rows - q0 : KC;
+    for (int c0 = 0; c0 < L->ncolp; c0 += NR_F)
+      for (int r0 = 0; r0 < c0 + NR_F; r0 += MR)
+        gram_tile_f(kc, P + (size_t)q0 * L->ldp, L->ldp, r0, c0, q0 == 0, G, L->ldg);
+  }
+}
+#endif
+
+/* G = Psi^T Psi, upper triangle, in the precision of the group. */
+static void gram(const struct psi_layout *L, int single, const void *P, void *G)
+{
+#if FEMINT_HAVE_CBLAS
+  if (single)
+    cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, L->ncol, L->rows, 1.0f, P, L->ldp, 0.0f,
+                G, L->ldg);
+  else
+    cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, L->ncol, L->rows, 1.0, P, L->ldp, 0.0, G,
+                L->ldg);
+#else
+  if (single) gram_f(L, P, G);
+  else gram_d(L, P, G);
+#endif
+}
+
+/* Fill the lower triangle of G from the upper one, by tiles of TB x TB that stay in cache. */
+static CELL_INLINE void mirror(int ncol, int ldg, int single, void *G)
+{
+  for (int ib = 0; ib < ncol; ib += TB)
+    for (int jb = 0; jb <= ib; jb += TB)
+      for (int i = ib; i < ib + TB && i < ncol; i++)
+        for (int j = jb; j < jb + TB && j < i; j++) {
+          if (single) ((float *)G)[(size_t)i * ldg + j] = ((float *)G)[(size_t)j * ldg + i];
+          else ((double *)G)[(size_t)i * ldg + j] = ((double *)G)[(size_t)j * ldg + i];
         }
+}
+
+/* Elasticity, G over columns 3i + a: K[(i,a),(j,b)] = lambda S_ab(i,j) + mu S_ba(i,j)
+ * + mu delta_ab (S_11 + S_22 + S_33)(i,j), row by row (the upper half only where sym). */
+static CELL_INLINE void combine_elasticity(int nsh, const void *G, int ldg, double lam, double mu,
+                                           int single, int sym, void *K)
+{
+  const size_t n = 3 * (size_t)nsh;
+  for (int i = 0; i < nsh; i++) {
+    const size_t g0 = (size_t)3 * i * ldg, g1 = g0 + ldg, g2 = g1 + ldg;
+    for (int j = sym ? i : 0; j < nsh; j++) {
+      double s[3][3];
+      for (int b = 0; b < 3; b++) {
+        s[0][b] = LOAD(G, g0 + 3 * j + b, single);
+        s[1][b] = LOAD(G, g1 + 3 * j + b, single);
+        s[2][b] = LOAD(G, g2 + 3 * j + b, single);
+      }
+      const double tr = mu * (s[0][0] + s[1][1] + s[2][2]);
+      for (int a = 0; a < 3; a++)
+        for (int b = sym && j == i ? a : 0; b < 3; b++)
+          store(K, single, kpos(n, sym, 3 * i + a, 3 * j + b),
+                lam * s[a][b] + mu * s[b][a] + (a == b ? tr : 0));
+    }
+  }
+}
+
+/* Laplace and mass: K[(i,e),(j,f)] = delta_ef k G(i,j). */
+static CELL_INLINE void combine_diagonal(int nsh, int ne, const void *G, int ldg, double k,
+                                         int single, int sym, void *K)
+{
+  const size_t n = (size_t)nsh * ne, rs = single ? sizeof(float) : sizeof(double);
+  for (int i = 0; i < nsh; i++)
+    for (int e = 0; e < ne; e++) {
+      const size_t r = (size_t)i * ne + e, c0 = sym ? r : 0;
+      if (ne > 1) memset((char *)K + kpos(n, sym, r, c0) * rs, 0, (n - c0) * rs);
+      for (int j = sym ? i : 0; j < nsh; j++)
+        store(K, single, kpos(n, sym, r, (size_t)j * ne + e), k * LOAD(G, (size_t)i * ldg + j, single));
     }
 }
 
-/* Fill the lower blocks of a symmetric element matrix from the upper ones. */
-static void mirror_blocks(int nsh, int ne, double *A)
+/* A non-zero term c[iE][jE][d][e] of the generic array: ke = iE*ne + jE, de = 4d + e. */
+struct term {
+  int ke, de;
+  double c;
+};
+
+/* Generic, G over columns 4i + d: K[(i,iE),(j,jE)] = sum_de c[iE][jE][d][e] G(4i+d, 4j+e). */
+static CELL_INLINE void combine_generic(int nsh, int ne, const void *G, int ldg,
+                                        const struct term *t, int nterm, int single, int sym,
+                                        void *K)
 {
-  const int n = nsh * ne;
+  const size_t n = (size_t)nsh * ne;
   for (int i = 0; i < nsh; i++)
-    for (int j = 0; j < i; j++)
+    for (int j = sym ? i : 0; j < nsh; j++) {
+      double s[16], kij[25] = {0};
+      for (int d = 0; d < 4; d++)
+        for (int e = 0; e < 4; e++) s[4 * d + e] = LOAD(G, (size_t)(4 * i + d) * ldg + 4 * j + e, single);
+      for (int m = 0; m < nterm; m++) kij[t[m].ke] += t[m].c * s[t[m].de];
       for (int a = 0; a < ne; a++)
-        for (int b = 0; b < ne; b++)
-          A[(size_t)(i * ne + a) * n + j * ne + b] = A[(size_t)(j * ne + b) * n + i * ne + a];
+        for (int b = sym && j == i ? a : 0; b < ne; b++)
+          store(K, single, kpos(n, sym, (size_t)i * ne + a, (size_t)j * ne + b), kij[a * ne + b]);
+    }
 }
+
+/* The element matrix of one cell into K (REAL), full or its packed upper half (g->symmetric, for
+ * the symmetric forms); c is the cell's coefficients (ncoef values). */
+static CELL_INLINE void integrate_cell(const struct group *g, const struct psi_layout *L,
+                                       const void *jac, size_t toff, const double *c,
+                                       const void *phi, int single, void *P, void *G,
+                                       struct term *terms, void *K)
+{
+  const int nsh = g->nsh, ne = g->ne, sym = g->symmetric;
+  build_psi(g, L, phi, jac, toff, single, P);
+  gram(L, single, P, G);
+  mirror(L->ncol, L->ldg, single, G);
+  switch (g->kind) {
+  case FORM_ELASTICITY: combine_elasticity(nsh, G, L->ldg, c[0], c[1], single, sym, K); break;
+  case FORM_LAPLACE:
+  case FORM_MASS: combine_diagonal(nsh, ne, G, L->ldg, c[0], single, sym, K); break;
+  default: {
+    int nterm = 0;
+    for (int k = 0; k < ne * ne * 16; k++)
+      if (c[k] != 0) terms[nterm++] = (struct term){k / 16, k % 16, c[k]};
+    combine_generic(nsh, ne, G, L->ldg, terms, nterm, single, sym, K);
+  } break;
+  }
+}
+
+#if FEMINT_HAVE_OPENBLAS
+/* Each thread of a team integrates whole cells: OpenBLAS must not start threads of its own. */
+static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
+static void blas_sequential(void) { openblas_set_num_threads(1); }
+#endif
 
 void integrate_volume_batch_cpu(const struct batch *b, const void *jac, const void *coef,
                                 const void *phi, void *mats, int workerid, int nthreads)
 {
   const struct group *g = b->g;
-  const int nsh = g->nsh, ne = g->ne, n = g->n, nq = g->re->nq;
+  const int n = g->n, nq = g->re->nq;
   const int single = g->precision == FEMINT_SINGLE;
+  const size_t rs = single ? sizeof(float) : sizeof(double);
+  const struct psi_layout L = layout_of(g);
+  const size_t per_cell = g->symmetric ? (size_t)n * (n + 1) / 2 : (size_t)n * n;
+#if FEMINT_HAVE_OPENBLAS
+  pthread_once(&blas_once, blas_sequential);
+#endif
 #pragma omp parallel num_threads(nthreads)
   {
     if (workerid >= 0) femint_team_bind_thread(b->ctx, workerid, omp_get_thread_num());
-    double *psi = malloc((size_t)4 * nsh * sizeof *psi);
-    double *A = malloc((size_t)n * n * sizeof *A);
+    void *P = NULL, *G = NULL;
     double *c = malloc((size_t)g->ncoef * sizeof *c);
-    int oom = !psi || !A || !c;
+    struct term *terms = malloc((size_t)g->ne * g->ne * 16 * sizeof *terms);
+    int oom = posix_memalign(&P, 64, (size_t)L.rows * L.ldp * rs) |
+              posix_memalign(&G, 64, (size_t)L.growsp * L.ldg * rs) | !c | !terms;
+    if (!oom) memset(P, 0, (size_t)L.rows * L.ldp * rs);
 #pragma omp for schedule(dynamic, 1)
     for (int cell = 0; cell < b->ncell; cell++) {
       if (oom) continue;
-      memset(A, 0, (size_t)n * n * sizeof *A);
       for (int k = 0; k < g->ncoef; k++) c[k] = LOAD(coef, (size_t)cell * g->ncoef + k, single);
-      for (int q = 0; q < nq; q++) {
-        double t[GEOM_NTERMS];
-        size_t toff = ((size_t)cell * nq + q) * GEOM_NTERMS;
-        for (int k = 0; k < GEOM_NTERMS; k++) t[k] = LOAD(jac, toff + k, single);
-        physical_derivatives(nsh, phi, (size_t)q * 4 * nsh, single, t, psi);
-        switch (g->kind) {
-        case FORM_ELASTICITY: update_elasticity(nsh, psi, t[0], c[0], c[1], A); break;
-        case FORM_LAPLACE: update_diagonal(nsh, ne, psi, t[0] * c[0], 1, A); break;
-        case FORM_MASS: update_diagonal(nsh, ne, psi, t[0] * c[0], 0, A); break;
-        default: update_generic(nsh, ne, psi, t[0], c, A); break;
-        }
-      }
-      if (g->kind != FORM_GENERIC) mirror_blocks(nsh, ne, A);
-      size_t off = (size_t)cell * n * n;
-      if (single)
-        for (size_t k = 0; k < (size_t)n * n; k++) ((float *)mats)[off + k] = (float)A[k];
-      else
-        memcpy((double *)mats + off, A, (size_t)n * n * sizeof *A);
+      void *K = (char *)mats + (size_t)cell * per_cell * rs;
+      size_t toff = (size_t)cell * nq * GEOM_NTERMS;
+      if (single) integrate_cell(g, &L, jac, toff, c, phi, 1, P, G, terms, K);
+      else integrate_cell(g, &L, jac, toff, c, phi, 0, P, G, terms, K);
     }
     if (oom) {
 #pragma omp critical
@@ -151,9 +351,39 @@ void integrate_volume_batch_cpu(const struct batch *b, const void *jac, const vo
         snprintf(((struct batch *)b)->msg, sizeof b->msg, "integrate_volume: out of memory");
       }
     }
-    free(psi);
-    free(A);
+    free(P);
+    free(G);
     free(c);
+    free(terms);
   }
 }
 
+double volume_cpu_flops(const struct group *g)
+{
+  const struct psi_layout L = layout_of(g);
+  const double nsh = g->nsh, nq = g->re->nq;
+  /* Psi: the scaled inverse Jacobian and sqrt per point, 15 flops per derivative triple and one
+   * per scaled value per shape function and point */
+  double flops = nq * (10 + nsh * ((L.d0 + L.nd > 1 ? 15 : 0) + (L.d0 == 0 ? 1 : 0)));
+  /* the symmetric product: ncol (ncol + 1) / 2 entries of rows multiply-adds */
+  flops += (double)L.ncol * (L.ncol + 1) * L.rows;
+  /* the combination, over the blocks (i, j) of the upper half only where g->symmetric */
+  const double blocks = g->symmetric ? nsh * (nsh + 1) / 2 : nsh * nsh;
+  switch (g->kind) {
+  case FORM_ELASTICITY: flops += 33 * blocks; break;
+  case FORM_LAPLACE:
+  case FORM_MASS: flops += blocks; break;
+  default: {
+    double *c = malloc((size_t)g->ne * g->ne * 16 * sizeof *c);
+    int nterm = g->ne * g->ne * 16;
+    if (c && g->form) {
+      form_expand(g->form, 0, c);
+      nterm = 0;
+      for (int k = 0; k < g->ne * g->ne * 16; k++) nterm += c[k] != 0;
+    }
+    free(c);
+    flops += 2.0 * nterm * blocks;
+  } break;
+  }
+  return flops;
+}

@@ -24,9 +24,7 @@ int group_init(femint_context_t ctx, const struct femint_space *space,
   g->real_size = precision == FEMINT_SINGLE ? sizeof(float) : sizeof(double);
   double blocks = (double)g->nsh * g->nsh * g->re->nq;
   g->flops_seed_per_cell = blocks * form_flops_per_block(form);
-  /* the CPU codelet: symmetric forms compute the upper half of the blocks */
-  g->flops_per_cell = form->kind == FORM_GENERIC ? g->flops_seed_per_cell
-                                                 : g->flops_seed_per_cell * (g->nsh + 1) / (2.0 * g->nsh);
+  g->flops_per_cell = volume_cpu_flops(g);
   FEMINT_CALL(femint_context_phi(ctx, order, precision, &g->h_phi));
   if (!use_opencl) return 0;
   char options[1024];
