@@ -210,6 +210,11 @@ enum femint_variant {
 FEMINT_EXPORT const char *femint_variant_name(int variant);
 /** @brief The variant of a name, or -1. */
 FEMINT_EXPORT int femint_variant_parse(const char *name);
+/** @brief How the host plans the integration kernel of an order on OpenCL device `device`
+ *  (seed 000's Tables 3-4) as "key: value" lines in buf. */
+FEMINT_EXPORT int femint_plan_describe(femint_context_t ctx, femint_form_t form, int order,
+                                       int precision, int variant, int symmetric, int device,
+                                       char *buf, size_t len);
 
 struct femint_assemble_options {
   int precision;      /**< FEMINT_DOUBLE or FEMINT_SINGLE (integration only) */

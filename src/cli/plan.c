@@ -11,12 +11,6 @@
 
 #include "cli.h"
 
-/* Until femint_plan_describe is in the library, the reference is weak and the command says that
- * it is missing. */
-#pragma weak femint_plan_describe
-int femint_plan_describe(femint_context_t ctx, femint_form_t form, int order, int precision,
-                         int variant, int symmetric, int device, char *buf, size_t len);
-
 const char cli_plan_usage[] =
   "Usage: femint plan [--element prism] [--order P] [OPTIONS]\n"
   "\n"
@@ -103,10 +97,6 @@ int cli_plan_command(int argc, char **argv)
     } else {
       return cli_fail_usage("unknown option '%s'", name);
     }
-  }
-  if (!femint_plan_describe) {
-    fprintf(stderr, "femint: plan: this build of the library has no femint_plan_describe\n");
-    return EXIT_RUNTIME;
   }
   femint_context_t ctx = NULL;
   femint_form_t form = NULL;
