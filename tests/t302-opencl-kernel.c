@@ -95,7 +95,7 @@ static int build_kernel(struct cl_env *env, const struct volume_cl_config *cfg, 
     tap_diag("%s", femint_thread_error());
     return -1;
   }
-  *k = clCreateKernel(*prog, VOLUME_CL_KERNEL_NAME, &err);
+  *k = clCreateKernel(*prog, volume_cl_kernel_name(cfg->variant), &err);
   if (err == CL_SUCCESS) return 0;
   clReleaseProgram(*prog);
   return -1;
@@ -112,7 +112,7 @@ static double run_case(struct cl_env *env, const struct refel *re, const struct 
                     : fc->kind == FORM_ELASTICITY ? 2 : 1;
   struct volume_cl_config cfg;
   if (volume_cl_configure(&env->info, nsh, re->nq, fc->ne, ncoef, fc->kind,
-                          single ? FEMINT_SINGLE : FEMINT_DOUBLE, &cfg)) {
+                          single ? FEMINT_SINGLE : FEMINT_DOUBLE, VARIANT_REG_NOJAC, 0, &cfg)) {
     tap_diag("%s", femint_thread_error());
     return -1;
   }
@@ -138,8 +138,8 @@ static double run_case(struct cl_env *env, const struct refel *re, const struct 
   void *out = malloc(nout * rs);
   if (e1 == CL_SUCCESS && e2 == CL_SUCCESS && e3 == CL_SUCCESS && e4 == CL_SUCCESS && out) {
     cl_event ev;
-    cl_int err = volume_cl_enqueue(env->queue, k, &cfg, &shape_dev, ncell, djac, dcoef, dphi, dout,
-                                   &ev);
+    cl_int err = volume_cl_enqueue(env->queue, k, &cfg, &shape_dev, ncell, djac, dcoef, dphi, NULL,
+                                   dout, &ev);
     /* A device that cannot run the planned work-group size gets a smaller one. */
     while ((err == CL_OUT_OF_RESOURCES || err == CL_INVALID_WORK_GROUP_SIZE) &&
            volume_cl_replan(&env->info, &cfg) == 0) {
@@ -153,8 +153,8 @@ static double run_case(struct cl_env *env, const struct refel *re, const struct 
         break;
       }
       volume_cl_launch_shape(&shape_dev, &cfg, ncell, &global, &local, epg_out);
-      err = volume_cl_enqueue(env->queue, k, &cfg, &shape_dev, ncell, djac, dcoef, dphi, dout,
-                              &ev);
+      err = volume_cl_enqueue(env->queue, k, &cfg, &shape_dev, ncell, djac, dcoef, dphi, NULL,
+                              dout, &ev);
     }
     if (err == CL_SUCCESS) {
       err = clEnqueueReadBuffer(env->queue, dout, CL_TRUE, 0, nout * rs, out, 1, &ev, NULL);
@@ -233,7 +233,7 @@ int main(void)
   tap_diag("device %s (%s), %u compute units, %zu max work-group, %llu local bytes, fp64 %d",
            env.info.name, env.info.vendor, env.info.compute_units, env.info.max_wg,
            (unsigned long long)env.info.local_mem, env.info.fp64);
-  env.src = volume_cl_source();
+  env.src = volume_cl_source(VARIANT_REG_NOJAC);
   if (!env.src) {
     printf("Bail out! the kernel sources are not embedded\n");
     return 1;
@@ -244,22 +244,22 @@ int main(void)
   struct femint_cl_device small = env.info;
   struct volume_cl_config cfg;
   small.local_mem = 1024;
-  tap_ok(volume_cl_configure(&small, 288, 336, 3, 2, FORM_ELASTICITY, FEMINT_SINGLE, &cfg) ==
-             FEMINT_ENOTSUP,
+  tap_ok(volume_cl_configure(&small, 288, 336, 3, 2, FORM_ELASTICITY, FEMINT_SINGLE,
+                             VARIANT_REG_NOJAC, 0, &cfg) == FEMINT_ENOTSUP,
          "a kernel that needs more local memory than the device has is refused");
   small = env.info;
   small.fp64 = 0;
-  tap_ok(volume_cl_configure(&small, 6, 6, 1, 1, FORM_LAPLACE, FEMINT_DOUBLE, &cfg) ==
-             FEMINT_ENOTSUP,
+  tap_ok(volume_cl_configure(&small, 6, 6, 1, 1, FORM_LAPLACE, FEMINT_DOUBLE, VARIANT_REG_NOJAC, 0,
+                             &cfg) == FEMINT_ENOTSUP,
          "double precision on a device without fp64 is refused");
-  tap_ok(volume_cl_configure(&env.info, 6, 6, 2, 1, FORM_ELASTICITY, FEMINT_SINGLE, &cfg) ==
-             FEMINT_EINVAL,
+  tap_ok(volume_cl_configure(&env.info, 6, 6, 2, 1, FORM_ELASTICITY, FEMINT_SINGLE,
+                             VARIANT_REG_NOJAC, 0, &cfg) == FEMINT_EINVAL,
          "elasticity with two components is refused");
   {
     cl_program prog;
     int rc = femint_cl_build(env.ctx, env.dev, env.src,
                              "-DNSH=6 -DNQ=6 -DNE=1 -DNCOEF=1 -DFORM_KIND=2 -DWG_SIZE=8 "
-                             "-DNPARTS=1 -DREAL=float",
+                             "-DNPARTS=1 -DGEO_JAC=0 -DREAL=float",
                              &prog);
     const char *msg = femint_thread_error();
     const char *log = strstr(msg, "build log:");

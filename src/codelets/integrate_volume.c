@@ -28,7 +28,7 @@ static void integrate_volume_opencl(void *buffers[], void *arg)
   cl_event ev = NULL;
   cl_int err = g->program[dev] ? volume_cl_enqueue(queue, g->program[dev]->kernel, &g->cl_cfg[dev],
                                                    &b->ctx->cl_dev[dev], b->ncell, m[0], m[1],
-                                                   m[2], m[3], &ev)
+                                                   m[2], NULL, m[3], &ev)
                                : CL_INVALID_PROGRAM;
   if (ev) clReleaseEvent(ev);
   if (err != CL_SUCCESS) {

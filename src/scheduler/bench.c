@@ -123,10 +123,10 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
     starpu_opencl_get_device(dev, &id);
     res->peak_gflops = peak_gflops(id, &ctx->cl_dev[dev], opt->precision);
     if ((err = volume_cl_configure(&ctx->cl_dev[dev], g->nsh, nq, g->ne, g->ncoef, g->kind,
-                                   opt->precision, &cfg)))
+                                   opt->precision, VARIANT_REG_NOJAC, 0, &cfg)))
       goto done;
     char options[1024];
-    char *src = volume_cl_source();
+    char *src = volume_cl_source(VARIANT_REG_NOJAC);
     volume_cl_options(&cfg, options, sizeof options);
     err = src ? femint_cl_build(clctx, id, src, options, &prog) : FEMINT_EOPENCL;
     free(src);
@@ -134,7 +134,7 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
       err = femint_seterr(ctx, err, "bench: %s", femint_thread_error());
       goto done;
     }
-    kern = clCreateKernel(prog, VOLUME_CL_KERNEL_NAME, &cerr);
+    kern = clCreateKernel(prog, volume_cl_kernel_name(VARIANT_REG_NOJAC), &cerr);
     q = clCreateCommandQueue(clctx, id, CL_QUEUE_PROFILING_ENABLE, &cerr);
     if (!kern || !q) {
       err = femint_seterr(ctx, FEMINT_EOPENCL, "bench: cannot create the kernel or queue (%d)", cerr);
@@ -185,7 +185,7 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
     for (int r = 0; r < (opt->repeat > 0 ? opt->repeat : 3) && !err; r++) {
       cl_event kev;
       cerr = volume_cl_enqueue(q, kern, &cfg, &ctx->cl_dev[dev], ncell, m.geo, m.coef, m.phi,
-                               m.out, &kev);
+                               NULL, m.out, &kev);
       if (cerr != CL_SUCCESS) {
         err = femint_seterr(ctx, FEMINT_EOPENCL, "bench: kernel launch failed (%d)", cerr);
         break;

@@ -28,19 +28,19 @@ int group_init(femint_context_t ctx, const struct femint_space *space,
   FEMINT_CALL(femint_context_phi(ctx, order, precision, &g->h_phi));
   if (!use_opencl) return 0;
   char options[1024];
-  char *source = volume_cl_source();
+  char *source = volume_cl_source(VARIANT_REG_NOJAC);
   FEMINT_CHECK(source, ctx, FEMINT_EOPENCL, "the OpenCL source of the volume kernel is missing");
   int err = 0;
   for (int dev = 0; dev < ctx->ncl_dev && !err; dev++) {
     err = volume_cl_configure(&ctx->cl_dev[dev], g->nsh, g->re->nq, g->ne, g->ncoef, g->kind,
-                              precision, &g->cl_cfg[dev]);
+                              precision, VARIANT_REG_NOJAC, 0, &g->cl_cfg[dev]);
     if (err) {
       err = femint_seterr(ctx, err, "order %d on OpenCL device %d (%s): %s", order, dev,
                           ctx->cl_dev[dev].name, femint_thread_error());
       break;
     }
     volume_cl_options(&g->cl_cfg[dev], options, sizeof options);
-    err = femint_context_program(ctx, dev, source, options, "femint_volume_reg_nojac",
+    err = femint_context_program(ctx, dev, source, options, volume_cl_kernel_name(VARIANT_REG_NOJAC),
                                  &g->program[dev]);
   }
   free(source);

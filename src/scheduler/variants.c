@@ -36,7 +36,7 @@ int femint_plan_describe(femint_context_t ctx, femint_form_t form, int order, in
   const struct femint_cl_device *dev = &ctx->cl_dev[device];
   struct volume_cl_config cfg;
   int err = volume_cl_configure(dev, re->nsh, re->nq, form->ne, form->ncoef, form->kind, precision,
-                                &cfg);
+                                VARIANT_REG_NOJAC, 0, &cfg);
   if (err) return femint_seterr(ctx, err, "plan: %s", femint_thread_error());
   const size_t rs = precision == FEMINT_SINGLE ? sizeof(float) : sizeof(double);
   const size_t n = (size_t)re->nsh * form->ne;

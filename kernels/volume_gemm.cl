@@ -1,0 +1,267 @@
+/* Element matrices of volume integrals as small dense products (GEMM variant). With W_q = w_q det J
+ * and Psi_d[q][i] the physical derivative d (0 value, 1..3 x, y, z) of shape function i, the kernel
+ * forms S_de(i, j) = sum_q W_q Psi_d[q][i] Psi_e[q][j] for the pairs (d, e) the form needs and
+ * combines them only at the end; for elasticity K[(i,a),(j,b)] = lambda S_ab + mu S_ba
+ * + mu delta_ab (S_11 + S_22 + S_33), for the generic form sum_de c[a][b][d][e] S_de.
+ *
+ * The (i, j) plane is cut into tiles of TILE x TILE pairs and the tiles into blocks of BLK x BLK
+ * tiles. A work-group holds ELEMS element slots of WPE work-items; each work-item accumulates the
+ * S values of one tile in registers. The work-group computes one block (its part) of the matrices
+ * of elems_per_group elements, ELEMS at a time: for each chunk of QC quadrature points it first
+ * computes sqrt(W_q) Psi_d[q][i] for the block's rows and columns into local memory, then every
+ * work-item updates its tile from there. Symmetric forms compute the upper half only (HALF). */
+#ifndef FEMINT_COMMON_CLH
+#include "common.clh"
+#endif
+
+#if !defined(NSH) || !defined(NQ) || !defined(NE) || !defined(NCOEF) || !defined(FORM_KIND) || \
+    !defined(WG_SIZE) || !defined(TILE) || !defined(BLK) || !defined(ELEMS) || !defined(WPE) ||  \
+    !defined(QC) || !defined(NPARTS) || !defined(HALF)
+#error "femint_volume_gemm needs -DNSH -DNQ -DNE -DNCOEF -DFORM_KIND -DWG_SIZE -DTILE -DBLK -DELEMS -DWPE -DQC -DNPARTS -DHALF"
+#endif
+#if FORM_KIND == FORM_ELASTICITY && (NE != 3 || NCOEF != 2)
+#error "the elasticity form has NE = 3 and NCOEF = 2 (lambda, mu)"
+#endif
+#if (FORM_KIND == FORM_LAPLACE || FORM_KIND == FORM_MASS) && NCOEF != 1
+#error "the Laplace and mass forms have NCOEF = 1"
+#endif
+#if FORM_KIND == FORM_GENERIC && (NCOEF != NE * NE * 16 || HALF)
+#error "the generic form has NCOEF = NE * NE * 16 and no symmetry"
+#endif
+#if SYMMETRIC && !HALF
+#error "symmetric storage needs HALF"
+#endif
+
+/* Tiles per side, blocks per side, and the shape of a part. */
+#define NTR ((NSH + TILE - 1) / TILE)
+#define NB ((NTR + BLK - 1) / BLK)
+#if HALF
+#if NPARTS != NB * (NB + 1) / 2
+#error "NPARTS must be NB(NB+1)/2 with HALF"
+#endif
+#else
+#if NPARTS != NB * NB
+#error "NPARTS must be NB * NB"
+#endif
+#endif
+#if NB == 1 && BLK != NTR
+#error "a single block is NTR tiles wide"
+#endif
+/* One block with HALF: its upper triangle of tiles is shared out; else BLK x BLK work-items. */
+#if NB == 1 && HALF
+#define TRIANGLE 1
+#if WPE != NTR * (NTR + 1) / 2
+#error "WPE must be NTR(NTR+1)/2"
+#endif
+#else
+#define TRIANGLE 0
+#if WPE != BLK * BLK
+#error "WPE must be BLK * BLK"
+#endif
+#endif
+#if WG_SIZE != ELEMS * WPE
+#error "WG_SIZE must be ELEMS * WPE"
+#endif
+#if NQ % QC != 0
+#error "QC must divide NQ"
+#endif
+
+/* Derivatives used (ND of them from D0) and S values per (i, j). */
+#if FORM_KIND == FORM_MASS
+#define ND 1
+#define D0 0
+#elif FORM_KIND == FORM_GENERIC
+#define ND 4
+#define D0 0
+#else
+#define ND 3
+#define D0 1
+#endif
+#if FORM_KIND == FORM_ELASTICITY || FORM_KIND == FORM_GENERIC
+#define NPAIR (ND * ND)
+#else
+#define NPAIR 1 /* Laplace: the trace S_11 + S_22 + S_33; mass: S_00 */
+#endif
+
+/* Rows (or columns) of a block, stored [t][x] for row x * TILE + t of the block, so that the
+ * work-items of neighbouring tiles read neighbouring words. */
+#define RW (BLK * TILE)
+#define PSI(s, qq, d, t, x) (((((s) * QC + (qq)) * ND + (d)) * TILE + (t)) * BLK + (x))
+#define PSI_SIZE (ELEMS * QC * ND * RW)
+
+/* ncell cells; work-group g computes part g % NPARTS of cells (g / NPARTS) * elems_per_group ..
+ * + elems_per_group - 1. geo = jac[ncell][NQ][10]; coef[ncell][NCOEF]; phi[NQ][4][NSH]; quad is
+ * not read; out[ncell][OUT_SIZE]. */
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
+femint_volume_gemm(int ncell, int elems_per_group, __global const REAL *restrict geo,
+                   __global const REAL *restrict coef, __global const REAL *restrict phi,
+                   __global const REAL *restrict quad, __global REAL *restrict out)
+{
+  __local REAL psi_r[PSI_SIZE];
+  __local REAL psi_c[PSI_SIZE];
+  __local REAL jac_l[ELEMS * QC * JAC_NTERMS];
+  __local REAL coef_l[ELEMS * NCOEF];
+
+  const int lid = (int)get_local_id(0);
+  const int part = (int)get_group_id(0) % NPARTS;
+  const int first = (int)(get_group_id(0) / NPARTS) * elems_per_group;
+  int br, bc;
+#if HALF
+  femint_upper_pair(part, NB, &br, &bc);
+#else
+  br = part / NB;
+  bc = part - br * NB;
+#endif
+  const int diag = br == bc;
+  /* The columns of a diagonal block are its rows. */
+  __local const REAL *pc = diag ? psi_r : psi_c;
+
+  const int slot = lid / WPE, lt = lid - slot * WPE;
+  int lr, lc;
+#if TRIANGLE
+  femint_upper_pair(lt, NTR, &lr, &lc);
+#else
+  lr = lt / BLK;
+  lc = lt - lr * BLK;
+#endif
+  /* In a diagonal block with HALF, the tiles below the diagonal are left out. */
+  const int busy = !(HALF && diag && lr > lc);
+  const int row0 = br * RW, col0 = bc * RW;
+  const int nitems = ELEMS * QC * RW * (diag ? 1 : 2);
+
+  for (int e0 = 0; e0 < elems_per_group; e0 += ELEMS) {
+    const int cell0 = first + e0;
+    if (cell0 >= ncell) break; /* the same for the whole group */
+    const int nvalid = min(min(ELEMS, elems_per_group - e0), ncell - cell0);
+
+    /* The previous elements' write-out may still read coef_l. */
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = lid; k < ELEMS * NCOEF; k += WG_SIZE)
+      coef_l[k] = k / NCOEF < nvalid ? coef[(size_t)cell0 * NCOEF + k] : (REAL)0;
+
+    REAL acc[NPAIR][TILE][TILE];
+#pragma unroll
+    for (int p = 0; p < NPAIR; p++)
+#pragma unroll
+      for (int ti = 0; ti < TILE; ti++)
+#pragma unroll
+        for (int tj = 0; tj < TILE; tj++) acc[p][ti][tj] = 0;
+
+    for (int q0 = 0; q0 < NQ; q0 += QC) {
+      /* sqrt(W_q) and sqrt(W_q) dxi_j/dx_i of the chunk; zero for empty slots. The previous
+       * chunk's reads of jac_l all came before its second barrier. */
+      for (int k = lid; k < ELEMS * QC; k += WG_SIZE) {
+        const int s = k / QC, qq = k - s * QC;
+        __local REAL *t = jac_l + k * JAC_NTERMS;
+        if (s < nvalid) {
+          __global const REAL *g = geo + ((size_t)(cell0 + s) * NQ + q0 + qq) * JAC_NTERMS;
+          const REAL sw = sqrt(g[JAC_DETW]);
+          t[0] = sw;
+          for (int m = 1; m < JAC_NTERMS; m++) t[m] = sw * g[m];
+        } else {
+          for (int m = 0; m < JAC_NTERMS; m++) t[m] = 0;
+        }
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+
+      /* sqrt(W_q) Psi_d[q][i] of the block's rows (and columns off the diagonal). All reads of
+       * the previous chunk's Psi came before the barrier above. */
+      for (int k = lid; k < nitems; k += WG_SIZE) {
+        const int cols = k >= ELEMS * QC * RW;
+        const int kk = cols ? k - ELEMS * QC * RW : k;
+        const int s = kk / (QC * RW), r = kk - s * (QC * RW);
+        const int qq = r / RW, x = r - qq * RW;
+        const int i = (cols ? col0 : row0) + x;
+        __local const REAL *t = jac_l + (s * QC + qq) * JAC_NTERMS;
+        __local REAL *dst = cols ? psi_c : psi_r;
+        REAL v[ND];
+        if (i < NSH) {
+          __global const REAL *ph = phi + (size_t)(q0 + qq) * 4 * NSH + i;
+#if FORM_KIND == FORM_MASS || FORM_KIND == FORM_GENERIC
+          v[0] = t[0] * ph[0];
+#endif
+#if FORM_KIND != FORM_MASS
+          const REAL d1 = ph[NSH], d2 = ph[2 * NSH], d3 = ph[3 * NSH];
+#pragma unroll
+          for (int d = 0; d < 3; d++)
+            v[ND - 3 + d] = d1 * t[JAC_K(0, d)] + d2 * t[JAC_K(1, d)] + d3 * t[JAC_K(2, d)];
+#endif
+        } else {
+#pragma unroll
+          for (int d = 0; d < ND; d++) v[d] = 0;
+        }
+        const int tx = x % TILE, xx = x / TILE;
+#pragma unroll
+        for (int d = 0; d < ND; d++) dst[PSI(s, qq, d, tx, xx)] = v[d];
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+
+      /* The products: NPAIR * TILE^2 multiply-adds per point. */
+      for (int qq = 0; qq < QC; qq++) {
+        REAL a[ND][TILE], b[ND][TILE];
+#pragma unroll
+        for (int d = 0; d < ND; d++)
+#pragma unroll
+          for (int t = 0; t < TILE; t++) {
+            a[d][t] = psi_r[PSI(slot, qq, d, t, lr)];
+            b[d][t] = pc[PSI(slot, qq, d, t, lc)];
+          }
+#pragma unroll
+        for (int ti = 0; ti < TILE; ti++)
+#pragma unroll
+          for (int tj = 0; tj < TILE; tj++) {
+#if FORM_KIND == FORM_LAPLACE
+            acc[0][ti][tj] += a[0][ti] * b[0][tj] + a[1][ti] * b[1][tj] + a[2][ti] * b[2][tj];
+#elif FORM_KIND == FORM_MASS
+            acc[0][ti][tj] += a[0][ti] * b[0][tj];
+#else
+#pragma unroll
+            for (int d = 0; d < ND; d++)
+#pragma unroll
+              for (int e = 0; e < ND; e++) acc[ND * d + e][ti][tj] += a[d][ti] * b[e][tj];
+#endif
+          }
+      }
+    }
+
+    /* The element matrix entries of the tile. */
+    if (slot < nvalid && busy) {
+      __global REAL *A = out + (size_t)(cell0 + slot) * OUT_SIZE;
+      __local const REAL *c = coef_l + slot * NCOEF;
+#pragma unroll
+      for (int ti = 0; ti < TILE; ti++)
+#pragma unroll
+        for (int tj = 0; tj < TILE; tj++) {
+          const int i = row0 + lr * TILE + ti, j = col0 + lc * TILE + tj;
+          if (i >= NSH || j >= NSH || (HALF && i > j)) continue;
+          REAL K[NE][NE];
+#if FORM_KIND == FORM_ELASTICITY
+          const REAL lambda = c[0], mu = c[1];
+          const REAL tr = mu * (acc[0][ti][tj] + acc[4][ti][tj] + acc[8][ti][tj]);
+          for (int x = 0; x < 3; x++)
+            for (int y = 0; y < 3; y++)
+              K[x][y] = lambda * acc[3 * x + y][ti][tj] + mu * acc[3 * y + x][ti][tj] +
+                        (x == y ? tr : (REAL)0);
+#elif FORM_KIND == FORM_GENERIC
+          for (int x = 0; x < NE; x++)
+            for (int y = 0; y < NE; y++) {
+              REAL v = 0;
+              for (int p = 0; p < 16; p++) v += c[(NE * x + y) * 16 + p] * acc[p][ti][tj];
+              K[x][y] = v;
+            }
+#else
+          for (int x = 0; x < NE; x++)
+            for (int y = 0; y < NE; y++) K[x][y] = x == y ? c[0] * acc[0][ti][tj] : (REAL)0;
+#endif
+          for (int x = 0; x < NE; x++)
+            for (int y = 0; y < NE; y++) {
+              if (SYMMETRIC && i == j && x > y) continue;
+              A[OUT_INDEX(i * NE + x, j * NE + y)] = K[x][y];
+#if HALF && !SYMMETRIC
+              if (i != j) A[OUT_INDEX(j * NE + y, i * NE + x)] = K[x][y];
+#endif
+            }
+        }
+    }
+  }
+}

@@ -1,0 +1,346 @@
+/* Test: every OpenCL volume kernel variant (REG/SHM x JAC/NOJAC, GEMM) reproduces Algorithm 1's element matrices on distorted prisms for orders 1-7, every form kind, single and double precision, full and symmetric storage. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "codelets/volume_opencl.h"
+#include "host/host.h"
+#include "tap.h"
+
+struct form_case {
+  int kind, ne;
+};
+static const struct form_case forms[] = {
+    {FORM_ELASTICITY, 3}, {FORM_LAPLACE, 1}, {FORM_MASS, 2}, {FORM_GENERIC, 2}};
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+/* A uniform number in [a, b) (xorshift64*). */
+static double urand(double a, double b)
+{
+  rng_state ^= rng_state >> 12;
+  rng_state ^= rng_state << 25;
+  rng_state ^= rng_state >> 27;
+  return a + (b - a) * (double)((rng_state * 0x2545f4914f6cdd1dull) >> 11) * 0x1.0p-53;
+}
+
+/* A prism whose vertices are the reference ones moved at random, then scaled and shifted into a
+ * box; Jacobian terms t[nq][10]. Draws again until every Jacobian is positive. */
+static void random_prism(const struct refel *re, double *X, double *t)
+{
+  static const double ref[6][3] = {{0, 0, -1}, {1, 0, -1}, {0, 1, -1},
+                                   {0, 0, 1},  {1, 0, 1},  {0, 1, 1}};
+  for (;;) {
+    const double scale[3] = {urand(0.5, 2), urand(0.5, 2), urand(0.25, 1)};
+    const double shift[3] = {urand(-1, 1), urand(-1, 1), urand(-1, 1)};
+    for (int a = 0; a < 6; a++)
+      for (int i = 0; i < 3; i++)
+        X[3 * a + i] = shift[i] + scale[i] * (ref[a][i] + urand(-0.2, 0.2));
+    int bad;
+    if (geom_prism_terms(re, X, t, &bad) == 0) return;
+  }
+}
+
+/* Random coefficients of a form kind for one cell. */
+static void random_coef(int kind, int ne, double *k)
+{
+  switch (kind) {
+  case FORM_ELASTICITY:
+    k[0] = urand(0.5, 2);
+    k[1] = urand(0.5, 2);
+    break;
+  case FORM_LAPLACE:
+  case FORM_MASS: k[0] = urand(0.5, 2); break;
+  default:
+    for (int i = 0; i < ne * ne * 16; i++) k[i] = urand(-1, 1);
+  }
+}
+
+struct cl_env {
+  cl_context ctx;
+  cl_command_queue queue;
+  cl_device_id dev;
+  struct femint_cl_device info;
+  char *src;
+};
+
+/* A device buffer holding n doubles, converted to float when single. */
+static cl_mem upload(struct cl_env *env, const double *x, size_t n, int single, cl_int *err)
+{
+  size_t rs = single ? sizeof(float) : sizeof(double);
+  void *host = malloc(n * rs);
+  for (size_t i = 0; i < n; i++) {
+    if (single)
+      ((float *)host)[i] = (float)x[i];
+    else
+      ((double *)host)[i] = x[i];
+  }
+  cl_mem m = clCreateBuffer(env->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * rs, host, err);
+  free(host);
+  return m;
+}
+
+/* The inputs of one order: ncell cells, their vertices, Jacobian terms and the quadrature. */
+struct order_case {
+  const struct refel *re;
+  int ncell;
+  const double *X, *jac, *quad;
+};
+
+/* Integrate the cells of one order and form with one variant, precision and storage, and
+ * compare with the reference (full matrices aref). Returns the largest relative Frobenius
+ * difference over the cells, or -1 on a failure. */
+static double run_case(struct cl_env *env, char *const *src, const struct order_case *oc,
+                       const struct form_case *fc, int variant, int single, int symmetric,
+                       const double *coef, const double *aref, int few_groups, int *epg_out)
+{
+  const struct refel *re = oc->re;
+  const int nsh = re->nsh, n = nsh * fc->ne, ncell = oc->ncell;
+  const int ncoef = fc->kind == FORM_GENERIC ? fc->ne * fc->ne * 16
+                    : fc->kind == FORM_ELASTICITY ? 2 : 1;
+  struct volume_cl_config cfg;
+  if (volume_cl_configure(&env->info, nsh, re->nq, fc->ne, ncoef, fc->kind,
+                          single ? FEMINT_SINGLE : FEMINT_DOUBLE, variant, symmetric, &cfg)) {
+    tap_diag("%s", femint_thread_error());
+    return -1;
+  }
+  char opts[512];
+  cl_program prog = NULL;
+  cl_kernel k = NULL;
+  cl_int err;
+  if (volume_cl_options(&cfg, opts, sizeof opts)) return -1;
+  if (femint_cl_build(env->ctx, env->dev, src[variant], opts, &prog)) {
+    tap_diag("%s", femint_thread_error());
+    return -1;
+  }
+  k = clCreateKernel(prog, volume_cl_kernel_name(variant), &err);
+  if (err != CL_SUCCESS) {
+    clReleaseProgram(prog);
+    return -1;
+  }
+  /* With one compute unit in the planning, work-groups integrate several cells. */
+  struct femint_cl_device shape_dev = env->info;
+  if (few_groups) shape_dev.compute_units = 1;
+  size_t global, local;
+  volume_cl_launch_shape(&shape_dev, &cfg, ncell, &global, &local, epg_out);
+
+  const size_t rs = single ? sizeof(float) : sizeof(double);
+  const size_t per = volume_cl_out_size(&cfg), nout = (size_t)ncell * per;
+  const int jac = volume_variant_jac(variant);
+  cl_int e1, e2, e3, e4, e5 = CL_SUCCESS;
+  cl_mem dgeo = jac ? upload(env, oc->X, (size_t)ncell * 18, single, &e1)
+                    : upload(env, oc->jac, (size_t)ncell * re->nq * GEOM_NTERMS, single, &e1);
+  cl_mem dcoef = upload(env, coef, (size_t)ncell * ncoef, single, &e2);
+  cl_mem dphi = upload(env, re->phi, (size_t)re->nq * 4 * nsh, single, &e3);
+  cl_mem dquad = upload(env, oc->quad, (size_t)re->nq * 4, single, &e4);
+  cl_mem dout = clCreateBuffer(env->ctx, CL_MEM_WRITE_ONLY, nout * rs, NULL, &e5);
+  double worst = -1;
+  void *out = malloc(nout * rs);
+  double *a = malloc(per * sizeof *a), *b = malloc(per * sizeof *b);
+  if (e1 == CL_SUCCESS && e2 == CL_SUCCESS && e3 == CL_SUCCESS && e4 == CL_SUCCESS &&
+      e5 == CL_SUCCESS && out && a && b) {
+    cl_event ev;
+    err = volume_cl_enqueue(env->queue, k, &cfg, &shape_dev, ncell, dgeo, dcoef, dphi, dquad,
+                            dout, &ev);
+    if (err == CL_SUCCESS) {
+      err = clEnqueueReadBuffer(env->queue, dout, CL_TRUE, 0, nout * rs, out, 1, &ev, NULL);
+      clReleaseEvent(ev);
+    }
+    if (err == CL_SUCCESS) {
+      worst = 0;
+      for (int c = 0; c < ncell; c++) {
+        const double *A = aref + (size_t)c * n * n;
+        for (size_t i = 0; i < per; i++)
+          a[i] = single ? ((float *)out)[(size_t)c * per + i] : ((double *)out)[(size_t)c * per + i];
+        if (symmetric) {
+          for (int r = 0; r < n; r++)
+            for (int s = r; s < n; s++) b[volume_packed_index(n, r, s)] = A[(size_t)r * n + s];
+        } else {
+          memcpy(b, A, per * sizeof *b);
+        }
+        double d = tap_reldiff(a, b, per);
+        if (isnan(d)) {
+          worst = d;
+          break;
+        }
+        if (d > worst) worst = d;
+      }
+    } else {
+      tap_diag("enqueue or read failed with %d", (int)err);
+    }
+  }
+  free(out);
+  free(a);
+  free(b);
+  clReleaseMemObject(dgeo);
+  clReleaseMemObject(dcoef);
+  clReleaseMemObject(dphi);
+  clReleaseMemObject(dquad);
+  clReleaseMemObject(dout);
+  clReleaseKernel(k);
+  clReleaseProgram(prog);
+  if (worst < 0 || worst >= (single ? 1e-4 : 1e-12)) tap_diag("options: %s", opts);
+  return worst;
+}
+
+/* The first device of the first platform that has one. */
+static int first_device(cl_platform_id *plat, cl_device_id *dev)
+{
+  cl_platform_id plats[16];
+  cl_uint np = 0;
+  if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS) return -1;
+  for (cl_uint i = 0; i < np && i < 16; i++) {
+    cl_uint nd = 0;
+    if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 1, dev, &nd) == CL_SUCCESS && nd > 0) {
+      *plat = plats[i];
+      return 0;
+    }
+  }
+  return -1;
+}
+
+/* Whether a case runs. With `all` every case does; by default (PoCL builds a program in about a
+ * second, too slow for all 504) each (variant, precision, storage, form) runs at one order of 1-4
+ * in turn, and GEMM and REG_NOJAC also at one of 5-7. */
+static int wanted(int all, int v, int single, int sym, int f, int p)
+{
+  if (all) return 1;
+  const int combo = ((v * 2 + single) * 2 + sym) * 4 + f;
+  if (p == 1 + combo % 4) return 1;
+  return (v == VARIANT_GEMM || v == VARIANT_REG_NOJAC) && p == 5 + combo % 3;
+}
+
+int main(int argc, char **argv)
+{
+  /* Arguments: `all` for every case, then the highest order (7). */
+  const int all = argc > 1 && !strcmp(argv[1], "all");
+  const int pmax = argc > 2 ? atoi(argv[2]) : 7;
+  cl_platform_id plat;
+  struct cl_env env;
+  cl_int err;
+  if (first_device(&plat, &env.dev)) tap_skip_all("no OpenCL device");
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
+  env.ctx = clCreateContext(props, 1, &env.dev, NULL, NULL, &err);
+  if (err != CL_SUCCESS) tap_skip_all("no usable OpenCL context");
+  env.queue = clCreateCommandQueue(env.ctx, env.dev, 0, &err);
+  if (err != CL_SUCCESS) tap_skip_all("no OpenCL command queue");
+  if (femint_cl_device_query(env.dev, &env.info)) {
+    printf("Bail out! %s\n", femint_thread_error());
+    return 1;
+  }
+  tap_diag("device %s (%s), %u compute units, %zu max work-group, %llu local bytes, fp64 %d",
+           env.info.name, env.info.vendor, env.info.compute_units, env.info.max_wg,
+           (unsigned long long)env.info.local_mem, env.info.fp64);
+  char *src[VARIANT_COUNT];
+  for (int v = 0; v < VARIANT_COUNT; v++)
+    if (!(src[v] = volume_cl_source(v))) {
+      printf("Bail out! the kernel sources of %s are not embedded\n", volume_variant_name(v));
+      return 1;
+    }
+  const clock_t start = clock();
+
+  /* Names, the packed index and the refusals of the planning. */
+  int names_ok = volume_variant_parse("nonsense") == -1 && volume_cl_source(VARIANT_COUNT) == NULL;
+  for (int v = 0; v < VARIANT_COUNT; v++)
+    names_ok = names_ok && volume_variant_parse(volume_variant_name(v)) == v &&
+               volume_cl_kernel_name(v) != NULL;
+  tap_ok(names_ok, "variant names parse back and every variant has a kernel");
+  {
+    int packed_ok = 1;
+    size_t expect = 0;
+    for (int r = 0; r < 7; r++)
+      for (int c = r; c < 7; c++) packed_ok = packed_ok && volume_packed_index(7, r, c) == expect++;
+    tap_ok(packed_ok && expect == 28, "the packed index runs over the upper half row by row");
+  }
+  struct volume_cl_config cfg;
+  for (int v = 0; v < VARIANT_COUNT; v++)
+    tap_ok(volume_cl_configure(&env.info, 18, 18, 2, 64, FORM_GENERIC, FEMINT_SINGLE, v, 1,
+                               &cfg) == FEMINT_ENOTSUP,
+           "%s: symmetric storage of the generic form is refused", volume_variant_name(v));
+  tap_ok(volume_cl_configure(&env.info, 18, 18, 1, 1, FORM_LAPLACE, FEMINT_SINGLE, VARIANT_COUNT,
+                             0, &cfg) == FEMINT_EINVAL,
+         "an unknown variant is refused");
+  {
+    char text[2048];
+    int ok = volume_cl_configure(&env.info, 40, 48, 3, 2, FORM_ELASTICITY, FEMINT_SINGLE,
+                                 VARIANT_SHM_NOJAC, 0, &cfg) == 0 &&
+             volume_cl_describe(&env.info, &cfg, 100000, text, sizeof text) == 0 &&
+             strstr(text, "blocks per thread") && strstr(text, "output data [MB]");
+    tap_ok(ok, "the plan is described");
+    if (ok) tap_diag("%s", text);
+  }
+
+  int epg_seen[VARIANT_COUNT] = {0};
+  for (int p = 1; p <= pmax && p <= 7; p++) {
+    struct refel *re;
+    if (refel_prism_create(p, &re)) {
+      printf("Bail out! refel_prism_create(%d): %s\n", p, femint_thread_error());
+      return 1;
+    }
+    /* Algorithm 1 costs nsh^2 nq 16 ne^2 per cell: fewer cells at high orders. Low orders take
+     * enough cells for several per work-group and a last work-group not full. */
+    const int ncell = p == 1 ? 37 : p == 2 ? 13 : p == 3 ? 3 : p == 4 ? 2 : 1;
+    const int nsh = re->nsh;
+    double *X = malloc((size_t)ncell * 18 * sizeof *X);
+    double *jac = malloc((size_t)ncell * re->nq * GEOM_NTERMS * sizeof *jac);
+    double *quad = malloc((size_t)re->nq * 4 * sizeof *quad);
+    for (int q = 0; q < re->nq; q++) {
+      for (int i = 0; i < 3; i++) quad[4 * q + i] = re->xq[3 * q + i];
+      quad[4 * q + 3] = re->wq[q];
+    }
+    for (int c = 0; c < ncell; c++)
+      random_prism(re, X + 18 * c, jac + (size_t)c * re->nq * GEOM_NTERMS);
+    const struct order_case oc = {re, ncell, X, jac, quad};
+    for (size_t f = 0; f < sizeof forms / sizeof *forms; f++) {
+      const struct form_case *fc = &forms[f];
+      int any = 0;
+      for (int v = 0; v < VARIANT_COUNT; v++)
+        for (int k = 0; k < 4; k++) any = any || wanted(all, v, k / 2, k % 2, (int)f, p);
+      if (!any) continue;
+      const int n = nsh * fc->ne;
+      const int ncoef = fc->kind == FORM_GENERIC ? fc->ne * fc->ne * 16
+                        : fc->kind == FORM_ELASTICITY ? 2 : 1;
+      double *coef = malloc((size_t)ncell * ncoef * sizeof *coef);
+      double *cfull = malloc((size_t)fc->ne * fc->ne * 16 * sizeof *cfull);
+      double *aref = malloc((size_t)ncell * n * n * sizeof *aref);
+      for (int c = 0; c < ncell; c++) random_coef(fc->kind, fc->ne, coef + (size_t)c * ncoef);
+      struct femint_form form = {NULL, fc->kind, fc->ne, ncoef, ncell, coef};
+      for (int c = 0; c < ncell; c++) {
+        form_expand(&form, c, cfull);
+        if (integrate_volume_reference(re, fc->ne, cfull, X + 18 * c, aref + (size_t)c * n * n)) {
+          printf("Bail out! integrate_volume_reference: %s\n", femint_thread_error());
+          return 1;
+        }
+      }
+      for (int v = 0; v < VARIANT_COUNT; v++)
+        for (int single = 0; single <= 1; single++)
+          for (int sym = 0; sym <= (fc->kind == FORM_GENERIC ? 0 : 1); sym++) {
+            if ((!single && !env.info.fp64) || !wanted(all, v, single, sym, (int)f, p)) continue;
+            const double tol = single ? 1e-4 : 1e-12;
+            int epg = 0;
+            double d = run_case(&env, src, &oc, fc, v, single, sym, coef, aref, p <= 2, &epg);
+            if (epg > epg_seen[v]) epg_seen[v] = epg;
+            tap_ok(d >= 0 && d < tol, "p=%d %s (ne=%d) %s %s %s: relative difference %.3g < %g",
+                   p, form_kind_name(fc->kind), fc->ne, volume_variant_name(v),
+                   single ? "single" : "double", sym ? "symmetric" : "full", d, tol);
+          }
+      free(coef);
+      free(cfull);
+      free(aref);
+    }
+    free(X);
+    free(jac);
+    free(quad);
+    refel_destroy(&re);
+  }
+  for (int v = 0; v < VARIANT_COUNT; v++)
+    tap_ok(epg_seen[v] > 1, "%s: work-groups integrated up to %d cells each",
+           volume_variant_name(v), epg_seen[v]);
+  tap_diag("CPU time %.1f s", (double)(clock() - start) / CLOCKS_PER_SEC);
+
+  for (int v = 0; v < VARIANT_COUNT; v++) free(src[v]);
+  clReleaseCommandQueue(env.queue);
+  clReleaseContext(env.ctx);
+  return tap_done();
+}
