@@ -32,11 +32,14 @@ struct group {
   int order, kind, ne, ncoef, precision, nsh, n; /* n = nsh * ne */
   int variant;                         /* enum volume_variant of the OpenCL kernel */
   int symmetric;                       /* element matrices as their packed upper half */
+  int geo_coords;                      /* batches carry vertex coordinates (JAC variants), not
+                                          Jacobian terms */
+  size_t geo_size, out_size;           /* REALs per cell of the geometry input and the output */
   const struct refel *re;
   const struct femint_form *form;
   const struct femint_space *space;
   size_t real_size;                    /* sizeof(float) or sizeof(double) */
-  starpu_data_handle_t h_phi;
+  starpu_data_handle_t h_phi, h_quad;
   struct volume_cl_config cl_cfg[FEMINT_MAX_CL_DEVICES];
   struct cl_program_entry *program[FEMINT_MAX_CL_DEVICES]; /* NULL: not for OpenCL */
   double flops_seed_per_cell;          /* seed 000's count */

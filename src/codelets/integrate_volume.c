@@ -2,18 +2,50 @@
  * implementation (volume_cpu.c, an OpenMP team over the cells), its OpenCL implementation (an
  * asynchronous launch of the group's kernel) and its history-based performance model. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "codelets.h"
 
+/* The Jacobian terms of a batch that carries vertex coordinates (JAC variants), in its precision. */
+static void *terms_from_coords(const struct batch *b, const void *coords)
+{
+  const struct group *g = b->g;
+  const int nq = g->re->nq, single = g->precision == FEMINT_SINGLE;
+  void *jac = malloc((size_t)b->ncell * nq * GEOM_NTERMS * g->real_size);
+  double *t = malloc((size_t)nq * GEOM_NTERMS * sizeof *t);
+  for (int k = 0; jac && t && k < b->ncell; k++) {
+    double X[18];
+    int bad;
+    for (int i = 0; i < 18; i++)
+      X[i] = single ? ((const float *)coords)[18 * k + i] : ((const double *)coords)[18 * k + i];
+    geom_prism_terms(g->re, X, t, &bad); /* the mesh checked the Jacobians */
+    size_t off = (size_t)k * nq * GEOM_NTERMS;
+    for (int i = 0; i < nq * GEOM_NTERMS; i++) {
+      if (single) ((float *)jac)[off + i] = (float)t[i];
+      else ((double *)jac)[off + i] = t[i];
+    }
+  }
+  free(t);
+  return jac;
+}
+
+/* buffers: geometry, coefficients, phi, quadrature points, element matrices. */
 static void integrate_volume_cpu(void *buffers[], void *arg)
 {
   struct batch *b = arg;
   int w = starpu_worker_get_id();
-  integrate_volume_batch_cpu(b, (const void *)STARPU_VECTOR_GET_PTR(buffers[0]),
-                             (const void *)STARPU_VECTOR_GET_PTR(buffers[1]),
+  const void *geo = (const void *)STARPU_VECTOR_GET_PTR(buffers[0]);
+  void *jac = b->g->geo_coords ? terms_from_coords(b, geo) : NULL;
+  if (b->g->geo_coords && !jac) {
+    b->status = FEMINT_ENOMEM;
+    snprintf(b->msg, sizeof b->msg, "integrate_volume: out of memory");
+    return;
+  }
+  integrate_volume_batch_cpu(b, jac ? jac : geo, (const void *)STARPU_VECTOR_GET_PTR(buffers[1]),
                              (const void *)STARPU_VECTOR_GET_PTR(buffers[2]),
-                             (void *)STARPU_VECTOR_GET_PTR(buffers[3]), w,
+                             (void *)STARPU_VECTOR_GET_PTR(buffers[4]), w,
                              femint_team_enter(b->ctx));
+  free(jac);
 }
 
 static void integrate_volume_opencl(void *buffers[], void *arg)
@@ -23,12 +55,12 @@ static void integrate_volume_opencl(void *buffers[], void *arg)
   int dev = starpu_worker_get_devid(starpu_worker_get_id());
   cl_command_queue queue;
   starpu_opencl_get_current_queue(&queue);
-  cl_mem m[4];
-  for (int k = 0; k < 4; k++) m[k] = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[k]);
+  cl_mem m[5];
+  for (int k = 0; k < 5; k++) m[k] = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[k]);
   cl_event ev = NULL;
   cl_int err = g->program[dev] ? volume_cl_enqueue(queue, g->program[dev]->kernel, &g->cl_cfg[dev],
                                                    &b->ctx->cl_dev[dev], b->ncell, m[0], m[1],
-                                                   m[2], NULL, m[3], &ev)
+                                                   m[2], m[3], m[4], &ev)
                                : CL_INVALID_PROGRAM;
   if (ev) clReleaseEvent(ev);
   if (err != CL_SUCCESS) {
@@ -38,14 +70,16 @@ static void integrate_volume_opencl(void *buffers[], void *arg)
   }
 }
 
-/* History is indexed by what decides the cost: order, form, components, precision, cells. */
+/* History is indexed by what decides the cost: order, form, components, precision, cells, kernel
+ * variant and storage. */
 uint32_t batch_footprint(struct starpu_task *task)
 {
   const struct batch *b = task->cl_arg;
-  uint32_t key[6] = {FEMINT_PRISM, (uint32_t)b->g->order, (uint32_t)b->g->kind,
-                     (uint32_t)b->g->ne, (uint32_t)b->g->precision, (uint32_t)b->ncell};
+  uint32_t key[8] = {FEMINT_PRISM,           (uint32_t)b->g->order,    (uint32_t)b->g->kind,
+                     (uint32_t)b->g->ne,     (uint32_t)b->g->precision, (uint32_t)b->ncell,
+                     (uint32_t)b->g->variant, (uint32_t)b->g->symmetric};
   uint32_t h = 0;
-  for (int i = 0; i < 6; i++) h = starpu_hash_crc32c_be(key[i], h);
+  for (int i = 0; i < 8; i++) h = starpu_hash_crc32c_be(key[i], h);
   return h;
 }
 
@@ -60,7 +94,7 @@ struct starpu_codelet femint_cl_integrate_volume = {
     .cpu_funcs = {integrate_volume_cpu},
     .opencl_funcs = {integrate_volume_opencl},
     .opencl_flags = {STARPU_OPENCL_ASYNC},
-    .nbuffers = 4,
-    .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_W},
+    .nbuffers = 5,
+    .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W},
     .model = &integrate_volume_model,
 };

@@ -241,23 +241,23 @@ int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t fo
     }
     double tp = femint_now();
     if (!err) err = plan_pack_batch(p, b);
-    if (!err) err = femint_host_alloc(ctx, (size_t)b->ncell * g->n * g->n * g->real_size, &b->mats);
+    if (!err) err = femint_host_alloc(ctx, (size_t)b->ncell * g->out_size * g->real_size, &b->mats);
     st.t_pack += femint_now() - tp;
     if (err) break;
     starpu_vector_data_register(&b->h_jac, STARPU_MAIN_RAM, (uintptr_t)b->jac,
-                                (uint32_t)((size_t)b->ncell * g->re->nq * GEOM_NTERMS),
-                                g->real_size);
+                                (uint32_t)((size_t)b->ncell * g->geo_size), g->real_size);
     starpu_vector_data_register(&b->h_coef, STARPU_MAIN_RAM, (uintptr_t)b->coef,
                                 (uint32_t)((size_t)b->ncell * g->ncoef), g->real_size);
     starpu_vector_data_register(&b->h_mats, STARPU_MAIN_RAM, (uintptr_t)b->mats,
-                                (uint32_t)((size_t)b->ncell * g->n * g->n), g->real_size);
+                                (uint32_t)((size_t)b->ncell * g->out_size), g->real_size);
     b->registered = 1;
     struct starpu_task *ti = starpu_task_create(), *ta = starpu_task_create();
     ti->cl = &femint_cl_integrate_volume;
     ti->handles[0] = b->h_jac;
     ti->handles[1] = b->h_coef;
     ti->handles[2] = g->h_phi;
-    ti->handles[3] = b->h_mats;
+    ti->handles[3] = g->h_quad;
+    ti->handles[4] = b->h_mats;
     ti->cl_arg = b;
     ti->flops = g->flops_seed_per_cell * b->ncell;
     ti->destroy = 0;
@@ -350,7 +350,7 @@ int femint_element_matrix(femint_context_t ctx, femint_space_t space, femint_for
                space->ncomp);
   struct plan p = {.ctx = ctx, .space = space, .form = form};
   struct group g;
-  FEMINT_CALL(group_init(ctx, space, form, space->order[cell], FEMINT_DOUBLE, 0, &g));
+  FEMINT_CALL(group_init(ctx, space, form, space->order[cell], FEMINT_DOUBLE, 0, 0, 0, &g));
   struct batch b = {.ctx = ctx, .g = &g, .ncell = 1, .cells = &cell};
   int err = plan_pack_batch(&p, &b);
   if (!err) integrate_volume_batch_cpu(&b, b.jac, b.coef, g.re->phi, Ae, -1, 1);

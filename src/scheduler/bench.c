@@ -89,15 +89,22 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
   starpu_pause();
   if ((err = femint_space_create(ctx, mesh, form->ne, NULL, opt->order, &space))) goto done;
   struct femint_assemble_options aopt = {.precision = opt->precision, .where = FEMINT_WHERE_CPU,
-                                         .max_batch = 1 << 30};
+                                         .max_batch = 1 << 30, .symmetric = opt->symmetric};
   if ((err = plan_create(ctx, space, form, &aopt, 1, &p))) goto done;
-  const struct group *g = &p->groups[0];
-  const int ncell = mesh->ncell, n = g->n, nq = g->re->nq;
-  const size_t rs = g->real_size, out_per = (size_t)n * n;
+  struct group *g = &p->groups[0];
+  const int ncell = mesh->ncell, nq = g->re->nq;
+  const size_t rs = g->real_size, out_per = g->out_size;
   res->ncell = ncell;
   res->flops_seed = g->flops_seed_per_cell;
-  res->variant = dev < 0 ? 0 : opt->variant;
-  /* input preparation: the Jacobian terms and coefficients of every cell, batch after batch */
+  if (dev >= 0) { /* the variant decides what the batches carry: Jacobian terms or vertices */
+    int v;
+    if ((err = femint_variant_choose(ctx, g, opt->variant, &v))) goto done;
+    g->variant = v;
+    g->geo_coords = volume_variant_jac(v);
+    g->geo_size = g->geo_coords ? 18 : (size_t)nq * GEOM_NTERMS;
+    res->variant = v + 1;
+  }
+  /* input preparation: the geometry and coefficients of every cell, batch after batch */
   double t = femint_now();
   for (int i = 0; i < p->nbatch && !err; i++) err = plan_pack_batch(p, &p->batches[i]);
   res->t_prep = (femint_now() - t) / ncell;
@@ -123,10 +130,12 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
     starpu_opencl_get_device(dev, &id);
     res->peak_gflops = peak_gflops(id, &ctx->cl_dev[dev], opt->precision);
     if ((err = volume_cl_configure(&ctx->cl_dev[dev], g->nsh, nq, g->ne, g->ncoef, g->kind,
-                                   opt->precision, VARIANT_REG_NOJAC, 0, &cfg)))
+                                   opt->precision, g->variant, g->symmetric, &cfg))) {
+      err = femint_seterr(ctx, err, "bench: %s", femint_thread_error());
       goto done;
+    }
     char options[1024];
-    char *src = volume_cl_source(VARIANT_REG_NOJAC);
+    char *src = volume_cl_source(g->variant);
     volume_cl_options(&cfg, options, sizeof options);
     err = src ? femint_cl_build(clctx, id, src, options, &prog) : FEMINT_EOPENCL;
     free(src);
@@ -134,21 +143,20 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
       err = femint_seterr(ctx, err, "bench: %s", femint_thread_error());
       goto done;
     }
-    kern = clCreateKernel(prog, volume_cl_kernel_name(VARIANT_REG_NOJAC), &cerr);
+    kern = clCreateKernel(prog, volume_cl_kernel_name(g->variant), &cerr);
     q = clCreateCommandQueue(clctx, id, CL_QUEUE_PROFILING_ENABLE, &cerr);
     if (!kern || !q) {
       err = femint_seterr(ctx, FEMINT_EOPENCL, "bench: cannot create the kernel or queue (%d)", cerr);
       goto done;
     }
-    res->flops_actual = res->flops_seed * (double)cfg.nparts * cfg.wg_size / ((double)g->nsh * g->nsh);
+    res->flops_actual = volume_cl_flops(&cfg);
     /* the packed inputs in one pinned buffer */
-    size_t ngeo = (size_t)ncell * nq * GEOM_NTERMS, ncoef = (size_t)ncell * g->ncoef;
+    size_t ngeo = (size_t)ncell * g->geo_size, ncoef = (size_t)ncell * g->ncoef;
     if ((err = femint_host_alloc(ctx, (ngeo + ncoef) * rs, &geo))) goto done;
     size_t cells = 0;
     for (int i = 0; i < p->nbatch; i++) {
       struct batch *b = &p->batches[i];
-      memcpy((char *)geo + cells * nq * GEOM_NTERMS * rs, b->jac,
-             (size_t)b->ncell * nq * GEOM_NTERMS * rs);
+      memcpy((char *)geo + cells * g->geo_size * rs, b->jac, (size_t)b->ncell * g->geo_size * rs);
       memcpy((char *)geo + (ngeo + cells * g->ncoef) * rs, b->coef, (size_t)b->ncell * g->ncoef * rs);
       cells += b->ncell;
     }
@@ -158,8 +166,10 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
     m.geo = clCreateBuffer(clctx, CL_MEM_READ_ONLY, ngeo * rs, NULL, &cerr);
     m.coef = clCreateBuffer(clctx, CL_MEM_READ_ONLY, ncoef * rs, NULL, &cerr);
     m.phi = clCreateBuffer(clctx, CL_MEM_READ_ONLY, nphi * rs, NULL, &cerr);
+    m.quad = clCreateBuffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (size_t)nq * 4 * rs,
+                            p->ctx->quad[opt->order][opt->precision == FEMINT_SINGLE], &cerr);
     m.out = clCreateBuffer(clctx, CL_MEM_WRITE_ONLY, (size_t)ncell * out_per * rs, NULL, &cerr);
-    if (!m.geo || !m.coef || !m.phi || !m.out) {
+    if (!m.geo || !m.coef || !m.phi || !m.quad || !m.out) {
       err = femint_seterr(ctx, FEMINT_EOPENCL, "bench: device allocation of %d cells failed (%d)",
                           ncell, cerr);
       goto done;
@@ -205,38 +215,30 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
     res->bytes_out = (double)out_per * rs;
     res->t_out = tout / ncell;
     res->bw_out = (double)ncell * out_per * rs / tout * 1e-9;
-    /* check a few cells against the CPU codelet */
-    double *ref = malloc(out_per * sizeof *ref);
-    struct batch *b0 = &p->batches[0];
-    int k0 = b0->ncell < 4 ? b0->ncell : 4;
-    for (int k = 0; ref && k < k0; k++) {
-      struct batch one = *b0;
-      one.ncell = 1;
-      one.cells = b0->cells + k;
-      one.jac = (char *)b0->jac + (size_t)k * nq * GEOM_NTERMS * rs;
-      one.coef = (char *)b0->coef + (size_t)k * g->ncoef * rs;
-      struct group gd = *g;
-      gd.precision = FEMINT_DOUBLE;
-      gd.real_size = sizeof(double);
-      double *jd = malloc((size_t)nq * GEOM_NTERMS * sizeof *jd), *cd = malloc(g->ncoef * sizeof *cd);
-      for (int i = 0; jd && i < nq * GEOM_NTERMS; i++)
-        jd[i] = rs == 4 ? ((float *)one.jac)[i] : ((double *)one.jac)[i];
-      for (int i = 0; cd && i < g->ncoef; i++)
-        cd[i] = rs == 4 ? ((float *)one.coef)[i] : ((double *)one.coef)[i];
-      one.g = &gd;
-      if (jd && cd) integrate_volume_batch_cpu(&one, jd, cd, g->re->phi, ref, -1, 1);
-      double d = 0, s = 0;
+    /* check a few cells against the CPU codelet in double, from the mesh itself */
+    double *ref = malloc(out_per * sizeof *ref), *jd = malloc((size_t)nq * GEOM_NTERMS * sizeof *jd);
+    struct group gd = *g;
+    gd.precision = FEMINT_DOUBLE;
+    gd.real_size = sizeof(double);
+    const struct batch *b0 = &p->batches[0];
+    for (int k = 0; ref && jd && k < b0->ncell && k < 4; k++) {
+      double X[18];
+      int bad;
+      femint_mesh_cell_coords(mesh, b0->cells[k], X);
+      geom_prism_terms(g->re, X, jd, &bad);
+      struct batch one = {.ctx = ctx, .g = &gd, .ncell = 1, .cells = b0->cells + k};
+      integrate_volume_batch_cpu(&one, jd, form_coef(form, b0->cells[k]), g->re->phi, ref, -1, 1);
+      double d = 0, s2 = 0;
       for (size_t i = 0; i < out_per; i++) {
         size_t j = (size_t)k * out_per + i;
         double v = rs == 4 ? ((float *)mats)[j] : ((double *)mats)[j];
         d += (v - ref[i]) * (v - ref[i]);
-        s += ref[i] * ref[i];
+        s2 += ref[i] * ref[i];
       }
-      res->max_error = fmax(res->max_error, sqrt(d / s));
-      free(jd);
-      free(cd);
+      res->max_error = fmax(res->max_error, sqrt(d / s2));
     }
     free(ref);
+    free(jd);
   }
   /* assembly of the element matrices into the CSR values with one team on every core */
   double **base = malloc((size_t)p->csr.nblock * sizeof *base);

@@ -7,40 +7,51 @@
 #include "plan.h"
 
 int group_init(femint_context_t ctx, const struct femint_space *space,
-               const struct femint_form *form, int order, int precision, int use_opencl,
-               struct group *g)
+               const struct femint_form *form, int order, int precision, int variant,
+               int symmetric, int use_opencl, struct group *g)
 {
   memset(g, 0, sizeof *g);
   FEMINT_CALL(femint_context_refel(ctx, order, &g->re));
+  FEMINT_CHECK(!symmetric || form->kind != FORM_GENERIC, ctx, FEMINT_ENOTSUP,
+               "symmetric storage needs a symmetric form (elasticity, laplace or mass), not the "
+               "generic one");
   g->order = order;
   g->kind = form->kind;
   g->ne = form->ne;
   g->ncoef = form->ncoef;
   g->precision = precision;
+  g->symmetric = symmetric;
   g->nsh = g->re->nsh;
   g->n = g->nsh * g->ne;
   g->form = form;
   g->space = space;
   g->real_size = precision == FEMINT_SINGLE ? sizeof(float) : sizeof(double);
+  g->out_size = symmetric ? (size_t)g->n * (g->n + 1) / 2 : (size_t)g->n * g->n;
   double blocks = (double)g->nsh * g->nsh * g->re->nq;
   g->flops_seed_per_cell = blocks * form_flops_per_block(form);
   g->flops_per_cell = volume_cpu_flops(g);
   FEMINT_CALL(femint_context_phi(ctx, order, precision, &g->h_phi));
+  FEMINT_CALL(femint_context_quad(ctx, order, precision, &g->h_quad));
+  g->variant = VARIANT_GEMM;
+  if (use_opencl) FEMINT_CALL(femint_variant_choose(ctx, g, variant, &g->variant));
+  g->geo_coords = volume_variant_jac(g->variant);
+  g->geo_size = g->geo_coords ? 18 : (size_t)g->re->nq * GEOM_NTERMS;
   if (!use_opencl) return 0;
   char options[1024];
-  char *source = volume_cl_source(VARIANT_REG_NOJAC);
+  char *source = volume_cl_source(g->variant);
   FEMINT_CHECK(source, ctx, FEMINT_EOPENCL, "the OpenCL source of the volume kernel is missing");
   int err = 0;
   for (int dev = 0; dev < ctx->ncl_dev && !err; dev++) {
     err = volume_cl_configure(&ctx->cl_dev[dev], g->nsh, g->re->nq, g->ne, g->ncoef, g->kind,
-                              precision, VARIANT_REG_NOJAC, 0, &g->cl_cfg[dev]);
+                              precision, g->variant, symmetric, &g->cl_cfg[dev]);
     if (err) {
-      err = femint_seterr(ctx, err, "order %d on OpenCL device %d (%s): %s", order, dev,
-                          ctx->cl_dev[dev].name, femint_thread_error());
+      err = femint_seterr(ctx, err, "order %d, variant %s on OpenCL device %d (%s): %s", order,
+                          volume_variant_name(g->variant), dev, ctx->cl_dev[dev].name,
+                          femint_thread_error());
       break;
     }
     volume_cl_options(&g->cl_cfg[dev], options, sizeof options);
-    err = femint_context_program(ctx, dev, source, options, volume_cl_kernel_name(VARIANT_REG_NOJAC),
+    err = femint_context_program(ctx, dev, source, options, volume_cl_kernel_name(g->variant),
                                  &g->program[dev]);
   }
   free(source);
@@ -104,7 +115,7 @@ static int batch_size(const struct femint_context *ctx, const struct group *g, i
                       int max_batch)
 {
   if (max_batch > 0) return max_batch;
-  double bytes = (double)g->n * g->n * g->real_size;
+  double bytes = (double)g->out_size * g->real_size;
   int by_bytes = (int)(32.0 * 1024 * 1024 / bytes);
   int nw = ctx->nworker > 0 ? ctx->nworker : 1;
   int spread = (ncell_group + 4 * nw - 1) / (4 * nw);
@@ -173,6 +184,8 @@ int plan_create(femint_context_t ctx, const struct femint_space *space,
   FEMINT_CHECK(opt->precision == FEMINT_DOUBLE || opt->precision == FEMINT_SINGLE, ctx,
                FEMINT_EINVAL, "precision %d is neither FEMINT_DOUBLE nor FEMINT_SINGLE",
                opt->precision);
+  FEMINT_CHECK(opt->variant >= FEMINT_VARIANT_AUTO && opt->variant <= FEMINT_VARIANT_GEMM, ctx,
+               FEMINT_EINVAL, "variant = %d is not a femint_variant value", opt->variant);
   FEMINT_CHECK(opt->where >= FEMINT_WHERE_ANY && opt->where <= FEMINT_WHERE_OPENCL, ctx,
                FEMINT_EINVAL, "where = %d is not a femint_where value", opt->where);
   FEMINT_CHECK(opt->where != FEMINT_WHERE_OPENCL || ctx->nopencl > 0, ctx, FEMINT_ENODEV,
@@ -202,9 +215,10 @@ int plan_create(femint_context_t ctx, const struct femint_space *space,
   for (int order = 1; order <= FEMINT_MAX_ORDER; order++) {
     if (!count[order]) continue;
     struct group *g = &p->groups[p->ngroup];
-    err = group_init(ctx, space, form, order, opt->precision, p->cl_usable, g);
-    if (err == FEMINT_ENOTSUP && opt->where == FEMINT_WHERE_ANY) /* e.g. no fp64: CPU only */
-      err = group_init(ctx, space, form, order, opt->precision, 0, g);
+    err = group_init(ctx, space, form, order, opt->precision, opt->variant, opt->symmetric,
+                     p->cl_usable, g);
+    if (err == FEMINT_ENOTSUP && opt->where == FEMINT_WHERE_ANY && !opt->symmetric)
+      err = group_init(ctx, space, form, order, opt->precision, opt->variant, 0, 0, g); /* no fp64 */
     if (err) goto fail;
     p->ngroup++;
     int n = 0;
@@ -266,8 +280,7 @@ int plan_pack_batch(struct plan *p, struct batch *b)
   const struct group *g = b->g;
   const struct femint_mesh *mesh = p->space->mesh;
   const int nq = g->re->nq, single = g->precision == FEMINT_SINGLE;
-  size_t nt = (size_t)b->ncell * nq * GEOM_NTERMS;
-  FEMINT_CALL(femint_host_alloc(p->ctx, nt * g->real_size, &b->jac));
+  FEMINT_CALL(femint_host_alloc(p->ctx, (size_t)b->ncell * g->geo_size * g->real_size, &b->jac));
   FEMINT_CALL(femint_host_alloc(p->ctx, (size_t)b->ncell * g->ncoef * g->real_size, &b->coef));
   double *t = malloc((size_t)nq * GEOM_NTERMS * sizeof *t);
   if (!t)
@@ -278,20 +291,25 @@ int plan_pack_batch(struct plan *p, struct batch *b)
     double X[18];
     for (int a = 0; a < 6; a++)
       memcpy(X + 3 * a, mesh->coords + 3 * (size_t)mesh->cells[6 * cell + a], 3 * sizeof *X);
-    if (geom_prism_terms(g->re, X, t, &bad)) {
-      free(t);
-      const double *xi = g->re->xq + 3 * bad;
-      return femint_seterr(p->ctx, FEMINT_EJACOBIAN,
-                           "cell %d has a non-positive Jacobian at reference point (%g, %g, %g)",
-                           cell, xi[0], xi[1], xi[2]);
+    /* JAC variants take the vertices (the mesh checked every Jacobian when it was made) */
+    const double *geo = X;
+    if (!g->geo_coords) {
+      if (geom_prism_terms(g->re, X, t, &bad)) {
+        free(t);
+        const double *xi = g->re->xq + 3 * bad;
+        return femint_seterr(p->ctx, FEMINT_EJACOBIAN,
+                             "cell %d has a non-positive Jacobian at reference point (%g, %g, %g)",
+                             cell, xi[0], xi[1], xi[2]);
+      }
+      geo = t;
     }
-    size_t off = (size_t)k * nq * GEOM_NTERMS;
+    size_t off = (size_t)k * g->geo_size;
     const double *c = form_coef(p->form, cell);
     if (single) {
-      for (size_t i = 0; i < (size_t)nq * GEOM_NTERMS; i++) ((float *)b->jac)[off + i] = (float)t[i];
+      for (size_t i = 0; i < g->geo_size; i++) ((float *)b->jac)[off + i] = (float)geo[i];
       for (int i = 0; i < g->ncoef; i++) ((float *)b->coef)[k * g->ncoef + i] = (float)c[i];
     } else {
-      memcpy((double *)b->jac + off, t, (size_t)nq * GEOM_NTERMS * sizeof *t);
+      memcpy((double *)b->jac + off, geo, g->geo_size * sizeof *geo);
       memcpy((double *)b->coef + (size_t)k * g->ncoef, c, g->ncoef * sizeof *c);
     }
   }

@@ -27,11 +27,12 @@ int plan_create(femint_context_t ctx, const struct femint_space *space,
                 const struct femint_form *form, const struct femint_assemble_options *opt,
                 int pattern, struct plan **plan);
 void plan_destroy(struct plan **plan);
-/* Jacobian terms and coefficients of a batch in its group's precision (b->jac, b->coef). */
+/* Geometry (Jacobian terms, or vertex coordinates for JAC variants) and coefficients of a batch in
+ * its group's precision (b->jac, b->coef). */
 int plan_pack_batch(struct plan *plan, struct batch *b);
 /* Fill a group for an order (used by the plan and for single element matrices). */
 int group_init(femint_context_t ctx, const struct femint_space *space,
-               const struct femint_form *form, int order, int precision, int use_opencl,
-               struct group *g);
+               const struct femint_form *form, int order, int precision, int variant,
+               int symmetric, int use_opencl, struct group *g);
 
 #endif

@@ -140,6 +140,10 @@ int femint_finalize(femint_context_t *pctx)
   for (int p = 0; p <= FEMINT_MAX_ORDER; p++) {
     for (int k = 0; k < 2; k++)
       if (ctx->phi_handle[p][k]) starpu_data_unregister(ctx->phi_handle[p][k]);
+    for (int k = 0; k < 2; k++) {
+      if (ctx->quad_handle[p][k]) starpu_data_unregister(ctx->quad_handle[p][k]);
+      free(ctx->quad[p][k]);
+    }
     refel_destroy(&ctx->refel[p]);
   }
   for (struct cl_program_entry *e = ctx->programs, *next; e; e = next) {
@@ -238,6 +242,35 @@ int femint_context_phi(femint_context_t ctx, int order, int precision, starpu_da
   *h = ctx->phi_handle[order][k];
   pthread_mutex_unlock(&ctx->lock);
   return 0;
+}
+
+int femint_context_quad(femint_context_t ctx, int order, int precision, starpu_data_handle_t *h)
+{
+  const struct refel *re;
+  FEMINT_CALL(femint_context_refel(ctx, order, &re));
+  const int k = precision == FEMINT_SINGLE;
+  int err = 0;
+  pthread_mutex_lock(&ctx->lock);
+  if (!ctx->quad_handle[order][k]) {
+    size_t rs = k ? sizeof(float) : sizeof(double);
+    void *q = malloc((size_t)re->nq * 4 * rs);
+    if (!q) {
+      err = FEMINT_ENOMEM;
+    } else {
+      for (int i = 0; i < re->nq; i++)
+        for (int c = 0; c < 4; c++) {
+          double v = c < 3 ? re->xq[3 * i + c] : re->wq[i];
+          if (k) ((float *)q)[4 * i + c] = (float)v;
+          else ((double *)q)[4 * i + c] = v;
+        }
+      ctx->quad[order][k] = q;
+      starpu_vector_data_register(&ctx->quad_handle[order][k], STARPU_MAIN_RAM, (uintptr_t)q,
+                                  (uint32_t)re->nq * 4, rs);
+    }
+  }
+  *h = ctx->quad_handle[order][k];
+  pthread_mutex_unlock(&ctx->lock);
+  return err ? femint_seterr(ctx, err, "quadrature of order %d: out of memory", order) : 0;
 }
 
 int femint_context_program(femint_context_t ctx, int dev, const char *source, const char *options,

@@ -9,6 +9,8 @@
 #include <starpu.h>
 
 #include "codelets/volume_opencl.h"
+
+struct group;
 #include "host/host.h"
 
 #define FEMINT_MAX_CL_DEVICES 16
@@ -38,6 +40,8 @@ struct femint_context {
   /* reference elements and their registered tabulations (phi in double and single) */
   struct refel *refel[FEMINT_MAX_ORDER + 1];
   starpu_data_handle_t phi_handle[FEMINT_MAX_ORDER + 1][2];
+  void *quad[FEMINT_MAX_ORDER + 1][2];          /* [nq][4] points and weights, REAL */
+  starpu_data_handle_t quad_handle[FEMINT_MAX_ORDER + 1][2];
   /* host memory for batches (hostmem.c): pinned through the first GPU's OpenCL context */
   struct hostmem_block *hostmem;
   cl_context pin_context;
@@ -49,6 +53,11 @@ struct femint_context {
 int femint_context_refel(femint_context_t ctx, int order, const struct refel **re);
 /* The StarPU handle of the tabulated phi of an order in a precision (registered once). */
 int femint_context_phi(femint_context_t ctx, int order, int precision, starpu_data_handle_t *h);
+/* The StarPU handle of the quadrature ([nq][4]: xi1, xi2, xi3, w) of an order in a precision. */
+int femint_context_quad(femint_context_t ctx, int order, int precision, starpu_data_handle_t *h);
+/* The kernel variant for a group: the requested one, $FEMINT_VARIANT, or the fastest measured on
+ * the group's first OpenCL device (measured once, kept in $STARPU_HOME/.starpu). */
+int femint_variant_choose(femint_context_t ctx, const struct group *g, int requested, int *variant);
 /* Build (once) the program of `source` with `options` on OpenCL device dev, and its kernel. */
 int femint_context_program(femint_context_t ctx, int dev, const char *source, const char *options,
                            const char *kernel_name, struct cl_program_entry **entry);
