@@ -25,6 +25,7 @@ struct run_options {
   int precision;
   int where;
   int max_batch;
+  int variant, symmetric;
   const char *output;
   const char *timeline; /* a Gantt chart PNG; its CSV goes next to it */
   int json, quiet, verbose;
@@ -81,6 +82,9 @@ static const char run_usage_text[] =
   "  --precision single|double  precision of integration; assembly is double (default double)\n"
   "  --where any|cpu|opencl   workers that may integrate (default any)\n"
   "  --batch N                most cells per batch; 0 chooses (default 0)\n"
+  "  --variant NAME           OpenCL kernel: auto (fastest measured), reg_nojac, reg_jac,\n"
+  "                           shm_nojac, shm_jac or gemm (default auto)\n"
+  "  --symmetric              element matrices travel as their upper half (not for generic forms)\n"
   "  --output FILE.mtx        write the matrix in Matrix Market format\n"
   "  --timeline FILE.png      draw the tasks on each worker as a Gantt chart (gnuplot); the\n"
   "                           tasks go to FILE.csv: worker,kind,codelet,order,cells,\n"
@@ -238,8 +242,8 @@ static int run_parse(int argc, char **argv, struct run_options *o)
 {
   static const char *const with_value[] = {"--element", "--order", "--mesh", "--perturb",
                                            "--seed", "--problem", "--precision", "--where",
-                                           "--batch", "--output", "--timeline", NULL};
-  static const char *const flags[] = {"--json", "--quiet", "--verbose", NULL};
+                                           "--batch", "--output", "--timeline", "--variant", NULL};
+  static const char *const flags[] = {"--json", "--quiet", "--verbose", "--symmetric", NULL};
   char name[32];
   const char *v;
   long n;
@@ -271,6 +275,12 @@ static int run_parse(int argc, char **argv, struct run_options *o)
       if (cli_parse_count(v, &n) || n > (long)UINT_MAX)
         return cli_fail_usage("--seed: expected an integer in 0..%u, got '%s'", UINT_MAX, v);
       o->seed = (unsigned)n;
+    } else if (strcmp(name, "--variant") == 0) {
+      if ((o->variant = femint_variant_parse(v)) < 0)
+        return cli_fail_usage("--variant: expected auto, reg_nojac, reg_jac, shm_nojac, shm_jac or "
+                              "gemm, got '%s'", v);
+    } else if (strcmp(name, "--symmetric") == 0) {
+      o->symmetric = 1;
     } else if (strcmp(name, "--batch") == 0) {
       if (cli_parse_count(v, &n) || n > INT_MAX)
         return cli_fail_usage("--batch: expected a number of cells (0 chooses), got '%s'", v);
@@ -505,7 +515,8 @@ static int run_command(int argc, char **argv)
     goto done;
   }
   struct femint_assemble_options aopt = {.precision = o.precision, .where = o.where,
-                                         .max_batch = o.max_batch, .timeline = timeline_csv};
+                                         .max_batch = o.max_batch, .timeline = timeline_csv,
+                                         .variant = o.variant, .symmetric = o.symmetric};
   memset(&st, 0, sizeof st);
   if ((rc = femint_assemble(ctx, space, form, &aopt, &A, &st)) != 0) goto fail;
   if (o.timeline &&
