@@ -210,6 +210,23 @@ if [ "${nocl:-0}" -gt 0 ]; then
   ok $r "bench prints a table row and a progress line per measurement"
   [ $r -eq 0 ] || { diag bench.out; diag bench.err; }
 
+  # Every kernel variant, in both precisions and both storages, agrees with the CPU codelet.
+  "$FEMINT" bench --order 1 --variant all --precision both --cells 64 --no-cpu --quiet \
+    --csv v.csv >/dev/null 2>v.err &&
+    "$FEMINT" bench --order 2 --variant all --precision both --cells 16 --no-cpu --quiet \
+      --symmetric --csv vs.csv >/dev/null 2>>v.err
+  st=$?
+  awk -F, '
+    FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    { rows++
+      tol = $col["precision"] == "double" ? 1e-12 : 1e-4
+      if ($col["status"] != "ok" || !($col["max_error"] < tol)) bad = 1 }
+    END { exit bad || rows != 20 }' v.csv vs.csv 2>/dev/null
+  r=$?
+  [ $st -eq 0 ] && [ $r -eq 0 ]
+  ok $? "bench: the 5 variants x 2 precisions x full/upper storage agree with the CPU codelet"
+  [ $st -eq 0 ] && [ $r -eq 0 ] || { diag v.err; diag v.csv; diag vs.csv; }
+
   "$FEMINT" bench --coexec --mesh box:2,2,2 --runs 2 --quiet >coexec.out 2>coexec.err
   st=$?
   grep -Eq '^efficiency +[0-9]+\.[0-9]+ ' coexec.out && grep -q '^T_ideal ' coexec.out
@@ -230,6 +247,7 @@ if [ "${nocl:-0}" -gt 0 ]; then
   fi
 else
   skip "bench --order 1,2 --variant reg_nojac --csv x.csv" "no OpenCL worker"
+  skip "bench: every variant agrees with the CPU codelet" "no OpenCL worker"
   skip "bench --coexec prints an efficiency" "no OpenCL worker"
   skip "plan --order 2" "no OpenCL worker"
 fi

@@ -195,7 +195,7 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
     for (int r = 0; r < (opt->repeat > 0 ? opt->repeat : 3) && !err; r++) {
       cl_event kev;
       cerr = volume_cl_enqueue(q, kern, &cfg, &ctx->cl_dev[dev], ncell, m.geo, m.coef, m.phi,
-                               NULL, m.out, &kev);
+                               m.quad, m.out, &kev);
       if (cerr != CL_SUCCESS) {
         err = femint_seterr(ctx, FEMINT_EOPENCL, "bench: kernel launch failed (%d)", cerr);
         break;
