@@ -39,13 +39,15 @@ void assemble_batch(const struct batch *b, const void *mats, double *const *bloc
   const struct femint_space *s = g->space;
   const int n = g->n, ne = g->ne, nsh = g->nsh, single = g->precision == FEMINT_SINGLE;
   const size_t per_cell = g->symmetric ? (size_t)n * (n + 1) / 2 : (size_t)n * n;
+  /* small elements in chunks: one shared counter per cell would cost more than the cell */
+  const int chunk = n < 32 ? 32 : n < 128 ? 4 : 1;
 #pragma omp parallel num_threads(nthreads)
   {
     if (workerid >= 0) femint_team_bind_thread(b->ctx, workerid, omp_get_thread_num());
     int *cols = malloc((size_t)nsh * sizeof *cols);
     int64_t *kpos = malloc((size_t)nsh * sizeof *kpos);
     int oom = !cols || !kpos;
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, chunk)
     for (int k = 0; k < b->ncell; k++) {
       if (oom) continue;
       const int64_t off = s->cell_off[b->cells[k]];

@@ -326,6 +326,8 @@ void integrate_volume_batch_cpu(const struct batch *b, const void *jac, const vo
 #if FEMINT_HAVE_OPENBLAS
   pthread_once(&blas_once, blas_sequential);
 #endif
+  /* small elements in chunks: one shared counter per cell would cost more than the cell */
+  const int chunk = n < 32 ? 32 : n < 128 ? 4 : 1;
 #pragma omp parallel num_threads(nthreads)
   {
     if (workerid >= 0) femint_team_bind_thread(b->ctx, workerid, omp_get_thread_num());
@@ -335,7 +337,7 @@ void integrate_volume_batch_cpu(const struct batch *b, const void *jac, const vo
     int oom = posix_memalign(&P, 64, (size_t)L.rows * L.ldp * rs) |
               posix_memalign(&G, 64, (size_t)L.growsp * L.ldg * rs) | !c | !terms;
     if (!oom) memset(P, 0, (size_t)L.rows * L.ldp * rs);
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, chunk)
     for (int cell = 0; cell < b->ncell; cell++) {
       if (oom) continue;
       for (int k = 0; k < g->ncoef; k++) c[k] = LOAD(coef, (size_t)cell * g->ncoef + k, single);

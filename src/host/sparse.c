@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "sparse.h"
 
@@ -11,6 +12,17 @@ static int compare_i64(const void *a, const void *b)
 {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return (x > y) - (x < y);
+}
+
+/* Memory for the large CSR arrays, in transparent huge pages where the system allows. */
+static void *big_alloc(size_t bytes)
+{
+  const size_t huge = (size_t)2 << 20;
+  void *p = NULL;
+  if (bytes < huge) return malloc(bytes ? bytes : 1);
+  if (posix_memalign(&p, huge, bytes)) return NULL;
+  madvise(p, bytes, MADV_HUGEPAGE);
+  return p;
 }
 
 int csr_build(femint_context_t ctx, const struct femint_space *s, struct csr *csr)
@@ -102,9 +114,16 @@ int csr_build(femint_context_t ctx, const struct femint_space *s, struct csr *cs
   /* expand by components: row m*ne+a has columns col*ne+b for every b */
   csr->nrows = nm * ne;
   csr->rowptr = malloc((size_t)(csr->nrows + 1) * sizeof *csr->rowptr);
-  csr->colind = malloc((size_t)srow[nm] * ne * ne * sizeof *csr->colind);
-  csr->values = calloc((size_t)srow[nm] * ne * ne, sizeof *csr->values);
+  csr->colind = big_alloc((size_t)srow[nm] * ne * ne * sizeof *csr->colind);
+  csr->values = big_alloc((size_t)srow[nm] * ne * ne * sizeof *csr->values);
   if (!csr->rowptr || !csr->colind || !csr->values) goto fail;
+  /* Zeroed by the threads here rather than page by page by the assembly tasks: the first touch
+   * of calloc's pages there costs page faults and TLB shootdowns between the team's threads. */
+  {
+    const int64_t nnz = srow[nm] * ne * ne;
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < nnz; k++) csr->values[k] = 0;
+  }
   csr->rowptr[0] = 0;
   for (int64_t m = 0; m < nm; m++) {
     int64_t len = (srow[m + 1] - srow[m]) * ne;
