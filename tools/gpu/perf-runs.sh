@@ -11,8 +11,9 @@ variants=${2:-gemm}
 [ "$variants" = all ] || variants=gemm
 log=$out/log.txt
 { femint info; femint bench --order 1-7 --variant $variants --precision both --csv "$out/bench.csv"
-  femint bench --order 1-7 --variant gemm --precision both --symmetric --no-cpu \
-    --csv "$out/bench-symmetric.csv"
+  [ "${FEMINT_SYMMETRIC_SWEEP:-1}" = 1 ] &&
+    femint bench --order 1-7 --variant gemm --precision both --symmetric --no-cpu \
+      --csv "$out/bench-symmetric.csv"
   femint bench --coexec --mesh box:16,16,8 --order 1-4 --precision single --runs 12 \
     --timeline "$out/coexec.png"
   femint run --variant auto
