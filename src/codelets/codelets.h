@@ -18,6 +18,7 @@ struct batch {
   void *mats;               /* the element matrices in host memory (femint_host_alloc) */
   starpu_data_handle_t h_jac, h_coef, h_mats;
   int registered;           /* the three handles are registered with StarPU */
+  int in_arena;             /* jac, coef and mats are slices of the context's arena */
   /* assembly: the global CSR and the row blocks this batch writes */
   const struct csr *csr;
   int nblk;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "plan.h"
 
@@ -125,11 +126,31 @@ static int retire_batch(femint_context_t ctx, struct batch *b, struct starpu_tas
     starpu_data_unregister(b->h_mats);
     b->registered = 0;
   }
-  femint_host_free(ctx, b->jac);
-  femint_host_free(ctx, b->coef);
-  femint_host_free(ctx, b->mats);
+  if (!b->in_arena) {
+    femint_host_free(ctx, b->jac);
+    femint_host_free(ctx, b->coef);
+    femint_host_free(ctx, b->mats);
+  }
   b->jac = b->coef = b->mats = NULL;
   return err;
+}
+
+static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+/* Bytes of the host buffers of a batch. */
+static size_t batch_bytes(const struct batch *b)
+{
+  const struct group *g = b->g;
+  return align64((size_t)b->ncell * g->geo_size * g->real_size) +
+         align64((size_t)b->ncell * g->ncoef * g->real_size) +
+         align64((size_t)b->ncell * g->out_size * g->real_size);
+}
+
+/* An eighth of the physical memory. */
+static size_t arena_limit(void)
+{
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && size > 0 ? (size_t)pages * (size_t)size / 8 : (size_t)1 << 30;
 }
 
 /* The tasks of an assembly as CSV rows, times in seconds from the first task's start. */
@@ -228,10 +249,31 @@ int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t fo
                                 (uint32_t)(space->nmode * space->ncomp), sizeof(double));
     err = load_submit(ctx, space, opt->body, opt->traction, opt->user, 0, NULL, h_rhs, &lp);
   }
-  /* At most `window` batches are in flight: their buffers (pinned where there is a GPU) are
-   * reused once a batch is assembled, which bounds the memory of large meshes. */
-  const int window = 4 * ctx->nworker + 4;
-  int retired = 0;
+  /* The buffers of the batches (pinned where there is a GPU) are slices of one block kept by the
+   * context when they fit in an eighth of the memory (pinning is slow: once, not per batch).
+   * Otherwise at most `window` batches are in flight and their buffers are reused once a batch
+   * is assembled, which bounds the memory of large meshes. */
+  int window = 4 * ctx->nworker + 4, retired = 0;
+  {
+    size_t total = 0;
+    for (int i = 0; i < p->nbatch; i++) total += batch_bytes(&p->batches[i]);
+    void *base;
+    if (total <= arena_limit() && !femint_host_arena(ctx, total, &base)) {
+      char *at = base;
+      for (int i = 0; i < p->nbatch; i++) {
+        struct batch *b = &p->batches[i];
+        const struct group *g = b->g;
+        b->in_arena = 1;
+        b->jac = at;
+        at += align64((size_t)b->ncell * g->geo_size * g->real_size);
+        b->coef = at;
+        at += align64((size_t)b->ncell * g->ncoef * g->real_size);
+        b->mats = at;
+        at += align64((size_t)b->ncell * g->out_size * g->real_size);
+      }
+      window = p->nbatch;
+    }
+  }
   for (int i = 0; i < p->nbatch && !err; i++) {
     struct batch *b = &p->batches[i];
     const struct group *g = b->g;
@@ -241,7 +283,8 @@ int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t fo
     }
     double tp = femint_now();
     if (!err) err = plan_pack_batch(p, b);
-    if (!err) err = femint_host_alloc(ctx, (size_t)b->ncell * g->out_size * g->real_size, &b->mats);
+    if (!err && !b->in_arena)
+      err = femint_host_alloc(ctx, (size_t)b->ncell * g->out_size * g->real_size, &b->mats);
     st.t_pack += femint_now() - tp;
     if (err) break;
     starpu_vector_data_register(&b->h_jac, STARPU_MAIN_RAM, (uintptr_t)b->jac,

@@ -92,8 +92,34 @@ void femint_host_free(femint_context_t ctx, void *ptr)
   pthread_mutex_unlock(&ctx->lock);
 }
 
+int femint_host_arena(femint_context_t ctx, size_t bytes, void **base)
+{
+  struct hostmem_block *a = ctx->arena;
+  if (a && a->bytes >= bytes) {
+    *base = a->ptr;
+    return 0;
+  }
+  if (a) { /* grow: give the old one back and take a larger one */
+    a->next = ctx->hostmem, ctx->hostmem = a, a->in_use = 0;
+    ctx->arena = NULL;
+  }
+  a = calloc(1, sizeof *a);
+  if (!a || hostmem_new(ctx, bytes + bytes / 4, a)) {
+    free(a);
+    return femint_seterr(ctx, FEMINT_ENOMEM, "cannot allocate %zu bytes of host memory", bytes);
+  }
+  ctx->arena = a;
+  *base = a->ptr;
+  return 0;
+}
+
 void femint_host_release_all(femint_context_t ctx)
 {
+  if (ctx->arena) {
+    ctx->arena->next = ctx->hostmem;
+    ctx->hostmem = ctx->arena;
+    ctx->arena = NULL;
+  }
   for (struct hostmem_block *b = ctx->hostmem, *next; b; b = next) {
     next = b->next;
     if (b->mem) {

@@ -263,6 +263,7 @@ void plan_destroy(struct plan **pp)
   if (!p) return;
   for (int i = 0; i < p->nbatch; i++) {
     free(p->batches[i].blk);
+    if (p->batches[i].in_arena) continue;
     femint_host_free(p->ctx, p->batches[i].jac);
     femint_host_free(p->ctx, p->batches[i].coef);
     femint_host_free(p->ctx, p->batches[i].mats);
@@ -280,8 +281,10 @@ int plan_pack_batch(struct plan *p, struct batch *b)
   const struct group *g = b->g;
   const struct femint_mesh *mesh = p->space->mesh;
   const int nq = g->re->nq, single = g->precision == FEMINT_SINGLE;
-  FEMINT_CALL(femint_host_alloc(p->ctx, (size_t)b->ncell * g->geo_size * g->real_size, &b->jac));
-  FEMINT_CALL(femint_host_alloc(p->ctx, (size_t)b->ncell * g->ncoef * g->real_size, &b->coef));
+  if (!b->in_arena) {
+    FEMINT_CALL(femint_host_alloc(p->ctx, (size_t)b->ncell * g->geo_size * g->real_size, &b->jac));
+    FEMINT_CALL(femint_host_alloc(p->ctx, (size_t)b->ncell * g->ncoef * g->real_size, &b->coef));
+  }
   double *t = malloc((size_t)nq * GEOM_NTERMS * sizeof *t);
   if (!t)
     return femint_seterr(p->ctx, FEMINT_ENOMEM, "packing a batch of %d cells: out of memory",

@@ -44,6 +44,7 @@ struct femint_context {
   starpu_data_handle_t quad_handle[FEMINT_MAX_ORDER + 1][2];
   /* host memory for batches (hostmem.c): pinned through the first GPU's OpenCL context */
   struct hostmem_block *hostmem;
+  struct hostmem_block *arena;  /* one block for all batches of an assembly, kept for the next */
   cl_context pin_context;
   cl_command_queue pin_queue;
   pthread_mutex_t lock;
@@ -72,6 +73,9 @@ double femint_now(void);
 int femint_host_alloc(femint_context_t ctx, size_t bytes, void **ptr);
 void femint_host_free(femint_context_t ctx, void *ptr);
 void femint_host_release_all(femint_context_t ctx);
+/* One block of at least `bytes` (pinned like femint_host_alloc's), kept by the context and grown
+ * when a larger one is asked for: the batches of one assembly take slices of it. */
+int femint_host_arena(femint_context_t ctx, size_t bytes, void **base);
 /* Whether femint_host_alloc gives pinned memory. */
 int femint_host_pinned(femint_context_t ctx);
 
