@@ -223,11 +223,10 @@ int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t fo
   /* the values cut by row blocks: an assembly task holds the blocks its batch writes */
   uint32_t *blen = malloc((size_t)p->csr.nblock * sizeof *blen);
   starpu_data_handle_t *blocks = malloc((size_t)p->csr.nblock * sizeof *blocks);
-  starpu_data_handle_t *dyn = malloc((size_t)2 * p->nbatch * (p->csr.nblock + 1) * sizeof *dyn);
   enum starpu_data_access_mode *modes =
       malloc((size_t)(p->csr.nblock + 1) * sizeof *modes);
-  if (!blen || !blocks || !dyn || !modes) {
-    free(blen), free(blocks), free(dyn), free(modes), free(tasks), free(A);
+  if (!blen || !blocks || !modes) {
+    free(blen), free(blocks), free(modes), free(tasks), free(A);
     starpu_data_unregister(h_values);
     plan_destroy(&p);
     return femint_seterr(ctx, FEMINT_ENOMEM, "femint_assemble: out of memory");
@@ -311,12 +310,22 @@ int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t fo
     else if (opt->where == FEMINT_WHERE_OPENCL)
       ti->where = where = STARPU_OPENCL;
     ta->cl = &femint_cl_assemble;
-    starpu_data_handle_t *th = dyn + (size_t)i * (p->csr.nblock + 1);
+    /* StarPU frees a task's dyn_handles and dyn_modes (and what it adds) with the task */
+    starpu_data_handle_t *th = malloc((size_t)(1 + b->nblk) * sizeof *th);
+    enum starpu_data_access_mode *tm = malloc((size_t)(1 + b->nblk) * sizeof *tm);
+    if (!th || !tm) {
+      free(th), free(tm);
+      starpu_task_destroy(ti), starpu_task_destroy(ta);
+      tasks[2 * i] = tasks[2 * i + 1] = NULL;
+      err = femint_seterr(ctx, FEMINT_ENOMEM, "femint_assemble: out of memory");
+      break;
+    }
     th[0] = b->h_mats;
+    memcpy(tm, modes, (size_t)(1 + b->nblk) * sizeof *tm);
     for (int k = 0; k < b->nblk; k++) th[1 + k] = blocks[b->blk[k]];
     ta->nbuffers = 1 + b->nblk;
     ta->dyn_handles = th;
-    ta->dyn_modes = modes;
+    ta->dyn_modes = tm;
     ta->cl_arg = b;
     ta->destroy = 0;
     ta->detach = 0;
@@ -354,13 +363,8 @@ int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t fo
   }
   if (opt->timeline && !err) err = write_timeline(ctx, opt->timeline, p, tasks);
   for (int i = 0; i < 2 * p->nbatch; i++)
-    if (tasks[i]) {
-      tasks[i]->dyn_handles = NULL; /* owned by dyn below, not by the task */
-      tasks[i]->dyn_modes = NULL;
-      starpu_task_destroy(tasks[i]);
-    }
+    if (tasks[i]) starpu_task_destroy(tasks[i]);
   free(tasks);
-  free(dyn);
   free(modes);
   st.ncell = space->mesh->ncell;
   st.nbatch = p->nbatch;
