@@ -56,9 +56,6 @@ VOLUME_SHM_KERNEL(int ncell, int elems_per_group, __global const REAL *restrict 
 
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int i = tid; i < NCOEF; i += WG_SIZE) coef_l[i] = coef[(size_t)cell * NCOEF + i];
-#if !GEO_JAC
-    __global const REAL *jac_c = geo + (size_t)cell * (NQ * JAC_NTERMS);
-#endif
     barrier(CLK_LOCAL_MEM_FENCE);
 
     for (int part = 0; part < NPARTS; part++) {
@@ -72,34 +69,7 @@ VOLUME_SHM_KERNEL(int ncell, int elems_per_group, __global const REAL *restrict 
       }
 
       for (int q = 0; q < NQ; q++) {
-        for (int i = tid; i < 4 * NSH; i += WG_SIZE) phi_l[i] = phi[(size_t)q * 4 * NSH + i];
-#if GEO_JAC
-        if (tid < JAC_NTERMS) {
-          /* The seed's single-thread section, done by as many threads as there are terms (each
-           * computes all and keeps one) while the others read phi. The vertices come from global
-           * memory (cached): PoCL 3.1 lost them when staged in local memory. */
-          REAL X[GEO_NCOORD], qd[QUAD_NTERMS], t[JAC_NTERMS];
-          for (int i = 0; i < GEO_NCOORD; i++) X[i] = geo[(size_t)cell * GEO_NCOORD + i];
-          for (int i = 0; i < QUAD_NTERMS; i++) qd[i] = quad[QUAD_NTERMS * q + i];
-          femint_prism_jac_terms(X, qd, t);
-          jac_l[tid] = t[tid];
-        }
-#else
-        for (int i = tid; i < JAC_NTERMS; i += WG_SIZE) jac_l[i] = jac_c[q * JAC_NTERMS + i];
-#endif
-        barrier(CLK_LOCAL_MEM_FENCE);
-
-        const REAL w = jac_l[JAC_DETW];
-        for (int i = tid; i < NSH; i += WG_SIZE) {
-          psi_l[i] = phi_l[i];
-#if FORM_KIND != FORM_MASS
-          const REAL d1 = phi_l[NSH + i], d2 = phi_l[2 * NSH + i], d3 = phi_l[3 * NSH + i];
-          for (int d = 0; d < 3; d++)
-            psi_l[(1 + d) * NSH + i] =
-                d1 * jac_l[JAC_K(0, d)] + d2 * jac_l[JAC_K(1, d)] + d3 * jac_l[JAC_K(2, d)];
-#endif
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
+        const REAL w = femint_stage_point(q, cell, tid, geo, phi, quad, phi_l, jac_l, psi_l);
 
         for (int b = 0; b < BPT; b++) {
           const int slot = b * WG_SIZE + tid;
