@@ -60,6 +60,11 @@ int cli_next_option(int argc, char **argv, int *i, char *name, size_t len, const
 void cli_json_string(const char *s);
 void cli_json_number(double x);
 
+/* Room for a worker's name (femint_context_worker_name). */
+#define CLI_NAME_LEN 160
+/* The workers of an assembly as the members of a JSON array: name, kind, tasks, busy time. */
+void cli_json_workers(const struct femint_stats *st, char names[][CLI_NAME_LEN]);
+
 /* The form of a problem with unit coefficients (elasticity: E = 1, nu = 0.3). */
 int cli_form_create(femint_context_t ctx, int problem, femint_form_t *form);
 /* Components of the space of a problem. */

@@ -83,7 +83,7 @@ static void print_orders(const struct cli_bench *b)
 }
 
 static void print_json(const struct cli_bench *b, int ncell, const struct mode_result *m,
-                       double t_ideal, char names[][160])
+                       double t_ideal, char names[][CLI_NAME_LEN])
 {
   const struct femint_stats *st = &m[MODE_BOTH].best;
   if (b->mesh.file) {
@@ -115,15 +115,7 @@ static void print_json(const struct cli_bench *b, int ncell, const struct mode_r
   printf(",\"flops_seed\":");
   cli_json_number(st->flops_seed);
   printf(",\"workers\":[");
-  for (int w = 0; w < st->nworker; w++) {
-    printf("%s{\"name\":", w ? "," : "");
-    cli_json_string(names[w]);
-    printf(",\"kind\":\"%s\",\"integrate_tasks\":%d,\"assemble_tasks\":%d,\"busy_s\":",
-           st->worker_is_opencl[w] ? "opencl" : "cpu", st->worker_tasks_integrate[w],
-           st->worker_tasks_assemble[w]);
-    cli_json_number(st->worker_busy[w]);
-    putchar('}');
-  }
+  cli_json_workers(st, names);
   printf("],\"timeline\":");
   if (b->timeline) cli_json_string(b->timeline);
   else fputs("null", stdout);
@@ -131,7 +123,7 @@ static void print_json(const struct cli_bench *b, int ncell, const struct mode_r
 }
 
 static void print_human(const struct cli_bench *b, int ncell, int ncpu, int nocl, int team,
-                        const struct mode_result *m, double t_ideal, char names[][160],
+                        const struct mode_result *m, double t_ideal, char names[][CLI_NAME_LEN],
                         const char *csv)
 {
   const struct femint_stats *st = &m[MODE_BOTH].best;
@@ -178,7 +170,7 @@ int cli_coexec(const struct cli_bench *b)
   femint_form_t form = NULL;
   int *orders = NULL, rc = 0, status = EXIT_RUNTIME, ncpu = 0, nocl = 0, team = 0;
   char *csv = NULL, *part = NULL;
-  static char names[FEMINT_MAX_WORKERS][160];
+  static char names[FEMINT_MAX_WORKERS][CLI_NAME_LEN];
   struct mode_result m[NMODE];
   memset(m, 0, sizeof m);
   if (b->mesh.file && (rc = femint_mesh_read_gmsh(NULL, b->mesh.file, &mesh)) != 0)

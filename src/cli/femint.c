@@ -325,7 +325,7 @@ static void print_orders(const struct run_options *o, const char *sep)
 }
 
 static void print_json(const struct run_options *o, int nvert, double volume,
-                       const struct femint_stats *st, char names[][128],
+                       const struct femint_stats *st, char names[][CLI_NAME_LEN],
                        const struct check *checks, int nchecks, int pass, double t_init)
 {
   printf("{\"femint\":");
@@ -352,15 +352,7 @@ static void print_json(const struct run_options *o, int nvert, double volume,
          "\"groups\":%d,\"colors\":%d,\"tasks\":%d,\"workers\":[",
          st->ncell, nvert, (long long)st->ndof, (long long)st->nnz, st->nbatch, st->ngroup,
          st->ncolor, st->ntask);
-  for (int w = 0; w < st->nworker; w++) {
-    printf("%s{\"name\":", w ? "," : "");
-    cli_json_string(names[w]);
-    printf(",\"kind\":\"%s\",\"integrate_tasks\":%d,\"assemble_tasks\":%d,\"busy_s\":",
-           st->worker_is_opencl[w] ? "opencl" : "cpu", st->worker_tasks_integrate[w],
-           st->worker_tasks_assemble[w]);
-    cli_json_number(st->worker_busy[w]);
-    putchar('}');
-  }
+  cli_json_workers(st, names);
   printf("],\"stages\":{\"init_s\":");
   cli_json_number(t_init);
   printf(",\"plan_s\":");
@@ -397,7 +389,7 @@ static void print_json(const struct run_options *o, int nvert, double volume,
 }
 
 static void print_human(const struct run_options *o, int nvert, double volume, const int *count,
-                        const struct femint_stats *st, char names[][128],
+                        const struct femint_stats *st, char names[][CLI_NAME_LEN],
                         const struct check *checks, int nchecks, int pass, double t_init)
 {
   printf("femint run: prisms, %s, %s precision, integration on %s workers\n",
@@ -475,7 +467,7 @@ static int run_command(int argc, char **argv)
   char *timeline_csv = NULL;
   struct check checks[8];
   struct femint_stats st;
-  static char names[FEMINT_MAX_WORKERS][128];
+  static char names[FEMINT_MAX_WORKERS][CLI_NAME_LEN];
   struct femint_init_options iopt = {.ncpu_workers = 0,
                                      .nopencl = o.where == FEMINT_WHERE_CPU ? 0 : -1,
                                      .quiet = !o.verbose};

@@ -242,6 +242,19 @@ void cli_json_number(double x)
   else fputs("null", stdout);
 }
 
+void cli_json_workers(const struct femint_stats *st, char names[][CLI_NAME_LEN])
+{
+  for (int w = 0; w < st->nworker; w++) {
+    printf("%s{\"name\":", w ? "," : "");
+    cli_json_string(names[w]);
+    printf(",\"kind\":\"%s\",\"integrate_tasks\":%d,\"assemble_tasks\":%d,\"busy_s\":",
+           st->worker_is_opencl[w] ? "opencl" : "cpu", st->worker_tasks_integrate[w],
+           st->worker_tasks_assemble[w]);
+    cli_json_number(st->worker_busy[w]);
+    putchar('}');
+  }
+}
+
 int cli_problem_components(int problem)
 {
   return problem == PROBLEM_LAPLACE ? 1 : 3;
