@@ -8,6 +8,7 @@
 
 #include "codelets/volume_opencl.h"
 #include "host/host.h"
+#include "tap.h"
 
 struct form_case {
   int kind, ne;
@@ -79,6 +80,44 @@ static cl_mem upload(struct cl_env *env, const double *x, size_t n, int single, 
   cl_mem m = clCreateBuffer(env->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * rs, host, err);
   free(host);
   return m;
+}
+
+/* The first device of the first platform that has one. */
+static inline int first_device(cl_platform_id *plat, cl_device_id *dev)
+{
+  cl_platform_id plats[16];
+  cl_uint np = 0;
+  if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS) return -1;
+  for (cl_uint i = 0; i < np && i < 16; i++) {
+    cl_uint nd = 0;
+    if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 1, dev, &nd) == CL_SUCCESS && nd > 0) {
+      *plat = plats[i];
+      return 0;
+    }
+  }
+  return -1;
+}
+
+/* The OpenCL environment of a test on the first device: skips the whole test when there is no
+ * usable device; 1 (after a bail-out line) when the device cannot be queried. */
+static inline int cl_env_open(struct cl_env *env)
+{
+  cl_platform_id plat;
+  cl_int err;
+  if (first_device(&plat, &env->dev)) tap_skip_all("no OpenCL device");
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
+  env->ctx = clCreateContext(props, 1, &env->dev, NULL, NULL, &err);
+  if (err != CL_SUCCESS) tap_skip_all("no usable OpenCL context");
+  env->queue = clCreateCommandQueue(env->ctx, env->dev, 0, &err);
+  if (err != CL_SUCCESS) tap_skip_all("no OpenCL command queue");
+  if (femint_cl_device_query(env->dev, &env->info)) {
+    printf("Bail out! %s\n", femint_thread_error());
+    return 1;
+  }
+  tap_diag("device %s (%s), %u compute units, %zu max work-group, %llu local bytes, fp64 %d",
+           env->info.name, env->info.vendor, env->info.compute_units, env->info.max_wg,
+           (unsigned long long)env->info.local_mem, env->info.fp64);
+  return 0;
 }
 
 #endif

@@ -113,22 +113,6 @@ static double run_case(struct cl_env *env, char *const *src, const struct order_
   return worst;
 }
 
-/* The first device of the first platform that has one. */
-static int first_device(cl_platform_id *plat, cl_device_id *dev)
-{
-  cl_platform_id plats[16];
-  cl_uint np = 0;
-  if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS) return -1;
-  for (cl_uint i = 0; i < np && i < 16; i++) {
-    cl_uint nd = 0;
-    if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 1, dev, &nd) == CL_SUCCESS && nd > 0) {
-      *plat = plats[i];
-      return 0;
-    }
-  }
-  return -1;
-}
-
 /* Whether a case runs. With `all` every case does; by default (PoCL builds a program in about a
  * second, too slow for all 504) each (variant, precision, storage, form) runs at one order of 1-4
  * in turn, and GEMM and REG_NOJAC also at one of 5-7. */
@@ -145,22 +129,8 @@ int main(int argc, char **argv)
   /* Arguments: `all` for every case, then the highest order (7). */
   const int all = argc > 1 && !strcmp(argv[1], "all");
   const int pmax = argc > 2 ? atoi(argv[2]) : 7;
-  cl_platform_id plat;
   struct cl_env env;
-  cl_int err;
-  if (first_device(&plat, &env.dev)) tap_skip_all("no OpenCL device");
-  cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
-  env.ctx = clCreateContext(props, 1, &env.dev, NULL, NULL, &err);
-  if (err != CL_SUCCESS) tap_skip_all("no usable OpenCL context");
-  env.queue = clCreateCommandQueue(env.ctx, env.dev, 0, &err);
-  if (err != CL_SUCCESS) tap_skip_all("no OpenCL command queue");
-  if (femint_cl_device_query(env.dev, &env.info)) {
-    printf("Bail out! %s\n", femint_thread_error());
-    return 1;
-  }
-  tap_diag("device %s (%s), %u compute units, %zu max work-group, %llu local bytes, fp64 %d",
-           env.info.name, env.info.vendor, env.info.compute_units, env.info.max_wg,
-           (unsigned long long)env.info.local_mem, env.info.fp64);
+  if (cl_env_open(&env)) return 1;
   char *src[VARIANT_COUNT];
   for (int v = 0; v < VARIANT_COUNT; v++)
     if (!(src[v] = volume_cl_source(v))) {
