@@ -236,13 +236,15 @@ struct femint_assemble_options {
 #define FEMINT_STAGES 4
 /** Statistics of one assembly. Stage times in seconds (wall clock). */
 struct femint_stats {
-  int ncell, nbatch, ntask, ngroup, ncolor;
+  int ncell, nbatch, ntask, ngroup;
+  int nblock;          /**< row blocks of the matrix (assembly tasks hold those they write) */
+  double blocks_per_batch; /**< row blocks an assembly task writes, on average */
   int64_t ndof, nnz;
   int calibrating;     /**< integration tasks placed while their performance model was not
                             calibrated on some worker (dmda measures them; later runs place them
                             by the model) */
   double flops_seed;   /**< flops counted as seed 000 counts them (63 per 3x3 block for elasticity) */
-  double t_plan;       /**< grouping, colouring, batching, sparsity */
+  double t_plan;       /**< grouping, batching, sparsity pattern, row blocks */
   double t_pack;       /**< Jacobian terms and coefficients of every batch */
   double t_tasks;      /**< submission to the end of the last task */
   double t_total;

@@ -166,9 +166,9 @@ sed 's/^8 0 1 1$/8 0 1 -1/' cube.msh >tangled.msh
 st=$?
 ok $st "run --timeline gantt.png"
 [ $st -eq 0 ] || diag tl.err
-awk -F, 'NR == 1 { bad = $0 != "worker,kind,codelet,order,cells,start_s,end_s"; next }
-  NF != 7 || ($2 != "cpu" && $2 != "opencl") || ($3 != "integrate" && $3 != "assemble") ||
-  $7 < $6 { bad = 1 }
+awk -F, 'NR == 1 { bad = $0 != "worker,kind,codelet,order,cells,start_s,end_s,batch,ready_s"; next }
+  NF != 9 || ($2 != "cpu" && $2 != "opencl") || ($3 != "integrate" && $3 != "assemble") ||
+  $7 < $6 || $9 > $6 + 1e-6 { bad = 1 }
   END { exit bad || NR < 2 }' gantt.csv 2>/dev/null
 r=$?
 ok $r "gantt.csv: a header and one row per task"

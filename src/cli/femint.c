@@ -88,7 +88,8 @@ static const char run_usage_text[] =
   "  --output FILE.mtx        write the matrix in Matrix Market format\n"
   "  --timeline FILE.png      draw the tasks on each worker as a Gantt chart (gnuplot); the\n"
   "                           tasks go to FILE.csv: worker,kind,codelet,order,cells,\n"
-  "                           start_s,end_s\n"
+  "                           start_s,end_s,batch,ready_s (ready: when its inputs were\n"
+  "                           produced and it went to the scheduler)\n"
   "  --json                   print the summary as one JSON object\n"
   "  --quiet                  print nothing but errors (the exit status tells the result)\n"
   "  --verbose                let StarPU print its own messages (calibration, warnings)\n"
@@ -349,9 +350,10 @@ static void print_json(const struct run_options *o, int nvert, double volume,
          cli_problem_names[o->problem], o->precision == FEMINT_SINGLE ? "single" : "double",
          cli_where_names[o->where], o->max_batch);
   printf("\"elements\":%d,\"vertices\":%d,\"dofs\":%lld,\"nnz\":%lld,\"batches\":%d,"
-         "\"groups\":%d,\"colors\":%d,\"tasks\":%d,\"workers\":[",
+         "\"groups\":%d,\"row_blocks\":%d,\"blocks_per_batch\":%.2f,\"tasks\":%d,"
+         "\"workers\":[",
          st->ncell, nvert, (long long)st->ndof, (long long)st->nnz, st->nbatch, st->ngroup,
-         st->ncolor, st->ntask);
+         st->nblock, st->blocks_per_batch, st->ntask);
   cli_json_workers(st, names);
   printf("],\"stages\":{\"init_s\":");
   cli_json_number(t_init);
@@ -411,8 +413,9 @@ static void print_human(const struct run_options *o, int nvert, double volume, c
   printf("DOFs          %lld\n", (long long)st->ndof);
   printf("non-zeros     %lld (%.1f per row)\n", (long long)st->nnz,
          st->ndof > 0 ? (double)st->nnz / st->ndof : 0.0);
-  printf("plan          %d groups (shape, order, form), %d colours, %d batches, %d tasks\n",
-         st->ngroup, st->ncolor, st->nbatch, st->ntask);
+  printf("plan          %d groups (shape, order, form), %d batches, %d tasks; %d row blocks, "
+         "%.1f written per batch\n",
+         st->ngroup, st->nbatch, st->ntask, st->nblock, st->blocks_per_batch);
   printf("workers       tasks (integrate + assemble) and busy time:\n");
   for (int w = 0; w < st->nworker; w++)
     printf("  %-44s %5d + %-5d %9.4f s\n", names[w], st->worker_tasks_integrate[w],

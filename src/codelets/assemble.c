@@ -1,12 +1,19 @@
 /* assemble: scatter a batch of element matrices into the values of the global CSR matrix, with
- * the orientation signs of the hierarchical modes. The cells of a batch share no DOF, so the team
- * writes disjoint rows without atomics; batches commute (STARPU_RW | STARPU_COMMUTE). */
+ * the orientation signs of the hierarchical modes. The cells of a batch are neighbours and share
+ * DOFs, so the threads of the team split the rows, not the cells: thread t writes the rows of the
+ * scalar modes m with (m / ROW_CHUNK) % nthreads == t, from every cell, without atomics. Batches
+ * commute (STARPU_RW | STARPU_COMMUTE on the row blocks they write); compact batches write few
+ * blocks, so the assemblies of distant batches run at the same time. */
 #define _GNU_SOURCE /* qsort_r */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "codelets.h"
+
+/* Scalar modes per run of rows owned by one thread: 4 modes are 4 * ne rows of ~100 values, so
+ * the threads rarely share a cache line and still split a small batch evenly. */
+#define ROW_CHUNK 4
 
 static int compare_by_mode(const void *a, const void *b, void *modes)
 {
@@ -39,27 +46,28 @@ void assemble_batch(const struct batch *b, const void *mats, double *const *bloc
   const struct femint_space *s = g->space;
   const int n = g->n, ne = g->ne, nsh = g->nsh, single = g->precision == FEMINT_SINGLE;
   const size_t per_cell = g->symmetric ? (size_t)n * (n + 1) / 2 : (size_t)n * n;
-  /* small elements in chunks: one shared counter per cell would cost more than the cell */
-  const int chunk = n < 32 ? 32 : n < 128 ? 4 : 1;
 #pragma omp parallel num_threads(nthreads)
   {
-    if (workerid >= 0) femint_team_bind_thread(b->ctx, workerid, omp_get_thread_num());
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    if (workerid >= 0) femint_team_bind_thread(b->ctx, workerid, t);
     int *cols = malloc((size_t)nsh * sizeof *cols);
     int64_t *kpos = malloc((size_t)nsh * sizeof *kpos);
     int oom = !cols || !kpos;
-#pragma omp for schedule(dynamic, chunk)
-    for (int k = 0; k < b->ncell; k++) {
-      if (oom) continue;
+    for (int k = 0; k < b->ncell && !oom; k++) {
       const int64_t off = s->cell_off[b->cells[k]];
       const int64_t *mode = s->cell_mode + off;
       const int8_t *sign = s->cell_sign + off;
-      int ncol = 0;
-      for (int j = 0; j < nsh; j++)
-        if (mode[j] >= 0) cols[ncol++] = j;
+      int mine = 0, ncol = 0;
+      for (int j = 0; j < nsh; j++) {
+        if (mode[j] < 0) continue;
+        cols[ncol++] = j;
+        mine |= (mode[j] / ROW_CHUNK) % nt == t;
+      }
+      if (!mine) continue;
       qsort_r(cols, ncol, sizeof *cols, compare_by_mode, (void *)mode);
       const size_t base = (size_t)k * per_cell;
       for (int i = 0; i < nsh; i++) {
-        if (mode[i] < 0) continue;
+        if (mode[i] < 0 || (mode[i] / ROW_CHUNK) % nt != t) continue;
         const int64_t r0 = mode[i] * ne, start = csr->rowptr[r0];
         const int64_t len = (csr->rowptr[r0 + 1] - start) / ne; /* scalar columns of the row */
         int64_t p = 0;

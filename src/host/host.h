@@ -125,6 +125,7 @@ struct femint_space {
   int64_t *cell_off;  /* [ncell + 1]: cell c's modes are cell_mode[cell_off[c] .. cell_off[c+1]) */
   int64_t *cell_mode; /* global scalar mode of each local shape function, -1 if dropped */
   int8_t *cell_sign;  /* +1 / -1 */
+  int64_t *vertex_mode; /* [nvert]: the mode of each vertex (-1 for a vertex of no cell) */
 };
 
 /* ---- form.c ---- */

@@ -1,5 +1,6 @@
-/* H1 hierarchical spaces on prism meshes: the DOF map (global numbering by entity, the minimum
- * rule, orientation signs), the interpolation of linear fields and point evaluation. */
+/* H1 hierarchical spaces on prism meshes: the DOF map (orders of the entities by the minimum
+ * rule, orientation signs, global numbering in cell order), the interpolation of linear fields
+ * and point evaluation. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ static void space_free(struct femint_space *s)
   free(s->cell_off);
   free(s->cell_mode);
   free(s->cell_sign);
+  free(s->vertex_mode);
   free(s);
 }
 
@@ -190,6 +192,34 @@ static int map_cells(struct femint_space *s, struct space_build *b)
   return 0;
 }
 
+/* Number the modes in the order the cells meet them (cell 0's modes first, then the modes of
+ * cell 1 not yet numbered, ...), so that a run of consecutive cells owns a nearly contiguous
+ * range of rows: the rows an assembly batch writes then lie in a few row blocks. */
+static int renumber(struct femint_space *s)
+{
+  const struct femint_mesh *m = s->mesh;
+  const size_t total = (size_t)s->cell_off[m->ncell];
+  int64_t *perm = malloc((size_t)(s->nmode > 0 ? s->nmode : 1) * sizeof *perm);
+  s->vertex_mode = malloc((size_t)(m->nvert > 0 ? m->nvert : 1) * sizeof *s->vertex_mode);
+  if (!perm || !s->vertex_mode) {
+    free(perm);
+    return femint_seterr(s->ctx, FEMINT_ENOMEM, "out of memory numbering the DOFs of a space");
+  }
+  for (int64_t g = 0; g < s->nmode; g++) perm[g] = -1;
+  int64_t next = 0;
+  for (size_t l = 0; l < total; l++) {
+    int64_t g = s->cell_mode[l];
+    if (g < 0) continue;
+    if (perm[g] < 0) perm[g] = next++;
+    s->cell_mode[l] = perm[g];
+  }
+  /* every vertex of a cell carries a mode (vertex v was mode v before renumbering) */
+  for (int v = 0; v < m->nvert; v++) s->vertex_mode[v] = perm[v];
+  s->nmode = next;
+  free(perm);
+  return 0;
+}
+
 int femint_space_create(femint_context_t ctx, femint_mesh_t mesh, int ncomp, const int *orders,
                         int uniform_order, femint_space_t *space)
 {
@@ -230,7 +260,8 @@ int femint_space_create(femint_context_t ctx, femint_mesh_t mesh, int ncomp, con
       goto done;
     }
   }
-  if ((ierr = number_entities(s, &b)) || (ierr = map_cells(s, &b))) goto done;
+  if ((ierr = number_entities(s, &b)) || (ierr = map_cells(s, &b)) || (ierr = renumber(s)))
+    goto done;
 done:
   build_free(&b);
   if (ierr) {
@@ -294,15 +325,16 @@ int femint_space_interpolate_linear(femint_space_t space, const double *a, const
   const struct femint_mesh *m = space->mesh;
   int nc = space->ncomp;
   memset(u, 0, (size_t)(space->nmode * nc) * sizeof *u);
-  /* The vertex modes are the functions of the geometric map, so they reproduce linear fields;
-   * the global vertex mode of vertex v is v. */
+  /* The vertex modes are the functions of the geometric map, so they reproduce linear fields. */
   for (int v = 0; v < m->nvert; v++) {
     const double *x = &m->coords[3 * (size_t)v];
+    const int64_t g = space->vertex_mode[v];
+    if (g < 0) continue; /* a vertex of no cell */
     for (int k = 0; k < nc; k++) {
       double val = a ? a[k] : 0;
       if (b)
         for (int i = 0; i < 3; i++) val += b[3 * k + i] * x[i];
-      u[(size_t)v * nc + k] = val;
+      u[(size_t)g * nc + k] = val;
     }
   }
   return 0;

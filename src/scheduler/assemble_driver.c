@@ -135,6 +135,17 @@ static int retire_batch(femint_context_t ctx, struct batch *b, struct starpu_tas
   return err;
 }
 
+/* Callback of an integration task: once a device has written the element matrices, start their
+ * copy to main memory now, while the assembly task still waits for its row blocks, instead of
+ * when it is scheduled. */
+static void fetch_output(void *arg)
+{
+  const struct batch *b = arg;
+  int w = starpu_worker_get_id();
+  if (w >= 0 && starpu_worker_get_type(w) != STARPU_CPU_WORKER)
+    starpu_data_prefetch_on_node(b->h_mats, STARPU_MAIN_RAM, 1);
+}
+
 static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
 
 /* Bytes of the host buffers of a batch. */
@@ -163,16 +174,17 @@ static int write_timeline(femint_context_t ctx, const char *path, const struct p
   for (int i = 0; i < 2 * p->nbatch; i++)
     if (tasks[i] && tasks[i]->profiling_info)
       t0 = fmin(t0, starpu_timing_timespec_to_us(&tasks[i]->profiling_info->start_time));
-  fprintf(f, "worker,kind,codelet,order,cells,start_s,end_s\n");
+  fprintf(f, "worker,kind,codelet,order,cells,start_s,end_s,batch,ready_s\n");
   for (int i = 0; i < 2 * p->nbatch; i++) {
     const struct starpu_profiling_task_info *pi = tasks[i] ? tasks[i]->profiling_info : NULL;
     if (!pi || pi->workerid < 0) continue;
     const struct batch *b = &p->batches[i / 2];
-    fprintf(f, "%d,%s,%s,%d,%d,%.6f,%.6f\n", pi->workerid,
+    fprintf(f, "%d,%s,%s,%d,%d,%.6f,%.6f,%d,%.6f\n", pi->workerid,
             starpu_worker_get_type(pi->workerid) == STARPU_OPENCL_WORKER ? "opencl" : "cpu",
             i % 2 ? "assemble" : "integrate", b->g->order, b->ncell,
             1e-6 * (starpu_timing_timespec_to_us((struct timespec *)&pi->start_time) - t0),
-            1e-6 * (starpu_timing_timespec_to_us((struct timespec *)&pi->end_time) - t0));
+            1e-6 * (starpu_timing_timespec_to_us((struct timespec *)&pi->end_time) - t0), i / 2,
+            1e-6 * (starpu_timing_timespec_to_us((struct timespec *)&pi->push_end_time) - t0));
   }
   int bad = ferror(f);
   bad |= fclose(f) != 0;
@@ -301,6 +313,8 @@ int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t fo
     ti->handles[3] = g->h_quad;
     ti->handles[4] = b->h_mats;
     ti->cl_arg = b;
+    ti->callback_func = fetch_output;
+    ti->callback_arg = b;
     ti->flops = g->flops_seed_per_cell * b->ncell;
     ti->destroy = 0;
     ti->detach = 0;
@@ -370,7 +384,12 @@ int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t fo
   st.nbatch = p->nbatch;
   st.ntask = 2 * p->nbatch + lp.n;
   st.ngroup = p->ngroup;
-  st.ncolor = p->ncolor;
+  st.nblock = p->csr.nblock;
+  {
+    double nblk = 0;
+    for (int i = 0; i < p->nbatch; i++) nblk += p->batches[i].nblk;
+    st.blocks_per_batch = p->nbatch > 0 ? nblk / p->nbatch : 0;
+  }
   st.ndof = p->csr.nrows;
   st.nnz = p->csr.rowptr[p->csr.nrows];
   if (!err) {

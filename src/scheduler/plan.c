@@ -1,6 +1,13 @@
-/* The plan of one assembly: groups of cells by (order, form), a greedy colouring of each group
- * (cells sharing a vertex get different colours, so cells of a colour share no DOF), batches
- * sized from the element matrix, the OpenCL programs of each group, and the CSR pattern. */
+/* The plan of one assembly: groups of cells by (order, form), batches of neighbouring cells
+ * sized from the element matrix, the OpenCL programs of each group, and the CSR pattern cut into
+ * row blocks.
+ *
+ * Batches are runs of consecutive cells of a group, not colour classes: the DOFs are numbered
+ * by vertex, edge, face and cell, in mesh order, so a run of cells writes a few narrow ranges of
+ * rows, i.e. a few row blocks, and the assemblies of batches that share no block run at the same
+ * time (StarPU's commute access on the blocks). Inside a batch the threads of the team split the
+ * rows (assemble.c), so cells of one batch may share DOFs. A colouring would make every batch a
+ * set of cells spread over the whole mesh, touching every block, and serialize the assemblies. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,59 +65,7 @@ int group_init(femint_context_t ctx, const struct femint_space *space,
   return err;
 }
 
-/* Greedy colouring of the cells of a group by shared vertices: colour[k] for cells[k]. */
-static int color_group(const struct femint_mesh *mesh, const int *cells, int n, int *color,
-                       int *ncolor)
-{
-  /* vertex -> cells of this group */
-  int *vptr = calloc((size_t)mesh->nvert + 1, sizeof *vptr), *vc = malloc((size_t)n * 6 * sizeof *vc);
-  int *fill = calloc((size_t)mesh->nvert, sizeof *fill);
-  uint64_t *used = NULL;
-  int maxc = 64, err = FEMINT_ENOMEM;
-  if (!vptr || !vc || !fill) goto done;
-  for (int k = 0; k < n; k++)
-    for (int a = 0; a < 6; a++) vptr[mesh->cells[6 * cells[k] + a] + 1]++;
-  for (int v = 0; v < mesh->nvert; v++) vptr[v + 1] += vptr[v];
-  for (int k = 0; k < n; k++)
-    for (int a = 0; a < 6; a++) {
-      int v = mesh->cells[6 * cells[k] + a];
-      vc[vptr[v] + fill[v]++] = k;
-    }
-  *ncolor = 0;
-  for (int k = 0; k < n; k++) color[k] = -1;
-  used = calloc((size_t)(maxc + 63) / 64, sizeof *used);
-  if (!used) goto done;
-  for (int k = 0; k < n; k++) {
-    memset(used, 0, (size_t)(maxc + 63) / 64 * sizeof *used);
-    for (int a = 0; a < 6; a++) {
-      int v = mesh->cells[6 * cells[k] + a];
-      for (int i = vptr[v]; i < vptr[v + 1]; i++) {
-        int c = color[vc[i]];
-        if (c >= 0) used[c / 64] |= 1ull << (c % 64);
-      }
-    }
-    int c = 0;
-    while (c < maxc && (used[c / 64] >> (c % 64)) & 1) c++;
-    if (c == maxc) {
-      uint64_t *more = realloc(used, (size_t)(2 * maxc + 63) / 64 * sizeof *used);
-      if (!more) goto done;
-      used = more;
-      maxc *= 2;
-    }
-    color[k] = c;
-    if (c + 1 > *ncolor) *ncolor = c + 1;
-  }
-  err = 0;
-done:
-  free(vptr);
-  free(vc);
-  free(fill);
-  free(used);
-  return err;
-}
-
-/* Cells per batch: about 32 MiB of element matrices, and at least four batches per worker (the
- * assembly tasks of distant batches run at the same time). */
+/* Cells per batch: about 32 MiB of element matrices, and at least four batches per worker. */
 static int batch_size(const struct femint_context *ctx, const struct group *g, int ncell_group,
                       int max_batch)
 {
@@ -203,14 +158,12 @@ int plan_create(femint_context_t ctx, const struct femint_space *space,
   p->opt = *opt;
   p->cl_usable = opt->where != FEMINT_WHERE_CPU && ctx->nopencl > 0;
   int err = FEMINT_ENOMEM;
-  int count[FEMINT_MAX_ORDER + 1] = {0}, *color = NULL;
+  int count[FEMINT_MAX_ORDER + 1] = {0};
   for (int c = 0; c < ncell; c++) count[space->order[c]]++;
   p->groups = calloc(FEMINT_MAX_ORDER, sizeof *p->groups);
   p->cells = malloc((size_t)ncell * sizeof *p->cells);
-  color = malloc((size_t)ncell * sizeof *color);
-  int *tmp = malloc((size_t)ncell * sizeof *tmp);
   p->batches = calloc((size_t)ncell, sizeof *p->batches);
-  if (!p->groups || !p->cells || !color || !tmp || !p->batches) goto fail;
+  if (!p->groups || !p->cells || !p->batches) goto fail;
   int pos = 0;
   for (int order = 1; order <= FEMINT_MAX_ORDER; order++) {
     if (!count[order]) continue;
@@ -221,38 +174,24 @@ int plan_create(femint_context_t ctx, const struct femint_space *space,
       err = group_init(ctx, space, form, order, opt->precision, opt->variant, 0, 0, g); /* no fp64 */
     if (err) goto fail;
     p->ngroup++;
-    int n = 0;
+    const int start = pos, size = batch_size(ctx, g, count[order], opt->max_batch);
     for (int c = 0; c < ncell; c++)
-      if (space->order[c] == order) tmp[n++] = c;
-    int ncolor;
-    err = color_group(mesh, tmp, n, color, &ncolor);
-    if (err) goto fail;
-    p->ncolor += ncolor;
-    int size = batch_size(ctx, g, n, opt->max_batch);
-    for (int col = 0; col < ncolor; col++) {
-      int start = pos;
-      for (int k = 0; k < n; k++)
-        if (color[k] == col) p->cells[pos++] = tmp[k];
-      for (int b0 = start; b0 < pos; b0 += size) {
-        struct batch *b = &p->batches[p->nbatch++];
-        b->ctx = ctx;
-        b->g = g;
-        b->cells = p->cells + b0;
-        b->ncell = pos - b0 < size ? pos - b0 : size;
-        b->csr = &p->csr;
-      }
+      if (space->order[c] == order) p->cells[pos++] = c;
+    for (int b0 = start; b0 < pos; b0 += size) {
+      struct batch *b = &p->batches[p->nbatch++];
+      b->ctx = ctx;
+      b->g = g;
+      b->cells = p->cells + b0;
+      b->ncell = pos - b0 < size ? pos - b0 : size;
+      b->csr = &p->csr;
     }
   }
   err = pattern ? csr_build(ctx, space, &p->csr) : 0;
   if (!err && pattern) err = plan_row_blocks(p, 8 * (ctx->nworker > 0 ? ctx->nworker : 1));
   if (err) goto fail;
-  free(color);
-  free(tmp);
   *out = p;
   return 0;
 fail:
-  free(color);
-  free(tmp);
   plan_destroy(&p);
   return err == FEMINT_ENOMEM ? femint_seterr(ctx, err, "plan: out of memory") : err;
 }

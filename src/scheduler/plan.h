@@ -1,5 +1,5 @@
-/* The plan of one assembly: cells grouped by (shape, order, form), coloured so that no two cells
- * of a colour share a DOF, cut into batches; the CSR pattern the batches assemble into. */
+/* The plan of one assembly: cells grouped by (shape, order, form), cut into batches of
+ * neighbouring cells; the CSR pattern the batches assemble into, in row blocks. */
 #ifndef FEMINT_SCHEDULER_PLAN_H
 #define FEMINT_SCHEDULER_PLAN_H
 
@@ -15,13 +15,12 @@ struct plan {
   struct group *groups;
   int nbatch;
   struct batch *batches;
-  int *cells;       /* all cells, ordered by group, colour, batch; batches point into it */
-  int ncolor;       /* colours summed over the groups */
+  int *cells;       /* all cells, ordered by group and batch; batches point into it */
   int cl_usable;    /* OpenCL workers may take integration tasks */
   struct csr csr;
 };
 
-/* Group, colour and batch the cells; build the OpenCL programs of the groups; with pattern,
+/* Group and batch the cells; build the OpenCL programs of the groups; with pattern,
  * build the CSR pattern too. */
 int plan_create(femint_context_t ctx, const struct femint_space *space,
                 const struct femint_form *form, const struct femint_assemble_options *opt,
