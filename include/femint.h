@@ -80,7 +80,9 @@ FEMINT_EXPORT int femint_context_worker_name(femint_context_t ctx, int w, char *
 
 /* ---- Reference elements ---- */
 
-enum femint_shape { FEMINT_PRISM = 1 };
+/** Element shapes. The quadrilateral (seed 003) has its reference element and plain element
+ *  matrices inside the library; meshes, spaces and assembly take prisms only for now. */
+enum femint_shape { FEMINT_PRISM = 1, FEMINT_QUAD = 2 };
 #define FEMINT_MAX_ORDER 7
 
 struct femint_refel_info {

@@ -49,15 +49,22 @@ struct refel_mode {
                     interior modes; (k, m) for quad faces; 0 otherwise */
 };
 
+/* A tabulated reference element: the prism (dim 3, below) or the quadrilateral (dim 2,
+ * refel_quad.h). */
 struct refel {
   int shape, order;
+  int dim;        /* reference dimension: 3 for the prism, 2 for the quadrilateral */
   int nsh;        /* shape functions */
   int nq;         /* quadrature points */
-  int degree;     /* exactness degree of the rule (2p) */
-  int ntri, nline;/* points of the triangle rule and of the Gauss-Legendre rule */
-  double *xq;     /* [nq][3] reference coordinates */
-  double *wq;     /* [nq] weights (sum = 1, the reference volume) */
-  double *phi;    /* [nq][4][nsh]: value and d/dxi1, d/dxi2, d/dxi3 of each shape function */
+  int degree;     /* exactness degree of the rule (prism: 2p in total degree; quadrilateral:
+                     2p+1 in each variable) */
+  int ntri, nline;/* points of the triangle rule (0 for the quadrilateral) and of the
+                     Gauss-Legendre rule (per direction) */
+  double *xq;     /* [nq][dim] reference coordinates */
+  double *wq;     /* [nq] weights (sum = the reference measure: 1 for the prism, 4 for the
+                     quadrilateral) */
+  double *phi;    /* [nq][dim+1][nsh]: value and the dim reference derivatives of each shape
+                     function */
   float *phi_f;   /* the same in single precision */
   struct refel_mode *mode; /* [nsh] */
 };

@@ -181,6 +181,7 @@ int refel_prism_create(int order, struct refel **re)
   if (!r) goto nomem;
   r->shape = FEMINT_PRISM;
   r->order = order;
+  r->dim = 3;
   r->nsh = refel_prism_nsh(order);
   r->ntri = ntri;
   r->nline = nline;
