@@ -32,7 +32,8 @@ extern "C" {
   X(EIO, -8, "input/output failure")                                               \
   X(ENODEV, -9, "no worker able to run the request")                              \
   X(ESTATE, -10, "object in the wrong state")                                      \
-  X(ENOTSUP, -11, "not supported")
+  X(ENOTSUP, -11, "not supported")                                                 \
+  X(ECALLBACK, -12, "the caller's function stopped the work")
 
 enum femint_error {
   FEMINT_OK = 0,
@@ -273,6 +274,39 @@ FEMINT_EXPORT int femint_matrix_write_mm(femint_context_t ctx, femint_matrix_t m
                                          const char *path);
 
 /* ---- Element matrices for a caller: the hook for codes that assemble themselves ---- */
+
+/** A batch of element matrices handed to a femint_element_fn: cells of one order, integrated
+ *  together on one worker. Row i of an element matrix is local index idof*ncomp + icomp; the
+ *  entry of global DOFs (dofs[i], dofs[j]) is signs[i] * signs[j] * A_ij (orientation of the
+ *  hierarchical edge and face modes), and rows with dofs[i] < 0 (modes the minimum rule drops)
+ *  are ignored. */
+struct femint_element_batch {
+  int ncell;            /**< cells in the batch */
+  const int *cells;     /**< [ncell] mesh cell numbers */
+  int order;            /**< polynomial order of these cells */
+  int n;                /**< rows (and columns) of each element matrix: nsh * ncomp */
+  int precision;        /**< FEMINT_DOUBLE: mats holds doubles; FEMINT_SINGLE: floats */
+  int symmetric;        /**< 0: each matrix is n*n row-major; 1: its upper half, row by row,
+                             n(n+1)/2 values (femint_assemble_options.symmetric) */
+  const void *mats;     /**< [ncell][n*n or n(n+1)/2] the element matrices */
+  const int64_t *dofs;  /**< [ncell][n] global DOF of each row (-1: none) */
+  const int *signs;     /**< [ncell][n] orientation sign (+1 or -1) of each row */
+};
+/** What femint_integrate calls for each batch; it returns 0 to go on. It runs on the thread that
+ *  called femint_integrate, never on a worker, so it may call MPI or a solver library. The
+ *  arrays of the batch are valid during the call only. */
+typedef int (*femint_element_fn)(const struct femint_element_batch *batch, void *user);
+
+/** @brief Integrate the form over every cell, like femint_assemble, and hand the element
+ *  matrices to fn batch by batch (in the order of the plan, while later batches are still being
+ *  integrated) instead of assembling them. opt: precision, where, max_batch, variant, symmetric
+ *  and timeline as for femint_assemble; a load vector (rhs) is assembled as there. fn may be NULL:
+ *  the matrices are computed, brought to main memory and dropped (a measure of the integration
+ *  alone). @return 0, or FEMINT_ECALLBACK when fn returned non-zero (the work stops; the
+ *  tasks already submitted finish first), or the errors of femint_assemble. */
+FEMINT_EXPORT int femint_integrate(femint_context_t ctx, femint_space_t space, femint_form_t form,
+                                   const struct femint_assemble_options *opt,
+                                   femint_element_fn fn, void *user, struct femint_stats *stats);
 
 /** @brief Element matrix of one cell, dense row-major n x n with n = nsh*ncomp, local index
  *  idof*ncomp + icomp, orientation signs NOT applied (femint_space_cell_dofs gives them).

@@ -20,7 +20,7 @@
 const char cli_bench_usage[] =
   "Usage: femint bench [OPTIONS]\n"
   "       femint bench --coexec [--mesh box:NX,NY,NZ] [--order LIST] [--precision P] [--runs N]\n"
-  "                    [--timeline FILE.png]\n"
+  "                    [--no-assembly] [--timeline FILE.png]\n"
   "\n"
   "Times the stages of integrating a box of prisms of one order on one OpenCL device, one stage\n"
   "after the other, divided by the number of elements: input preparation, device allocation,\n"
@@ -58,6 +58,8 @@ const char cli_bench_usage[] =
   "  --order LIST             orders cycled over the cells (default 1-4)\n"
   "  --precision single|double  (default double)\n"
   "  --runs N                 most calibration runs per mode (default 12)\n"
+  "  --no-assembly            time the integration alone (femint_integrate: the element matrices\n"
+  "                           reach host memory and are not assembled)\n"
   "  --timeline FILE.png      Gantt chart of the best co-execution run (its tasks in FILE.csv)\n"
   "  --json                   print the result as one JSON object\n"
   "\n"
@@ -126,7 +128,8 @@ static int parse_positive(const char *option, const char *v, long max, long *out
 static const char *const sweep_only[] = {"--variant", "--no-cpu", "--device", "--cells",
                                          "--problem", "--symmetric", "--repeat", "--bus-gbs",
                                          "--csv", "--plot", NULL};
-static const char *const coexec_only[] = {"--mesh", "--runs", "--timeline", NULL};
+static const char *const coexec_only[] = {"--mesh", "--runs", "--timeline", "--no-assembly",
+                                          NULL};
 
 static int bench_parse(int argc, char **argv, struct cli_bench *b)
 {
@@ -134,7 +137,7 @@ static int bench_parse(int argc, char **argv, struct cli_bench *b)
     "--order", "--variant", "--precision", "--device", "--cells", "--problem", "--repeat",
     "--bus-gbs", "--csv", "--plot", "--mesh", "--runs", "--timeline", "--element", NULL};
   static const char *const flags[] = {"--no-cpu", "--symmetric", "--coexec", "--json",
-                                      "--quiet", "--verbose", NULL};
+                                      "--quiet", "--verbose", "--no-assembly", NULL};
   static const char *const precisions[] = {"double", "single", "both"};
   const char *given[32];
   int ngiven = 0, c, orders_set = 0, precision_both = 0;
@@ -192,6 +195,8 @@ static int bench_parse(int argc, char **argv, struct cli_bench *b)
       b->timeline = v;
     } else if (strcmp(name, "--coexec") == 0) {
       b->coexec = 1;
+    } else if (strcmp(name, "--no-assembly") == 0) {
+      b->no_assembly = 1;
     } else if (strcmp(name, "--json") == 0) {
       b->json = 1;
     } else if (strcmp(name, "--quiet") == 0) {

@@ -95,6 +95,7 @@ struct cli_bench {
   double bus_gbs;
   const char *csv, *plot;
   int coexec;
+  int no_assembly;            /* --coexec times femint_integrate, not femint_assemble */
   struct cli_mesh mesh;
   long runs;
   const char *timeline;

@@ -27,14 +27,17 @@ struct mode_result {
   struct femint_stats best;
 };
 
-/* One assembly; the matrix is dropped. */
+/* One assembly (the matrix is dropped), or with no_assembly one integration of every element
+ * matrix into host memory. */
 static int assemble_once(femint_context_t ctx, femint_space_t space, femint_form_t form,
-                         int precision, int where, const char *timeline, struct femint_stats *st)
+                         int precision, int where, int no_assembly, const char *timeline,
+                         struct femint_stats *st)
 {
   femint_matrix_t A = NULL;
   struct femint_assemble_options opt = {.precision = precision, .where = where,
                                         .timeline = timeline};
   memset(st, 0, sizeof *st);
+  if (no_assembly) return femint_integrate(ctx, space, form, &opt, NULL, NULL, st);
   int rc = femint_assemble(ctx, space, form, &opt, &A, st);
   femint_matrix_destroy(&A);
   return rc;
@@ -48,7 +51,8 @@ static int run_mode(femint_context_t ctx, femint_space_t space, femint_form_t fo
   int rc;
   const int precision = b->precs[0];
   do {
-    if ((rc = assemble_once(ctx, space, form, precision, mode_where[mode], NULL, &st)) != 0)
+    if ((rc = assemble_once(ctx, space, form, precision, mode_where[mode], b->no_assembly, NULL,
+                             &st)) != 0)
       return rc;
     m->runs++;
     m->calibrating = st.calibrating;
@@ -60,7 +64,8 @@ static int run_mode(femint_context_t ctx, femint_space_t space, femint_form_t fo
   m->t_best = INFINITY;
   for (int r = 0; r < MEASURED_RUNS; r++) {
     const char *tl = mode == MODE_BOTH && csv ? part : NULL;
-    if ((rc = assemble_once(ctx, space, form, precision, mode_where[mode], tl, &st)) != 0)
+    if ((rc = assemble_once(ctx, space, form, precision, mode_where[mode], b->no_assembly, tl,
+                             &st)) != 0)
       return rc;
     if (!b->quiet)
       fprintf(stderr, "femint bench: %s: run %d of %d: task stage %.4g s\n", mode_names[mode],
@@ -96,9 +101,10 @@ static void print_json(const struct cli_bench *b, int ncell, const struct mode_r
   }
   printf(",\"cells\":%d,\"orders\":[", ncell);
   print_orders(b);
-  printf("],\"problem\":\"elasticity\",\"precision\":\"%s\",\"max_calibration_runs\":%ld,"
-         "\"calibration\":{",
-         b->precs[0] == FEMINT_SINGLE ? "single" : "double", b->runs);
+  printf("],\"problem\":\"elasticity\",\"precision\":\"%s\",\"stage\":\"%s\","
+         "\"max_calibration_runs\":%ld,\"calibration\":{",
+         b->precs[0] == FEMINT_SINGLE ? "single" : "double",
+         b->no_assembly ? "integrate" : "assemble", b->runs);
   for (int k = 0; k < NMODE; k++)
     printf("%s\"%s\":{\"runs\":%d,\"calibrating\":%d}", k ? "," : "", mode_names[k], m[k].runs,
            m[k].calibrating);
@@ -135,6 +141,11 @@ static void print_human(const struct cli_bench *b, int ncell, int ncpu, int nocl
   printf("orders        ");
   print_orders(b);
   printf(" cycling over the cells\n");
+  printf("stage         %s\n", b->no_assembly
+                                 ? "integration alone: element matrices into host memory "
+                                   "(femint_integrate)"
+                                 : "integration and assembly into the CSR matrix "
+                                   "(femint_assemble)");
   printf("workers       %d CPU worker%s (OpenMP teams of up to %d thread%s), %d OpenCL worker%s\n",
          ncpu, ncpu == 1 ? "" : "s", team, team == 1 ? "" : "s", nocl, nocl == 1 ? "" : "s");
   printf("calibration   runs per mode until no batch is placed uncalibrated (at most %ld): "

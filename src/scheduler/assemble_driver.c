@@ -1,6 +1,7 @@
-/* femint_assemble and the load vectors: pack each batch, submit its integration task and its
- * assembly task asynchronously (and the load tasks beside them), wait, and gather the per-worker
- * statistics from StarPU's task profiling. */
+/* femint_assemble, femint_integrate and the load vectors: pack each batch, submit its integration
+ * task and its assembly task asynchronously (and the load tasks beside them), hand element
+ * matrices to the caller as batches finish, wait, and gather the per-worker statistics from
+ * StarPU's task profiling. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -114,12 +115,18 @@ static int model_calibrated(femint_context_t ctx, struct starpu_task *t, uint32_
   return 1;
 }
 
-/* Wait for the two tasks of a batch, unregister its data and give its buffers back. */
-static int retire_batch(femint_context_t ctx, struct batch *b, struct starpu_task **t, int err)
+/* Wait for the tasks of a batch (t[1] is NULL without assembly). */
+static int retire_batch(femint_context_t ctx, struct starpu_task **t, int err)
 {
   for (int k = 0; k < 2; k++)
     if (t[k] && t[k]->status != STARPU_TASK_INIT && starpu_task_wait(t[k]) && !err)
       err = femint_seterr(ctx, FEMINT_ERUNTIME, "waiting for a task failed");
+  return err;
+}
+
+/* Unregister the data of a retired batch and give its buffers back. */
+static void release_batch(femint_context_t ctx, struct batch *b)
+{
   if (b->registered) {
     starpu_data_unregister(b->h_jac);
     starpu_data_unregister(b->h_coef);
@@ -132,7 +139,6 @@ static int retire_batch(femint_context_t ctx, struct batch *b, struct starpu_tas
     femint_host_free(ctx, b->mats);
   }
   b->jac = b->coef = b->mats = NULL;
-  return err;
 }
 
 /* Callback of an integration task: once a device has written the element matrices, start their
@@ -206,90 +212,218 @@ static void record_task(struct femint_stats *st, struct starpu_task *t, int inte
                                              &t->profiling_info->end_time);
 }
 
-int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t form,
-                    const struct femint_assemble_options *opt, femint_matrix_t *matrix,
-                    struct femint_stats *stats)
+/* The row blocks of the CSR values as StarPU handles: an assembly task holds the blocks its batch
+ * writes, in commuting read-write mode. One arbiter manages all the blocks, so that a task takes
+ * all its blocks at once when they are all free; without it, StarPU takes a task's blocks one
+ * after the other and a task waiting for its third block holds its first two, which chains the
+ * assemblies one behind the other even when most of them share no block. */
+struct blocks {
+  starpu_data_handle_t values;
+  starpu_data_handle_t *h;
+  uint32_t *len;
+  starpu_arbiter_t arbiter;
+};
+
+static int blocks_register(femint_context_t ctx, struct csr *c, struct blocks *bl)
 {
-  static const struct femint_assemble_options defaults = {0};
-  FEMINT_CHECK(ctx, NULL, FEMINT_EINVAL, "femint_assemble: NULL context");
-  FEMINT_CHECK(space && form && matrix, ctx, FEMINT_EINVAL,
-               "femint_assemble: NULL space, form or matrix pointer");
-  *matrix = NULL;
-  if (!opt) opt = &defaults;
+  bl->h = malloc((size_t)c->nblock * sizeof *bl->h);
+  bl->len = malloc((size_t)c->nblock * sizeof *bl->len);
+  if (!bl->h || !bl->len) {
+    free(bl->h), free(bl->len);
+    bl->h = NULL, bl->len = NULL;
+    return femint_seterr(ctx, FEMINT_ENOMEM, "femint_assemble: out of memory");
+  }
+  starpu_vector_data_register(&bl->values, STARPU_MAIN_RAM, (uintptr_t)c->values,
+                              (uint32_t)c->rowptr[c->nrows], sizeof(double));
+  for (int k = 0; k < c->nblock; k++)
+    bl->len[k] = (uint32_t)(c->rowptr[c->block_row[k + 1]] - c->rowptr[c->block_row[k]]);
+  struct starpu_data_filter filter = {.filter_func = starpu_vector_filter_list,
+                                      .nchildren = (unsigned)c->nblock,
+                                      .filter_arg_ptr = bl->len};
+  starpu_data_partition(bl->values, &filter);
+  bl->arbiter = starpu_arbiter_create();
+  for (int k = 0; k < c->nblock; k++) {
+    bl->h[k] = starpu_data_get_sub_data(bl->values, 1, k);
+    starpu_data_assign_arbiter(bl->h[k], bl->arbiter);
+  }
+  return 0;
+}
+
+static void blocks_unregister(struct blocks *bl)
+{
+  if (!bl->h) return;
+  starpu_data_unpartition(bl->values, STARPU_MAIN_RAM);
+  starpu_data_unregister(bl->values);
+  starpu_arbiter_destroy(bl->arbiter);
+  free(bl->h);
+  free(bl->len);
+  bl->h = NULL;
+}
+
+/* Give the batch buffers slices of one block kept by the context (pinned where there is a GPU)
+ * when they fit in an eighth of the memory: pinning is slow, so once, not per batch. Returns how
+ * many batches may be in flight: all of them, or, when the buffers are allocated per batch, a
+ * window whose buffers are reused once a batch is retired (this bounds the memory of large
+ * meshes). */
+static int batch_buffers(femint_context_t ctx, struct plan *p)
+{
+  size_t total = 0;
+  for (int i = 0; i < p->nbatch; i++) total += batch_bytes(&p->batches[i]);
+  void *base;
+  if (total > arena_limit() || femint_host_arena(ctx, total, &base)) return 4 * ctx->nworker + 4;
+  char *at = base;
+  for (int i = 0; i < p->nbatch; i++) {
+    struct batch *b = &p->batches[i];
+    const struct group *g = b->g;
+    b->in_arena = 1;
+    b->jac = at;
+    at += align64((size_t)b->ncell * g->geo_size * g->real_size);
+    b->coef = at;
+    at += align64((size_t)b->ncell * g->ncoef * g->real_size);
+    b->mats = at;
+    at += align64((size_t)b->ncell * g->out_size * g->real_size);
+  }
+  return p->nbatch;
+}
+
+/* The integration task of a packed batch (its handles registered). */
+static struct starpu_task *integration_task(const struct plan *p, struct batch *b,
+                                            uint32_t *where)
+{
+  const struct group *g = b->g;
+  struct starpu_task *t = starpu_task_create();
+  t->cl = &femint_cl_integrate_volume;
+  t->handles[0] = b->h_jac;
+  t->handles[1] = b->h_coef;
+  t->handles[2] = g->h_phi;
+  t->handles[3] = g->h_quad;
+  t->handles[4] = b->h_mats;
+  t->cl_arg = b;
+  t->callback_func = fetch_output;
+  t->callback_arg = b;
+  t->flops = g->flops_seed_per_cell * b->ncell;
+  t->destroy = 0;
+  t->detach = 0;
+  *where = STARPU_CPU | STARPU_OPENCL;
+  if (!p->cl_usable || !g->program[0])
+    t->where = *where = STARPU_CPU;
+  else if (p->opt.where == FEMINT_WHERE_OPENCL)
+    t->where = *where = STARPU_OPENCL;
+  return t;
+}
+
+/* The assembly task of a batch: its element matrices (read) and the row blocks it writes. */
+static struct starpu_task *assembly_task(struct batch *b, const struct blocks *bl)
+{
+  /* StarPU frees a task's dyn_handles and dyn_modes (and what it adds) with the task */
+  starpu_data_handle_t *th = malloc((size_t)(1 + b->nblk) * sizeof *th);
+  enum starpu_data_access_mode *tm = malloc((size_t)(1 + b->nblk) * sizeof *tm);
+  struct starpu_task *t = th && tm ? starpu_task_create() : NULL;
+  if (!t) {
+    free(th), free(tm);
+    return NULL;
+  }
+  th[0] = b->h_mats;
+  tm[0] = STARPU_R;
+  for (int k = 0; k < b->nblk; k++) {
+    th[1 + k] = bl->h[b->blk[k]];
+    tm[1 + k] = STARPU_RW | STARPU_COMMUTE;
+  }
+  t->cl = &femint_cl_assemble;
+  t->nbuffers = 1 + b->nblk;
+  t->dyn_handles = th;
+  t->dyn_modes = tm;
+  t->cl_arg = b;
+  t->destroy = 0;
+  t->detach = 0;
+  return t;
+}
+
+/* Hand the element matrices of an integrated batch to the caller's function, on this thread. */
+static int deliver(femint_context_t ctx, const struct plan *p, struct batch *b,
+                   femint_element_fn fn, void *user)
+{
+  const struct group *g = b->g;
+  const int n = g->n, ne = g->ne;
+  int64_t *dofs = malloc((size_t)b->ncell * n * sizeof *dofs);
+  int *signs = malloc((size_t)b->ncell * n * sizeof *signs);
+  if (!dofs || !signs) {
+    free(dofs), free(signs);
+    return femint_seterr(ctx, FEMINT_ENOMEM, "femint_integrate: out of memory");
+  }
+  for (int k = 0; k < b->ncell; k++) {
+    const int64_t off = p->space->cell_off[b->cells[k]];
+    for (int i = 0; i < g->nsh; i++) {
+      const int64_t m = p->space->cell_mode[off + i];
+      for (int a = 0; a < ne; a++) {
+        dofs[(size_t)k * n + i * ne + a] = m < 0 ? -1 : m * ne + a;
+        signs[(size_t)k * n + i * ne + a] = p->space->cell_sign[off + i];
+      }
+    }
+  }
+  int err = 0;
+  if (starpu_data_acquire(b->h_mats, STARPU_R)) {
+    err = femint_seterr(ctx, FEMINT_ERUNTIME, "femint_integrate: the element matrices of a batch "
+                                              "of order %d could not be brought to memory",
+                        g->order);
+  } else {
+    const struct femint_element_batch eb = {
+        .ncell = b->ncell, .cells = b->cells, .order = g->order, .n = n,
+        .precision = g->precision, .symmetric = g->symmetric, .mats = b->mats, .dofs = dofs,
+        .signs = signs};
+    int rc = fn(&eb, user);
+    starpu_data_release(b->h_mats);
+    if (rc)
+      err = femint_seterr(ctx, FEMINT_ECALLBACK,
+                          "femint_integrate: the element function returned %d for a batch of %d "
+                          "cells of order %d (first cell %d)",
+                          rc, b->ncell, g->order, b->cells[0]);
+  }
+  free(dofs);
+  free(signs);
+  return err;
+}
+
+/* femint_assemble (matrix != NULL: integration and assembly tasks) and femint_integrate (element
+ * matrices to fn, or dropped when fn is NULL). */
+static int run(femint_context_t ctx, femint_space_t space, femint_form_t form,
+               const struct femint_assemble_options *opt, femint_matrix_t *matrix,
+               femint_element_fn fn, void *user, struct femint_stats *stats)
+{
+  const char *who = matrix ? "femint_assemble" : "femint_integrate";
+  const int assemble = matrix != NULL, ntask_batch = assemble ? 2 : 1;
   double t0 = femint_now();
   struct plan *p = NULL;
-  FEMINT_CALL(plan_create(ctx, space, form, opt, 1, &p));
+  FEMINT_CALL(plan_create(ctx, space, form, opt, assemble, &p));
   struct femint_stats st = {0};
   st.t_plan = femint_now() - t0;
   struct starpu_task **tasks = calloc((size_t)2 * p->nbatch + 1, sizeof *tasks);
-  struct femint_matrix *A = calloc(1, sizeof *A);
-  if (!tasks || !A) {
+  struct femint_matrix *A = assemble ? calloc(1, sizeof *A) : NULL;
+  struct blocks bl = {0};
+  if (!tasks || (assemble && !A)) {
     free(tasks);
     free(A);
     plan_destroy(&p);
-    return femint_seterr(ctx, FEMINT_ENOMEM, "femint_assemble: out of memory");
+    return femint_seterr(ctx, FEMINT_ENOMEM, "%s: out of memory", who);
   }
-  starpu_data_handle_t h_values, h_rhs = NULL;
-  starpu_vector_data_register(&h_values, STARPU_MAIN_RAM, (uintptr_t)p->csr.values,
-                              (uint32_t)p->csr.rowptr[p->csr.nrows], sizeof(double));
-  /* the values cut by row blocks: an assembly task holds the blocks its batch writes */
-  uint32_t *blen = malloc((size_t)p->csr.nblock * sizeof *blen);
-  starpu_data_handle_t *blocks = malloc((size_t)p->csr.nblock * sizeof *blocks);
-  enum starpu_data_access_mode *modes =
-      malloc((size_t)(p->csr.nblock + 1) * sizeof *modes);
-  if (!blen || !blocks || !modes) {
-    free(blen), free(blocks), free(modes), free(tasks), free(A);
-    starpu_data_unregister(h_values);
-    plan_destroy(&p);
-    return femint_seterr(ctx, FEMINT_ENOMEM, "femint_assemble: out of memory");
-  }
-  for (int k = 0; k < p->csr.nblock; k++)
-    blen[k] = (uint32_t)(p->csr.rowptr[p->csr.block_row[k + 1]] - p->csr.rowptr[p->csr.block_row[k]]);
-  struct starpu_data_filter filter = {.filter_func = starpu_vector_filter_list,
-                                      .nchildren = (unsigned)p->csr.nblock,
-                                      .filter_arg_ptr = blen};
-  starpu_data_partition(h_values, &filter);
-  for (int k = 0; k < p->csr.nblock; k++) blocks[k] = starpu_data_get_sub_data(h_values, 1, k);
-  modes[0] = STARPU_R;
-  for (int k = 0; k < p->csr.nblock; k++) modes[1 + k] = STARPU_RW | STARPU_COMMUTE;
+  int err = assemble ? blocks_register(ctx, &p->csr, &bl) : 0;
+  starpu_data_handle_t h_rhs = NULL;
   struct load_plan lp = {0};
-  int err = 0;
   double t1 = femint_now();
-  if (opt->rhs && (opt->body || opt->traction)) {
+  if (!err && opt->rhs && (opt->body || opt->traction)) {
     starpu_vector_data_register(&h_rhs, STARPU_MAIN_RAM, (uintptr_t)opt->rhs,
                                 (uint32_t)(space->nmode * space->ncomp), sizeof(double));
     err = load_submit(ctx, space, opt->body, opt->traction, opt->user, 0, NULL, h_rhs, &lp);
   }
-  /* The buffers of the batches (pinned where there is a GPU) are slices of one block kept by the
-   * context when they fit in an eighth of the memory (pinning is slow: once, not per batch).
-   * Otherwise at most `window` batches are in flight and their buffers are reused once a batch
-   * is assembled, which bounds the memory of large meshes. */
-  int window = 4 * ctx->nworker + 4, retired = 0;
-  {
-    size_t total = 0;
-    for (int i = 0; i < p->nbatch; i++) total += batch_bytes(&p->batches[i]);
-    void *base;
-    if (total <= arena_limit() && !femint_host_arena(ctx, total, &base)) {
-      char *at = base;
-      for (int i = 0; i < p->nbatch; i++) {
-        struct batch *b = &p->batches[i];
-        const struct group *g = b->g;
-        b->in_arena = 1;
-        b->jac = at;
-        at += align64((size_t)b->ncell * g->geo_size * g->real_size);
-        b->coef = at;
-        at += align64((size_t)b->ncell * g->ncoef * g->real_size);
-        b->mats = at;
-        at += align64((size_t)b->ncell * g->out_size * g->real_size);
-      }
-      window = p->nbatch;
-    }
-  }
+  const int window = batch_buffers(ctx, p);
+  int retired = 0;
   for (int i = 0; i < p->nbatch && !err; i++) {
     struct batch *b = &p->batches[i];
     const struct group *g = b->g;
-    while (i - retired >= window) {
-      err = retire_batch(ctx, &p->batches[retired], tasks + 2 * retired, err);
+    while (i - retired >= window && !err) {
+      err = retire_batch(ctx, tasks + 2 * retired, err);
+      if (!err && fn) err = deliver(ctx, p, &p->batches[retired], fn, user);
+      release_batch(ctx, &p->batches[retired]);
       retired++;
     }
     double tp = femint_now();
@@ -305,94 +439,59 @@ int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t fo
     starpu_vector_data_register(&b->h_mats, STARPU_MAIN_RAM, (uintptr_t)b->mats,
                                 (uint32_t)((size_t)b->ncell * g->out_size), g->real_size);
     b->registered = 1;
-    struct starpu_task *ti = starpu_task_create(), *ta = starpu_task_create();
-    ti->cl = &femint_cl_integrate_volume;
-    ti->handles[0] = b->h_jac;
-    ti->handles[1] = b->h_coef;
-    ti->handles[2] = g->h_phi;
-    ti->handles[3] = g->h_quad;
-    ti->handles[4] = b->h_mats;
-    ti->cl_arg = b;
-    ti->callback_func = fetch_output;
-    ti->callback_arg = b;
-    ti->flops = g->flops_seed_per_cell * b->ncell;
-    ti->destroy = 0;
-    ti->detach = 0;
-    uint32_t where = STARPU_CPU | STARPU_OPENCL;
-    if (!p->cl_usable || !g->program[0])
-      ti->where = where = STARPU_CPU;
-    else if (opt->where == FEMINT_WHERE_OPENCL)
-      ti->where = where = STARPU_OPENCL;
-    ta->cl = &femint_cl_assemble;
-    /* StarPU frees a task's dyn_handles and dyn_modes (and what it adds) with the task */
-    starpu_data_handle_t *th = malloc((size_t)(1 + b->nblk) * sizeof *th);
-    enum starpu_data_access_mode *tm = malloc((size_t)(1 + b->nblk) * sizeof *tm);
-    if (!th || !tm) {
-      free(th), free(tm);
-      starpu_task_destroy(ti), starpu_task_destroy(ta);
-      tasks[2 * i] = tasks[2 * i + 1] = NULL;
-      err = femint_seterr(ctx, FEMINT_ENOMEM, "femint_assemble: out of memory");
+    uint32_t where;
+    struct starpu_task *ti = integration_task(p, b, &where), *ta = NULL;
+    if (assemble && !(ta = assembly_task(b, &bl))) {
+      starpu_task_destroy(ti);
+      err = femint_seterr(ctx, FEMINT_ENOMEM, "%s: out of memory", who);
       break;
     }
-    th[0] = b->h_mats;
-    memcpy(tm, modes, (size_t)(1 + b->nblk) * sizeof *tm);
-    for (int k = 0; k < b->nblk; k++) th[1 + k] = blocks[b->blk[k]];
-    ta->nbuffers = 1 + b->nblk;
-    ta->dyn_handles = th;
-    ta->dyn_modes = tm;
-    ta->cl_arg = b;
-    ta->destroy = 0;
-    ta->detach = 0;
     tasks[2 * i] = ti;
     tasks[2 * i + 1] = ta;
     st.calibrating += !model_calibrated(ctx, ti, where);
     int ret = starpu_task_submit(ti);
-    if (!ret) ret = starpu_task_submit(ta);
-    if (ret) {
+    if (!ret && ta) ret = starpu_task_submit(ta);
+    if (ret)
       err = femint_seterr(ctx, ret == -ENODEV ? FEMINT_ENODEV : FEMINT_ERUNTIME,
                           "task submission failed for a batch of order %d (%d%s)", g->order, ret,
                           ret == -ENODEV ? ": no worker can run it" : "");
-    }
   }
   /* Wait for what was submitted, even after an error, before anything is freed. */
-  for (; retired < p->nbatch; retired++)
-    err = retire_batch(ctx, &p->batches[retired], tasks + 2 * retired, err);
+  for (; retired < p->nbatch; retired++) {
+    err = retire_batch(ctx, tasks + 2 * retired, err);
+    if (!err && fn) err = deliver(ctx, p, &p->batches[retired], fn, user);
+    release_batch(ctx, &p->batches[retired]);
+  }
   int lerr = lp.n ? load_finish(ctx, &lp) : 0;
   if (!err) err = lerr;
   st.t_tasks = femint_now() - t1;
-  starpu_data_unpartition(h_values, STARPU_MAIN_RAM);
-  starpu_data_unregister(h_values);
-  free(blen);
-  free(blocks);
+  blocks_unregister(&bl);
   if (h_rhs) starpu_data_unregister(h_rhs);
   st.nworker = ctx->nworker < FEMINT_MAX_WORKERS ? ctx->nworker : FEMINT_MAX_WORKERS;
   for (int w = 0; w < st.nworker; w++)
     st.worker_is_opencl[w] = starpu_worker_get_type(w) == STARPU_OPENCL_WORKER;
+  double nblk = 0;
   for (int i = 0; i < p->nbatch; i++) {
     struct batch *b = &p->batches[i];
     record_task(&st, tasks[2 * i], 1);
     record_task(&st, tasks[2 * i + 1], 0);
     if (b->status && !err) err = femint_seterr(ctx, b->status, "%s", b->msg);
     st.flops_seed += b->g->flops_seed_per_cell * b->ncell;
+    nblk += b->nblk;
   }
   if (opt->timeline && !err) err = write_timeline(ctx, opt->timeline, p, tasks);
   for (int i = 0; i < 2 * p->nbatch; i++)
     if (tasks[i]) starpu_task_destroy(tasks[i]);
   free(tasks);
-  free(modes);
   st.ncell = space->mesh->ncell;
   st.nbatch = p->nbatch;
-  st.ntask = 2 * p->nbatch + lp.n;
+  st.ntask = ntask_batch * p->nbatch + lp.n;
   st.ngroup = p->ngroup;
   st.nblock = p->csr.nblock;
-  {
-    double nblk = 0;
-    for (int i = 0; i < p->nbatch; i++) nblk += p->batches[i].nblk;
-    st.blocks_per_batch = p->nbatch > 0 ? nblk / p->nbatch : 0;
-  }
-  st.ndof = p->csr.nrows;
-  st.nnz = p->csr.rowptr[p->csr.nrows];
-  if (!err) {
+  st.blocks_per_batch = p->nbatch > 0 ? nblk / p->nbatch : 0;
+  st.ndof = space->nmode * space->ncomp;
+  st.nnz = assemble ? p->csr.rowptr[p->csr.nrows] : 0;
+  if (assemble && !err) {
     A->csr = p->csr;
     memset(&p->csr, 0, sizeof p->csr);
     *matrix = A;
@@ -403,6 +502,31 @@ int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t fo
   st.t_total = femint_now() - t0;
   if (stats) *stats = st;
   return err;
+}
+
+int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t form,
+                    const struct femint_assemble_options *opt, femint_matrix_t *matrix,
+                    struct femint_stats *stats)
+{
+  static const struct femint_assemble_options defaults = {0};
+  FEMINT_CHECK(ctx, NULL, FEMINT_EINVAL, "femint_assemble: NULL context");
+  FEMINT_CHECK(space && form && matrix, ctx, FEMINT_EINVAL,
+               "femint_assemble: NULL space, form or matrix pointer");
+  *matrix = NULL;
+  return run(ctx, space, form, opt ? opt : &defaults, matrix, NULL, NULL, stats);
+}
+
+int femint_integrate(femint_context_t ctx, femint_space_t space, femint_form_t form,
+                     const struct femint_assemble_options *opt, femint_element_fn fn, void *user,
+                     struct femint_stats *stats)
+{
+  static const struct femint_assemble_options defaults = {0};
+  FEMINT_CHECK(ctx, NULL, FEMINT_EINVAL, "femint_integrate: NULL context");
+  FEMINT_CHECK(space && form, ctx, FEMINT_EINVAL, "femint_integrate: NULL space or form");
+  if (!opt) opt = &defaults;
+  FEMINT_CHECK(!opt->rhs || (!opt->body && !opt->traction) || fn, ctx, FEMINT_EINVAL,
+               "femint_integrate: a load vector without an element function");
+  return run(ctx, space, form, opt, NULL, fn, user, stats);
 }
 
 int femint_element_matrix(femint_context_t ctx, femint_space_t space, femint_form_t form,

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Co-execution on the GPU host: . .gpu-runtime/env.sh && tools/gpu/coexec-run.sh OUTDIR
+# Each mesh twice: integration and assembly (femint_assemble), and integration alone
+# (femint_integrate, --no-assembly).
 set -u
 out=${1:-out}
 mkdir -p "$out"
-{ femint bench --coexec --mesh box:16,16,8 --order 1-4 --precision single --runs 12 \
-    --timeline "$out/coexec.png"
-  femint bench --coexec --mesh box:12,12,8 --order 4-6 --precision single --runs 8 \
-    --timeline "$out/coexec-high.png"
+{ for stage in "" --no-assembly; do
+    tag=${stage:+-integrate}
+    femint bench --coexec --mesh box:16,16,8 --order 1-4 --precision single --runs 12 $stage \
+      --timeline "$out/coexec$tag.png"
+    femint bench --coexec --mesh box:12,12,8 --order 4-6 --precision single --runs 12 $stage \
+      --timeline "$out/coexec-high$tag.png"
+  done
 } > "$out/log.txt" 2>&1
