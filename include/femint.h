@@ -111,21 +111,44 @@ FEMINT_EXPORT int femint_mesh_create_box(femint_context_t ctx, int nx, int ny, i
  *  counter-clockwise seen from above, then top 3,4,5 above 0,1,2). Checks every Jacobian. */
 FEMINT_EXPORT int femint_mesh_create_prisms(femint_context_t ctx, int nvert, const double *coords,
                                             int ncell, const int *cells, femint_mesh_t *mesh);
-/** @brief A prism mesh from a Gmsh MSH file, ASCII format 2.2 or 4.1 (sections $MeshFormat,
- *  $Nodes, $Elements; $Entities in 4.1; others are skipped). Cells are the 6-node prisms
- *  (element type 6), whose node order (bottom triangle 0,1,2, top 3,4,5 above them) is the one of
- *  femint_mesh_create_prisms; points and 2-node lines are ignored; 3-node triangles and 4-node
- *  quadrangles give their physical tag (2.2: the first tag; 4.1: the first physical tag of their
- *  surface entity; 0 if none) to the boundary face with the same vertices. Vertices are the nodes
- *  of the prisms, numbered by ascending node tag; cells keep the order of the file. ctx may be
- *  NULL (the message then goes to femint_last_error(NULL)).
+/** @brief A prism mesh from a Gmsh MSH file: ASCII format 2.2, ASCII or binary format 4.1
+ *  (sections $MeshFormat, $PhysicalNames, $Nodes, $Elements; $Entities and $PartitionedEntities
+ *  in 4.1; others are skipped). Elements of every type whose node count is known (Gmsh's types
+ *  1-33, 36-66, 71-75, 90-98, 106-110, 118-124 and 137) are read. The cells are the 6-node
+ *  prisms (element type 6), whose node order (bottom triangle 0,1,2, top 3,4,5 above them) is
+ *  the one of femint_mesh_create_prisms; a file whose cells (its elements of the highest
+ *  dimension) include other shapes (tetrahedra, hexahedra, pyramids, prisms of higher order, or
+ *  the triangles and quadrangles of a 2D mesh) is refused. Points and lines are ignored;
+ *  triangles and quadrangles give their physical tag (2.2: the first tag; 4.1: the first
+ *  physical tag of their surface entity; 0 if none) to the boundary face with their corners.
+ *  The physical tag of a prism (found the same way from its volume entity) is its material
+ *  (femint_mesh_cell_materials), the node tag of a vertex its global id
+ *  (femint_mesh_vertex_global_ids). Vertices are the nodes of the prisms, numbered by ascending
+ *  node tag; cells keep the order of the file. A partitioned file (one written whole or one
+ *  partition of it, as Gmsh writes with Mesh.PartitionSplitMeshFiles = 1) gives all the prisms
+ *  it holds, ghost cells left out; the entities of its partitions take the physical tags of
+ *  their parents. ctx may be NULL (the message then goes to femint_last_error(NULL)).
  *  @param[in] path the file. @param[out] mesh the mesh.
- *  @return 0; FEMINT_EIO (the file cannot be read); FEMINT_ENOTSUP (a binary file, a version
- *  other than 2.x and 4.1); FEMINT_EMESH ("PATH:LINE: ..." for a missing section, a bad number,
- *  an unknown node tag, an element type other than those above, a tagged face that is not on the
- *  boundary); FEMINT_EJACOBIAN (a tangled prism, named by its cell and line); FEMINT_ENOMEM. */
+ *  @return 0; FEMINT_EIO (the file cannot be read); FEMINT_ENOTSUP (binary 2.2, a version other
+ *  than 2.x and 4.1, cells other than 6-node prisms: "PATH: 120 tetrahedra (Gmsh type 4): this
+ *  femint mesh holds prisms only ..."); FEMINT_EMESH ("PATH:LINE: ..." in an ASCII file, "PATH:
+ *  byte N: ..." in a binary one, for a missing or truncated section, a bad number, a count that
+ *  does not match, an unknown element type or node tag, a bad byte-order marker, a tagged face
+ *  that is not on the boundary); FEMINT_EJACOBIAN (a tangled prism, named by its cell and
+ *  line); FEMINT_ENOMEM. */
 FEMINT_EXPORT int femint_mesh_read_gmsh(femint_context_t ctx, const char *path,
                                         femint_mesh_t *mesh);
+/** @brief femint_mesh_read_gmsh, keeping only partition part of a partitioned file: the prisms
+ *  of its partition entities, the nodes they use (numbered by ascending node tag, their tags as
+ *  global ids) and the tagged faces of its partition entities. The faces it shares with other
+ *  partitions are boundary faces of the mesh, with tag 0. Each rank of an MPI code reads its
+ *  part; the parts together have the cells of the whole.
+ *  @param[in] part a partition, 1 to the number of partitions of the file, or -1 for all (as
+ *  femint_mesh_read_gmsh). @return as femint_mesh_read_gmsh; FEMINT_EINVAL (part is neither -1
+ *  nor a partition of the file, or the file is not partitioned); FEMINT_EMESH (the partition
+ *  has no prism). */
+FEMINT_EXPORT int femint_mesh_read_gmsh_part(femint_context_t ctx, const char *path, int part,
+                                             femint_mesh_t *mesh);
 FEMINT_EXPORT int femint_mesh_destroy(femint_mesh_t *mesh);
 FEMINT_EXPORT int femint_mesh_num_cells(femint_mesh_t mesh);
 FEMINT_EXPORT int femint_mesh_num_vertices(femint_mesh_t mesh);
@@ -135,6 +158,15 @@ FEMINT_EXPORT int femint_mesh_cell_coords(femint_mesh_t mesh, int cell, double *
 FEMINT_EXPORT int femint_mesh_vertex_coords(femint_mesh_t mesh, int vertex, double *x);
 /** @brief Whether a vertex lies on the boundary (1) or not (0). */
 FEMINT_EXPORT int femint_mesh_vertex_on_boundary(femint_mesh_t mesh, int vertex);
+/** @brief Borrow the global id of every vertex (num_vertices values, valid until the mesh is
+ *  destroyed): the Gmsh node tag for a mesh read from a file, the vertex index otherwise.
+ *  @param[out] ids the array. @return 0, FEMINT_EINVAL. */
+FEMINT_EXPORT int femint_mesh_vertex_global_ids(femint_mesh_t mesh, const int64_t **ids);
+/** @brief Borrow the material of every cell (num_cells values, valid until the mesh is
+ *  destroyed): the physical tag of the prism for a mesh read from a Gmsh file (0 if it has
+ *  none), 0 otherwise. Forms take one coefficient per cell: a caller maps materials to them.
+ *  @param[out] materials the array. @return 0, FEMINT_EINVAL. */
+FEMINT_EXPORT int femint_mesh_cell_materials(femint_mesh_t mesh, const int **materials);
 /** @brief The volume of a mesh: the sum over its cells of the integral of det J (exact for prisms
  *  with straight edges and bilinear quadrilateral faces). @return 0, FEMINT_EINVAL. */
 FEMINT_EXPORT int femint_mesh_volume(femint_mesh_t mesh, double *volume);

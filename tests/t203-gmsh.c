@@ -1,4 +1,5 @@
-/* Test: Gmsh MSH 2.2 and 4.1 files give prism meshes with boundary tags; bad files name the line. */
+/* Test: Gmsh MSH files (2.2, 4.1 ASCII and binary, partitioned) give prism meshes with tags,
+ * materials and global ids; bad, truncated and corrupted files give errors that name the place. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,27 +8,39 @@
 
 #include "femint.h"
 #include "host/host.h"
-#include "tap.h"
+#include "common.h"
+#include "host/mesh.h"
 
 static char dir[] = "/tmp/femint-t203.XXXXXX";
-static char paths[32][128];
+static char paths[64][128];
 static int npath;
+
+/* Write len bytes to a file of the temporary folder (the same name: the same file); its path. */
+static const char *write_bytes(const char *name, const void *buf, size_t len)
+{
+  char path[128];
+  int i = 0;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  while (i < npath && strcmp(paths[i], path)) i++;
+  if (i == (int)(sizeof paths / sizeof paths[0])) {
+    printf("Bail out! too many files\n");
+    exit(1);
+  }
+  if (i == npath) snprintf(paths[npath++], sizeof paths[0], "%s", path);
+  /* A new file each time: rewriting one in place can make the file system flush it. */
+  unlink(paths[i]);
+  FILE *f = fopen(paths[i], "wb");
+  if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0) {
+    printf("Bail out! cannot write %s\n", paths[i]);
+    exit(1);
+  }
+  return paths[i];
+}
 
 /* Write text to a file of the temporary folder; its path. */
 static const char *write_file(const char *name, const char *text)
 {
-  if (npath == (int)(sizeof paths / sizeof paths[0])) {
-    printf("Bail out! too many files\n");
-    exit(1);
-  }
-  char *path = paths[npath++];
-  snprintf(path, sizeof paths[0], "%s/%s", dir, name);
-  FILE *f = fopen(path, "w");
-  if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-    printf("Bail out! cannot write %s\n", path);
-    exit(1);
-  }
-  return path;
+  return write_bytes(name, text, strlen(text));
 }
 
 /* The number of the first line of text that contains needle. */
@@ -205,6 +218,416 @@ static void expect_error(const char *name, const char *text, const char *marker,
          femint_error_name(ierr), line, femint_last_error(NULL));
 }
 
+/* ---- Files written by the gmsh program (tests/data, see make-meshes.sh) ---- */
+
+#ifndef FEMINT_TEST_DATA
+#define FEMINT_TEST_DATA "tests/data"
+#endif
+
+static const char *data_path(const char *name)
+{
+  static char path[8][512];
+  static int k;
+  char *p = path[k++ % 8];
+  snprintf(p, sizeof path[0], "%s/%s", FEMINT_TEST_DATA, name);
+  return p;
+}
+
+/* The bytes of a file (NUL-terminated) and their number. */
+static char *read_bytes(const char *path, size_t *len)
+{
+  FILE *f = fopen(path, "rb");
+  char *buf = NULL;
+  long n;
+  if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
+      !(buf = malloc((size_t)n + 1)) || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+    printf("Bail out! cannot read %s\n", path);
+    exit(1);
+  }
+  fclose(f);
+  buf[n] = '\0';
+  *len = (size_t)n;
+  return buf;
+}
+
+static femint_mesh_t read_ok(const char *path, int part)
+{
+  femint_mesh_t m = NULL;
+  int ierr = femint_mesh_read_gmsh_part(NULL, path, part, &m);
+  if (ierr) {
+    printf("Bail out! reading %s (part %d): %s\n", path, part, femint_last_error(NULL));
+    exit(1);
+  }
+  return m;
+}
+
+/* The cells of a mesh with a non-positive Jacobian somewhere. */
+static int tangled_cells(femint_mesh_t m)
+{
+  int bad = 0;
+  for (int c = 0; c < femint_mesh_num_cells(m); c++) {
+    double X[18], det, xi[3];
+    femint_mesh_cell_coords(m, c, X);
+    bad += !mesh_check_cell(X, &det, xi);
+  }
+  return bad;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+  const int64_t *x = a, *y = b;
+  for (int i = 0; i < 7; i++)
+    if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+  return 0;
+}
+
+static void sort_ids(int64_t *v, int n)
+{
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+      int64_t t = v[j];
+      v[j] = v[j - 1];
+      v[j - 1] = t;
+    }
+}
+
+/* Keys that do not depend on the numbering of a mesh, appended at keys + 7 * (*n): a cell as
+ * its sorted vertex global ids and its material; a tagged boundary face as its sorted vertex
+ * global ids (-1 for a triangle's fourth) and its tag, padded with 0. */
+static void mesh_keys(femint_mesh_t m, int faces, int64_t *keys, int *n)
+{
+  const int64_t *gid;
+  const int *mat;
+  femint_mesh_vertex_global_ids(m, &gid);
+  femint_mesh_cell_materials(m, &mat);
+  if (!faces) {
+    for (int c = 0; c < m->ncell; c++, (*n)++) {
+      int64_t *k = &keys[7 * (size_t)*n];
+      for (int a = 0; a < 6; a++) k[a] = gid[m->cells[6 * c + a]];
+      sort_ids(k, 6);
+      k[6] = mat[c];
+    }
+    return;
+  }
+  for (int b = 0; b < m->nbface; b++) {
+    int c = m->bface[3 * b], f = m->bface[3 * b + 1];
+    if (m->bface[3 * b + 2] == 0) continue;
+    int64_t *k = &keys[7 * (size_t)(*n)++];
+    for (int j = 0; j < 4; j++) {
+      int lv = prism_face_vert[f][j];
+      k[j] = lv < 0 ? -1 : gid[m->cells[6 * c + lv]];
+    }
+    sort_ids(k, 4);
+    k[4] = m->bface[3 * b + 2];
+    k[5] = k[6] = 0;
+  }
+}
+
+/* Whether the meshes of list a and of list b have the same cells (faces: tagged faces), the
+ * same vertex coordinates for the same global id, and each global id once per mesh. */
+static int same_meshes(femint_mesh_t *a, int na, femint_mesh_t *b, int nb, int faces)
+{
+  int n[2] = {0, 0}, cap = 0, ok = 1;
+  for (int i = 0; i < na; i++) cap += a[i]->ncell * 5;
+  for (int i = 0; i < nb; i++) cap = cap > b[i]->ncell * 5 ? cap : b[i]->ncell * 5;
+  int64_t *k[2] = {malloc(7 * sizeof(int64_t) * (size_t)(cap + 1)),
+                   malloc(7 * sizeof(int64_t) * (size_t)(cap + 1))};
+  for (int i = 0; i < na; i++) mesh_keys(a[i], faces, k[0], &n[0]);
+  for (int i = 0; i < nb; i++) mesh_keys(b[i], faces, k[1], &n[1]);
+  for (int s = 0; s < 2; s++) qsort(k[s], (size_t)n[s], 7 * sizeof(int64_t), key_cmp);
+  ok = n[0] == n[1] && !memcmp(k[0], k[1], 7 * sizeof(int64_t) * (size_t)n[0]);
+  /* Coordinates by global id: every vertex of b[] against the vertex of a[] with its id. */
+  for (int j = 0; ok && j < nb; j++)
+    for (int v = 0; ok && v < b[j]->nvert; v++) {
+      int found = 0;
+      for (int i = 0; i < na; i++)
+        for (int w = 0; w < a[i]->nvert; w++)
+          if (a[i]->vert_gid[w] == b[j]->vert_gid[v]) {
+            found = 1;
+            ok &= tap_reldiff(&a[i]->coords[3 * w], &b[j]->coords[3 * v], 3) < 1e-15;
+          }
+      ok &= found;
+      for (int w = 0; w < v; w++) ok &= b[j]->vert_gid[w] != b[j]->vert_gid[v];
+    }
+  free(k[0]);
+  free(k[1]);
+  return ok;
+}
+
+/* The expected tag of a boundary face of prisms.geo from its centroid, and the material of a
+ * cell. */
+static int prisms_tag(femint_mesh_t m, int b)
+{
+  int c = m->bface[3 * b], f = m->bface[3 * b + 1], nv = f < 2 ? 3 : 4;
+  double z = 0;
+  for (int j = 0; j < nv; j++) z += m->coords[3 * m->cells[6 * c + prism_face_vert[f][j]] + 2] / nv;
+  return fabs(z) < 1e-12 ? 10 : fabs(z - 1) < 1e-12 ? 20 : 30;
+}
+
+static int prisms_material(femint_mesh_t m, int c)
+{
+  double X[18], x = 0;
+  femint_mesh_cell_coords(m, c, X);
+  for (int a = 0; a < 6; a++) x += X[3 * a] / 6;
+  return x < 1 ? 100 : 200;
+}
+
+/* Check the meshes of the files written by gmsh from prisms.geo and prisms-part.geo. */
+static void gmsh_files(void)
+{
+  femint_mesh_t ascii = read_ok(data_path("prisms.msh"), -1);
+  femint_mesh_t bin = read_ok(data_path("prisms-bin.msh"), -1);
+  femint_mesh_t whole = read_ok(data_path("prisms-part.msh"), -1);
+  femint_mesh_t part[2], split[2], ghost[2];
+  for (int k = 0; k < 2; k++) {
+    char name[64];
+    part[k] = read_ok(data_path("prisms-part.msh"), k + 1);
+    snprintf(name, sizeof name, "prisms-split_%d.msh", k + 1);
+    split[k] = read_ok(data_path(name), -1);
+    snprintf(name, sizeof name, "prisms-ghost_%d.msh", k + 1);
+    ghost[k] = read_ok(data_path(name), -1);
+  }
+  femint_mesh_t all[] = {ascii, bin, whole, part[0], part[1], split[0], split[1], ghost[0],
+                         ghost[1]};
+  double vol;
+  TAP_CALL(NULL, femint_mesh_volume(ascii, &vol));
+  tap_ok(ascii->ncell == 56 && ascii->nvert == 63 && ascii->nbface == 80 && fabs(vol - 2) < 1e-12,
+         "prisms.msh: %d cells, %d vertices, %d boundary faces, volume %.15g (expected 56, 63, "
+         "80, 2)",
+         ascii->ncell, ascii->nvert, ascii->nbface, vol);
+  int wrong = 0, untagged = 0, mwrong = 0;
+  const int *mat;
+  for (int b = 0; b < ascii->nbface; b++) wrong += ascii->bface[3 * b + 2] != prisms_tag(ascii, b);
+  TAP_CALL(NULL, femint_mesh_cell_materials(ascii, &mat));
+  for (int c = 0; c < ascii->ncell; c++) mwrong += mat[c] != prisms_material(ascii, c);
+  tap_ok(wrong == 0 && mwrong == 0,
+         "prisms.msh: boundary tags 10 (bottom), 20 (top), 30 (sides) (%d wrong); materials "
+         "100 (x < 1), 200 (x > 1) (%d wrong)",
+         wrong, mwrong);
+  const int64_t *gid;
+  TAP_CALL(NULL, femint_mesh_vertex_global_ids(ascii, &gid));
+  wrong = 0;
+  for (int v = 0; v < ascii->nvert; v++) wrong += gid[v] != v + 1;
+  tap_ok(wrong == 0, "prisms.msh: global ids are the node tags 1..63 (%d wrong)", wrong);
+  int tangled = 0;
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) tangled += tangled_cells(all[i]);
+  tap_ok(tangled == 0, "every cell of the 9 meshes read has det J > 0 (%d do not)", tangled);
+  const int *bmat;
+  femint_mesh_cell_materials(bin, &bmat);
+  int same = bin->ncell == ascii->ncell && bin->nvert == ascii->nvert &&
+             bin->nbface == ascii->nbface &&
+             !memcmp(bin->cells, ascii->cells, 6 * sizeof(int) * ascii->ncell) &&
+             tap_reldiff(bin->coords, ascii->coords, 3 * (size_t)ascii->nvert) < 1e-15 &&
+             !memcmp(bin->bface, ascii->bface, 3 * sizeof(int) * ascii->nbface) &&
+             !memcmp(bin->vert_gid, ascii->vert_gid, sizeof(int64_t) * ascii->nvert) &&
+             !memcmp(bmat, mat, sizeof(int) * ascii->ncell);
+  tap_ok(same, "binary 4.1 == ASCII 4.1: the same cells, tags, materials, ids and coordinates "
+               "(to the 16 digits of the ASCII file)");
+  femint_mesh_t be = read_ok(data_path("prisms-bin-be.msh"), -1);
+  tap_ok(be->ncell == bin->ncell && be->nvert == bin->nvert && be->nbface == bin->nbface &&
+             !memcmp(be->cells, bin->cells, 6 * sizeof(int) * bin->ncell) &&
+             !memcmp(be->coords, bin->coords, 3 * sizeof(double) * bin->nvert) &&
+             !memcmp(be->bface, bin->bface, 3 * sizeof(int) * bin->nbface) &&
+             !memcmp(be->vert_gid, bin->vert_gid, sizeof(int64_t) * bin->nvert) &&
+             !memcmp(be->cell_mat, bin->cell_mat, sizeof(int) * bin->ncell),
+         "binary 4.1 in the other byte order: the same mesh");
+  femint_mesh_destroy(&be);
+  tap_ok(same_meshes(&ascii, 1, &whole, 1, 0) && same_meshes(&ascii, 1, &whole, 1, 1),
+         "the partitioned file read whole: the cells, materials, tagged faces and coordinates "
+         "of prisms.msh");
+  tap_ok(part[0]->ncell + part[1]->ncell == 56 && part[0]->ncell > 0 && part[1]->ncell > 0 &&
+             same_meshes(&whole, 1, part, 2, 0) && same_meshes(&whole, 1, part, 2, 1),
+         "partitions 1 and 2 (%d + %d cells) together: the cells, materials, tagged faces and "
+         "coordinates of the whole",
+         part[0]->ncell, part[1]->ncell);
+  untagged = 0;
+  for (int k = 0; k < 2; k++)
+    for (int b = 0; b < part[k]->nbface; b++) untagged += part[k]->bface[3 * b + 2] == 0;
+  tap_ok(untagged > 0 && untagged == part[0]->nbface + part[1]->nbface - ascii->nbface,
+         "the faces between the partitions are boundary faces of tag 0 (%d)", untagged);
+  int ok = 1;
+  for (int k = 0; k < 2; k++)
+    ok &= split[k]->ncell == part[k]->ncell && split[k]->nvert == part[k]->nvert &&
+          same_meshes(&part[k], 1, &split[k], 1, 0) && same_meshes(&part[k], 1, &split[k], 1, 1);
+  tap_ok(ok, "the files of one partition each (Mesh.PartitionSplitMeshFiles) give the partitions");
+  ok = 1;
+  for (int k = 0; k < 2; k++)
+    ok &= ghost[k]->ncell == split[k]->ncell && same_meshes(&split[k], 1, &ghost[k], 1, 0) &&
+          same_meshes(&split[k], 1, &ghost[k], 1, 1);
+  tap_ok(ok, "binary files of one partition with ghost cells: the same, ghosts left out");
+  femint_mesh_t one = read_ok(data_path("prisms-split_2.msh"), 2), m = (femint_mesh_t)&m;
+  int ierr = femint_mesh_read_gmsh_part(NULL, data_path("prisms-split_2.msh"), 1, &m);
+  tap_ok(one->ncell == split[1]->ncell && ierr == FEMINT_EMESH && !m &&
+             strstr(femint_last_error(NULL), "partition 1 has no 6-node prism"),
+         "the file of partition 2: part 2 is all of it, part 1 \"%s\"", femint_last_error(NULL));
+  femint_mesh_destroy(&one);
+  ierr = femint_mesh_read_gmsh_part(NULL, data_path("prisms-part.msh"), 3, &m);
+  tap_ok(ierr == FEMINT_EINVAL && !m && strstr(femint_last_error(NULL), "file of 2 partitions"),
+         "partition 3 of 2: %s, \"%s\"", femint_error_name(ierr), femint_last_error(NULL));
+  ierr = femint_mesh_read_gmsh_part(NULL, data_path("prisms.msh"), 1, &m);
+  tap_ok(ierr == FEMINT_EINVAL && !m && strstr(femint_last_error(NULL), "not partitioned"),
+         "a partition of a file that is not partitioned: %s, \"%s\"", femint_error_name(ierr),
+         femint_last_error(NULL));
+  ierr = femint_mesh_read_gmsh_part(NULL, data_path("prisms-part.msh"), 0, &m);
+  tap_ok(ierr == FEMINT_EINVAL && !m, "part 0: %s", femint_error_name(ierr));
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) femint_mesh_destroy(&all[i]);
+}
+
+/* ---- Corrupt binary files ---- */
+
+/* A copy of a binary file with n bytes at offset at replaced by the bytes of v. */
+static const char *patch(const char *name, const char *buf, size_t len, size_t at,
+                         const void *v, size_t n)
+{
+  char *copy = malloc(len);
+  memcpy(copy, buf, len);
+  memcpy(copy + at, v, n);
+  const char *path = write_bytes(name, copy, len);
+  free(copy);
+  return path;
+}
+
+/* The offset of the data of a section (after its line) in buf. */
+static size_t data_of(const char *buf, size_t len, const char *section)
+{
+  char line[64];
+  snprintf(line, sizeof line, "\n%s\n", section);
+  for (size_t i = 0; i + strlen(line) <= len; i++)
+    if (!memcmp(buf + i, line, strlen(line))) return i + strlen(line);
+  printf("Bail out! no %s\n", section);
+  exit(1);
+}
+
+/* Expect code and a message that begins with "PATH: byte AT:" and contains what. */
+static void expect_at(const char *path, int64_t at, int code, const char *what, const char *name)
+{
+  femint_mesh_t m = (femint_mesh_t)&m;
+  char where[256];
+  int ierr = femint_mesh_read_gmsh(NULL, path, &m);
+  snprintf(where, sizeof where, "%s: byte %lld:", path, (long long)at);
+  const char *msg = femint_last_error(NULL);
+  tap_ok(ierr == code && !m && strstr(msg, where) == msg && strstr(msg, what),
+         "binary, %s: %s at byte %lld, \"%s\"", name, femint_error_name(ierr), (long long)at, msg);
+}
+
+static void binary_errors(void)
+{
+  size_t len;
+  char *buf = read_bytes(data_path("prisms-bin.msh"), &len);
+  const uint64_t big = 64, tag = 999999;
+  const int32_t two = 2, type = 250;
+  const size_t nodes = data_of(buf, len, "$Nodes"), elems = data_of(buf, len, "$Elements");
+  /* $MeshFormat: "4.1 1 8\n" then the int 1 at byte 20. */
+  expect_at(patch("endian.msh", buf, len, 20, &two, 4), 20, FEMINT_EMESH,
+            "byte-order marker is 02 00 00 00", "a bad byte-order marker");
+  /* $Nodes: numEntityBlocks, numNodes (64 instead of 63). */
+  expect_at(patch("nodes.msh", buf, len, nodes + 8, &big, 8), (int64_t)nodes + 8, FEMINT_EMESH,
+            "announces 64 nodes but has 63", "a wrong number of nodes");
+  /* $Elements: 4 size_t, then the first block: dim, entity, type (int) and its size. */
+  const size_t block = elems + 32, first = block + 20;
+  expect_at(patch("type.msh", buf, len, block + 8, &type, 4), (int64_t)block + 8, FEMINT_EMESH,
+            "element type 250 is unknown", "an unknown element type");
+  expect_at(patch("node.msh", buf, len, first + 8, &tag, 8), (int64_t)first + 8, FEMINT_EMESH,
+            "unknown node tag 999999", "a bad node reference");
+  expect_at(write_bytes("cut.msh", buf, first + 12), (int64_t)first + 8, FEMINT_EMESH,
+            "file ends inside the $Elements section", "a file cut in $Elements");
+  free(buf);
+}
+
+/* ---- Fuzzing: truncated files and random changes of bytes never crash ---- */
+
+/* Whether a read of path gives a valid mesh, or an error with a message that names the file. */
+static int read_is_sane(const char *path, int *failed)
+{
+  femint_mesh_t m = (femint_mesh_t)&m;
+  int ierr = femint_mesh_read_gmsh(NULL, path, &m);
+  const char *msg = femint_last_error(NULL);
+  if (ierr == 0) {
+    *failed = 0;
+    int ok = m && femint_mesh_num_cells(m) > 0 && tangled_cells(m) == 0;
+    femint_mesh_destroy(&m);
+    return ok;
+  }
+  *failed = 1;
+  return !m && (ierr == FEMINT_EMESH || ierr == FEMINT_ENOTSUP || ierr == FEMINT_EJACOBIAN) &&
+         strncmp(msg, path, strlen(path)) == 0 && strlen(msg) > strlen(path) + 4;
+}
+
+static void fuzz(const char *label, const char *buf, size_t len, int every, int nchange,
+                 uint64_t seed)
+{
+  char *copy = malloc(len + 1);
+  int ncut = every ? (int)len : 300, bad = 0, errors = 0, failed;
+  for (int i = 0; i < ncut; i++) {
+    size_t at = every ? (size_t)i : (size_t)((double)i * len / ncut);
+    const char *path = write_bytes("fuzz.msh", buf, at);
+    if (!read_is_sane(path, &failed) && bad++ < 3)
+      tap_diag("%s cut at %zu: \"%s\"", label, at, femint_last_error(NULL));
+    errors += failed;
+  }
+  tap_ok(bad == 0, "%s: %d truncations, %d errors, %d valid meshes, %d bad results", label, ncut,
+         errors, ncut - errors, bad);
+  bad = errors = 0;
+  for (int i = 0; i < nchange; i++) {
+    memcpy(copy, buf, len);
+    int kind = (int)(test_rand(&seed) * 6);
+    size_t at = (size_t)(test_rand(&seed) * len), n = kind >= 4 ? 8 : 1;
+    if (at + n > len) at = len - n;
+    for (size_t j = 0; j < n; j++) {
+      unsigned char *c = (unsigned char *)&copy[at + j];
+      switch (kind) {
+      case 0: *c ^= (unsigned char)(1u << (int)(test_rand(&seed) * 8)); break;
+      case 1: *c = (unsigned char)(test_rand(&seed) * 256); break;
+      case 2: *c = "0123456789-. \n$e"[(int)(test_rand(&seed) * 16)]; break;
+      case 3: *c = '9'; break;
+      case 4: *c = 0xff; break;
+      default: *c = (unsigned char)(test_rand(&seed) * 256); break;
+      }
+    }
+    const char *path = write_bytes("fuzz.msh", copy, len);
+    if (!read_is_sane(path, &failed) && bad++ < 3)
+      tap_diag("%s change %d (kind %d at %zu): \"%s\"", label, i, kind, at,
+               femint_last_error(NULL));
+    errors += failed;
+  }
+  tap_ok(bad == 0, "%s: %d random changes, %d errors, %d valid meshes, %d bad results", label,
+         nchange, errors, nchange - errors, bad);
+  free(copy);
+}
+
+/* A copy of text with the first occurrences of from1 and from2 replaced by to1 and to2. */
+static char *replace2(const char *text, const char *from1, const char *to1, const char *from2,
+                      const char *to2)
+{
+  char *a = replace(text, from1, to1), *b = replace(a, from2, to2);
+  free(a);
+  return b;
+}
+
+/* Expect FEMINT_ENOTSUP with "PATH: what". */
+static void expect_shape(const char *name, const char *text, const char *what)
+{
+  femint_mesh_t m = (femint_mesh_t)&m;
+  const char *path = write_file(name, text);
+  char want[512];
+  snprintf(want, sizeof want, "%s: %s", path, what);
+  int ierr = femint_mesh_read_gmsh(NULL, path, &m);
+  tap_ok(ierr == FEMINT_ENOTSUP && !m && strstr(femint_last_error(NULL), want) ==
+                                             femint_last_error(NULL),
+         "%s: %s, \"%s\"", name, femint_error_name(ierr), femint_last_error(NULL));
+}
+
+/* A 2D mesh of one quadrangle of type (8 or 9 nodes) in MSH 2.2. */
+static char *quad_mesh(int type)
+{
+  char *s = malloc(1024);
+  int n = snprintf(s, 1024, "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n9\n");
+  for (int i = 0; i < 9; i++) n += snprintf(s + n, 1024 - n, "%d %d %d 0\n", i + 1, i % 3, i / 3);
+  n += snprintf(s + n, 1024 - n, "$EndNodes\n$Elements\n1\n1 %d 2 7 1 1 3 9 7 2 6 8 4%s\n"
+                "$EndElements\n", type, type == 10 ? " 5" : "");
+  return s;
+}
+
 int main(void)
 {
   if (!mkdtemp(dir)) {
@@ -235,6 +658,12 @@ int main(void)
   for (int k = 0; same && k < b->nbface; k++) bt += b->bface[3 * k + 2] != cube_tag(b, k);
   tap_ok(same && bt == 0,
          "4.1: the same cells and coordinates as 2.2, tags from $Entities (%d wrong)", bt);
+  const int *mat22, *mat41;
+  TAP_CALL(NULL, femint_mesh_cell_materials(a, &mat22));
+  TAP_CALL(NULL, femint_mesh_cell_materials(b, &mat41));
+  tap_ok(mat22[0] == 100 && mat22[1] == 100 && mat41[0] == 100 && mat41[1] == 100,
+         "materials: the physical tag 100 of the prisms (2.2: %d %d, 4.1: %d %d)", mat22[0],
+         mat22[1], mat41[0], mat41[1]);
 
   /* (c) A perturbed box written by the public accessors and read back. */
   const double L[3] = {1.5, 1.0, 2.0};
@@ -252,6 +681,17 @@ int main(void)
              !memcmp(c->cells, box->cells, 6 * sizeof(int) * box->ncell) &&
              !memcmp(c->bface, box->bface, 3 * sizeof(int) * box->nbface),
          "box read back: the same normalized cells and boundary tags (cells in 3 vertex orders)");
+  const int64_t *gbox, *gc;
+  const int *mbox;
+  TAP_CALL(NULL, femint_mesh_vertex_global_ids(box, &gbox));
+  TAP_CALL(NULL, femint_mesh_vertex_global_ids(c, &gc));
+  TAP_CALL(NULL, femint_mesh_cell_materials(box, &mbox));
+  int gw = 0;
+  for (int v = 0; v < box->nvert; v++) gw += gbox[v] != v || gc[v] != 10 + 7 * v;
+  for (int k = 0; k < box->ncell; k++) gw += mbox[k] != 0;
+  tap_ok(gw == 0, "global ids: the vertex index for the box, the node tag 10 + 7 v read back; "
+                  "materials 0 for the box (%d wrong)",
+         gw);
   femint_space_t space = NULL;
   int ierr = femint_space_create(NULL, c, 3, NULL, 3, &space);
   tap_ok(ierr == 0, "order 3 space on the mesh read back: %s", femint_error_name(ierr));
@@ -266,10 +706,13 @@ int main(void)
              strstr(femint_last_error(NULL), "No such file"),
          "a missing file: %s, \"%s\"", femint_error_name(ierr), femint_last_error(NULL));
   char *s = replace(cube22, "31 6 2 100 1 1 3 4 5 7 8", "31 4 2 100 1 1 3 4 5");
-  expect_error("tetra.msh", s, "31 4 2", FEMINT_EMESH, "type 4 (4-node tetrahedron)");
+  expect_error("tetra.msh", s, NULL, FEMINT_ENOTSUP,
+               "1 tetrahedron (Gmsh type 4): this femint mesh holds prisms only (the first is "
+               "element 31 at line 34)");
   free(s);
   s = replace(cube41, "3 1 6 2", "3 1 13 2");
-  expect_error("prism18.msh", s, "3 1 13 2", FEMINT_EMESH, "type 13");
+  expect_error("prism18.msh", s, "30 1 2 3 5 6 7", FEMINT_EMESH,
+               "expected a node tag (element type 13 has 18 nodes), found the end of the line");
   free(s);
   s = replace(cube22, "7 1 1 1\n8 0 1 1\n", "");
   expect_error("truncated.msh", s, "$EndNodes", FEMINT_EMESH, "$Nodes section ends early");
@@ -310,6 +753,75 @@ int main(void)
   s = replace(cube41, "2 5 3 1", "2 55 3 1");
   expect_error("entity.msh", s, "2 55 3 1", FEMINT_EMESH, "surface 55");
   free(s);
+
+  s = replace(cube41, "$PhysicalNames\n1\n2 10 \"bottom\"", "$PhysicalNames\n1\n2 10 \"bottom");
+  expect_error("name.msh", s, "2 10 \"bottom", FEMINT_EMESH, "a name in double quotes");
+  free(s);
+  s = replace(cube41, "4.1 0 8", "4.1 1 8");
+  expect_error("notbinary.msh", s, NULL, FEMINT_EMESH, "byte 20: the byte-order marker");
+  free(s);
+
+  /* (e) Parametric nodes (4.1) are read; their parameters are skipped. */
+  s = replace2(cube41, "2 1 0 4\n1\n2\n3\n4\n0 0 0\n1 0 0\n",
+               "2 1 1 4\n1\n2\n3\n4\n0 0 0 0.5 0\n1 0 0 1 1\n", "1 1 0\n0 1 0\n",
+               "1 1 0 2 0\n0 1 0 3 0\n");
+  TAP_CALL(NULL, femint_mesh_read_gmsh(NULL, write_file("param.msh", s), &m));
+  tap_ok(!memcmp(m->coords, b->coords, 3 * sizeof(double) * b->nvert),
+         "4.1: parametric nodes give the same vertices");
+  femint_mesh_destroy(&m);
+  free(s);
+
+  /* (f) Cells of other shapes: refused with their type and count. */
+  static const char prisms41[] = "3 1 6 2\n30 1 2 3 5 6 7\n31 1 3 4 5 7 8\n";
+  s = replace2(cube41, prisms41, "3 1 4 2\n30 1 2 3 5\n31 1 3 4 5\n", "9 12 1 31", "9 12 1 31");
+  expect_shape("tet.msh", s, "2 tetrahedra (Gmsh type 4): this femint mesh holds prisms only");
+  free(s);
+  s = replace2(cube41, prisms41, "3 1 11 1\n30 1 2 3 5 6 7 8 4 1 2\n", "9 12 1 31", "9 11 1 31");
+  expect_shape("tet10.msh", s, "1 10-node tetrahedron (Gmsh type 11)");
+  free(s);
+  s = replace2(cube41, prisms41, "3 1 5 1\n30 1 2 3 4 5 6 7 8\n", "9 12 1 31", "9 11 1 31");
+  expect_shape("hex.msh", s, "1 hexahedron (Gmsh type 5)");
+  free(s);
+  s = replace2(cube41, prisms41, "", "9 12 1 31", "8 10 1 31");
+  expect_shape("quads.msh", s, "5 quadrangles (Gmsh type 3): this femint mesh holds prisms only");
+  free(s);
+  for (int t = 0; t < 2; t++) {
+    s = quad_mesh(t ? 10 : 16);
+    expect_shape(t ? "quad9.msh" : "quad8.msh", s,
+                 t ? "1 9-node quadrangle (Gmsh type 10)" : "1 8-node quadrangle (Gmsh type 16)");
+    free(s);
+  }
+  s = replace(cube22, "31 6 2 100 1 1 3 4 5 7 8", "31 7 2 100 1 1 3 4 5 7");
+  expect_shape("pyramid.msh", s, "1 pyramid (Gmsh type 7)");
+  free(s);
+
+  /* (g) Files written by gmsh; corrupt copies of them. */
+  gmsh_files();
+  size_t len;
+  char *text = read_bytes(data_path("prisms.msh"), &len);
+  s = replace(text, "12 136 1 136", "12 137 1 136");
+  expect_error("count41.msh", s, "12 137 1 136", FEMINT_EMESH,
+               "the $Elements section announces 137 elements but has 136");
+  free(s);
+  s = replace(text, "3 1 6 28", "3 1 250 28");
+  expect_error("type41.msh", s, "3 1 250 28", FEMINT_EMESH, "element type 250 is unknown");
+  free(s);
+  s = replace(text, "81 19 5 35 42 26 58", "81 19 5 35 42 26 580");
+  expect_error("node41.msh", s, "81 19 5 35", FEMINT_EMESH, "element 81: unknown node tag 580");
+  free(s);
+  binary_errors();
+
+  /* (h) Fuzzing. */
+  fuzz("cube22.msh", cube22, strlen(cube22), 1, 500, 1);
+  fuzz("cube41.msh", cube41, strlen(cube41), 1, 500, 2);
+  static const char *const fuzzed[] = {"prisms.msh", "prisms-bin.msh", "prisms-bin-be.msh",
+                                       "prisms-part.msh", "prisms-ghost_1.msh"};
+  for (int i = 0; i < 5; i++) {
+    char *buf = read_bytes(data_path(fuzzed[i]), &len);
+    fuzz(fuzzed[i], buf, len, 0, 1000, 10 + i);
+    free(buf);
+  }
+  free(text);
 
   femint_mesh_destroy(&a);
   femint_mesh_destroy(&b);

@@ -72,7 +72,7 @@ static const char run_usage_text[] =
   "                           (default 1-4)\n"
   "  --mesh box:NX,NY,NZ | gmsh:FILE\n"
   "                           NX*NY*NZ unit hexahedra, 2 prisms each (default box:6,6,4),\n"
-  "                           or the 6-node prisms of a Gmsh MSH file (ASCII 2.2 or 4.1);\n"
+  "                           or the 6-node prisms of a Gmsh MSH file (2.2, 4.1 ASCII or binary);\n"
   "                           a FILE ending in .msh needs no gmsh: prefix\n"
   "  --perturb F              box: move interior vertices by up to F times the spacing,\n"
   "                           0 <= F < 0.5 (default 0.2)\n"

@@ -108,6 +108,8 @@ struct femint_mesh {
   uint8_t *vert_bnd; /* [nvert] 1 on the boundary */
   int nbface;
   int *bface;      /* [nbface][3]: cell, local face, tag */
+  int64_t *vert_gid; /* [nvert] global id: the Gmsh node tag, or the vertex index */
+  int *cell_mat;   /* [ncell] material: the Gmsh physical tag, or 0 */
   /* topology */
   int nedge, nface;
   int *cell_edge;  /* [ncell][9] global edges */

@@ -132,6 +132,8 @@ static void mesh_free(struct femint_mesh *m)
   free(m->cells);
   free(m->vert_bnd);
   free(m->bface);
+  free(m->vert_gid);
+  free(m->cell_mat);
   free(m->cell_edge);
   free(m->edge_vert);
   free(m->cell_face);
@@ -378,11 +380,14 @@ int femint_mesh_create_prisms(femint_context_t ctx, int nvert, const double *coo
   m->ncell = ncell;
   m->coords = malloc(3 * (size_t)nvert * sizeof *m->coords);
   m->cells = malloc(6 * (size_t)ncell * sizeof *m->cells);
-  if (!m->coords || !m->cells) {
+  m->vert_gid = malloc((size_t)nvert * sizeof *m->vert_gid);
+  m->cell_mat = calloc((size_t)ncell, sizeof *m->cell_mat);
+  if (!m->coords || !m->cells || !m->vert_gid || !m->cell_mat) {
     ierr = femint_seterr(ctx, FEMINT_ENOMEM, "out of memory creating a mesh of %d cells", ncell);
     goto fail;
   }
   memcpy(m->coords, coords, 3 * (size_t)nvert * sizeof *m->coords);
+  for (int v = 0; v < nvert; v++) m->vert_gid[v] = v;
   line = malloc((size_t)nvert * sizeof *line);
   if (!line) {
     ierr = femint_seterr(ctx, FEMINT_ENOMEM, "out of memory creating a mesh of %d cells", ncell);
@@ -468,6 +473,23 @@ int femint_mesh_vertex_on_boundary(femint_mesh_t mesh, int vertex)
                "femint_mesh_vertex_on_boundary: vertex %d is outside [0, %d)", vertex,
                mesh->nvert);
   return mesh->vert_bnd[vertex];
+}
+
+int femint_mesh_vertex_global_ids(femint_mesh_t mesh, const int64_t **ids)
+{
+  FEMINT_CHECK(mesh, NULL, FEMINT_EINVAL, "femint_mesh_vertex_global_ids: mesh is NULL");
+  FEMINT_CHECK(ids, mesh->ctx, FEMINT_EINVAL, "femint_mesh_vertex_global_ids: ids is NULL");
+  *ids = mesh->vert_gid;
+  return 0;
+}
+
+int femint_mesh_cell_materials(femint_mesh_t mesh, const int **materials)
+{
+  FEMINT_CHECK(mesh, NULL, FEMINT_EINVAL, "femint_mesh_cell_materials: mesh is NULL");
+  FEMINT_CHECK(materials, mesh->ctx, FEMINT_EINVAL,
+               "femint_mesh_cell_materials: materials is NULL");
+  *materials = mesh->cell_mat;
+  return 0;
 }
 
 int femint_mesh_volume(femint_mesh_t mesh, double *volume)
