@@ -57,14 +57,50 @@ enum femint_where { FEMINT_WHERE_ANY = 0, FEMINT_WHERE_CPU = 1, FEMINT_WHERE_OPE
 /** Precision of integration (assembly is always double). */
 enum femint_precision { FEMINT_DOUBLE = 0, FEMINT_SINGLE = 1 };
 
-struct femint_init_options {
-  int ncpu_workers;   /**< CPU workers (each an OpenMP team); 0: derived from the cores */
-  int nopencl;        /**< OpenCL devices to use; -1: all StarPU finds; 0: none */
-  int quiet;          /**< 1: StarPU prints no warnings on stderr */
+/** How femint_init() picks the OpenCL devices (femint_init_options.device_select). */
+enum femint_device_select {
+  FEMINT_DEVICE_ALL = 0,          /**< every device StarPU finds, at most nopencl (the default) */
+  FEMINT_DEVICE_INDEX = 1,        /**< the one device opencl_device */
+  FEMINT_DEVICE_BY_LOCAL_RANK = 2 /**< the one device local_rank modulo the number of devices
+                                       (none, and CPU workers only, where there is no device) */
 };
 
-/** @brief Start the runtime. @param[in] opt options or NULL for defaults.
- *  @param[out] ctx the context. @return 0, FEMINT_ERUNTIME, FEMINT_ENOMEM. */
+/** Options of femint_init(). device_select, opencl_device and local_rank left 0 keep every
+ *  device, so an initializer that names only the first three members behaves as it always has. */
+struct femint_init_options {
+  int ncpu_workers;   /**< CPU workers (each an OpenMP team); 0: one per core left to them; at
+                           most one per core of the process's cpuset (fewer are made otherwise) */
+  int nopencl;        /**< OpenCL devices to use; -1: all StarPU finds; 0: none */
+  int quiet;          /**< 1: StarPU prints no warnings on stderr */
+  int device_select;  /**< enum femint_device_select; ignored when nopencl is 0 */
+  int opencl_device;  /**< FEMINT_DEVICE_INDEX: the device, 0-based in StarPU's numbering (the
+                           GPUs and accelerators, and CPUs with STARPU_OPENCL_ON_CPUS=1, of the
+                           first OpenCL platform, then of the next...) */
+  int local_rank;     /**< FEMINT_DEVICE_BY_LOCAL_RANK: this process's rank among the ranks of
+                           its node; FEMINT_LOCAL_RANK_FROM_ENV reads it from the launcher */
+};
+
+/** local_rank read from the first of OMPI_COMM_WORLD_LOCAL_RANK (Open MPI), MPI_LOCALRANKID
+ *  (MPICH, Intel MPI), MV2_COMM_WORLD_LOCAL_RANK (MVAPICH2) and SLURM_LOCALID (srun) that is
+ *  set. */
+#define FEMINT_LOCAL_RANK_FROM_ENV (-1)
+
+/** @brief Start the runtime inside the process's cpuset. @param[in] opt options or NULL for the
+ *  defaults (every core, every OpenCL device, StarPU's warnings shown).
+ *  @param[out] ctx the context.
+ *
+ *  The cores are those of the process's CPU binding (taskset, mpirun --bind-to, a batch
+ *  system's cgroup), as hwloc reads it: StarPU's workers and their OpenMP teams are bound to
+ *  these cores only, so several processes (MPI ranks) bound to disjoint cpusets of one node do
+ *  not share cores. One core is kept for each OpenCL device's driver worker and the other cores
+ *  are divided into one group per CPU worker. With no more cores than OpenCL devices, the
+ *  drivers and a single CPU worker share the cores (StarPU warns about it unless quiet).
+ *  StarPU's variables take over when set: STARPU_WORKERS_CPUID, STARPU_WORKERS_COREID,
+ *  STARPU_WORKERS_GETBIND and STARPU_WORKERS_NOBIND the binding, STARPU_NCPU the number of CPU
+ *  workers, STARPU_NOPENCL and STARPU_WORKERS_OPENCLID the OpenCL devices.
+ *  @return 0; FEMINT_EINVAL (a bad option or local rank variable); FEMINT_ENODEV (opencl_device
+ *  is not a device); FEMINT_ERUNTIME (hwloc or StarPU failed, or the cpuset holds no core);
+ *  FEMINT_ENOMEM. The message is femint_init_error()'s. */
 FEMINT_EXPORT int femint_init(const struct femint_init_options *opt, femint_context_t *ctx);
 /** @brief Stop the runtime and free the context; sets *ctx = NULL. */
 FEMINT_EXPORT int femint_finalize(femint_context_t *ctx);
@@ -78,6 +114,27 @@ FEMINT_EXPORT int femint_context_workers(femint_context_t ctx, int *ncpu, int *n
                                          int *team_size);
 /** @brief A human description of worker w (0 <= w < ncpu + nopencl). */
 FEMINT_EXPORT int femint_context_worker_name(femint_context_t ctx, int w, char *buf, size_t len);
+
+/** Where a worker runs. PU lists use the operating system's numbers of processing units, as
+ *  taskset and /proc/cpuinfo do ("0-3,8"). */
+struct femint_worker_binding {
+  int kind;          /**< FEMINT_WHERE_CPU or FEMINT_WHERE_OPENCL */
+  int team_size;     /**< CPU worker: threads of its OpenMP team; OpenCL worker: 0 */
+  int opencl_device; /**< OpenCL worker: its device in StarPU's numbering; CPU worker: -1 */
+  char pus[256];     /**< the PUs femint gave the worker: a CPU worker's team (thread i on the
+                          i-th), an OpenCL worker's driver core */
+  char bound[256];   /**< the PUs its threads were bound to, read on those threads by hwloc when
+                          the context started; "" where the binding could not be read */
+};
+/** @brief The binding of worker w (0 <= w < ncpu + nopencl). @return 0, FEMINT_EINVAL. */
+FEMINT_EXPORT int femint_context_worker_binding(femint_context_t ctx, int w,
+                                                struct femint_worker_binding *binding);
+/** @brief The process's cpuset that the workers share ("0-3,8", OS numbers of PUs) and how many
+ *  cores it holds. Either output may be NULL. @return 0, FEMINT_EINVAL. */
+FEMINT_EXPORT int femint_context_cpuset(femint_context_t ctx, char *buf, size_t len, int *ncores);
+/** @brief The local rank that chose the OpenCL device (-1 when the rule was not asked for) and
+ *  where it came from ("option" or the environment variable's name; NULL with -1). */
+FEMINT_EXPORT int femint_context_local_rank(femint_context_t ctx, int *rank, const char **source);
 
 /* ---- Reference elements ---- */
 

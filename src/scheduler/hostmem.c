@@ -15,11 +15,13 @@ struct hostmem_block {
   struct hostmem_block *next;
 };
 
-/* The OpenCL context and queue that own the pinned buffers: those of the first GPU. */
+/* The OpenCL context and queue that own the pinned buffers: those of the first GPU driven. */
 static int pinned_device(femint_context_t ctx)
 {
   for (int d = 0; d < ctx->ncl_dev; d++)
-    if (ctx->cl_dev[d].type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) return d;
+    if (ctx->cl_driven[d] &&
+        (ctx->cl_dev[d].type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)))
+      return d;
   return -1;
 }
 

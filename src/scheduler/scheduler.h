@@ -30,11 +30,18 @@ struct femint_context {
   int nworker;                        /* StarPU workers */
   int ncpu, nopencl;                  /* CPU workers (OpenMP teams) and OpenCL workers */
   int team_size[STARPU_NMAXWORKERS];  /* threads of each CPU worker's team (by StarPU id) */
-  hwloc_cpuset_t team_set[STARPU_NMAXWORKERS]; /* cores of each CPU worker's team */
+  hwloc_cpuset_t team_set[STARPU_NMAXWORKERS];  /* PUs of each worker: a CPU worker's team, an
+                                                   OpenCL worker's driver core */
+  hwloc_cpuset_t bound_set[STARPU_NMAXWORKERS]; /* PUs its threads were bound to at start-up */
   hwloc_topology_t topo;
+  hwloc_cpuset_t cpuset;              /* the process's cpuset, inside which workers are bound */
   int cores;                          /* cores in the process's cpuset */
-  /* OpenCL devices, by StarPU OpenCL devid */
+  int local_rank;                     /* the local rank that chose the OpenCL device, or -1 */
+  const char *local_rank_source;      /* "option" or the environment variable read */
+  /* OpenCL devices, by StarPU OpenCL devid; below ncl_dev, a device may be one that no worker
+   * drives (another one was chosen): its properties are known, it builds no program */
   int ncl_dev;
+  int cl_driven[FEMINT_MAX_CL_DEVICES];
   struct femint_cl_device cl_dev[FEMINT_MAX_CL_DEVICES];
   struct cl_program_entry *programs;
   /* reference elements and their registered tabulations (phi in double and single) */
@@ -59,7 +66,10 @@ int femint_context_quad(femint_context_t ctx, int order, int precision, starpu_d
 /* The kernel variant for a group: the requested one, $FEMINT_VARIANT, or the fastest measured on
  * the group's first OpenCL device (measured once, kept in $STARPU_HOME/.starpu). */
 int femint_variant_choose(femint_context_t ctx, const struct group *g, int requested, int *variant);
-/* Build (once) the program of `source` with `options` on OpenCL device dev, and its kernel. */
+/* The first OpenCL device that a worker drives, or -1. */
+int femint_context_first_device(femint_context_t ctx);
+/* Build (once) the program of `source` with `options` on OpenCL device dev, and its kernel (an
+ * entry without them on a device no worker drives). */
 int femint_context_program(femint_context_t ctx, int dev, const char *source, const char *options,
                            const char *kernel_name, struct cl_program_entry **entry);
 /* Run on a CPU worker's thread at the start of a codelet: the team size of this worker, with the

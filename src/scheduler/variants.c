@@ -188,17 +188,18 @@ int femint_variant_choose(femint_context_t ctx, const struct group *g, int reque
     return 0;
   }
   *variant = VARIANT_GEMM; /* the default before any measurement, and on CPU OpenCL devices */
-  if (ctx->ncl_dev < 1 || !(ctx->cl_dev[0].type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)))
+  const int dev = femint_context_first_device(ctx);
+  if (dev < 0 || !(ctx->cl_dev[dev].type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)))
     return 0;
   char key[512];
-  cache_key(&ctx->cl_dev[0], g, key, sizeof key);
+  cache_key(&ctx->cl_dev[dev], g, key, sizeof key);
   int v = cache_lookup(key);
   if (v >= 0) {
     *variant = v;
     return 0;
   }
   double t;
-  FEMINT_CALL(measure(ctx, 0, g, &v, &t));
+  FEMINT_CALL(measure(ctx, dev, g, &v, &t));
   if (v >= 0) {
     *variant = v;
     cache_store(key, v, t);
