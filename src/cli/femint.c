@@ -2,13 +2,18 @@
  * mesh on every CPU and OpenCL worker and verifies the matrix (run), prints reference-element
  * sizes (refel) and the workers StarPU found (info); bench.c and plan.c hold the other commands.
  * It uses only the public header include/femint.h. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getaffinity */
+#endif
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,9 +107,24 @@ static const char refel_usage_text[] =
   "the quadrature and its triangle and line points; without --order, a table for p = 1..7.\n";
 
 static const char info_usage_text[] =
-  "Usage: femint info [--json] [--quiet]\n"
+  "Usage: femint info [--opencl-device N | --local-rank N|env] [--json] [--quiet]\n"
   "\n"
-  "Starts StarPU and lists the CPU workers (OpenMP teams) and OpenCL workers it found.\n";
+  "Starts StarPU and lists the CPU workers (OpenMP teams) and OpenCL workers it found, with the\n"
+  "process's cpuset and where each worker is bound: the PUs femint gave it (a CPU worker's team,\n"
+  "an OpenCL worker's driver core) and those its threads were found bound to. PUs are numbered\n"
+  "as taskset numbers them. Run under taskset or an MPI launcher's binding, each process keeps\n"
+  "to its own cpuset.\n"
+  "\n"
+  "Options:\n"
+  "  --opencl-device N        drive only OpenCL device N (0-based, StarPU's numbering)\n"
+  "  --local-rank N|env       drive only device N modulo the number of devices, N being the\n"
+  "                           process's rank on its node; env reads it from\n"
+  "                           OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID,\n"
+  "                           MV2_COMM_WORLD_LOCAL_RANK or SLURM_LOCALID\n"
+  "  --json                   print one JSON object, with the binding of every thread of the\n"
+  "                           process (Linux)\n"
+  "  --quiet                  StarPU prints no warnings\n"
+  "  --help                   this text\n";
 
 /* ---- Verification ---- */
 
@@ -609,13 +629,70 @@ static int refel_command(int argc, char **argv)
 
 /* ---- femint info ---- */
 
+/* --opencl-device N and --local-rank N|env into the options of femint_init. Returns 1 when name
+ * is neither, 0 when it was taken, EXIT_USAGE after a message. */
+static int parse_device_option(const char *name, const char *v, struct femint_init_options *iopt)
+{
+  long n;
+  int device = strcmp(name, "--opencl-device") == 0;
+  if (!device && strcmp(name, "--local-rank") != 0) return 1;
+  if (iopt->device_select != FEMINT_DEVICE_ALL)
+    return cli_fail_usage("--opencl-device and --local-rank exclude each other");
+  if (!device && strcmp(v, "env") == 0) {
+    iopt->device_select = FEMINT_DEVICE_BY_LOCAL_RANK;
+    iopt->local_rank = FEMINT_LOCAL_RANK_FROM_ENV;
+    return 0;
+  }
+  if (cli_parse_count(v, &n) || n > INT_MAX)
+    return cli_fail_usage("%s: expected %s, got '%s'", name,
+                          device ? "a device number (0, 1, ...)" : "a rank (0, 1, ...) or env", v);
+  iopt->device_select = device ? FEMINT_DEVICE_INDEX : FEMINT_DEVICE_BY_LOCAL_RANK;
+  if (device) iopt->opencl_device = (int)n;
+  else iopt->local_rank = (int)n;
+  return 0;
+}
+
+/* The threads of this process (tids) and the PUs each may run on, listed as taskset lists them
+ * (Linux; elsewhere none). Returns how many. */
+static int process_threads(int *tids, char (*pus)[256], int max)
+{
+  int n = 0;
+#ifdef __linux__
+  DIR *dir = opendir("/proc/self/task");
+  struct dirent *e;
+  while (dir && (e = readdir(dir)) && n < max) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    int tid = atoi(e->d_name);
+    if (sched_getaffinity(tid, sizeof set, &set) != 0) continue;
+    size_t len = 0;
+    pus[n][0] = 0;
+    for (int c = 0; c < CPU_SETSIZE && len + 16 < sizeof pus[n]; c++) {
+      if (!CPU_ISSET(c, &set)) continue;
+      int last = c;
+      while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) last++;
+      len += snprintf(pus[n] + len, sizeof pus[n] - len, len ? ",%d" : "%d", c);
+      if (last > c) len += snprintf(pus[n] + len, sizeof pus[n] - len, "-%d", last);
+      c = last;
+    }
+    tids[n++] = tid;
+  }
+  if (dir) closedir(dir);
+#else
+  (void)tids, (void)pus, (void)max;
+#endif
+  return n;
+}
+
 static int info_command(int argc, char **argv)
 {
-  static const char *const with_value[] = {NULL};
+  static const char *const with_value[] = {"--opencl-device", "--local-rank", NULL};
   static const char *const flags[] = {"--json", "--quiet", NULL};
   char name[32];
   const char *v;
-  int json = 0, quiet = 0;
+  int json = 0, quiet = 0, rc;
+  struct femint_init_options iopt = {.ncpu_workers = 0, .nopencl = -1};
   for (int i = 2; i < argc; i++) {
     if (cli_next_option(argc, argv, &i, name, sizeof name, &v, with_value, flags))
       return EXIT_USAGE;
@@ -626,44 +703,100 @@ static int info_command(int argc, char **argv)
       json = 1;
     } else if (strcmp(name, "--quiet") == 0) {
       quiet = 1;
+    } else if ((rc = parse_device_option(name, v, &iopt)) != 1) {
+      if (rc) return rc;
     } else {
       return cli_fail_usage("unknown option '%s'", name);
     }
   }
   femint_context_t ctx = NULL;
-  struct femint_init_options iopt = {.ncpu_workers = 0, .nopencl = -1, .quiet = quiet || json};
-  int rc = femint_init(&iopt, &ctx), ncpu = 0, nocl = 0, team = 0;
+  iopt.quiet = quiet || json;
+  int ncpu = 0, nocl = 0, team = 0, ncores = 0, rank = -1;
+  const char *rank_source = NULL;
+  char cpuset[256];
+  rc = femint_init(&iopt, &ctx);
   if (rc) {
     const char *msg = femint_init_error();
     fprintf(stderr, "femint: %s\n", msg && *msg ? msg : femint_strerror(rc));
     return EXIT_RUNTIME;
   }
-  if ((rc = femint_context_workers(ctx, &ncpu, &nocl, &team)) != 0) {
+  if ((rc = femint_context_workers(ctx, &ncpu, &nocl, &team)) != 0 ||
+      (rc = femint_context_cpuset(ctx, cpuset, sizeof cpuset, &ncores)) != 0 ||
+      (rc = femint_context_local_rank(ctx, &rank, &rank_source)) != 0) {
     fprintf(stderr, "femint: %s\n", femint_last_error(ctx));
     femint_finalize(&ctx);
     return EXIT_RUNTIME;
   }
-  if (json)
-    printf("{\"femint\":\"%s\",\"cpu_workers\":%d,\"opencl_workers\":%d,\"team_size\":%d,"
-           "\"workers\":[",
-           PACKAGE_VERSION, ncpu, nocl, team);
-  else
+  if (json) {
+    printf("{\"femint\":\"%s\",\"cpuset\":", PACKAGE_VERSION);
+    cli_json_string(cpuset);
+    printf(",\"cores\":%d,\"local_rank\":", ncores);
+    if (rank >= 0) {
+      printf("%d,\"local_rank_source\":", rank);
+      cli_json_string(rank_source ? rank_source : "");
+    } else {
+      printf("null,\"local_rank_source\":null");
+    }
+    printf(",\"cpu_workers\":%d,\"opencl_workers\":%d,\"team_size\":%d,\"workers\":[", ncpu, nocl,
+           team);
+  } else {
     printf("femint %s: %d CPU worker%s (OpenMP teams of %d threads), %d OpenCL worker%s\n",
            PACKAGE_VERSION, ncpu, ncpu == 1 ? "" : "s", team, nocl, nocl == 1 ? "" : "s");
+    printf("cpuset: PUs %s (%d core%s)\n", cpuset, ncores, ncores == 1 ? "" : "s");
+    if (rank >= 0)
+      printf("OpenCL device chosen by local rank %d (%s)\n", rank,
+             rank_source ? rank_source : "?");
+  }
   for (int w = 0; w < ncpu + nocl; w++) {
     char buf[256];
+    struct femint_worker_binding b;
     if (femint_context_worker_name(ctx, w, buf, sizeof buf) != 0) snprintf(buf, sizeof buf, "?");
+    if (femint_context_worker_binding(ctx, w, &b) != 0) memset(&b, 0, sizeof b);
+    int cpu = b.kind == FEMINT_WHERE_CPU;
     if (json) {
       printf("%s{\"id\":%d,\"name\":", w ? "," : "", w);
       cli_json_string(buf);
+      printf(",\"kind\":\"%s\",", cpu ? "cpu" : "opencl");
+      if (cpu) printf("\"team_size\":%d,\"pus\":", b.team_size);
+      else printf("\"device\":%d,\"pus\":", b.opencl_device);
+      cli_json_string(b.pus);
+      printf(",\"bound\":");
+      cli_json_string(b.bound);
       putchar('}');
     } else {
       printf("  %2d  %s\n", w, buf);
+      printf("        %s on PUs %s, bound to %s\n", cpu ? "team" : "driver", b.pus,
+             b.bound[0] ? b.bound : "(unknown)");
     }
   }
-  if (json) printf("]}\n");
-  else if (nocl == 0)
-    printf("No OpenCL worker: without a GPU, STARPU_OPENCL_ON_CPUS=1 uses PoCL's CPU device.\n");
+  enum { MAX_THREADS = 1024 };
+  int *tids = malloc(MAX_THREADS * sizeof *tids);
+  char(*pus)[256] = malloc(MAX_THREADS * sizeof *pus);
+  int nthread = tids && pus ? process_threads(tids, pus, MAX_THREADS) : 0;
+  if (json) {
+    printf("],\"threads\":[");
+    for (int t = 0; t < nthread; t++) {
+      printf("%s{\"tid\":%d,\"pus\":", t ? "," : "", tids[t]);
+      cli_json_string(pus[t]);
+      putchar('}');
+    }
+    printf("]}\n");
+  } else {
+    if (nthread > 0) printf("threads: %d, bound to PUs", nthread);
+    for (int t = 0; t < nthread; t++) {
+      int seen = 0, count = 0;
+      for (int u = 0; u < nthread; u++) {
+        seen |= u < t && strcmp(pus[u], pus[t]) == 0;
+        count += strcmp(pus[u], pus[t]) == 0;
+      }
+      if (!seen) printf("%s %s (%d)", t ? "," : "", pus[t], count);
+    }
+    if (nthread > 0) putchar('\n');
+    if (nocl == 0)
+      printf("No OpenCL worker: without a GPU, STARPU_OPENCL_ON_CPUS=1 uses PoCL's CPU device.\n");
+  }
+  free(tids);
+  free(pus);
   femint_finalize(&ctx);
   return 0;
 }
