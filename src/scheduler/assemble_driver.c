@@ -115,16 +115,7 @@ static int model_calibrated(femint_context_t ctx, struct starpu_task *t, uint32_
   return 1;
 }
 
-/* Wait for the tasks of a batch (t[1] is NULL without assembly). */
-static int retire_batch(femint_context_t ctx, struct starpu_task **t, int err)
-{
-  for (int k = 0; k < 2; k++)
-    if (t[k] && t[k]->status != STARPU_TASK_INIT && starpu_task_wait(t[k]) && !err)
-      err = femint_seterr(ctx, FEMINT_ERUNTIME, "waiting for a task failed");
-  return err;
-}
-
-/* Unregister the data of a retired batch and give its buffers back. */
+/* Unregister the data of a batch whose tasks are done and give its buffers back. */
 static void release_batch(femint_context_t ctx, struct batch *b)
 {
   if (b->registered) {
@@ -344,29 +335,22 @@ static int deliver(femint_context_t ctx, const struct plan *p, struct batch *b,
                    femint_element_fn fn, void *user)
 {
   const struct group *g = b->g;
-  const int n = g->n, ne = g->ne;
+  const int n = g->n;
   int64_t *dofs = malloc((size_t)b->ncell * n * sizeof *dofs);
   int *signs = malloc((size_t)b->ncell * n * sizeof *signs);
   if (!dofs || !signs) {
     free(dofs), free(signs);
     return femint_seterr(ctx, FEMINT_ENOMEM, "femint_integrate: out of memory");
   }
-  for (int k = 0; k < b->ncell; k++) {
-    const int64_t off = p->space->cell_off[b->cells[k]];
-    for (int i = 0; i < g->nsh; i++) {
-      const int64_t m = p->space->cell_mode[off + i];
-      for (int a = 0; a < ne; a++) {
-        dofs[(size_t)k * n + i * ne + a] = m < 0 ? -1 : m * ne + a;
-        signs[(size_t)k * n + i * ne + a] = p->space->cell_sign[off + i];
-      }
-    }
-  }
   int err = 0;
-  if (starpu_data_acquire(b->h_mats, STARPU_R)) {
+  for (int k = 0; k < b->ncell && !err; k++)
+    err = femint_space_cell_dofs((femint_space_t)p->space, b->cells[k], dofs + (size_t)k * n,
+                                 signs + (size_t)k * n);
+  if (!err && starpu_data_acquire(b->h_mats, STARPU_R)) {
     err = femint_seterr(ctx, FEMINT_ERUNTIME, "femint_integrate: the element matrices of a batch "
                                               "of order %d could not be brought to memory",
                         g->order);
-  } else {
+  } else if (!err) {
     const struct femint_element_batch eb = {
         .ncell = b->ncell, .cells = b->cells, .order = g->order, .n = n,
         .precision = g->precision, .symmetric = g->symmetric, .mats = b->mats, .dofs = dofs,
@@ -381,6 +365,19 @@ static int deliver(femint_context_t ctx, const struct plan *p, struct batch *b,
   }
   free(dofs);
   free(signs);
+  return err;
+}
+
+/* Wait for the tasks of batch i (the assembly task is NULL without assembly), hand its element
+ * matrices to fn (when there is one and no error so far), and give its data back. */
+static int finish_batch(femint_context_t ctx, const struct plan *p, int i,
+                        struct starpu_task **tasks, femint_element_fn fn, void *user, int err)
+{
+  for (int k = 2 * i; k < 2 * i + 2; k++)
+    if (tasks[k] && tasks[k]->status != STARPU_TASK_INIT && starpu_task_wait(tasks[k]) && !err)
+      err = femint_seterr(ctx, FEMINT_ERUNTIME, "waiting for a task failed");
+  if (!err && fn) err = deliver(ctx, p, &p->batches[i], fn, user);
+  release_batch(ctx, &p->batches[i]);
   return err;
 }
 
@@ -420,12 +417,8 @@ static int run(femint_context_t ctx, femint_space_t space, femint_form_t form,
   for (int i = 0; i < p->nbatch && !err; i++) {
     struct batch *b = &p->batches[i];
     const struct group *g = b->g;
-    while (i - retired >= window && !err) {
-      err = retire_batch(ctx, tasks + 2 * retired, err);
-      if (!err && fn) err = deliver(ctx, p, &p->batches[retired], fn, user);
-      release_batch(ctx, &p->batches[retired]);
-      retired++;
-    }
+    while (i - retired >= window && !err)
+      err = finish_batch(ctx, p, retired++, tasks, fn, user, err);
     double tp = femint_now();
     if (!err) err = plan_pack_batch(p, b);
     if (!err && !b->in_arena)
@@ -457,11 +450,8 @@ static int run(femint_context_t ctx, femint_space_t space, femint_form_t form,
                           ret == -ENODEV ? ": no worker can run it" : "");
   }
   /* Wait for what was submitted, even after an error, before anything is freed. */
-  for (; retired < p->nbatch; retired++) {
-    err = retire_batch(ctx, tasks + 2 * retired, err);
-    if (!err && fn) err = deliver(ctx, p, &p->batches[retired], fn, user);
-    release_batch(ctx, &p->batches[retired]);
-  }
+  for (; retired < p->nbatch; retired++)
+    err = finish_batch(ctx, p, retired, tasks, fn, user, err);
   int lerr = lp.n ? load_finish(ctx, &lp) : 0;
   if (!err) err = lerr;
   st.t_tasks = femint_now() - t1;
