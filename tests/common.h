@@ -1,4 +1,5 @@
-/* Helpers shared by femint's tests: the runtime, random distorted prisms, a small CG solver. */
+/* Helpers shared by femint's tests: the runtime, random distorted prisms, a small CG solver, a
+ * Cholesky factorization. */
 #ifndef FEMINT_TEST_COMMON_H
 #define FEMINT_TEST_COMMON_H
 
@@ -11,7 +12,7 @@
 /* Start femint quietly; NULL (and a TAP skip of everything) if StarPU cannot start. */
 static inline femint_context_t test_init(void)
 {
-  struct femint_init_options opt = {0, -1, 1};
+  struct femint_init_options opt = {.nopencl = -1, .quiet = 1};
   femint_context_t ctx = NULL;
   int err = femint_init(&opt, &ctx);
   if (err) {
@@ -88,6 +89,40 @@ static inline double test_matrix_norm(femint_matrix_t A)
   double s = 0;
   for (int64_t k = 0; k < rp[n]; k++) s += v[k] * v[k];
   return sqrt(s);
+}
+
+/* In-place Cholesky factorization of the n x n matrix A (lower triangle); returns the smallest
+ * pivot relative to the largest diagonal entry, or -1 when a pivot is not positive. */
+static inline double cholesky(int n, double *A)
+{
+  double dmax = 0, rmin = INFINITY;
+  for (int i = 0; i < n; i++) dmax = fmax(dmax, A[i * n + i]);
+  for (int j = 0; j < n; j++) {
+    double d = A[j * n + j];
+    for (int k = 0; k < j; k++) d -= A[j * n + k] * A[j * n + k];
+    if (!(d > 1e-15 * dmax)) return -1;
+    rmin = fmin(rmin, d / dmax);
+    d = sqrt(d);
+    A[j * n + j] = d;
+    for (int i = j + 1; i < n; i++) {
+      double s = A[i * n + j];
+      for (int k = 0; k < j; k++) s -= A[i * n + k] * A[j * n + k];
+      A[i * n + j] = s / d;
+    }
+  }
+  return rmin;
+}
+
+static inline void cholesky_solve(int n, const double *L, double *b)
+{
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < i; k++) b[i] -= L[i * n + k] * b[k];
+    b[i] /= L[i * n + i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    for (int k = i + 1; k < n; k++) b[i] -= L[k * n + i] * b[k];
+    b[i] /= L[i * n + i];
+  }
 }
 
 #endif

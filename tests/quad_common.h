@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "host/refel_quad.h"
-#include "tap.h"
+#include "common.h"
 
 #define NSH_MAX 38
 #define N_MAX (2 * NSH_MAX)
@@ -30,40 +30,6 @@ static inline double ipow(double x, int k)
   double r = 1;
   for (int i = 0; i < k; i++) r *= x;
   return r;
-}
-
-/* In-place Cholesky factorization of the n x n matrix A (lower triangle); returns the smallest
- * pivot relative to the largest diagonal entry, or -1 when a pivot is not positive. */
-static inline double cholesky(int n, double *A)
-{
-  double dmax = 0, rmin = INFINITY;
-  for (int i = 0; i < n; i++) dmax = fmax(dmax, A[i * n + i]);
-  for (int j = 0; j < n; j++) {
-    double d = A[j * n + j];
-    for (int k = 0; k < j; k++) d -= A[j * n + k] * A[j * n + k];
-    if (!(d > 1e-15 * dmax)) return -1;
-    rmin = fmin(rmin, d / dmax);
-    d = sqrt(d);
-    A[j * n + j] = d;
-    for (int i = j + 1; i < n; i++) {
-      double s = A[i * n + j];
-      for (int k = 0; k < j; k++) s -= A[i * n + k] * A[j * n + k];
-      A[i * n + j] = s / d;
-    }
-  }
-  return rmin;
-}
-
-static inline void cholesky_solve(int n, const double *L, double *b)
-{
-  for (int i = 0; i < n; i++) {
-    for (int k = 0; k < i; k++) b[i] -= L[i * n + k] * b[k];
-    b[i] /= L[i * n + i];
-  }
-  for (int i = n - 1; i >= 0; i--) {
-    for (int k = i + 1; k < n; k++) b[i] -= L[k * n + i] * b[k];
-    b[i] /= L[i * n + i];
-  }
 }
 
 /* The reference mass matrix of re from its tabulation, factored; NULL if not SPD. */

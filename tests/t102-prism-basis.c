@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "host/host.h"
-#include "tap.h"
+#include "common.h"
 
 #define NSH_MAX 288
 
@@ -319,40 +319,6 @@ static void test_face_traces(void)
     tap_ok(worst < 1e-13, "order %d: face modes restrict to the documented products (%.2g)", p,
            worst);
     refel_destroy(&re);
-  }
-}
-
-/* In-place Cholesky factorization of the n x n matrix A (lower triangle); returns the smallest
- * pivot relative to the largest diagonal entry, or -1 when a pivot is not positive. */
-static double cholesky(int n, double *A)
-{
-  double dmax = 0, rmin = INFINITY;
-  for (int i = 0; i < n; i++) dmax = fmax(dmax, A[i * n + i]);
-  for (int j = 0; j < n; j++) {
-    double d = A[j * n + j];
-    for (int k = 0; k < j; k++) d -= A[j * n + k] * A[j * n + k];
-    if (!(d > 1e-15 * dmax)) return -1;
-    rmin = fmin(rmin, d / dmax);
-    d = sqrt(d);
-    A[j * n + j] = d;
-    for (int i = j + 1; i < n; i++) {
-      double s = A[i * n + j];
-      for (int k = 0; k < j; k++) s -= A[i * n + k] * A[j * n + k];
-      A[i * n + j] = s / d;
-    }
-  }
-  return rmin;
-}
-
-static void cholesky_solve(int n, const double *L, double *b)
-{
-  for (int i = 0; i < n; i++) {
-    for (int k = 0; k < i; k++) b[i] -= L[i * n + k] * b[k];
-    b[i] /= L[i * n + i];
-  }
-  for (int i = n - 1; i >= 0; i--) {
-    for (int k = i + 1; k < n; k++) b[i] -= L[k * n + i] * b[k];
-    b[i] /= L[i * n + i];
   }
 }
 
