@@ -138,8 +138,9 @@ FEMINT_EXPORT int femint_context_local_rank(femint_context_t ctx, int *rank, con
 
 /* ---- Reference elements ---- */
 
-/** Element shapes. The quadrilateral (seed 003) has its reference element and plain element
- *  matrices inside the library; meshes, spaces and assembly take prisms only for now. */
+/** Element shapes: the prism (3D, seed 000) and the quadrilateral (2D, seed 003; straight or
+ *  curved with the 8-node geometry). Meshes, spaces, forms, assembly, integration and loads take
+ *  either; a mesh holds cells of one shape. */
 enum femint_shape { FEMINT_PRISM = 1, FEMINT_QUAD = 2 };
 #define FEMINT_MAX_ORDER 7
 
@@ -206,11 +207,38 @@ FEMINT_EXPORT int femint_mesh_read_gmsh(femint_context_t ctx, const char *path,
  *  has no prism). */
 FEMINT_EXPORT int femint_mesh_read_gmsh_part(femint_context_t ctx, const char *path, int part,
                                              femint_mesh_t *mesh);
+/** @brief A quadrilateral mesh (2D) from arrays: coords[nvert][2]; cells[ncell][4], the vertices
+ *  of each cell counter-clockwise; mid NULL (straight edges: the 4-node bilinear map) or
+ *  mid[ncell][4][2], the midpoint node of each edge of each cell in edge order (0: vertices 0-1,
+ *  1: 1-2, 2: 2-3, 3: 3-0), which makes every cell an 8-node (serendipity) element of seed 003;
+ *  cells sharing an edge give it the same midpoint. det J > 0 is certified on every cell (not
+ *  just sampled). Boundary faces are the boundary edges (2 vertices each), with tag 0.
+ *  @return 0; FEMINT_EINVAL; FEMINT_EMESH (a vertex index out of range or repeated, a coordinate
+ *  not finite, an edge of more than 2 cells, midpoints that disagree: the cells are named);
+ *  FEMINT_EJACOBIAN (a tangled or clockwise cell, named); FEMINT_ENOMEM. */
+FEMINT_EXPORT int femint_mesh_create_quads(femint_context_t ctx, int nvert, const double *coords,
+                                           int ncell, const int *cells, const double *mid,
+                                           femint_mesh_t *mesh);
+/** @brief The rectangle [0,lx]x[0,ly] as nx*ny straight quadrilaterals; interior vertices moved at
+ *  random by up to perturb times the smallest spacing (0 <= perturb < 0.5; the move is halved
+ *  until every cell is valid). Boundary edges are tagged 1..4 for x=0, x=lx, y=0, y=ly. */
+FEMINT_EXPORT int femint_mesh_create_rectangle(femint_context_t ctx, int nx, int ny, double lx,
+                                               double ly, double perturb, unsigned seed,
+                                               femint_mesh_t *mesh);
+/** @brief The annulus sector r0 <= r <= r1, 0 <= theta <= angle as nr (radially) x nt curved
+ *  8-node quadrilaterals whose circumferential edges have their midpoints on the exact circles
+ *  (the quadratic map approximates the arcs). Boundary edges are tagged 1: r = r0, 2: r = r1,
+ *  3: theta = 0, 4: theta = angle. */
+FEMINT_EXPORT int femint_mesh_create_annulus(femint_context_t ctx, int nr, int nt, double r0,
+                                             double r1, double angle, femint_mesh_t *mesh);
+/** @brief The shape of a mesh's cells: FEMINT_PRISM or FEMINT_QUAD (or FEMINT_EINVAL). */
+FEMINT_EXPORT int femint_mesh_shape(femint_mesh_t mesh);
 FEMINT_EXPORT int femint_mesh_destroy(femint_mesh_t *mesh);
 FEMINT_EXPORT int femint_mesh_num_cells(femint_mesh_t mesh);
 FEMINT_EXPORT int femint_mesh_num_vertices(femint_mesh_t mesh);
 FEMINT_EXPORT int femint_mesh_num_boundary_faces(femint_mesh_t mesh);
-/** @brief Vertex coordinates of a cell, X[6][3], in femint's local order. */
+/** @brief Vertex coordinates of a cell in femint's local order: X[6][3] for a prism, X[4][3]
+ *  (z = 0) for a quadrilateral. */
 FEMINT_EXPORT int femint_mesh_cell_coords(femint_mesh_t mesh, int cell, double *X);
 FEMINT_EXPORT int femint_mesh_vertex_coords(femint_mesh_t mesh, int vertex, double *x);
 /** @brief Whether a vertex lies on the boundary (1) or not (0). */
@@ -224,11 +252,16 @@ FEMINT_EXPORT int femint_mesh_vertex_global_ids(femint_mesh_t mesh, const int64_
  *  none), 0 otherwise. Forms take one coefficient per cell: a caller maps materials to them.
  *  @param[out] materials the array. @return 0, FEMINT_EINVAL. */
 FEMINT_EXPORT int femint_mesh_cell_materials(femint_mesh_t mesh, const int **materials);
-/** @brief The volume of a mesh: the sum over its cells of the integral of det J (exact for prisms
- *  with straight edges and bilinear quadrilateral faces). @return 0, FEMINT_EINVAL. */
+/** @brief The volume (area in 2D) of a mesh: the sum over its cells of the integral of det J
+ *  (exact for prisms with straight edges and bilinear quadrilateral faces, and for 4- and 8-node
+ *  quadrilaterals). @return 0, FEMINT_EINVAL. */
 FEMINT_EXPORT int femint_mesh_volume(femint_mesh_t mesh, double *volume);
 
-/* ---- Function spaces: DOF maps of H1 hierarchical vector fields ---- */
+/* ---- Function spaces: DOF maps of H1 hierarchical vector fields ----
+ * Prisms: the hierarchical basis of seed 000 (vertex, edge, face and interior modes).
+ * Quadrilaterals: seed 003's reduced Lobatto space (vertex, edge and interior modes; p >= 4 keeps
+ * the interior modes of total degree <= p). Per-cell orders with the minimum rule on shared
+ * entities; modes of odd degree change sign with the direction of their edge. */
 
 typedef struct femint_space *femint_space_t;
 
@@ -247,23 +280,37 @@ FEMINT_EXPORT int femint_space_cell_order(femint_space_t space, int cell);
  *  rule) and signs[l] is +1 or -1 (orientation of the hierarchical mode). Either may be NULL. */
 FEMINT_EXPORT int femint_space_cell_dofs(femint_space_t space, int cell, int64_t *dofs,
                                          int *signs);
-/** @brief Interpolate a field that is linear in x: coefficients of the vertex modes only.
- *  u[c] = a[c] + sum_i b[c][i] x_i, b given row-major [ncomp][3]; u must hold num_dofs. */
+/** @brief Interpolate a field that is linear in x: u[c] = a[c] + sum_i b[c][i] x_i, b given
+ *  row-major [ncomp][3] (in 2D the z column is ignored); u must hold num_dofs. The coefficients
+ *  are those of the vertex modes, and on curved (8-node) quadrilaterals also of the second edge
+ *  modes, which the field needs there: exact wherever the edge order is >= 2 (an order-1 curved
+ *  edge cannot hold a linear field). Either a or b may be NULL (zero). */
 FEMINT_EXPORT int femint_space_interpolate_linear(femint_space_t space, const double *a,
                                                   const double *b, double *u);
-/** @brief Evaluate a finite element function at reference point xi of a cell: val[ncomp]. */
+/** @brief Evaluate a finite element function at reference point xi of a cell: val[ncomp], and
+ *  the physical point x[3] (either may be NULL). A quadrilateral reads xi[0], xi[1] in [-1,1]^2
+ *  and gives z = 0. */
 FEMINT_EXPORT int femint_space_eval(femint_space_t space, const double *u, int cell,
-                                    const double xi[3], double *x, double *val);
+                                    const double *xi, double *x, double *val);
 
 /* ---- Weak forms ---- */
 
 typedef struct femint_form *femint_form_t;
 
-/** @brief Linear elasticity, Young's modulus and Poisson ratio per cell (ncell values each; a
- *  single value each when ncell_values == 1). 3 components. */
+/** @brief Linear elasticity in 3D, Young's modulus and Poisson ratio per cell (ncell values
+ *  each; a single value each when ncell_values == 1). 3 components. */
 FEMINT_EXPORT int femint_form_create_elasticity(femint_context_t ctx, int ncell_values,
                                                 const double *young, const double *poisson,
                                                 femint_form_t *form);
+/** Plane elasticity (2D): plane stress (sigma_zz = 0, thin plates) or plane strain
+ *  (eps_zz = 0). */
+enum femint_plane { FEMINT_PLANE_STRESS = 0, FEMINT_PLANE_STRAIN = 1 };
+/** @brief Plane linear elasticity of seed 003 on quadrilateral meshes, Young's modulus and
+ *  Poisson ratio per cell (or one value each when ncell_values == 1). 2 components. */
+FEMINT_EXPORT int femint_form_create_plane_elasticity(femint_context_t ctx, int plane,
+                                                      int ncell_values, const double *young,
+                                                      const double *poisson,
+                                                      femint_form_t *form);
 /** @brief The Laplacian with a scalar coefficient per cell, on each of ncomp components. */
 FEMINT_EXPORT int femint_form_create_laplace(femint_context_t ctx, int ncomp, int ncell_values,
                                              const double *kappa, femint_form_t *form);
@@ -271,7 +318,9 @@ FEMINT_EXPORT int femint_form_create_laplace(femint_context_t ctx, int ncomp, in
 FEMINT_EXPORT int femint_form_create_mass(femint_context_t ctx, int ncomp, int ncell_values,
                                           const double *rho, femint_form_t *form);
 /** @brief The generic form of seed 000: per cell c[iE][jE][iD][jD] (ne*ne*16 values, iD,jD = 0
- *  for values and 1..3 for x,y,z derivatives; iE/iD belong to the test function). */
+ *  for values and 1..3 for x,y,z derivatives; iE/iD belong to the test function). On a 2D mesh
+ *  the z entries (iD or jD = 3) must be zero. The Laplace, mass and generic forms serve both
+ *  dimensions; 3D elasticity needs prisms, plane elasticity quadrilaterals. */
 FEMINT_EXPORT int femint_form_create_generic(femint_context_t ctx, int ne, int ncell_values,
                                              const double *c, femint_form_t *form);
 FEMINT_EXPORT int femint_form_destroy(femint_form_t *form);

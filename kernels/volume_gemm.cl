@@ -1,8 +1,9 @@
 /* Element matrices of volume integrals as small dense products (GEMM variant). With W_q = w_q det J
- * and Psi_d[q][i] the physical derivative d (0 value, 1..3 x, y, z) of shape function i, the kernel
- * forms S_de(i, j) = sum_q W_q Psi_d[q][i] Psi_e[q][j] for the pairs (d, e) the form needs and
- * combines them only at the end; for elasticity K[(i,a),(j,b)] = lambda S_ab + mu S_ba
- * + mu delta_ab (S_11 + S_22 + S_33), for the generic form sum_de c[a][b][d][e] S_de.
+ * and Psi_d[q][i] the physical derivative d (0 value, 1..DIM x, y(, z)) of shape function i, the
+ * kernel forms S_de(i, j) = sum_q W_q Psi_d[q][i] Psi_e[q][j] for the pairs (d, e) the form needs
+ * and combines them only at the end; for elasticity K[(i,a),(j,b)] = lambda S_ab + mu S_ba
+ * + mu delta_ab (S_11 + ... + S_DD), for the generic form sum_de c[a][b][d][e] S_de. DIM is 3
+ * for prisms and 2 for quadrilaterals.
  *
  * The (i, j) plane is cut into tiles of TILE x TILE pairs and the tiles into blocks of BLK x BLK
  * tiles. A work-group holds ELEMS element slots of WPE work-items; each work-item accumulates the
@@ -19,14 +20,14 @@
     !defined(QC) || !defined(NPARTS) || !defined(HALF)
 #error "femint_volume_gemm needs -DNSH -DNQ -DNE -DNCOEF -DFORM_KIND -DWG_SIZE -DTILE -DBLK -DELEMS -DWPE -DQC -DNPARTS -DHALF"
 #endif
-#if FORM_KIND == FORM_ELASTICITY && (NE != 3 || NCOEF != 2)
-#error "the elasticity form has NE = 3 and NCOEF = 2 (lambda, mu)"
+#if FORM_KIND == FORM_ELASTICITY && (NE != DIM || NCOEF != 2)
+#error "the elasticity form has NE = DIM and NCOEF = 2 (lambda, mu)"
 #endif
 #if (FORM_KIND == FORM_LAPLACE || FORM_KIND == FORM_MASS) && NCOEF != 1
 #error "the Laplace and mass forms have NCOEF = 1"
 #endif
-#if FORM_KIND == FORM_GENERIC && (NCOEF != NE * NE * 16 || HALF)
-#error "the generic form has NCOEF = NE * NE * 16 and no symmetry"
+#if FORM_KIND == FORM_GENERIC && (NCOEF != NE * NE * (DIM + 1) * (DIM + 1) || HALF)
+#error "the generic form has NCOEF = NE * NE * (DIM + 1)^2 and no symmetry"
 #endif
 #if SYMMETRIC && !HALF
 #error "symmetric storage needs HALF"
@@ -71,16 +72,16 @@
 #define ND 1
 #define D0 0
 #elif FORM_KIND == FORM_GENERIC
-#define ND 4
+#define ND (DIM + 1)
 #define D0 0
 #else
-#define ND 3
+#define ND DIM
 #define D0 1
 #endif
 #if FORM_KIND == FORM_ELASTICITY || FORM_KIND == FORM_GENERIC
 #define NPAIR (ND * ND)
 #else
-#define NPAIR 1 /* Laplace: the trace S_11 + S_22 + S_33; mass: S_00 */
+#define NPAIR 1 /* Laplace: the trace S_11 + ... + S_DD; mass: S_00 */
 #endif
 
 /* Rows (or columns) of a block, stored [t][x] for row x * TILE + t of the block, so that the
@@ -90,8 +91,8 @@
 #define PSI_SIZE (ELEMS * QC * ND * RW)
 
 /* ncell cells; work-group g computes part g % NPARTS of cells (g / NPARTS) * elems_per_group ..
- * + elems_per_group - 1. geo = jac[ncell][NQ][10]; coef[ncell][NCOEF]; phi[NQ][4][NSH]; quad is
- * not read; out[ncell][OUT_SIZE]. */
+ * + elems_per_group - 1. geo = jac[ncell][NQ][JAC_NTERMS]; coef[ncell][NCOEF];
+ * phi[NQ][DIM + 1][NSH]; quad is not read; out[ncell][OUT_SIZE]. */
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
 femint_volume_gemm(int ncell, int elems_per_group, __global const REAL *restrict geo,
                    __global const REAL *restrict coef, __global const REAL *restrict phi,
@@ -124,8 +125,6 @@ femint_volume_gemm(int ncell, int elems_per_group, __global const REAL *restrict
   lr = lt / BLK;
   lc = lt - lr * BLK;
 #endif
-  /* In a diagonal block with HALF, the tiles below the diagonal are left out. */
-  const int busy = !(HALF && diag && lr > lc);
   const int row0 = br * RW, col0 = bc * RW;
   const int nitems = ELEMS * QC * RW * (diag ? 1 : 2);
 
@@ -176,15 +175,21 @@ femint_volume_gemm(int ncell, int elems_per_group, __global const REAL *restrict
         __local REAL *dst = cols ? psi_c : psi_r;
         REAL v[ND];
         if (i < NSH) {
-          __global const REAL *ph = phi + (size_t)(q0 + qq) * 4 * NSH + i;
+          __global const REAL *ph = phi + (size_t)(q0 + qq) * (DIM + 1) * NSH + i;
 #if FORM_KIND == FORM_MASS || FORM_KIND == FORM_GENERIC
           v[0] = t[0] * ph[0];
 #endif
 #if FORM_KIND != FORM_MASS
-          const REAL d1 = ph[NSH], d2 = ph[2 * NSH], d3 = ph[3 * NSH];
+          REAL r[DIM];
 #pragma unroll
-          for (int d = 0; d < 3; d++)
-            v[ND - 3 + d] = d1 * t[JAC_K(0, d)] + d2 * t[JAC_K(1, d)] + d3 * t[JAC_K(2, d)];
+          for (int j = 0; j < DIM; j++) r[j] = ph[(j + 1) * NSH];
+#pragma unroll
+          for (int d = 0; d < DIM; d++) {
+            REAL x = 0;
+#pragma unroll
+            for (int j = 0; j < DIM; j++) x += r[j] * t[JAC_K(j, d)];
+            v[ND - DIM + d] = x;
+          }
 #endif
         } else {
 #pragma unroll
@@ -211,7 +216,8 @@ femint_volume_gemm(int ncell, int elems_per_group, __global const REAL *restrict
 #pragma unroll
           for (int tj = 0; tj < TILE; tj++) {
 #if FORM_KIND == FORM_LAPLACE
-            acc[0][ti][tj] += a[0][ti] * b[0][tj] + a[1][ti] * b[1][tj] + a[2][ti] * b[2][tj];
+#pragma unroll
+            for (int d = 0; d < DIM; d++) acc[0][ti][tj] += a[d][ti] * b[d][tj];
 #elif FORM_KIND == FORM_MASS
             acc[0][ti][tj] += a[0][ti] * b[0][tj];
 #else
@@ -225,7 +231,12 @@ femint_volume_gemm(int ncell, int elems_per_group, __global const REAL *restrict
     }
 
     /* The element matrix entries of the tile. */
-    if (slot < nvalid && busy) {
+#if HALF
+    /* in a diagonal block, the tiles below the diagonal are left out */
+    if (slot < nvalid && !(diag && lr > lc)) {
+#else
+    if (slot < nvalid) {
+#endif
       __global REAL *A = out + (size_t)(cell0 + slot) * OUT_SIZE;
       __local const REAL *c = coef_l + slot * NCOEF;
 #pragma unroll
@@ -233,20 +244,25 @@ femint_volume_gemm(int ncell, int elems_per_group, __global const REAL *restrict
 #pragma unroll
         for (int tj = 0; tj < TILE; tj++) {
           const int i = row0 + lr * TILE + ti, j = col0 + lc * TILE + tj;
-          if (i >= NSH || j >= NSH || (HALF && i > j)) continue;
+          if (i >= NSH || j >= NSH) continue;
+#if HALF
+          if (i > j) continue;
+#endif
           REAL K[NE][NE];
 #if FORM_KIND == FORM_ELASTICITY
           const REAL lambda = c[0], mu = c[1];
-          const REAL tr = mu * (acc[0][ti][tj] + acc[4][ti][tj] + acc[8][ti][tj]);
-          for (int x = 0; x < 3; x++)
-            for (int y = 0; y < 3; y++)
-              K[x][y] = lambda * acc[3 * x + y][ti][tj] + mu * acc[3 * y + x][ti][tj] +
+          REAL tr = 0;
+          for (int x = 0; x < DIM; x++) tr += acc[(DIM + 1) * x][ti][tj];
+          tr *= mu;
+          for (int x = 0; x < DIM; x++)
+            for (int y = 0; y < DIM; y++)
+              K[x][y] = lambda * acc[DIM * x + y][ti][tj] + mu * acc[DIM * y + x][ti][tj] +
                         (x == y ? tr : (REAL)0);
 #elif FORM_KIND == FORM_GENERIC
           for (int x = 0; x < NE; x++)
             for (int y = 0; y < NE; y++) {
               REAL v = 0;
-              for (int p = 0; p < 16; p++) v += c[(NE * x + y) * 16 + p] * acc[p][ti][tj];
+              for (int p = 0; p < NPAIR; p++) v += c[(NE * x + y) * NPAIR + p] * acc[p][ti][tj];
               K[x][y] = v;
             }
 #else

@@ -125,4 +125,57 @@ static inline void cholesky_solve(int n, const double *L, double *b)
   }
 }
 
+/* The CSR matrix A as a dense n x n array (row-major; the caller frees). */
+static inline double *test_dense(femint_matrix_t A, int *n)
+{
+  int64_t nr;
+  const int64_t *rp, *ci;
+  const double *v;
+  femint_matrix_csr(A, &nr, &rp, &ci, &v);
+  double *D = calloc((size_t)nr * nr, sizeof *D);
+  for (int64_t i = 0; i < nr; i++)
+    for (int64_t k = rp[i]; k < rp[i + 1]; k++) D[i * nr + ci[k]] = v[k];
+  *n = (int)nr;
+  return D;
+}
+
+/* The eigenvalues of the symmetric n x n matrix A (destroyed) in ascending order, by cyclic
+ * Jacobi rotations until the off-diagonal part is below 1e-15 of the whole. */
+static inline void test_sym_eigenvalues(int n, double *A, double *lambda)
+{
+  double total = 0;
+  for (int i = 0; i < n * n; i++) total += A[i] * A[i];
+  for (int sweep = 0; sweep < 60; sweep++) {
+    double off = 0;
+    for (int i = 0; i < n; i++)
+      for (int j = i + 1; j < n; j++) off += 2 * A[i * n + j] * A[i * n + j];
+    if (off <= 1e-30 * total) break;
+    for (int p = 0; p < n; p++)
+      for (int q = p + 1; q < n; q++) {
+        const double apq = A[p * n + q];
+        if (fabs(apq) < 1e-300) continue;
+        const double theta = (A[q * n + q] - A[p * n + p]) / (2 * apq);
+        const double t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(theta * theta + 1));
+        const double c = 1 / sqrt(t * t + 1), s = t * c;
+        for (int k = 0; k < n; k++) { /* columns p and q */
+          const double akp = A[k * n + p], akq = A[k * n + q];
+          A[k * n + p] = c * akp - s * akq;
+          A[k * n + q] = s * akp + c * akq;
+        }
+        for (int k = 0; k < n; k++) { /* rows p and q */
+          const double apk = A[p * n + k], aqk = A[q * n + k];
+          A[p * n + k] = c * apk - s * aqk;
+          A[q * n + k] = s * apk + c * aqk;
+        }
+      }
+  }
+  for (int i = 0; i < n; i++) lambda[i] = A[i * n + i];
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && lambda[j - 1] > lambda[j]; j--) {
+      const double t = lambda[j];
+      lambda[j] = lambda[j - 1];
+      lambda[j - 1] = t;
+    }
+}
+
 #endif

@@ -16,7 +16,8 @@ static void random_generic(uint64_t *st, int ne, double *c)
 static double run(const struct refel *re, struct femint_form *form, int precision, uint64_t *st,
                   int ncell, int nthreads, int symmetric)
 {
-  struct group g = {.order = re->order, .kind = form->kind, .ne = form->ne, .ncoef = form->ncoef,
+  struct group g = {.shape = FEMINT_PRISM, .dim = 3, .nterms = GEOM_NTERMS,
+                    .order = re->order, .kind = form->kind, .ne = form->ne, .ncoef = form->ncoef,
                     .precision = precision, .nsh = re->nsh, .n = re->nsh * form->ne, .re = re,
                     .form = form};
   const int n = g.n, nq = re->nq, single = precision == FEMINT_SINGLE;
@@ -104,7 +105,8 @@ int main(void)
       tap_ok(d < 1e-4, "p=%d %s ne=%d single: rel. Frobenius difference %.2e < 1e-4", p,
              form_kind_name(forms[f]->kind), forms[f]->ne, d);
     }
-    struct group g = {.order = p, .kind = FORM_ELASTICITY, .ne = 3, .ncoef = 2, .nsh = re->nsh,
+    struct group g = {.shape = FEMINT_PRISM, .dim = 3, .nterms = GEOM_NTERMS,
+                      .order = p, .kind = FORM_ELASTICITY, .ne = 3, .ncoef = 2, .nsh = re->nsh,
                       .n = 3 * re->nsh, .re = re, .form = forms[0]};
     double seed = (double)re->nq * re->nsh * re->nsh * form_flops_per_block(forms[0]);
     double flops = volume_cpu_flops(&g);

@@ -40,7 +40,7 @@ static double run_case(struct cl_env *env, const struct refel *re, const struct 
   const int ncoef = fc->kind == FORM_GENERIC ? fc->ne * fc->ne * 16
                     : fc->kind == FORM_ELASTICITY ? 2 : 1;
   struct volume_cl_config cfg;
-  if (volume_cl_configure(&env->info, nsh, re->nq, fc->ne, ncoef, fc->kind,
+  if (volume_cl_configure(&env->info, 3, nsh, re->nq, fc->ne, ncoef, fc->kind,
                           single ? FEMINT_SINGLE : FEMINT_DOUBLE, VARIANT_REG_NOJAC, 0, &cfg)) {
     tap_diag("%s", femint_thread_error());
     return -1;
@@ -143,15 +143,15 @@ int main(void)
   struct femint_cl_device small = env.info;
   struct volume_cl_config cfg;
   small.local_mem = 1024;
-  tap_ok(volume_cl_configure(&small, 288, 336, 3, 2, FORM_ELASTICITY, FEMINT_SINGLE,
+  tap_ok(volume_cl_configure(&small, 3, 288, 336, 3, 2, FORM_ELASTICITY, FEMINT_SINGLE,
                              VARIANT_REG_NOJAC, 0, &cfg) == FEMINT_ENOTSUP,
          "a kernel that needs more local memory than the device has is refused");
   small = env.info;
   small.fp64 = 0;
-  tap_ok(volume_cl_configure(&small, 6, 6, 1, 1, FORM_LAPLACE, FEMINT_DOUBLE, VARIANT_REG_NOJAC, 0,
+  tap_ok(volume_cl_configure(&small, 3, 6, 6, 1, 1, FORM_LAPLACE, FEMINT_DOUBLE, VARIANT_REG_NOJAC, 0,
                              &cfg) == FEMINT_ENOTSUP,
          "double precision on a device without fp64 is refused");
-  tap_ok(volume_cl_configure(&env.info, 6, 6, 2, 1, FORM_ELASTICITY, FEMINT_SINGLE,
+  tap_ok(volume_cl_configure(&env.info, 3, 6, 6, 2, 1, FORM_ELASTICITY, FEMINT_SINGLE,
                              VARIANT_REG_NOJAC, 0, &cfg) == FEMINT_EINVAL,
          "elasticity with two components is refused");
   {
@@ -190,7 +190,8 @@ int main(void)
       double *cfull = malloc((size_t)fc->ne * fc->ne * 16 * sizeof *cfull);
       double *aref = malloc((size_t)ncell * n * n * sizeof *aref);
       for (int c = 0; c < ncell; c++) random_coef(fc->kind, fc->ne, coef + (size_t)c * ncoef);
-      struct femint_form form = {NULL, fc->kind, fc->ne, ncoef, ncell, coef};
+      struct femint_form form = {.kind = fc->kind, .ne = fc->ne, .ncoef = ncoef, .nvalues = ncell,
+                                 .coef = coef};
       for (int c = 0; c < ncell; c++) {
         form_expand(&form, c, cfull);
         if (integrate_volume_reference(re, fc->ne, cfull, X + 18 * c, aref + (size_t)c * n * n)) {

@@ -29,7 +29,7 @@ static double run_case(struct cl_env *env, char *const *src, const struct order_
   const int ncoef = fc->kind == FORM_GENERIC ? fc->ne * fc->ne * 16
                     : fc->kind == FORM_ELASTICITY ? 2 : 1;
   struct volume_cl_config cfg;
-  if (volume_cl_configure(&env->info, nsh, re->nq, fc->ne, ncoef, fc->kind,
+  if (volume_cl_configure(&env->info, 3, nsh, re->nq, fc->ne, ncoef, fc->kind,
                           single ? FEMINT_SINGLE : FEMINT_DOUBLE, variant, symmetric, &cfg)) {
     tap_diag("%s", femint_thread_error());
     return -1;
@@ -154,15 +154,15 @@ int main(int argc, char **argv)
   }
   struct volume_cl_config cfg;
   for (int v = 0; v < VARIANT_COUNT; v++)
-    tap_ok(volume_cl_configure(&env.info, 18, 18, 2, 64, FORM_GENERIC, FEMINT_SINGLE, v, 1,
+    tap_ok(volume_cl_configure(&env.info, 3, 18, 18, 2, 64, FORM_GENERIC, FEMINT_SINGLE, v, 1,
                                &cfg) == FEMINT_ENOTSUP,
            "%s: symmetric storage of the generic form is refused", volume_variant_name(v));
-  tap_ok(volume_cl_configure(&env.info, 18, 18, 1, 1, FORM_LAPLACE, FEMINT_SINGLE, VARIANT_COUNT,
+  tap_ok(volume_cl_configure(&env.info, 3, 18, 18, 1, 1, FORM_LAPLACE, FEMINT_SINGLE, VARIANT_COUNT,
                              0, &cfg) == FEMINT_EINVAL,
          "an unknown variant is refused");
   {
     char text[2048];
-    int ok = volume_cl_configure(&env.info, 40, 48, 3, 2, FORM_ELASTICITY, FEMINT_SINGLE,
+    int ok = volume_cl_configure(&env.info, 3, 40, 48, 3, 2, FORM_ELASTICITY, FEMINT_SINGLE,
                                  VARIANT_SHM_NOJAC, 0, &cfg) == 0 &&
              volume_cl_describe(&env.info, &cfg, 100000, text, sizeof text) == 0 &&
              strstr(text, "blocks per thread") && strstr(text, "output data [MB]");
@@ -204,7 +204,8 @@ int main(int argc, char **argv)
       double *cfull = malloc((size_t)fc->ne * fc->ne * 16 * sizeof *cfull);
       double *aref = malloc((size_t)ncell * n * n * sizeof *aref);
       for (int c = 0; c < ncell; c++) random_coef(fc->kind, fc->ne, coef + (size_t)c * ncoef);
-      struct femint_form form = {NULL, fc->kind, fc->ne, ncoef, ncell, coef};
+      struct femint_form form = {.kind = fc->kind, .ne = fc->ne, .ncoef = ncoef, .nvalues = ncell,
+                                 .coef = coef};
       for (int c = 0; c < ncell; c++) {
         form_expand(&form, c, cfull);
         if (integrate_volume_reference(re, fc->ne, cfull, X + 18 * c, aref + (size_t)c * n * n)) {

@@ -30,7 +30,10 @@ struct batch {
 
 /* What all batches of a group share. */
 struct group {
-  int order, kind, ne, ncoef, precision, nsh, n; /* n = nsh * ne */
+  int shape, dim;                      /* enum femint_shape and its dimension */
+  int nterms;                          /* Jacobian terms per point: 1 + dim^2 */
+  int order, kind, ne, ncoef, precision, nsh, n; /* n = nsh * ne; ncoef as packed (a generic
+                                                     form: ne * ne * (dim+1)^2) */
   int variant;                         /* enum volume_variant of the OpenCL kernel */
   int symmetric;                       /* element matrices as their packed upper half */
   int geo_coords;                      /* batches carry vertex coordinates (JAC variants), not

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "codelets.h"
+#include "host/mesh.h"
+#include "host/refel_quad.h"
 
 /* b += w * sum_c value[c] * phi_i for the cell's modes (phi = values of the nsh functions). */
 static void add_mode_values(const struct femint_space *s, int cell, const double *phi, double w,
@@ -33,7 +35,7 @@ static int body_cell(const struct load_batch *b, int cell, double *phi, double *
 {
   const struct femint_space *s = b->space;
   const struct refel *re;
-  FEMINT_CALL(femint_context_refel(b->ctx, s->order[cell], &re));
+  FEMINT_CALL(femint_context_refel(b->ctx, FEMINT_PRISM, s->order[cell], &re));
   double X[18], J[9], x[3], value[5];
   cell_coords(s->mesh, cell, X);
   for (int q = 0; q < re->nq; q++) {
@@ -112,14 +114,73 @@ static int boundary_face(const struct load_batch *b, int k, double *phi, double 
   return 0;
 }
 
+/* ---- quadrilaterals: cells on their (p+1)^2 Gauss points, boundary edges on p+3 points ---- */
+
+static int body_cell_quad(const struct load_batch *b, int cell, double *phi, double *rhs)
+{
+  const struct femint_space *s = b->space;
+  const struct refel *re;
+  FEMINT_CALL(femint_context_refel(b->ctx, FEMINT_QUAD, s->order[cell], &re));
+  double X[16], J[4], x[3] = {0, 0, 0}, value[5];
+  const int nnode = mesh_quad_nodes(s->mesh, cell, X);
+  for (int q = 0; q < re->nq; q++) {
+    const double *xi = re->xq + 2 * q;
+    double det = geom_quad_jacobian(nnode, X, xi, J);
+    geom_quad_point(nnode, X, xi, x);
+    memset(value, 0, sizeof value);
+    b->body(x, NULL, 0, b->user, value);
+    refel_quad_eval(re->order, xi, phi);
+    add_mode_values(s, cell, phi, det * re->wq[q], value, rhs);
+  }
+  return 0;
+}
+
+/* Edge e of a cell at edge coordinate t: the reference point and d xi / dt (the edges run
+ * counter-clockwise, so the outward normal is the tangent turned clockwise). */
+static void quad_edge_point(int e, double t, double xi[2], double dxi[2])
+{
+  static const double dir[4][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};
+  const double *v0 = quad_vert_xi[quad_edge_vert[e][0]], *v1 = quad_vert_xi[quad_edge_vert[e][1]];
+  for (int i = 0; i < 2; i++) {
+    xi[i] = 0.5 * (1 - t) * v0[i] + 0.5 * (1 + t) * v1[i];
+    dxi[i] = dir[e][i];
+  }
+}
+
+static int boundary_edge_quad(const struct load_batch *b, int k, double *phi, double *rhs)
+{
+  const struct femint_mesh *mesh = b->space->mesh;
+  const int cell = mesh->bface[3 * k], edge = mesh->bface[3 * k + 1], tag = mesh->bface[3 * k + 2];
+  const int ng = b->space->order[cell] + 3;
+  double X[16], gx[FEMINT_MAX_ORDER + 3], gw[FEMINT_MAX_ORDER + 3];
+  const int nnode = mesh_quad_nodes(mesh, cell, X);
+  FEMINT_CALL(quad_gauss_legendre(ng, gx, gw));
+  for (int q = 0; q < ng; q++) {
+    double xi[2], dxi[2], J[4], x[3] = {0, 0, 0}, value[5] = {0};
+    quad_edge_point(edge, gx[q], xi, dxi);
+    geom_quad_jacobian(nnode, X, xi, J);
+    geom_quad_point(nnode, X, xi, x);
+    const double t[2] = {J[0] * dxi[0] + J[1] * dxi[1], J[2] * dxi[0] + J[3] * dxi[1]};
+    const double len = hypot(t[0], t[1]), n[3] = {t[1] / len, -t[0] / len, 0};
+    b->traction(x, n, tag, b->user, value);
+    refel_quad_eval(b->space->order[cell], xi, phi);
+    add_mode_values(b->space, cell, phi, gw[q] * len, value, rhs);
+  }
+  return 0;
+}
+
 static void integrate_load_cpu(void *buffers[], void *arg)
 {
   struct load_batch *b = arg;
   double *rhs = (double *)STARPU_VECTOR_GET_PTR(buffers[0]);
   double *phi = malloc((size_t)4 * refel_prism_nsh(FEMINT_MAX_ORDER) * sizeof *phi);
+  const int quad = b->space->mesh->topo->shape == FEMINT_QUAD;
   int err = phi ? 0 : FEMINT_ENOMEM;
-  for (int k = 0; k < b->ncell && !err; k++) err = body_cell(b, b->cells[k], phi, rhs);
-  for (int k = 0; k < b->nface && !err; k++) err = boundary_face(b, b->faces[k], phi, rhs);
+  for (int k = 0; k < b->ncell && !err; k++)
+    err = quad ? body_cell_quad(b, b->cells[k], phi, rhs) : body_cell(b, b->cells[k], phi, rhs);
+  for (int k = 0; k < b->nface && !err; k++)
+    err = quad ? boundary_edge_quad(b, b->faces[k], phi, rhs)
+               : boundary_face(b, b->faces[k], phi, rhs);
   if (err) {
     b->status = err;
     snprintf(b->msg, sizeof b->msg, "load integration: %s", femint_strerror(err));

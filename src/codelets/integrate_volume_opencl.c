@@ -101,12 +101,12 @@ const char *volume_cl_kernel_name(int variant)
   return variant >= 0 && variant < VARIANT_COUNT ? kernel_names[variant] : NULL;
 }
 
-/* The number of coefficients per cell that a form kind takes, or -1. */
-static int form_ncoef(int form_kind, int ne)
+/* The number of coefficients per cell that a form kind takes in a dimension, or -1. */
+static int form_ncoef(int form_kind, int ne, int dim)
 {
   switch (form_kind) {
-  case FORM_GENERIC: return ne * ne * 16;
-  case FORM_ELASTICITY: return ne == 3 ? 2 : -1;
+  case FORM_GENERIC: return ne * ne * (dim + 1) * (dim + 1);
+  case FORM_ELASTICITY: return ne == dim ? 2 : -1;
   case FORM_LAPLACE:
   case FORM_MASS: return 1;
   }
@@ -136,7 +136,7 @@ static int reg_nacc(const struct volume_cl_config *cfg)
 /* Local memory of the REG and SHM kernels apart from the SHM accumulators. */
 static size_t reg_local_bytes(const struct volume_cl_config *cfg)
 {
-  size_t n = 8 * (size_t)cfg->nsh + 10 + (size_t)cfg->ncoef;
+  size_t n = 8 * (size_t)cfg->nsh + volume_cl_nterms(cfg) + (size_t)cfg->ncoef;
   if (volume_variant_jac(cfg->variant)) n += 18;
   return n * real_size(cfg);
 }
@@ -188,17 +188,18 @@ static int plan_blocks(const struct femint_cl_device *dev, size_t cap, struct vo
 }
 
 /* GEMM: derivatives used and multiply-adds per (i, j) pair and point (kernels/volume_gemm.cl). */
-static int gemm_nd(int form_kind)
+static int gemm_nd(int form_kind, int dim)
 {
-  return form_kind == FORM_MASS ? 1 : form_kind == FORM_GENERIC ? 4 : 3;
+  return form_kind == FORM_MASS ? 1 : form_kind == FORM_GENERIC ? dim + 1 : dim;
 }
-static int gemm_npair(int form_kind)
+static int gemm_npair(int form_kind, int dim)
 {
-  return form_kind == FORM_ELASTICITY ? 9 : form_kind == FORM_GENERIC ? 16 : 1;
+  const int nd = gemm_nd(form_kind, dim);
+  return form_kind == FORM_ELASTICITY || form_kind == FORM_GENERIC ? nd * nd : 1;
 }
-static int gemm_fma(int form_kind)
+static int gemm_fma(int form_kind, int dim)
 {
-  return form_kind == FORM_LAPLACE ? 3 : gemm_npair(form_kind);
+  return form_kind == FORM_LAPLACE ? dim : gemm_npair(form_kind, dim);
 }
 
 /* GEMM: blocks of 16 x 16 tiles, or 8 x 8 when these pad the matrix noticeably less. */
@@ -218,7 +219,7 @@ static int plan_gemm_tiles(const struct femint_cl_device *dev, struct volume_cl_
   if (block >= ntr) block = ntr;
   const int nb = (ntr + block - 1) / block;
   const int wpe = nb == 1 && half ? ntr * (ntr + 1) / 2 : block * block;
-  const int nd = gemm_nd(cfg->form_kind);
+  const int nd = gemm_nd(cfg->form_kind, cfg->dim);
   size_t cap = dev->max_wg < VOLUME_CL_MAX_WG ? dev->max_wg : VOLUME_CL_MAX_WG;
   FEMINT_CHECK((size_t)wpe <= cap, NULL, FEMINT_ENOTSUP,
                "volume kernel: %d work-items per element exceed the work-groups of device %s", wpe,
@@ -243,7 +244,7 @@ static int plan_gemm_tiles(const struct femint_cl_device *dev, struct volume_cl_
   /* The quadrature chunk: a divisor of nq, as large as half the local memory allows. */
   const size_t budget = (size_t)dev->local_mem / 2;
   const size_t fixed = ((size_t)elems * cfg->ncoef) * rs;
-  size_t per_q = ((size_t)elems * (2 * (size_t)nd * rw + 10)) * rs;
+  size_t per_q = ((size_t)elems * (2 * (size_t)nd * rw + volume_cl_nterms(cfg))) * rs;
   int qc = 0;
   for (int c = 1; c <= cfg->nq && c <= qchunk; c++)
     if (cfg->nq % c == 0 && fixed + per_q * (size_t)c <= budget) qc = c;
@@ -287,17 +288,18 @@ static int plan_gemm(const struct femint_cl_device *dev, struct volume_cl_config
                          VOLUME_CL_GEMM_QCHUNK, 0, gemm_default_half(cfg));
 }
 
-int volume_cl_configure(const struct femint_cl_device *dev, int nsh, int nq, int ne, int ncoef,
-                        int form_kind, int precision, int variant, int symmetric,
+int volume_cl_configure(const struct femint_cl_device *dev, int dim, int nsh, int nq, int ne,
+                        int ncoef, int form_kind, int precision, int variant, int symmetric,
                         struct volume_cl_config *cfg)
 {
+  FEMINT_CHECK(dim == 2 || dim == 3, NULL, FEMINT_EINVAL, "volume kernel: dimension %d", dim);
   FEMINT_CHECK(nsh > 0 && nq > 0 && ne >= 1 && ne <= 5, NULL, FEMINT_EINVAL,
                "volume kernel: invalid sizes nsh = %d, nq = %d, ne = %d", nsh, nq, ne);
   FEMINT_CHECK(form_kind >= FORM_GENERIC && form_kind <= FORM_MASS, NULL, FEMINT_EINVAL,
                "volume kernel: unknown form kind %d", form_kind);
-  FEMINT_CHECK(ncoef == form_ncoef(form_kind, ne), NULL, FEMINT_EINVAL,
-               "volume kernel: a %s form with ne = %d cannot have %d coefficients",
-               form_kind_name(form_kind), ne, ncoef);
+  FEMINT_CHECK(ncoef == form_ncoef(form_kind, ne, dim), NULL, FEMINT_EINVAL,
+               "volume kernel: a %s form with ne = %d in %dD cannot have %d coefficients",
+               form_kind_name(form_kind), ne, dim, ncoef);
   FEMINT_CHECK(precision == FEMINT_DOUBLE || precision == FEMINT_SINGLE, NULL, FEMINT_EINVAL,
                "volume kernel: invalid precision %d", precision);
   FEMINT_CHECK(variant >= 0 && variant < VARIANT_COUNT, NULL, FEMINT_EINVAL,
@@ -308,8 +310,12 @@ int volume_cl_configure(const struct femint_cl_device *dev, int nsh, int nq, int
                "volume kernel: symmetric storage needs a symmetric form, not the generic one");
   FEMINT_CHECK(precision == FEMINT_SINGLE || dev->fp64, NULL, FEMINT_ENOTSUP,
                "volume kernel: device %s has no double precision (cl_khr_fp64)", dev->name);
+  FEMINT_CHECK(dim == 3 || variant == VARIANT_GEMM, NULL, FEMINT_ENOTSUP,
+               "volume kernel: the %s variant is for prisms; 2D elements have the gemm variant",
+               volume_variant_name(variant));
   struct volume_cl_config c;
   memset(&c, 0, sizeof c);
+  c.dim = dim;
   c.nsh = nsh;
   c.nq = nq;
   c.ne = ne;
@@ -380,9 +386,9 @@ int volume_cl_options(const struct volume_cl_config *cfg, char *buf, size_t len)
   /* No -cl-mad-enable or -cl-fast-relaxed-math: FP_CONTRACT is on by default in OpenCL C, so
    * the compiler already fuses multiply-adds where the device has an exact FMA. */
   int n = snprintf(buf, len,
-                   "-DNSH=%d -DNQ=%d -DNE=%d -DNCOEF=%d -DFORM_KIND=%d -DSYMMETRIC=%d "
+                   "-DDIM=%d -DNSH=%d -DNQ=%d -DNE=%d -DNCOEF=%d -DFORM_KIND=%d -DSYMMETRIC=%d "
                    "-DWG_SIZE=%zu -DNPARTS=%d -DREAL=%s%s",
-                   cfg->nsh, cfg->nq, cfg->ne, cfg->ncoef, cfg->form_kind, cfg->symmetric,
+                   cfg->dim, cfg->nsh, cfg->nq, cfg->ne, cfg->ncoef, cfg->form_kind, cfg->symmetric,
                    cfg->wg_size, cfg->nparts, cfg->precision == FEMINT_DOUBLE ? "double" : "float",
                    cfg->precision == FEMINT_DOUBLE ? " -DFEMINT_FP64" : "");
   if (n >= 0 && (size_t)n < len) {
@@ -507,7 +513,12 @@ cl_int volume_cl_enqueue(cl_command_queue q, cl_kernel k, const struct volume_cl
 
 size_t volume_cl_geo_size(const struct volume_cl_config *cfg)
 {
-  return volume_variant_jac(cfg->variant) ? 18 : (size_t)cfg->nq * 10;
+  return volume_variant_jac(cfg->variant) ? 18 : (size_t)cfg->nq * volume_cl_nterms(cfg);
+}
+
+int volume_cl_nterms(const struct volume_cl_config *cfg)
+{
+  return 1 + cfg->dim * cfg->dim;
 }
 
 size_t volume_cl_out_size(const struct volume_cl_config *cfg)
@@ -543,21 +554,22 @@ double volume_cl_flops(const struct volume_cl_config *cfg)
   }
   /* Every work-item of a part does its multiply-adds, on padding and below the diagonal too. */
   const double t = cfg->tile, rw = (double)cfg->block * cfg->tile;
-  const double products = nparts * cfg->wpe * nq * t * t * 2.0 * gemm_fma(cfg->form_kind);
+  const double products = nparts * cfg->wpe * nq * t * t * 2.0 * gemm_fma(cfg->form_kind, cfg->dim);
   /* Scaled derivatives: sqrt(W) times each Jacobian term, then 3 x 3 multiply-adds per row or
    * column of a part (the value alone for mass). */
-  const int nd = gemm_nd(cfg->form_kind);
-  const double per_value = nd == 1 ? 1 : nd == 3 ? 18 : 19;
+  const int nd = gemm_nd(cfg->form_kind, cfg->dim), dim = cfg->dim;
+  /* a value: 1 product; dim derivatives: dim * dim multiply-adds (+1 for the generic value) */
+  const double per_value = nd == 1 ? 1 : 2.0 * dim * dim + (nd > dim);
   double ndiag = cfg->half ? ceil_div((size_t)(cfg->nsh + cfg->tile - 1) / cfg->tile,
                                       (size_t)cfg->block)
                            : 0;
   const double rows = (2 * nparts - ndiag) * rw;
-  const double derivs = nq * (rows * per_value + nparts * 10);
+  const double derivs = nq * (rows * per_value + nparts * volume_cl_nterms(cfg));
   /* Combination of the S values into the element matrix, per (i, j) pair written. */
   const double pairs = cfg->half ? nsh * (nsh + 1) / 2 : nsh * nsh;
   const double ne = cfg->ne;
-  const double combine = cfg->form_kind == FORM_ELASTICITY ? 3 + 1 + 9 * 4
-                         : cfg->form_kind == FORM_GENERIC  ? ne * ne * 32
+  const double combine = cfg->form_kind == FORM_ELASTICITY ? dim + 1 + dim * dim * 4
+                         : cfg->form_kind == FORM_GENERIC  ? ne * ne * 2.0 * nd * nd
                                                            : 1;
   return products + derivs + pairs * combine;
 }
@@ -565,7 +577,7 @@ double volume_cl_flops(const struct volume_cl_config *cfg)
 double volume_cl_flops_seed(const struct volume_cl_config *cfg)
 {
   const double ne = cfg->ne;
-  double per_block = cfg->form_kind == FORM_ELASTICITY ? 63
+  double per_block = cfg->form_kind == FORM_ELASTICITY ? (cfg->dim == 3 ? 63 : 28)
                      : cfg->form_kind == FORM_LAPLACE  ? 7 * ne
                      : cfg->form_kind == FORM_MASS     ? 3 * ne
                                                        : 48 * ne * ne;
@@ -594,7 +606,7 @@ int volume_cl_describe(const struct femint_cl_device *dev, const struct volume_c
   volume_cl_launch_shape(dev, cfg, n, &global, &local, &epg);
   const double rs = (double)real_size(cfg), mb = 1e-6;
   const double in = n * ((double)volume_cl_geo_size(cfg) + cfg->ncoef) * rs +
-                    (double)cfg->nq * 4 * cfg->nsh * rs +
+                    (double)cfg->nq * (cfg->dim + 1) * cfg->nsh * rs +
                     (volume_variant_jac(cfg->variant) ? cfg->nq * 4 * rs : 0);
   const double out = n * (double)volume_cl_out_size(cfg) * rs;
   int w = snprintf(buf, len,

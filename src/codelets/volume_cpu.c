@@ -1,7 +1,8 @@
 /* The CPU implementation of integrate_volume: an OpenMP team over the cells of a batch, one cell
  * per thread at a time. A cell's matrix combines the products S_de = Psi_d^T Psi_e of its basis
- * values (d = 0) and physical derivatives (d = 1..3) scaled by sqrt(w_q det J_q), all obtained
- * from one symmetric rank-k update: xSYRK of an optimized BLAS, or the blocked loop below. */
+ * values (d = 0) and physical derivatives (d = 1..dim) scaled by sqrt(w_q det J_q), all obtained
+ * from one symmetric rank-k update: xSYRK of an optimized BLAS, or the blocked loop below. The
+ * same code serves prisms (dim 3) and quadrilaterals (dim 2). */
 #include <config.h>
 
 #include <math.h>
@@ -40,13 +41,13 @@ enum { TB = 16 };
 
 static struct psi_layout layout_of(const struct group *g)
 {
-  const int nsh = g->nsh, nq = g->re->nq;
+  const int nsh = g->nsh, nq = g->re->nq, dim = g->dim;
   struct psi_layout L = {0, 1, 0, nq, nsh, 0, 0, 0, 0};
   switch (g->kind) {
-  case FORM_ELASTICITY: L = (struct psi_layout){1, 3, 0, nq, 3 * nsh, 0, 0, 0, 0}; break;
-  case FORM_LAPLACE: L = (struct psi_layout){1, 3, 1, 3 * nq, nsh, 0, 0, 0, 0}; break;
+  case FORM_ELASTICITY: L = (struct psi_layout){1, dim, 0, nq, dim * nsh, 0, 0, 0, 0}; break;
+  case FORM_LAPLACE: L = (struct psi_layout){1, dim, 1, dim * nq, nsh, 0, 0, 0, 0}; break;
   case FORM_MASS: break;
-  default: L = (struct psi_layout){0, 4, 0, nq, 4 * nsh, 0, 0, 0, 0}; break;
+  default: L = (struct psi_layout){0, dim + 1, 0, nq, (dim + 1) * nsh, 0, 0, 0, 0}; break;
   }
   L.ncolp = (L.ncol + NPAD - 1) / NPAD * NPAD;
   L.ldp = L.ncolp + NPAD; /* the blocked product reads up to MR - 1 columns past ncolp */
@@ -76,39 +77,39 @@ static CELL_INLINE void store(void *K, int single, size_t k, double v)
   else ((double *)K)[k] = v;
 }
 
-/* Psi of one cell from the reference tabulation phi[nq][4][nsh] and the Jacobian terms t[nq][10]
- * (both REAL) into P (REAL); the padding columns of P stay as they are (zero). */
+/* Psi of one cell from the reference tabulation phi[nq][dim+1][nsh] and the Jacobian terms
+ * t[nq][1 + dim^2] (both REAL) into P (REAL); the padding columns of P stay as they are (zero).
+ * dim is a constant at each call site. */
 static CELL_INLINE void build_psi(const struct group *g, const struct psi_layout *L,
                                   const void *phi, const void *jac, size_t toff, int single,
-                                  void *P)
+                                  int dim, void *P)
 {
-  const int nsh = g->nsh, nq = g->re->nq;
+  const int nsh = g->nsh, nq = g->re->nq, nt = 1 + dim * dim;
   for (int q = 0; q < nq; q++) {
-    const size_t tq = toff + (size_t)q * GEOM_NTERMS, f = (size_t)q * 4 * nsh;
+    const size_t tq = toff + (size_t)q * nt, f = (size_t)q * (dim + 1) * nsh;
     const double s = sqrt(LOAD(jac, tq, single));
     double k[9];
-    for (int m = 0; m < 9; m++) k[m] = s * LOAD(jac, tq + 1 + m, single);
+    for (int m = 0; m < dim * dim; m++) k[m] = s * LOAD(jac, tq + 1 + m, single);
     const size_t row = (size_t)q * L->ldp;
+    /* the scaled physical derivatives x[d] = sum_j dphi/dxi_j dxi_j/dx_d of function i */
 #define DERIVATIVES                                                                               \
-  const double r0 = LOAD(phi, f + nsh + i, single), r1 = LOAD(phi, f + 2 * nsh + i, single),      \
-               r2 = LOAD(phi, f + 3 * nsh + i, single);                                           \
-  const double x = r0 * k[0] + r1 * k[3] + r2 * k[6], y = r0 * k[1] + r1 * k[4] + r2 * k[7],      \
-               z = r0 * k[2] + r1 * k[5] + r2 * k[8]
+  double r[3], x[3];                                                                              \
+  for (int j = 0; j < dim; j++) r[j] = LOAD(phi, f + (size_t)(j + 1) * nsh + i, single);          \
+  for (int d = 0; d < dim; d++) {                                                                 \
+    x[d] = 0;                                                                                     \
+    for (int j = 0; j < dim; j++) x[d] += r[j] * k[dim * j + d];                                  \
+  }
     switch (g->kind) {
     case FORM_ELASTICITY:
       for (int i = 0; i < nsh; i++) {
         DERIVATIVES;
-        store(P, single, row + 3 * i, x);
-        store(P, single, row + 3 * i + 1, y);
-        store(P, single, row + 3 * i + 2, z);
+        for (int d = 0; d < dim; d++) store(P, single, row + (size_t)dim * i + d, x[d]);
       }
       break;
     case FORM_LAPLACE:
       for (int i = 0; i < nsh; i++) {
         DERIVATIVES;
-        store(P, single, 3 * row + i, x);
-        store(P, single, 3 * row + L->ldp + i, y);
-        store(P, single, 3 * row + 2 * L->ldp + i, z);
+        for (int d = 0; d < dim; d++) store(P, single, dim * row + d * L->ldp + i, x[d]);
       }
       break;
     case FORM_MASS:
@@ -117,10 +118,8 @@ static CELL_INLINE void build_psi(const struct group *g, const struct psi_layout
     default:
       for (int i = 0; i < nsh; i++) {
         DERIVATIVES;
-        store(P, single, row + 4 * i, s * LOAD(phi, f + i, single));
-        store(P, single, row + 4 * i + 1, x);
-        store(P, single, row + 4 * i + 2, y);
-        store(P, single, row + 4 * i + 3, z);
+        store(P, single, row + (size_t)(dim + 1) * i, s * LOAD(phi, f + i, single));
+        for (int d = 0; d < dim; d++) store(P, single, row + (size_t)(dim + 1) * i + 1 + d, x[d]);
       }
       break;
     }
@@ -222,25 +221,23 @@ static CELL_INLINE void mirror(int ncol, int ldg, int single, void *G)
         }
 }
 
-/* Elasticity, G over columns 3i + a: K[(i,a),(j,b)] = lambda S_ab(i,j) + mu S_ba(i,j)
- * + mu delta_ab (S_11 + S_22 + S_33)(i,j), row by row (the upper half only where sym). */
-static CELL_INLINE void combine_elasticity(int nsh, const void *G, int ldg, double lam, double mu,
-                                           int single, int sym, void *K)
+/* Elasticity, G over columns dim*i + a: K[(i,a),(j,b)] = lambda S_ab(i,j) + mu S_ba(i,j)
+ * + mu delta_ab (S_11 + ... + S_dd)(i,j), row by row (the upper half only where sym). */
+static CELL_INLINE void combine_elasticity(int nsh, int dim, const void *G, int ldg, double lam,
+                                           double mu, int single, int sym, void *K)
 {
-  const size_t n = 3 * (size_t)nsh;
+  const size_t n = (size_t)dim * nsh;
   for (int i = 0; i < nsh; i++) {
-    const size_t g0 = (size_t)3 * i * ldg, g1 = g0 + ldg, g2 = g1 + ldg;
+    const size_t g0 = (size_t)dim * i * ldg;
     for (int j = sym ? i : 0; j < nsh; j++) {
-      double s[3][3];
-      for (int b = 0; b < 3; b++) {
-        s[0][b] = LOAD(G, g0 + 3 * j + b, single);
-        s[1][b] = LOAD(G, g1 + 3 * j + b, single);
-        s[2][b] = LOAD(G, g2 + 3 * j + b, single);
-      }
-      const double tr = mu * (s[0][0] + s[1][1] + s[2][2]);
-      for (int a = 0; a < 3; a++)
-        for (int b = sym && j == i ? a : 0; b < 3; b++)
-          store(K, single, kpos(n, sym, 3 * i + a, 3 * j + b),
+      double s[3][3], tr = 0;
+      for (int a = 0; a < dim; a++)
+        for (int b = 0; b < dim; b++) s[a][b] = LOAD(G, g0 + a * (size_t)ldg + dim * j + b, single);
+      for (int a = 0; a < dim; a++) tr += s[a][a];
+      tr *= mu;
+      for (int a = 0; a < dim; a++)
+        for (int b = sym && j == i ? a : 0; b < dim; b++)
+          store(K, single, kpos(n, sym, (size_t)dim * i + a, (size_t)dim * j + b),
                 lam * s[a][b] + mu * s[b][a] + (a == b ? tr : 0));
     }
   }
@@ -260,14 +257,15 @@ static CELL_INLINE void combine_diagonal(int nsh, int ne, const void *G, int ldg
     }
 }
 
-/* A non-zero term c[iE][jE][d][e] of the generic array: ke = iE*ne + jE, de = 4d + e. */
+/* A non-zero term c[iE][jE][d][e] of the generic array: ke = iE*ne + jE, de = nd*d + e. */
 struct term {
   int ke, de;
   double c;
 };
 
-/* Generic, G over columns 4i + d: K[(i,iE),(j,jE)] = sum_de c[iE][jE][d][e] G(4i+d, 4j+e). */
-static CELL_INLINE void combine_generic(int nsh, int ne, const void *G, int ldg,
+/* Generic, G over columns nd*i + d (nd = dim + 1): K[(i,iE),(j,jE)] = sum_de c[iE][jE][d][e]
+ * G(nd*i+d, nd*j+e). */
+static CELL_INLINE void combine_generic(int nsh, int ne, int nd, const void *G, int ldg,
                                         const struct term *t, int nterm, int single, int sym,
                                         void *K)
 {
@@ -275,8 +273,9 @@ static CELL_INLINE void combine_generic(int nsh, int ne, const void *G, int ldg,
   for (int i = 0; i < nsh; i++)
     for (int j = sym ? i : 0; j < nsh; j++) {
       double s[16], kij[25] = {0};
-      for (int d = 0; d < 4; d++)
-        for (int e = 0; e < 4; e++) s[4 * d + e] = LOAD(G, (size_t)(4 * i + d) * ldg + 4 * j + e, single);
+      for (int d = 0; d < nd; d++)
+        for (int e = 0; e < nd; e++)
+          s[nd * d + e] = LOAD(G, (size_t)(nd * i + d) * ldg + nd * j + e, single);
       for (int m = 0; m < nterm; m++) kij[t[m].ke] += t[m].c * s[t[m].de];
       for (int a = 0; a < ne; a++)
         for (int b = sym && j == i ? a : 0; b < ne; b++)
@@ -288,22 +287,25 @@ static CELL_INLINE void combine_generic(int nsh, int ne, const void *G, int ldg,
  * the symmetric forms); c is the cell's coefficients (ncoef values). */
 static CELL_INLINE void integrate_cell(const struct group *g, const struct psi_layout *L,
                                        const void *jac, size_t toff, const double *c,
-                                       const void *phi, int single, void *P, void *G,
+                                       const void *phi, int single, int dim, void *P, void *G,
                                        struct term *terms, void *K)
 {
   const int nsh = g->nsh, ne = g->ne, sym = g->symmetric;
-  build_psi(g, L, phi, jac, toff, single, P);
+  build_psi(g, L, phi, jac, toff, single, dim, P);
   gram(L, single, P, G);
   mirror(L->ncol, L->ldg, single, G);
   switch (g->kind) {
-  case FORM_ELASTICITY: combine_elasticity(nsh, G, L->ldg, c[0], c[1], single, sym, K); break;
+  case FORM_ELASTICITY:
+    combine_elasticity(nsh, dim, G, L->ldg, c[0], c[1], single, sym, K);
+    break;
   case FORM_LAPLACE:
   case FORM_MASS: combine_diagonal(nsh, ne, G, L->ldg, c[0], single, sym, K); break;
   default: {
+    const int nd = dim + 1, nn = nd * nd;
     int nterm = 0;
-    for (int k = 0; k < ne * ne * 16; k++)
-      if (c[k] != 0) terms[nterm++] = (struct term){k / 16, k % 16, c[k]};
-    combine_generic(nsh, ne, G, L->ldg, terms, nterm, single, sym, K);
+    for (int k = 0; k < ne * ne * nn; k++)
+      if (c[k] != 0) terms[nterm++] = (struct term){k / nn, k % nn, c[k]};
+    combine_generic(nsh, ne, nd, G, L->ldg, terms, nterm, single, sym, K);
   } break;
   }
 }
@@ -342,9 +344,15 @@ void integrate_volume_batch_cpu(const struct batch *b, const void *jac, const vo
       if (oom) continue;
       for (int k = 0; k < g->ncoef; k++) c[k] = LOAD(coef, (size_t)cell * g->ncoef + k, single);
       void *K = (char *)mats + (size_t)cell * per_cell * rs;
-      size_t toff = (size_t)cell * nq * GEOM_NTERMS;
-      if (single) integrate_cell(g, &L, jac, toff, c, phi, 1, P, G, terms, K);
-      else integrate_cell(g, &L, jac, toff, c, phi, 0, P, G, terms, K);
+      size_t toff = (size_t)cell * nq * g->nterms;
+      /* each combination of precision and dimension compiled on its own */
+      if (g->dim == 3) {
+        if (single) integrate_cell(g, &L, jac, toff, c, phi, 1, 3, P, G, terms, K);
+        else integrate_cell(g, &L, jac, toff, c, phi, 0, 3, P, G, terms, K);
+      } else {
+        if (single) integrate_cell(g, &L, jac, toff, c, phi, 1, 2, P, G, terms, K);
+        else integrate_cell(g, &L, jac, toff, c, phi, 0, 2, P, G, terms, K);
+      }
     }
     if (oom) {
 #pragma omp critical
@@ -364,24 +372,25 @@ double volume_cpu_flops(const struct group *g)
 {
   const struct psi_layout L = layout_of(g);
   const double nsh = g->nsh, nq = g->re->nq;
-  /* Psi: the scaled inverse Jacobian and sqrt per point, 15 flops per derivative triple and one
-   * per scaled value per shape function and point */
-  double flops = nq * (10 + nsh * ((L.d0 + L.nd > 1 ? 15 : 0) + (L.d0 == 0 ? 1 : 0)));
+  /* Psi: the scaled inverse Jacobian and sqrt per point, 2 dim^2 flops per derivative tuple and
+   * one per scaled value per shape function and point */
+  const double dim = g->dim;
+  double flops = nq * (1 + dim * dim + nsh * ((L.d0 + L.nd > 1 ? 2 * dim * dim : 0) + (L.d0 == 0 ? 1 : 0)));
   /* the symmetric product: ncol (ncol + 1) / 2 entries of rows multiply-adds */
   flops += (double)L.ncol * (L.ncol + 1) * L.rows;
   /* the combination, over the blocks (i, j) of the upper half only where g->symmetric */
   const double blocks = g->symmetric ? nsh * (nsh + 1) / 2 : nsh * nsh;
   switch (g->kind) {
-  case FORM_ELASTICITY: flops += 33 * blocks; break;
+  case FORM_ELASTICITY: flops += (dim * dim * 3 + dim + 1) * blocks; break;
   case FORM_LAPLACE:
   case FORM_MASS: flops += blocks; break;
   default: {
     double *c = malloc((size_t)g->ne * g->ne * 16 * sizeof *c);
-    int nterm = g->ne * g->ne * 16;
+    int nterm = g->ncoef;
     if (c && g->form) {
       form_expand(g->form, 0, c);
       nterm = 0;
-      for (int k = 0; k < g->ne * g->ne * 16; k++) nterm += c[k] != 0;
+      for (int k = 0; k < g->ne * g->ne * 16; k++) nterm += c[k] != 0; /* z terms are 0 in 2D */
     }
     free(c);
     flops += 2.0 * nterm * blocks;

@@ -54,6 +54,7 @@ static inline size_t volume_packed_index(int n, int r, int c)
 
 /* The compile-time parameters and the plan of one kernel build. */
 struct volume_cl_config {
+  int dim;            /* 3: prisms; 2: quadrilaterals (GEMM variant only) */
   int nsh, nq, ne, ncoef, form_kind;
   int precision;      /* FEMINT_DOUBLE (0) or FEMINT_SINGLE (1) */
   int variant;        /* enum volume_variant */
@@ -73,10 +74,11 @@ struct volume_cl_config {
 /* Plan a kernel of a variant for a device: work-group size (a multiple of dev->pref_multiple as
  * the seed does, for REG and SHM), parts, blocks per thread (SHM: the part fills the local
  * memory), tiles (GEMM). Returns 0, FEMINT_EINVAL for inconsistent sizes or an unknown variant,
- * or FEMINT_ENOTSUP when the device lacks double precision or local memory, or symmetric storage
- * is asked of the generic form (message through femint_seterr(NULL, ...)). */
-int volume_cl_configure(const struct femint_cl_device *dev, int nsh, int nq, int ne, int ncoef,
-                        int form_kind, int precision, int variant, int symmetric,
+ * or FEMINT_ENOTSUP when the device lacks double precision or local memory, symmetric storage
+ * is asked of the generic form, or a variant other than GEMM in 2D (message through
+ * femint_seterr(NULL, ...)). dim is 3 for prisms, 2 for quadrilaterals. */
+int volume_cl_configure(const struct femint_cl_device *dev, int dim, int nsh, int nq, int ne,
+                        int ncoef, int form_kind, int precision, int variant, int symmetric,
                         struct volume_cl_config *cfg);
 
 /* Plan the GEMM variant again with given tiles, for tuning: tile side, block side in tiles,
@@ -119,16 +121,18 @@ void volume_cl_launch_shape(const struct femint_cl_device *dev, const struct vol
                             int ncell, size_t *global, size_t *local, int *elems_per_group);
 
 /* Set the arguments and enqueue the kernel on ncell cells (no clFinish). geo holds the Jacobian
- * terms, ncell*nq*10 REALs (NOJAC variants and GEMM), or the vertex coordinates, ncell*18 REALs
- * (JAC variants); coef ncell*ncoef; phi nq*4*nsh; quad nq*4 (xi1, xi2, xi3, w), read by the JAC
+ * terms, ncell*nq*nterms REALs (NOJAC variants and GEMM), or the vertex coordinates, ncell*18
+ * REALs (JAC variants); coef ncell*ncoef; phi nq*(dim+1)*nsh; quad nq*4 (xi1, xi2, xi3, w), read by the JAC
  * variants only (others accept NULL); out ncell*volume_cl_out_size(cfg). With ncell == 0 a marker
  * is enqueued so that *ev is still valid. Returns CL_SUCCESS or the OpenCL error. */
 cl_int volume_cl_enqueue(cl_command_queue q, cl_kernel k, const struct volume_cl_config *cfg,
                          const struct femint_cl_device *dev, int ncell, cl_mem geo, cl_mem coef,
                          cl_mem phi, cl_mem quad, cl_mem out, cl_event *ev);
 
-/* REALs of input geometry per cell: nq*10 or 18. */
+/* REALs of input geometry per cell: nq*nterms or 18. */
 size_t volume_cl_geo_size(const struct volume_cl_config *cfg);
+/* Jacobian terms per point: det J * w and the inverse Jacobian, 1 + dim^2. */
+int volume_cl_nterms(const struct volume_cl_config *cfg);
 /* REALs of output per cell: n*n, or n(n+1)/2 when symmetric (n = nsh*ne). */
 size_t volume_cl_out_size(const struct volume_cl_config *cfg);
 /* Floating-point operations the kernel actually performs per cell (2 per multiply-add). */

@@ -1,12 +1,12 @@
-/* Weak forms: the generic coefficient array of seed 000 and its instances (linear elasticity,
- * the Laplacian, the mass matrix), constant per cell. */
+/* Weak forms: the generic coefficient array of seed 000 and its instances (linear elasticity in
+ * 3D and in plane stress or strain, the Laplacian, the mass matrix), constant per cell. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "host.h"
 
-static int form_new(femint_context_t ctx, int kind, int ne, int ncoef, int nvalues,
-                    femint_form_t *form)
+static int form_new_dim(femint_context_t ctx, int kind, int dim, int ne, int ncoef, int nvalues,
+                        femint_form_t *form)
 {
   FEMINT_CHECK(form, ctx, FEMINT_EINVAL, "form: the output pointer is NULL");
   *form = NULL;
@@ -20,14 +20,25 @@ static int form_new(femint_context_t ctx, int kind, int ne, int ncoef, int nvalu
     free(f);
     return femint_seterr(ctx, FEMINT_ENOMEM, "form: out of memory for %d cells", nvalues);
   }
-  *f = (struct femint_form){ctx, kind, ne, ncoef, nvalues, coef};
+  *f = (struct femint_form){ctx, kind, dim, ne, ncoef, nvalues, coef};
   *form = f;
   return 0;
 }
 
-int femint_form_create_elasticity(femint_context_t ctx, int nvalues, const double *young,
-                                  const double *poisson, femint_form_t *form)
+static int form_new(femint_context_t ctx, int kind, int ne, int ncoef, int nvalues,
+                    femint_form_t *form)
 {
+  return form_new_dim(ctx, kind, 0, ne, ncoef, nvalues, form);
+}
+
+/* Elasticity in 3D (plane < 0) or in plane stress or strain: the coefficients lambda and mu of
+ * sigma = lambda tr(eps) I + 2 mu eps, with plane stress's lambda* = 2 lambda mu / (lambda + 2 mu)
+ * = E nu / (1 - nu^2) in place of lambda (sigma_zz = 0 eliminated). */
+static int elasticity(femint_context_t ctx, int plane, int nvalues, const double *young,
+                      const double *poisson, femint_form_t *form)
+{
+  FEMINT_CHECK(form, ctx, FEMINT_EINVAL, "elasticity: the output pointer is NULL");
+  *form = NULL;
   FEMINT_CHECK(young && poisson, ctx, FEMINT_EINVAL, "elasticity: NULL material arrays");
   for (int c = 0; c < nvalues; c++) {
     FEMINT_CHECK(young[c] > 0, ctx, FEMINT_EINVAL,
@@ -36,13 +47,32 @@ int femint_form_create_elasticity(femint_context_t ctx, int nvalues, const doubl
                  "elasticity: Poisson ratio of cell %d is %g, must be in (-1, 0.5)", c,
                  poisson[c]);
   }
-  FEMINT_CALL(form_new(ctx, FORM_ELASTICITY, 3, 2, nvalues, form));
+  const int dim = plane < 0 ? 3 : 2;
+  FEMINT_CALL(form_new_dim(ctx, FORM_ELASTICITY, dim, dim, 2, nvalues, form));
   for (int c = 0; c < nvalues; c++) {
     double E = young[c], nu = poisson[c];
-    (*form)->coef[2 * c] = E * nu / ((1 + nu) * (1 - 2 * nu)); /* lambda */
-    (*form)->coef[2 * c + 1] = E / (2 * (1 + nu));              /* mu */
+    (*form)->coef[2 * c] = plane == FEMINT_PLANE_STRESS ? E * nu / (1 - nu * nu)
+                                                         : E * nu / ((1 + nu) * (1 - 2 * nu));
+    (*form)->coef[2 * c + 1] = E / (2 * (1 + nu)); /* mu */
   }
   return 0;
+}
+
+int femint_form_create_elasticity(femint_context_t ctx, int nvalues, const double *young,
+                                  const double *poisson, femint_form_t *form)
+{
+  return elasticity(ctx, -1, nvalues, young, poisson, form);
+}
+
+int femint_form_create_plane_elasticity(femint_context_t ctx, int plane, int nvalues,
+                                        const double *young, const double *poisson,
+                                        femint_form_t *form)
+{
+  FEMINT_CHECK(plane == FEMINT_PLANE_STRESS || plane == FEMINT_PLANE_STRAIN, ctx, FEMINT_EINVAL,
+               "plane elasticity: plane = %d is neither FEMINT_PLANE_STRESS nor "
+               "FEMINT_PLANE_STRAIN",
+               plane);
+  return elasticity(ctx, plane, nvalues, young, poisson, form);
 }
 
 static int form_scalar(femint_context_t ctx, int kind, const char *what, int ncomp, int nvalues,
@@ -105,11 +135,12 @@ void form_expand(const struct femint_form *f, int cell, double *c)
   }
   memset(c, 0, (size_t)ne * ne * 16 * sizeof *c);
   switch (f->kind) {
-  case FORM_ELASTICITY: /* C_ijkl = lambda d_ij d_kl + mu (d_ik d_jl + d_il d_jk), c[i][k][j][l] */
-    for (int i = 0; i < 3; i++)
-      for (int j = 0; j < 3; j++)
-        for (int kk = 0; kk < 3; kk++)
-          for (int l = 0; l < 3; l++)
+  case FORM_ELASTICITY: /* C_ijkl = lambda d_ij d_kl + mu (d_ik d_jl + d_il d_jk), c[i][k][j][l];
+                          ne is the dimension */
+    for (int i = 0; i < ne; i++)
+      for (int j = 0; j < ne; j++)
+        for (int kk = 0; kk < ne; kk++)
+          for (int l = 0; l < ne; l++)
             C(i, kk, j + 1, l + 1) = k[0] * (i == j) * (kk == l) +
                                       k[1] * ((i == kk) * (j == l) + (i == l) * (j == kk));
     break;
@@ -133,7 +164,7 @@ const char *form_kind_name(int kind)
 double form_flops_per_block(const struct femint_form *f)
 {
   switch (f->kind) {
-  case FORM_ELASTICITY: return 63; /* seed 000, section 5.1 */
+  case FORM_ELASTICITY: return f->ne == 3 ? 63 : 28; /* seed 000, section 5.1: 7 per entry */
   case FORM_LAPLACE: return 7.0 * f->ne;
   case FORM_MASS: return 3.0 * f->ne;
   default: return 3.0 * 16 * f->ne * f->ne;

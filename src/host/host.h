@@ -85,6 +85,15 @@ int refel_mode_rank(const struct refel_mode *m, int q);
  * (q-1)(q-2)/2, quad face (q-1)^2. face is 0..4 (ignored for edges). */
 int refel_entity_nmodes(int kind, int entity, int q);
 
+/* ---- refel.c: reference elements by shape (enum femint_shape) ---- */
+
+/* refel_prism_create or refel_quad_create; FEMINT_EINVAL for an unknown shape. */
+int refel_create(int shape, int order, struct refel **re);
+/* Shape functions of an order (negative error for a bad shape or order). */
+int refel_nsh(int shape, int order);
+/* Values and reference derivatives at xi: val[dim+1][nsh] (the shape's eval function). */
+void refel_eval(int shape, int order, const double *xi, double *val);
+
 /* ---- geometry.c: the map of a prism with straight edges and bilinear quadrilateral faces ---- */
 
 /* X[6][3] vertex coordinates (femint local order). J[3*i + j] = dx_i / dxi_j. Returns det J. */
@@ -100,11 +109,25 @@ int geom_prism_terms(const struct refel *re, const double *X, double *t, int *ba
 
 /* ---- mesh.c ---- */
 
+/* The local topology of a cell shape. A quadrilateral's faces are its edges: the boundary of a
+ * 2D mesh is made of boundary "faces" of 2 vertices, tagged and integrated over like the faces
+ * of a prism. */
+struct cell_topo {
+  int shape, dim;
+  int nv, ne, nf;            /* vertices, edges and faces of a cell */
+  const int (*edge_vert)[2]; /* [ne] local vertices of each edge */
+  const int (*face_vert)[4]; /* [nf] local vertices of each face, -1 after the last */
+};
+extern const struct cell_topo topo_prism, topo_quad;
+
 struct femint_mesh {
   femint_context_t ctx;
+  const struct cell_topo *topo;
   int nvert, ncell;
-  double *coords;  /* [nvert][3] */
-  int *cells;      /* [ncell][6] vertices in femint's local order (see mesh.c) */
+  double *coords;  /* [nvert][3] (z = 0 in 2D) */
+  int *cells;      /* [ncell][topo->nv] vertices in femint's local order (see mesh.c) */
+  double *cell_mid; /* quadrilaterals with curved edges: [ncell][4][2] the midpoint node of each
+                       edge (the 8-node geometry of seed 003); NULL when every edge is straight */
   uint8_t *vert_bnd; /* [nvert] 1 on the boundary */
   int nbface;
   int *bface;      /* [nbface][3]: cell, local face, tag */
@@ -112,9 +135,9 @@ struct femint_mesh {
   int *cell_mat;   /* [ncell] material: the Gmsh physical tag, or 0 */
   /* topology */
   int nedge, nface;
-  int *cell_edge;  /* [ncell][9] global edges */
+  int *cell_edge;  /* [ncell][topo->ne] global edges */
   int *edge_vert;  /* [nedge][2] */
-  int *cell_face;  /* [ncell][5] global faces */
+  int *cell_face;  /* [ncell][topo->nf] global faces (a quadrilateral's are its edges) */
   int *face_cell;  /* [nface][2] cells sharing the face (-1 for a boundary face) */
 };
 
@@ -144,13 +167,16 @@ enum form_kind { FORM_GENERIC = 0, FORM_ELASTICITY = 1, FORM_LAPLACE = 2, FORM_M
 struct femint_form {
   femint_context_t ctx;
   int kind;
+  int dim;       /* the dimension the form is made for (elasticity: 3, or 2 in plane stress or
+                    strain), 0 for any */
   int ne;        /* components of trial and test functions */
   int ncoef;     /* coefficients per cell: generic ne*ne*16, elasticity 2 (lambda, mu), 1 else */
   int nvalues;   /* 1 (the same for every cell) or the number of cells */
   double *coef;  /* [nvalues][ncoef] */
 };
 
-/* The generic array c[ne][ne][4][4] (ne*ne*16 values) of the form on a cell. */
+/* The generic array c[ne][ne][4][4] (ne*ne*16 values) of the form on a cell (in 2D the index 3,
+ * d/dz, is unused). */
 void form_expand(const struct femint_form *f, int cell, double *c);
 /* The coefficients of a cell (ncoef values). */
 const double *form_coef(const struct femint_form *f, int cell);

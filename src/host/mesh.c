@@ -7,11 +7,19 @@
 #include <string.h>
 
 #include "mesh.h"
+#include "refel_quad.h"
 
 const int prism_edge_vert[PRISM_NE][2] = {{0, 1}, {1, 2}, {2, 0}, {3, 4}, {4, 5},
                                           {5, 3}, {0, 3}, {1, 4}, {2, 5}};
 const int prism_face_vert[PRISM_NF][4] = {
     {0, 1, 2, -1}, {3, 4, 5, -1}, {0, 1, 4, 3}, {1, 2, 5, 4}, {2, 0, 3, 5}};
+
+static const int quad_face_vert[4][4] = {{0, 1, -1, -1}, {1, 2, -1, -1}, {2, 3, -1, -1},
+                                         {3, 0, -1, -1}};
+
+const struct cell_topo topo_prism = {FEMINT_PRISM, 3, PRISM_NV, PRISM_NE, PRISM_NF,
+                                     prism_edge_vert, prism_face_vert};
+const struct cell_topo topo_quad = {FEMINT_QUAD, 2, 4, 4, 4, quad_edge_vert, quad_face_vert};
 
 /* See mesh.h for why the vertical edges decide. */
 int mesh_check_cell(const double *X, double *det, double xi[3])
@@ -130,6 +138,7 @@ static void mesh_free(struct femint_mesh *m)
   if (!m) return;
   free(m->coords);
   free(m->cells);
+  free(m->cell_mid);
   free(m->vert_bnd);
   free(m->bface);
   free(m->vert_gid);
@@ -141,10 +150,11 @@ static void mesh_free(struct femint_mesh *m)
   free(m);
 }
 
-/* Global edges: the 9 edges of every cell sorted by their (smaller, larger) vertex ids. */
+/* Global edges: the edges of every cell sorted by their (smaller, larger) vertex ids. */
 static int build_edges(struct femint_mesh *m)
 {
-  int n = PRISM_NE * m->ncell, ierr;
+  const struct cell_topo *t = m->topo;
+  int n = t->ne * m->ncell, ierr;
   int *keys = malloc(2 * (size_t)n * sizeof *keys), *perm = malloc((size_t)n * sizeof *perm);
   m->cell_edge = malloc((size_t)n * sizeof *m->cell_edge);
   if (!keys || !perm || !m->cell_edge) {
@@ -152,9 +162,10 @@ static int build_edges(struct femint_mesh *m)
     goto done;
   }
   for (int c = 0; c < m->ncell; c++)
-    for (int e = 0; e < PRISM_NE; e++) {
-      int a = m->cells[6 * c + prism_edge_vert[e][0]], b = m->cells[6 * c + prism_edge_vert[e][1]];
-      size_t i = (size_t)PRISM_NE * c + e;
+    for (int e = 0; e < t->ne; e++) {
+      const int *cv = &m->cells[(size_t)t->nv * c];
+      int a = cv[t->edge_vert[e][0]], b = cv[t->edge_vert[e][1]];
+      size_t i = (size_t)t->ne * c + e;
       keys[2 * i] = a < b ? a : b;
       keys[2 * i + 1] = a < b ? b : a;
     }
@@ -182,11 +193,24 @@ done:
   return ierr;
 }
 
-/* Global faces: the 5 faces of every cell sorted by their sorted vertex ids (a triangle has the
- * fourth key nvert); a face may belong to 2 cells at most. */
+/* The key of local face f of cell c: its vertex ids, sorted, nvert in place of missing ones (a
+ * triangle has the fourth key nvert, an edge of a quadrilateral the last two). */
+static void face_key(const struct femint_mesh *m, int c, int f, int *k)
+{
+  const struct cell_topo *t = m->topo;
+  for (int j = 0; j < 4; j++) {
+    int lv = t->face_vert[f][j];
+    k[j] = lv < 0 ? m->nvert : m->cells[(size_t)t->nv * c + lv];
+  }
+  sort_small(k, 4);
+}
+
+/* Global faces: the faces of every cell sorted by their keys; a face may belong to 2 cells at
+ * most. */
 static int build_faces(struct femint_mesh *m)
 {
-  int n = PRISM_NF * m->ncell, ierr;
+  const int nf = m->topo->nf;
+  int n = nf * m->ncell, ierr;
   int *keys = malloc(4 * (size_t)n * sizeof *keys), *perm = malloc((size_t)n * sizeof *perm);
   m->cell_face = malloc((size_t)n * sizeof *m->cell_face);
   if (!keys || !perm || !m->cell_face) {
@@ -194,14 +218,7 @@ static int build_faces(struct femint_mesh *m)
     goto done;
   }
   for (int c = 0; c < m->ncell; c++)
-    for (int f = 0; f < PRISM_NF; f++) {
-      int *k = &keys[4 * ((size_t)PRISM_NF * c + f)];
-      for (int j = 0; j < 4; j++) {
-        int lv = prism_face_vert[f][j];
-        k[j] = lv < 0 ? m->nvert : m->cells[6 * c + lv];
-      }
-      sort_small(k, 4);
-    }
+    for (int f = 0; f < nf; f++) face_key(m, c, f, &keys[4 * ((size_t)nf * c + f)]);
   ierr = sort_keys(m->ctx, n, 4, keys, m->nvert + 1, perm);
   if (ierr) goto done;
   m->nface = 0;
@@ -217,20 +234,21 @@ static int build_faces(struct femint_mesh *m)
   }
   for (int f = 0; f < 2 * m->nface; f++) m->face_cell[f] = -1;
   for (int c = 0; c < m->ncell; c++)
-    for (int f = 0; f < PRISM_NF; f++) {
-      int g = m->cell_face[PRISM_NF * c + f];
+    for (int f = 0; f < nf; f++) {
+      int g = m->cell_face[nf * c + f];
       if (m->face_cell[2 * g] < 0) {
         m->face_cell[2 * g] = c;
       } else if (m->face_cell[2 * g + 1] < 0) {
         m->face_cell[2 * g + 1] = c;
       } else {
-        const int *k = &keys[4 * ((size_t)PRISM_NF * c + f)];
-        char fourth[16] = "";
-        if (k[3] < m->nvert) snprintf(fourth, sizeof fourth, " %d", k[3]);
+        const int *k = &keys[4 * ((size_t)nf * c + f)];
+        char verts[64] = "";
+        for (int j = 0, at = 0; j < 4 && k[j] < m->nvert; j++)
+          at += snprintf(verts + at, sizeof verts - (size_t)at, " %d", k[j]);
         ierr = femint_seterr(m->ctx, FEMINT_EMESH,
-                             "the face with vertices %d %d %d%s is shared by more than 2 cells "
-                             "(%d, %d and %d)",
-                             k[0], k[1], k[2], fourth, m->face_cell[2 * g],
+                             "the %s with vertices%s is shared by more than 2 cells (%d, %d and "
+                             "%d)",
+                             m->topo->dim == 2 ? "edge" : "face", verts, m->face_cell[2 * g],
                              m->face_cell[2 * g + 1], c);
         goto done;
       }
@@ -250,27 +268,44 @@ static int build_boundary(struct femint_mesh *m)
   m->vert_bnd = calloc((size_t)m->nvert, sizeof *m->vert_bnd);
   if (!m->bface || !m->vert_bnd)
     return femint_seterr(m->ctx, FEMINT_ENOMEM, "out of memory listing the boundary faces");
+  const struct cell_topo *t = m->topo;
   int n = 0;
   for (int c = 0; c < m->ncell; c++)
-    for (int f = 0; f < PRISM_NF; f++) {
-      if (m->face_cell[2 * m->cell_face[PRISM_NF * c + f] + 1] >= 0) continue;
+    for (int f = 0; f < t->nf; f++) {
+      if (m->face_cell[2 * m->cell_face[t->nf * c + f] + 1] >= 0) continue;
       m->bface[3 * n] = c;
       m->bface[3 * n + 1] = f;
       m->bface[3 * n + 2] = 0;
       n++;
-      for (int j = 0; j < 4 && prism_face_vert[f][j] >= 0; j++)
-        m->vert_bnd[m->cells[6 * c + prism_face_vert[f][j]]] = 1;
+      for (int j = 0; j < 4 && t->face_vert[f][j] >= 0; j++)
+        m->vert_bnd[m->cells[(size_t)t->nv * c + t->face_vert[f][j]]] = 1;
     }
   return 0;
+}
+
+int mesh_build_topology(struct femint_mesh *m)
+{
+  FEMINT_CALL(build_edges(m));
+  FEMINT_CALL(build_faces(m));
+  return build_boundary(m);
+}
+
+int mesh_face_nv(const struct femint_mesh *m, int f)
+{
+  int nv = 0;
+  while (nv < 4 && m->topo->face_vert[f][nv] >= 0) nv++;
+  return nv;
 }
 
 void mesh_tag_boundary(struct femint_mesh *mesh, mesh_tag_fn fn, void *user)
 {
   for (int b = 0; b < mesh->nbface; b++) {
-    int c = mesh->bface[3 * b], f = mesh->bface[3 * b + 1], nv = f < 2 ? 3 : 4;
+    const struct cell_topo *t = mesh->topo;
+    int c = mesh->bface[3 * b], f = mesh->bface[3 * b + 1], nv = mesh_face_nv(mesh, f);
     double X[12];
     for (int j = 0; j < nv; j++)
-      memcpy(&X[3 * j], &mesh->coords[3 * (size_t)mesh->cells[6 * c + prism_face_vert[f][j]]],
+      memcpy(&X[3 * j],
+             &mesh->coords[3 * (size_t)mesh->cells[(size_t)t->nv * c + t->face_vert[f][j]]],
              3 * sizeof(double));
     mesh->bface[3 * b + 2] = fn(nv, X, user);
   }
@@ -299,21 +334,15 @@ int mesh_set_face_tags(struct femint_mesh *m, int n, const int *faces, const int
     goto done;
   }
   /* Boundary faces keyed by their sorted vertices (a triangle has the fourth key nvert). */
-  for (int b = 0; b < nb; b++) {
-    int c = m->bface[3 * b], f = m->bface[3 * b + 1], *k = &keys[4 * (size_t)b];
-    for (int j = 0; j < 4; j++) {
-      int lv = prism_face_vert[f][j];
-      k[j] = lv < 0 ? m->nvert : m->cells[6 * (size_t)c + lv];
-    }
-    sort_small(k, 4);
-  }
+  for (int b = 0; b < nb; b++) face_key(m, m->bface[3 * b], m->bface[3 * b + 1], &keys[4 * (size_t)b]);
   if ((ierr = sort_keys(m->ctx, nb, 4, keys, m->nvert + 1, perm))) goto done;
   for (int i = 0; i < n; i++) {
     int k[4], lo = 0, hi = nb, ok = 1;
+    const int first_missing = m->topo->dim == 2 ? 2 : 3; /* an edge has 2 vertices */
     for (int j = 0; j < 4; j++) {
       int v = faces[4 * (size_t)i + j];
-      k[j] = j == 3 && v == -1 ? m->nvert : v;
-      ok &= (v >= 0 && v < m->nvert) || (j == 3 && v == -1);
+      k[j] = j >= first_missing && v == -1 ? m->nvert : v;
+      ok &= (v >= 0 && v < m->nvert) || (j >= first_missing && v == -1);
     }
     sort_small(k, 4);
     while (ok && lo < hi) {
@@ -333,18 +362,17 @@ done:
   return ierr;
 }
 
-/* Check the input arrays; the message names the first bad cell or vertex. */
-static int check_input(femint_context_t ctx, int nvert, const double *coords, int ncell,
-                       const int *cells)
+int mesh_check_input(femint_context_t ctx, int nvert, const double *coords, int dim, int ncell,
+                     int nv, const int *cells)
 {
   for (int v = 0; v < nvert; v++)
-    for (int j = 0; j < 3; j++)
-      FEMINT_CHECK(isfinite(coords[3 * (size_t)v + j]), ctx, FEMINT_EMESH,
+    for (int j = 0; j < dim; j++)
+      FEMINT_CHECK(isfinite(coords[(size_t)dim * v + j]), ctx, FEMINT_EMESH,
                    "vertex %d has a coordinate that is not finite (%g)", v,
-                   coords[3 * (size_t)v + j]);
+                   coords[(size_t)dim * v + j]);
   for (int c = 0; c < ncell; c++) {
-    const int *cv = &cells[6 * (size_t)c];
-    for (int a = 0; a < 6; a++) {
+    const int *cv = &cells[(size_t)nv * c];
+    for (int a = 0; a < nv; a++) {
       FEMINT_CHECK(cv[a] >= 0 && cv[a] < nvert, ctx, FEMINT_EMESH,
                    "cell %d: vertex index %d (local vertex %d) is outside [0, %d)", c, cv[a], a,
                    nvert);
@@ -370,12 +398,13 @@ int femint_mesh_create_prisms(femint_context_t ctx, int nvert, const double *coo
   FEMINT_CHECK(nvert < INT_MAX, ctx, FEMINT_EINVAL, "femint_mesh_create_prisms: nvert too large");
   FEMINT_CHECK(coords, ctx, FEMINT_EINVAL, "femint_mesh_create_prisms: coords is NULL");
   FEMINT_CHECK(cells, ctx, FEMINT_EINVAL, "femint_mesh_create_prisms: cells is NULL");
-  FEMINT_CALL(check_input(ctx, nvert, coords, ncell, cells));
+  FEMINT_CALL(mesh_check_input(ctx, nvert, coords, 3, ncell, 6, cells));
 
   int ierr = 0, *line = NULL;
   struct femint_mesh *m = calloc(1, sizeof *m);
   if (!m) return femint_seterr(ctx, FEMINT_ENOMEM, "out of memory creating a mesh");
   m->ctx = ctx;
+  m->topo = &topo_prism;
   m->nvert = nvert;
   m->ncell = ncell;
   m->coords = malloc(3 * (size_t)nvert * sizeof *m->coords);
@@ -409,8 +438,7 @@ int femint_mesh_create_prisms(femint_context_t ctx, int nvert, const double *coo
       goto fail;
     }
   }
-  if ((ierr = build_edges(m)) || (ierr = build_faces(m)) || (ierr = build_boundary(m)))
-    goto fail;
+  if ((ierr = mesh_build_topology(m))) goto fail;
   *mesh = m;
   return 0;
 fail:
@@ -450,8 +478,9 @@ int femint_mesh_cell_coords(femint_mesh_t mesh, int cell, double *X)
   FEMINT_CHECK(cell >= 0 && cell < mesh->ncell, mesh->ctx, FEMINT_EINVAL,
                "femint_mesh_cell_coords: cell %d is outside [0, %d)", cell, mesh->ncell);
   FEMINT_CHECK(X, mesh->ctx, FEMINT_EINVAL, "femint_mesh_cell_coords: X is NULL");
-  for (int a = 0; a < 6; a++)
-    memcpy(&X[3 * a], &mesh->coords[3 * (size_t)mesh->cells[6 * (size_t)cell + a]],
+  const int nv = mesh->topo->nv;
+  for (int a = 0; a < nv; a++)
+    memcpy(&X[3 * a], &mesh->coords[3 * (size_t)mesh->cells[(size_t)nv * cell + a]],
            3 * sizeof(double));
   return 0;
 }
@@ -496,6 +525,10 @@ int femint_mesh_volume(femint_mesh_t mesh, double *volume)
 {
   FEMINT_CHECK(mesh, NULL, FEMINT_EINVAL, "femint_mesh_volume: mesh is NULL");
   FEMINT_CHECK(volume, mesh->ctx, FEMINT_EINVAL, "femint_mesh_volume: volume is NULL");
+  if (mesh->topo->shape == FEMINT_QUAD) {
+    *volume = mesh_quad_area(mesh);
+    return 0;
+  }
   /* det J is linear in xi1, xi2 and quadratic in xi3: the centroid of the triangle (weight 1/2)
    * times the 2-point Gauss rule on [-1, 1] integrates it exactly. */
   const double g = 1 / sqrt(3.0), pts[2][3] = {{1 / 3.0, 1 / 3.0, -g}, {1 / 3.0, 1 / 3.0, g}};

@@ -1,5 +1,5 @@
-/* Internal helpers of the prism meshes shared by mesh.c, mesh_box.c and mesh_gmsh.c: the Jacobian
- * check of a cell and the tagging of boundary faces. */
+/* Internal helpers of the meshes shared by mesh.c, mesh_box.c, mesh_gmsh.c and mesh_quad.c: input
+ * checks, the topology, the Jacobian check of a prism and the tagging of boundary faces. */
 #ifndef FEMINT_HOST_MESH_H
 #define FEMINT_HOST_MESH_H
 
@@ -12,7 +12,25 @@
  * det J is positive everywhere, else 0; *det and xi receive the minimum and where it lies. */
 int mesh_check_cell(const double *X, double *det, double xi[3]);
 
-/* The tag of a boundary face from the coordinates of its nv (3 or 4) vertices X[nv][3]. */
+/* Check coordinates (dim per vertex, finite) and cells (nv vertex indices each, in range, none
+ * repeated); the message names the first bad vertex or cell. */
+int mesh_check_input(femint_context_t ctx, int nvert, const double *coords, int dim, int ncell,
+                     int nv, const int *cells);
+
+/* Edges, faces and boundary faces (tag 0) of a mesh whose topo, nvert, ncell and cells are set. */
+int mesh_build_topology(struct femint_mesh *m);
+
+/* Vertices of local face f (3 or 4 for a prism, 2 for a quadrilateral's edge). */
+int mesh_face_nv(const struct femint_mesh *m, int f);
+
+/* The geometry nodes of quadrilateral cell c, X[nnode][2] (4 vertices, then with curved edges
+ * the 4 edge midpoints: refel_quad.h's order); returns nnode, 4 or 8. */
+int mesh_quad_nodes(const struct femint_mesh *m, int c, double *X);
+
+/* The area of a quadrilateral mesh (exact: det J is a polynomial the rule integrates). */
+double mesh_quad_area(const struct femint_mesh *m);
+
+/* The tag of a boundary face from the coordinates of its nv (2, 3 or 4) vertices X[nv][3]. */
 typedef int (*mesh_tag_fn)(int nv, const double *X, void *user);
 
 /* Set the tag of every boundary face of a mesh with fn. */

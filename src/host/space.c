@@ -1,12 +1,14 @@
-/* H1 hierarchical spaces on prism meshes: the DOF map (orders of the entities by the minimum
- * rule, orientation signs, global numbering in cell order), the interpolation of linear fields
- * and point evaluation. */
+/* H1 hierarchical spaces on prism and quadrilateral meshes: the DOF map (orders of the entities
+ * by the minimum rule, orientation signs, global numbering in cell order), the interpolation of
+ * linear fields and point evaluation. */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mesh.h"
+#include "refel_quad.h"
 
 #define SPACE_MAX_NCOMP 5
 
@@ -64,10 +66,17 @@ static int face_compatible(const struct femint_mesh *m, int ca, int fa, int cb, 
   return 1;
 }
 
-/* The sign of a mode of a cell under the canonical orientation of its edge or quad face. */
-static int mode_sign(const int *cv, const struct refel_mode *md)
+/* The sign of a mode of a cell under the canonical orientation of its edge or quad face: an edge
+ * runs from its smaller global vertex to its larger one, and an edge mode of odd degree changes
+ * sign with the direction. */
+static int mode_sign(int shape, const int *cv, const struct refel_mode *md)
 {
   int sign = 1;
+  if (shape == FEMINT_QUAD) {
+    const int *ev = quad_edge_vert[md->entity];
+    if (md->kind == MODE_EDGE && cv[ev[0]] > cv[ev[1]] && (md->degree & 1)) sign = -1;
+    return sign;
+  }
   if (md->kind == MODE_EDGE) {
     const int *ev = prism_edge_vert[md->entity];
     int deg = md->entity < 6 ? md->hdeg : md->vdeg;
@@ -93,23 +102,26 @@ static int mode_sign(const int *cv, const struct refel_mode *md)
 static int number_entities(struct femint_space *s, struct space_build *b)
 {
   const struct femint_mesh *m = s->mesh;
+  const struct cell_topo *t = m->topo;
   femint_context_t ctx = s->ctx;
+  /* A quadrilateral's faces are its edges: the modes are on the edges only. */
+  const int nface = t->dim == 3 ? m->nface : 0;
   b->edge_order = malloc((size_t)(m->nedge ? m->nedge : 1) * sizeof *b->edge_order);
   b->edge_off = malloc((size_t)(m->nedge ? m->nedge : 1) * sizeof *b->edge_off);
-  b->face_order = malloc((size_t)m->nface * sizeof *b->face_order);
-  b->face_local = malloc((size_t)m->nface * sizeof *b->face_local);
-  b->face_off = malloc((size_t)m->nface * sizeof *b->face_off);
+  b->face_order = malloc((size_t)(nface ? nface : 1) * sizeof *b->face_order);
+  b->face_local = malloc((size_t)(nface ? nface : 1) * sizeof *b->face_local);
+  b->face_off = malloc((size_t)(nface ? nface : 1) * sizeof *b->face_off);
   if (!b->edge_order || !b->edge_off || !b->face_order || !b->face_local || !b->face_off)
     return femint_seterr(ctx, FEMINT_ENOMEM, "out of memory numbering the DOFs of a space");
   for (int e = 0; e < m->nedge; e++) b->edge_order[e] = INT_MAX;
-  for (int g = 0; g < m->nface; g++) b->face_order[g] = INT_MAX;
+  for (int g = 0; g < nface; g++) b->face_order[g] = INT_MAX;
   for (int c = 0; c < m->ncell; c++) {
     int p = s->order[c];
-    for (int e = 0; e < PRISM_NE; e++) {
-      int *q = &b->edge_order[m->cell_edge[PRISM_NE * (size_t)c + e]];
+    for (int e = 0; e < t->ne; e++) {
+      int *q = &b->edge_order[m->cell_edge[t->ne * (size_t)c + e]];
       if (p < *q) *q = p;
     }
-    for (int f = 0; f < PRISM_NF; f++) {
+    for (int f = 0; f < (nface ? PRISM_NF : 0); f++) {
       int g = m->cell_face[PRISM_NF * (size_t)c + f];
       if (p < b->face_order[g]) b->face_order[g] = p;
       if (m->face_cell[2 * g] == c) b->face_local[g] = f;
@@ -120,7 +132,7 @@ static int number_entities(struct femint_space *s, struct space_build *b)
     b->edge_off[e] = n;
     n += refel_entity_nmodes(MODE_EDGE, 0, b->edge_order[e]);
   }
-  for (int g = 0; g < m->nface; g++) {
+  for (int g = 0; g < nface; g++) {
     int fa = b->face_local[g], q = b->face_order[g], nm = refel_entity_nmodes(MODE_FACE, fa, q);
     b->face_off[g] = n;
     n += nm;
@@ -152,7 +164,7 @@ static int map_cells(struct femint_space *s, struct space_build *b)
     return femint_seterr(s->ctx, FEMINT_ENOMEM, "out of memory numbering the DOFs of a space");
   s->cell_off[0] = 0;
   for (int c = 0; c < m->ncell; c++)
-    s->cell_off[c + 1] = s->cell_off[c] + refel_prism_nsh(s->order[c]);
+    s->cell_off[c + 1] = s->cell_off[c] + refel_nsh(m->topo->shape, s->order[c]);
   size_t total = (size_t)s->cell_off[m->ncell];
   s->cell_mode = malloc(total * sizeof *s->cell_mode);
   s->cell_sign = malloc(total * sizeof *s->cell_sign);
@@ -161,7 +173,8 @@ static int map_cells(struct femint_space *s, struct space_build *b)
   int64_t next = s->nmode;
   for (int c = 0; c < m->ncell; c++) {
     const struct refel *re = b->re[s->order[c]];
-    const int *cv = &m->cells[6 * (size_t)c];
+    const struct cell_topo *t = m->topo;
+    const int *cv = &m->cells[(size_t)t->nv * c];
     int64_t *gm = &s->cell_mode[s->cell_off[c]];
     int8_t *sg = &s->cell_sign[s->cell_off[c]];
     for (int i = 0; i < re->nsh; i++) {
@@ -171,7 +184,7 @@ static int map_cells(struct femint_space *s, struct space_build *b)
       switch (md->kind) {
       case MODE_VERTEX: g = cv[md->entity]; break;
       case MODE_EDGE: {
-        int e = m->cell_edge[PRISM_NE * (size_t)c + md->entity];
+        int e = m->cell_edge[(size_t)t->ne * c + md->entity];
         r = refel_mode_rank(md, b->edge_order[e]);
         if (r >= 0) g = b->edge_off[e] + r;
         break;
@@ -185,7 +198,7 @@ static int map_cells(struct femint_space *s, struct space_build *b)
       default: g = next++; break;
       }
       gm[i] = g;
-      sg[i] = (int8_t)(g >= 0 ? mode_sign(cv, md) : 1);
+      sg[i] = (int8_t)(g >= 0 ? mode_sign(t->shape, cv, md) : 1);
     }
   }
   s->nmode = next;
@@ -255,7 +268,7 @@ int femint_space_create(femint_context_t ctx, femint_mesh_t mesh, int ncomp, con
   for (int c = 0; c < mesh->ncell; c++) {
     int p = orders ? orders[c] : uniform_order;
     s->order[c] = p;
-    if (!b.re[p] && (ierr = refel_prism_create(p, &b.re[p]))) {
+    if (!b.re[p] && (ierr = refel_create(mesh->topo->shape, p, &b.re[p]))) {
       if (ctx) femint_seterr(ctx, ierr, "%s", femint_thread_error());
       goto done;
     }
@@ -317,6 +330,45 @@ int femint_space_cell_dofs(femint_space_t space, int cell, int64_t *dofs, int *s
   return 0;
 }
 
+/* Component k of the linear field a + b x at x. */
+static double linear_value(const double *a, const double *b, int k, const double *x)
+{
+  double val = a ? a[k] : 0;
+  if (b)
+    for (int i = 0; i < 3; i++) val += b[3 * k + i] * x[i];
+  return val;
+}
+
+/* On a curved quadrilateral the 8-node map is the bilinear map plus, on each edge, the offset of
+ * the midpoint node from the chord's midpoint times (1 - s^2) L_blend = L2(s) / L2(0) L_blend:
+ * the second edge mode. A linear field u composed with the map takes the same form, so its
+ * second edge mode has the coefficient (u(x_mid) - (u(x_a) + u(x_b)) / 2) / L2(0), with
+ * L2(0) = -3 / (2 sqrt 6) (even degree: no orientation sign). An edge of order 1 has no such
+ * mode and the field is then only approximated there. */
+static void interpolate_midpoints(const struct femint_space *space, const double *a,
+                                  const double *b, double *u)
+{
+  const struct femint_mesh *m = space->mesh;
+  const int nc = space->ncomp;
+  const double l2_0 = -3 / (2 * sqrt(6.0));
+  for (int c = 0; c < m->ncell; c++) {
+    const int p = space->order[c];
+    if (p < 2) continue;
+    for (int e = 0; e < 4; e++) {
+      const int64_t g = space->cell_mode[space->cell_off[c] + 4 + e * (p - 1)];
+      if (g < 0) continue;
+      const double *xm = &m->cell_mid[8 * (size_t)c + 2 * e];
+      const double xmid[3] = {xm[0], xm[1], 0};
+      const double *xa = &m->coords[3 * (size_t)m->cells[4 * (size_t)c + quad_edge_vert[e][0]]];
+      const double *xb = &m->coords[3 * (size_t)m->cells[4 * (size_t)c + quad_edge_vert[e][1]]];
+      for (int k = 0; k < nc; k++)
+        u[(size_t)g * nc + k] = (linear_value(a, b, k, xmid) -
+                                 0.5 * (linear_value(a, b, k, xa) + linear_value(a, b, k, xb))) /
+                                l2_0;
+    }
+  }
+}
+
 int femint_space_interpolate_linear(femint_space_t space, const double *a, const double *b,
                                     double *u)
 {
@@ -330,17 +382,13 @@ int femint_space_interpolate_linear(femint_space_t space, const double *a, const
     const double *x = &m->coords[3 * (size_t)v];
     const int64_t g = space->vertex_mode[v];
     if (g < 0) continue; /* a vertex of no cell */
-    for (int k = 0; k < nc; k++) {
-      double val = a ? a[k] : 0;
-      if (b)
-        for (int i = 0; i < 3; i++) val += b[3 * k + i] * x[i];
-      u[(size_t)g * nc + k] = val;
-    }
+    for (int k = 0; k < nc; k++) u[(size_t)g * nc + k] = linear_value(a, b, k, x);
   }
+  if (m->cell_mid) interpolate_midpoints(space, a, b, u);
   return 0;
 }
 
-int femint_space_eval(femint_space_t space, const double *u, int cell, const double xi[3],
+int femint_space_eval(femint_space_t space, const double *u, int cell, const double *xi,
                       double *x, double *val)
 {
   FEMINT_CHECK(space, NULL, FEMINT_EINVAL, "femint_space_eval: space is NULL");
@@ -349,16 +397,21 @@ int femint_space_eval(femint_space_t space, const double *u, int cell, const dou
                "femint_space_eval: cell %d is outside [0, %d)", cell, space->mesh->ncell);
   FEMINT_CHECK(xi, ctx, FEMINT_EINVAL, "femint_space_eval: xi is NULL");
   FEMINT_CHECK(!val || u, ctx, FEMINT_EINVAL, "femint_space_eval: u is NULL");
-  if (x) {
+  const int shape = space->mesh->topo->shape;
+  if (x && shape == FEMINT_QUAD) {
+    double X[16];
+    geom_quad_point(mesh_quad_nodes(space->mesh, cell, X), X, xi, x);
+    x[2] = 0;
+  } else if (x) {
     double X[18];
     FEMINT_CALL(femint_mesh_cell_coords(space->mesh, cell, X));
     geom_prism_point(X, xi, x);
   }
   if (!val) return 0;
-  int p = space->order[cell], nsh = refel_prism_nsh(p), nc = space->ncomp;
+  int p = space->order[cell], nsh = refel_nsh(shape, p), nc = space->ncomp;
   double *phi = malloc(4 * (size_t)nsh * sizeof *phi);
   FEMINT_CHECK(phi, ctx, FEMINT_ENOMEM, "femint_space_eval: out of memory");
-  refel_prism_eval(p, xi, phi);
+  refel_eval(shape, p, xi, phi);
   const int64_t *gm = &space->cell_mode[space->cell_off[cell]];
   const int8_t *sg = &space->cell_sign[space->cell_off[cell]];
   for (int k = 0; k < nc; k++) val[k] = 0;

@@ -11,21 +11,48 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/mesh.h"
+#include "host/refel_quad.h"
 #include "plan.h"
+
+/* Whether a generic form has coefficients of z derivatives (index 3), which a 2D element has not. */
+static int generic_uses_z(const struct femint_form *form)
+{
+  for (int v = 0; v < form->nvalues; v++)
+    for (int k = 0; k < form->ncoef; k++) {
+      const int d = k % 16;
+      if ((d / 4 == 3 || d % 4 == 3) && form->coef[(size_t)v * form->ncoef + k] != 0) return 1;
+    }
+  return 0;
+}
 
 int group_init(femint_context_t ctx, const struct femint_space *space,
                const struct femint_form *form, int order, int precision, int variant,
                int symmetric, int use_opencl, struct group *g)
 {
   memset(g, 0, sizeof *g);
-  FEMINT_CALL(femint_context_refel(ctx, order, &g->re));
+  const int shape = space ? space->mesh->topo->shape : form->dim == 2 ? FEMINT_QUAD : FEMINT_PRISM;
+  FEMINT_CALL(femint_context_refel(ctx, shape, order, &g->re));
   FEMINT_CHECK(!symmetric || form->kind != FORM_GENERIC, ctx, FEMINT_ENOTSUP,
                "symmetric storage needs a symmetric form (elasticity, laplace or mass), not the "
                "generic one");
+  g->shape = shape;
+  g->dim = g->re->dim;
+  FEMINT_CHECK(!form->dim || form->dim == g->dim, ctx, FEMINT_EINVAL,
+               "the %s form is made for %dD but the mesh is %dD (%s)", form_kind_name(form->kind),
+               form->dim, g->dim,
+               g->dim == 2 ? "quadrilaterals take femint_form_create_plane_elasticity"
+                           : "prisms take femint_form_create_elasticity");
+  FEMINT_CHECK(g->dim == 3 || form->kind != FORM_GENERIC || !generic_uses_z(form), ctx,
+               FEMINT_EINVAL, "the generic form has coefficients of z derivatives (index 3) but the "
+               "mesh is 2D");
+  g->nterms = 1 + g->dim * g->dim;
   g->order = order;
   g->kind = form->kind;
   g->ne = form->ne;
-  g->ncoef = form->ncoef;
+  /* the generic coefficients travel as c[ne][ne][dim+1][dim+1] */
+  g->ncoef = form->kind == FORM_GENERIC ? form->ne * form->ne * (g->dim + 1) * (g->dim + 1)
+                                        : form->ncoef;
   g->precision = precision;
   g->symmetric = symmetric;
   g->nsh = g->re->nsh;
@@ -37,19 +64,19 @@ int group_init(femint_context_t ctx, const struct femint_space *space,
   double blocks = (double)g->nsh * g->nsh * g->re->nq;
   g->flops_seed_per_cell = blocks * form_flops_per_block(form);
   g->flops_per_cell = volume_cpu_flops(g);
-  FEMINT_CALL(femint_context_phi(ctx, order, precision, &g->h_phi));
-  FEMINT_CALL(femint_context_quad(ctx, order, precision, &g->h_quad));
+  FEMINT_CALL(femint_context_phi(ctx, shape, order, precision, &g->h_phi));
+  FEMINT_CALL(femint_context_quad(ctx, shape, order, precision, &g->h_quad));
   g->variant = VARIANT_GEMM;
   if (use_opencl) FEMINT_CALL(femint_variant_choose(ctx, g, variant, &g->variant));
   g->geo_coords = volume_variant_jac(g->variant);
-  g->geo_size = g->geo_coords ? 18 : (size_t)g->re->nq * GEOM_NTERMS;
+  g->geo_size = g->geo_coords ? 18 : (size_t)g->re->nq * g->nterms;
   if (!use_opencl) return 0;
   char options[1024];
   char *source = volume_cl_source(g->variant);
   FEMINT_CHECK(source, ctx, FEMINT_EOPENCL, "the OpenCL source of the volume kernel is missing");
   int err = 0;
   for (int dev = 0; dev < ctx->ncl_dev && !err; dev++) {
-    err = volume_cl_configure(&ctx->cl_dev[dev], g->nsh, g->re->nq, g->ne, g->ncoef, g->kind,
+    err = volume_cl_configure(&ctx->cl_dev[dev], g->dim, g->nsh, g->re->nq, g->ne, g->ncoef, g->kind,
                               precision, g->variant, symmetric, &g->cl_cfg[dev]);
     if (err) {
       err = femint_seterr(ctx, err, "order %d, variant %s on OpenCL device %d (%s): %s", order,
@@ -215,46 +242,74 @@ void plan_destroy(struct plan **pp)
   *pp = NULL;
 }
 
+/* The coefficients of a cell as the group's codelets take them: the form's, or for a generic form
+ * in 2D its c[ne][ne][4][4] cut to c[ne][ne][3][3]. */
+static void group_coef(const struct group *g, int cell, double *c)
+{
+  const double *k = form_coef(g->form, cell);
+  if (g->kind != FORM_GENERIC || g->dim == 3) {
+    memcpy(c, k, (size_t)g->ncoef * sizeof *c);
+    return;
+  }
+  const int nd = g->dim + 1;
+  for (int e = 0; e < g->ne * g->ne; e++)
+    for (int i = 0; i < nd; i++)
+      for (int j = 0; j < nd; j++) c[(e * nd + i) * nd + j] = k[(e * 4 + i) * 4 + j];
+}
+
+int group_cell_terms(const struct group *g, int cell, double *t)
+{
+  const struct femint_mesh *mesh = g->space->mesh;
+  int bad = 0;
+  if (g->shape == FEMINT_QUAD) {
+    double X[16];
+    const int nnode = mesh_quad_nodes(mesh, cell, X);
+    if (!geom_quad_terms(g->re, nnode, X, t, &bad)) return 0;
+  } else {
+    double X[18];
+    femint_mesh_cell_coords((femint_mesh_t)mesh, cell, X);
+    if (!geom_prism_terms(g->re, X, t, &bad)) return 0;
+  }
+  const double *xi = g->re->xq + g->dim * bad;
+  return femint_seterr(mesh->ctx, FEMINT_EJACOBIAN,
+                       "cell %d has a non-positive Jacobian at reference point (%g, %g, %g)", cell,
+                       xi[0], xi[1], g->dim == 3 ? xi[2] : 0.0);
+}
+
 int plan_pack_batch(struct plan *p, struct batch *b)
 {
   const struct group *g = b->g;
   const struct femint_mesh *mesh = p->space->mesh;
-  const int nq = g->re->nq, single = g->precision == FEMINT_SINGLE;
+  const int single = g->precision == FEMINT_SINGLE;
   if (!b->in_arena) {
     FEMINT_CALL(femint_host_alloc(p->ctx, (size_t)b->ncell * g->geo_size * g->real_size, &b->jac));
     FEMINT_CALL(femint_host_alloc(p->ctx, (size_t)b->ncell * g->ncoef * g->real_size, &b->coef));
   }
-  double *t = malloc((size_t)nq * GEOM_NTERMS * sizeof *t);
-  if (!t)
+  double *t = malloc((g->geo_size > 18 ? g->geo_size : 18) * sizeof *t);
+  double *c = malloc((size_t)g->ncoef * sizeof *c);
+  if (!t || !c) {
+    free(t);
+    free(c);
     return femint_seterr(p->ctx, FEMINT_ENOMEM, "packing a batch of %d cells: out of memory",
                          b->ncell);
-  for (int k = 0; k < b->ncell; k++) {
-    int cell = b->cells[k], bad = 0;
-    double X[18];
-    for (int a = 0; a < 6; a++)
-      memcpy(X + 3 * a, mesh->coords + 3 * (size_t)mesh->cells[6 * cell + a], 3 * sizeof *X);
+  }
+  int err = 0;
+  for (int k = 0; k < b->ncell && !err; k++) {
+    const int cell = b->cells[k];
     /* JAC variants take the vertices (the mesh checked every Jacobian when it was made) */
-    const double *geo = X;
-    if (!g->geo_coords) {
-      if (geom_prism_terms(g->re, X, t, &bad)) {
-        free(t);
-        const double *xi = g->re->xq + 3 * bad;
-        return femint_seterr(p->ctx, FEMINT_EJACOBIAN,
-                             "cell %d has a non-positive Jacobian at reference point (%g, %g, %g)",
-                             cell, xi[0], xi[1], xi[2]);
-      }
-      geo = t;
-    }
+    if (g->geo_coords) femint_mesh_cell_coords((femint_mesh_t)mesh, cell, t);
+    else if ((err = group_cell_terms(g, cell, t))) break;
     size_t off = (size_t)k * g->geo_size;
-    const double *c = form_coef(p->form, cell);
+    group_coef(g, cell, c);
     if (single) {
-      for (size_t i = 0; i < g->geo_size; i++) ((float *)b->jac)[off + i] = (float)geo[i];
+      for (size_t i = 0; i < g->geo_size; i++) ((float *)b->jac)[off + i] = (float)t[i];
       for (int i = 0; i < g->ncoef; i++) ((float *)b->coef)[k * g->ncoef + i] = (float)c[i];
     } else {
-      memcpy((double *)b->jac + off, geo, g->geo_size * sizeof *geo);
+      memcpy((double *)b->jac + off, t, g->geo_size * sizeof *t);
       memcpy((double *)b->coef + (size_t)k * g->ncoef, c, g->ncoef * sizeof *c);
     }
   }
   free(t);
-  return 0;
+  free(c);
+  return err;
 }

@@ -29,7 +29,11 @@ void plan_destroy(struct plan **plan);
 /* Geometry (Jacobian terms, or vertex coordinates for JAC variants) and coefficients of a batch in
  * its group's precision (b->jac, b->coef). */
 int plan_pack_batch(struct plan *plan, struct batch *b);
-/* Fill a group for an order (used by the plan and for single element matrices). */
+/* The Jacobian terms of a cell at the points of the group's rule, t[nq][nterms] (det J * w_q, then
+ * dxi_j / dx_i at 1 + dim*j + i); FEMINT_EJACOBIAN (named) where det J <= 0. */
+int group_cell_terms(const struct group *g, int cell, double *t);
+/* Fill a group for an order (used by the plan and for single element matrices). space NULL: a
+ * group without cells (the shape from the form: 2D forms on quadrilaterals, else prisms). */
 int group_init(femint_context_t ctx, const struct femint_space *space,
                const struct femint_form *form, int order, int precision, int variant,
                int symmetric, int use_opencl, struct group *g);

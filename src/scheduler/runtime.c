@@ -382,15 +382,16 @@ int femint_finalize(femint_context_t *pctx)
   femint_context_t ctx = *pctx;
   starpu_task_wait_for_all();
   femint_host_release_all(ctx);
-  for (int p = 0; p <= FEMINT_MAX_ORDER; p++) {
-    for (int k = 0; k < 2; k++)
-      if (ctx->phi_handle[p][k]) starpu_data_unregister(ctx->phi_handle[p][k]);
-    for (int k = 0; k < 2; k++) {
-      if (ctx->quad_handle[p][k]) starpu_data_unregister(ctx->quad_handle[p][k]);
-      free(ctx->quad[p][k]);
+  for (int sh = 0; sh < FEMINT_NSHAPE; sh++)
+    for (int p = 0; p <= FEMINT_MAX_ORDER; p++) {
+      for (int k = 0; k < 2; k++)
+        if (ctx->phi_handle[sh][p][k]) starpu_data_unregister(ctx->phi_handle[sh][p][k]);
+      for (int k = 0; k < 2; k++) {
+        if (ctx->quad_handle[sh][p][k]) starpu_data_unregister(ctx->quad_handle[sh][p][k]);
+        free(ctx->quad[sh][p][k]);
+      }
+      refel_destroy(&ctx->refel[sh][p]);
     }
-    refel_destroy(&ctx->refel[p]);
-  }
   for (struct cl_program_entry *e = ctx->programs, *next; e; e = next) {
     next = e->next;
     if (e->kernel) clReleaseKernel(e->kernel);
@@ -484,64 +485,68 @@ int femint_refel_info(int shape, int order, struct femint_refel_info *info)
   return 0;
 }
 
-int femint_context_refel(femint_context_t ctx, int order, const struct refel **re)
+int femint_context_refel(femint_context_t ctx, int shape, int order, const struct refel **re)
 {
+  FEMINT_CHECK(shape == FEMINT_PRISM || shape == FEMINT_QUAD, ctx, FEMINT_EINVAL,
+               "unknown element shape %d", shape);
   FEMINT_CHECK(order >= 1 && order <= FEMINT_MAX_ORDER, ctx, FEMINT_EORDER,
                "order %d is outside 1..%d", order, FEMINT_MAX_ORDER);
   int err = 0;
   pthread_mutex_lock(&ctx->lock);
-  if (!ctx->refel[order]) err = refel_prism_create(order, &ctx->refel[order]);
+  if (!ctx->refel[shape][order]) err = refel_create(shape, order, &ctx->refel[shape][order]);
   pthread_mutex_unlock(&ctx->lock);
   if (err) return femint_seterr(ctx, err, "%s", femint_thread_error());
-  *re = ctx->refel[order];
+  *re = ctx->refel[shape][order];
   return 0;
 }
 
-int femint_context_phi(femint_context_t ctx, int order, int precision, starpu_data_handle_t *h)
+int femint_context_phi(femint_context_t ctx, int shape, int order, int precision,
+                       starpu_data_handle_t *h)
 {
   const struct refel *re;
-  FEMINT_CALL(femint_context_refel(ctx, order, &re));
+  FEMINT_CALL(femint_context_refel(ctx, shape, order, &re));
   int k = precision == FEMINT_SINGLE;
+  starpu_data_handle_t *slot = &ctx->phi_handle[shape][order][k];
   pthread_mutex_lock(&ctx->lock);
-  if (!ctx->phi_handle[order][k]) {
-    size_t n = (size_t)re->nq * 4 * re->nsh;
+  if (!*slot) {
+    size_t n = (size_t)re->nq * (re->dim + 1) * re->nsh;
     if (k)
-      starpu_vector_data_register(&ctx->phi_handle[order][k], STARPU_MAIN_RAM,
-                                  (uintptr_t)re->phi_f, n, sizeof(float));
+      starpu_vector_data_register(slot, STARPU_MAIN_RAM, (uintptr_t)re->phi_f, n, sizeof(float));
     else
-      starpu_vector_data_register(&ctx->phi_handle[order][k], STARPU_MAIN_RAM,
-                                  (uintptr_t)re->phi, n, sizeof(double));
+      starpu_vector_data_register(slot, STARPU_MAIN_RAM, (uintptr_t)re->phi, n, sizeof(double));
   }
-  *h = ctx->phi_handle[order][k];
+  *h = *slot;
   pthread_mutex_unlock(&ctx->lock);
   return 0;
 }
 
-int femint_context_quad(femint_context_t ctx, int order, int precision, starpu_data_handle_t *h)
+int femint_context_quad(femint_context_t ctx, int shape, int order, int precision,
+                        starpu_data_handle_t *h)
 {
   const struct refel *re;
-  FEMINT_CALL(femint_context_refel(ctx, order, &re));
-  const int k = precision == FEMINT_SINGLE;
+  FEMINT_CALL(femint_context_refel(ctx, shape, order, &re));
+  const int k = precision == FEMINT_SINGLE, dim = re->dim;
   int err = 0;
+  starpu_data_handle_t *slot = &ctx->quad_handle[shape][order][k];
   pthread_mutex_lock(&ctx->lock);
-  if (!ctx->quad_handle[order][k]) {
+  if (!*slot) {
     size_t rs = k ? sizeof(float) : sizeof(double);
     void *q = malloc((size_t)re->nq * 4 * rs);
     if (!q) {
       err = FEMINT_ENOMEM;
     } else {
+      /* [nq][4]: the reference coordinates (zero past the dimension), then the weight */
       for (int i = 0; i < re->nq; i++)
         for (int c = 0; c < 4; c++) {
-          double v = c < 3 ? re->xq[3 * i + c] : re->wq[i];
+          double v = c == 3 ? re->wq[i] : c < dim ? re->xq[dim * i + c] : 0;
           if (k) ((float *)q)[4 * i + c] = (float)v;
           else ((double *)q)[4 * i + c] = v;
         }
-      ctx->quad[order][k] = q;
-      starpu_vector_data_register(&ctx->quad_handle[order][k], STARPU_MAIN_RAM, (uintptr_t)q,
-                                  (uint32_t)re->nq * 4, rs);
+      ctx->quad[shape][order][k] = q;
+      starpu_vector_data_register(slot, STARPU_MAIN_RAM, (uintptr_t)q, (uint32_t)re->nq * 4, rs);
     }
   }
-  *h = ctx->quad_handle[order][k];
+  *h = *slot;
   pthread_mutex_unlock(&ctx->lock);
   return err ? femint_seterr(ctx, err, "quadrature of order %d: out of memory", order) : 0;
 }

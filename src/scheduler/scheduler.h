@@ -14,6 +14,8 @@ struct group;
 #include "host/host.h"
 
 #define FEMINT_MAX_CL_DEVICES 16
+/* Shapes are enum femint_shape values, below FEMINT_NSHAPE. */
+#define FEMINT_NSHAPE 3
 
 /* A built OpenCL program and its kernel on one OpenCL device, under a key (device, kernel,
  * options). Only that device's worker thread uses the kernel object. */
@@ -44,11 +46,12 @@ struct femint_context {
   int cl_driven[FEMINT_MAX_CL_DEVICES];
   struct femint_cl_device cl_dev[FEMINT_MAX_CL_DEVICES];
   struct cl_program_entry *programs;
-  /* reference elements and their registered tabulations (phi in double and single) */
-  struct refel *refel[FEMINT_MAX_ORDER + 1];
-  starpu_data_handle_t phi_handle[FEMINT_MAX_ORDER + 1][2];
-  void *quad[FEMINT_MAX_ORDER + 1][2];          /* [nq][4] points and weights, REAL */
-  starpu_data_handle_t quad_handle[FEMINT_MAX_ORDER + 1][2];
+  /* reference elements by shape and order and their registered tabulations (phi in double and
+   * single) */
+  struct refel *refel[FEMINT_NSHAPE][FEMINT_MAX_ORDER + 1];
+  starpu_data_handle_t phi_handle[FEMINT_NSHAPE][FEMINT_MAX_ORDER + 1][2];
+  void *quad[FEMINT_NSHAPE][FEMINT_MAX_ORDER + 1][2]; /* [nq][4] points and weights, REAL */
+  starpu_data_handle_t quad_handle[FEMINT_NSHAPE][FEMINT_MAX_ORDER + 1][2];
   /* host memory for batches (hostmem.c): pinned through the first GPU's OpenCL context */
   struct hostmem_block *hostmem;
   struct hostmem_block *arena;  /* one block for all batches of an assembly, kept for the next */
@@ -57,12 +60,15 @@ struct femint_context {
   pthread_mutex_t lock;
 };
 
-/* The reference prism of an order, built on first use and kept by the context. */
-int femint_context_refel(femint_context_t ctx, int order, const struct refel **re);
-/* The StarPU handle of the tabulated phi of an order in a precision (registered once). */
-int femint_context_phi(femint_context_t ctx, int order, int precision, starpu_data_handle_t *h);
-/* The StarPU handle of the quadrature ([nq][4]: xi1, xi2, xi3, w) of an order in a precision. */
-int femint_context_quad(femint_context_t ctx, int order, int precision, starpu_data_handle_t *h);
+/* The reference element of a shape and order, built on first use and kept by the context. */
+int femint_context_refel(femint_context_t ctx, int shape, int order, const struct refel **re);
+/* The StarPU handle of the tabulated phi of a shape and order in a precision (registered once). */
+int femint_context_phi(femint_context_t ctx, int shape, int order, int precision,
+                       starpu_data_handle_t *h);
+/* The StarPU handle of the quadrature ([nq][4]: xi1, xi2, xi3 (0 in 2D), w) of a shape and order
+ * in a precision. */
+int femint_context_quad(femint_context_t ctx, int shape, int order, int precision,
+                        starpu_data_handle_t *h);
 /* The kernel variant for a group: the requested one, $FEMINT_VARIANT, or the fastest measured on
  * the group's first OpenCL device (measured once, kept in $STARPU_HOME/.starpu). */
 int femint_variant_choose(femint_context_t ctx, const struct group *g, int requested, int *variant);

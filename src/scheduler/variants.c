@@ -98,7 +98,7 @@ static int measure(femint_context_t ctx, int dev, const struct group *g, int *be
   *tbest = INFINITY;
   for (int v = 0; v < VARIANT_COUNT && !err; v++) {
     struct volume_cl_config cfg;
-    if (volume_cl_configure(d, g->nsh, nq, g->ne, g->ncoef, g->kind, g->precision, v, g->symmetric,
+    if (volume_cl_configure(d, g->dim, g->nsh, nq, g->ne, g->ncoef, g->kind, g->precision, v, g->symmetric,
                             &cfg))
       continue; /* not for this device or form */
     int nc = ncell < volume_cl_max_cells(d, &cfg) ? ncell : volume_cl_max_cells(d, &cfg);
@@ -174,6 +174,14 @@ static int measure(femint_context_t ctx, int dev, const struct group *g, int *be
 
 int femint_variant_choose(femint_context_t ctx, const struct group *g, int requested, int *variant)
 {
+  if (g->dim == 2) {
+    FEMINT_CHECK(requested == FEMINT_VARIANT_AUTO || requested == FEMINT_VARIANT_GEMM, ctx,
+                 FEMINT_ENOTSUP,
+                 "the %s kernel variant is for prisms; quadrilaterals have the gemm variant",
+                 femint_variant_name(requested));
+    *variant = VARIANT_GEMM;
+    return 0;
+  }
   if (requested != FEMINT_VARIANT_AUTO) {
     *variant = requested - 1;
     return 0;
@@ -220,7 +228,7 @@ int femint_plan_describe(femint_context_t ctx, femint_form_t form, int order, in
   FEMINT_CALL(femint_variant_choose(ctx, &g, variant, &g.variant));
   const struct femint_cl_device *dev = &ctx->cl_dev[device];
   struct volume_cl_config cfg;
-  int err = volume_cl_configure(dev, g.nsh, g.re->nq, g.ne, g.ncoef, g.kind, precision, g.variant,
+  int err = volume_cl_configure(dev, g.dim, g.nsh, g.re->nq, g.ne, g.ncoef, g.kind, precision, g.variant,
                                 symmetric, &cfg);
   if (err) return femint_seterr(ctx, err, "plan: %s", femint_thread_error());
   int n = snprintf(buf, len, "device: %s\nprecision: %s\nshape functions: %d\n"
