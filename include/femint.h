@@ -470,9 +470,13 @@ struct femint_bench_options {
   int precision;      /**< FEMINT_DOUBLE or FEMINT_SINGLE */
   int variant;        /**< enum femint_variant (0: automatic) */
   int symmetric;      /**< upper-half storage of the element matrices */
-  int ncell;          /**< about how many cells (a box of prisms is made); 0: 1024 */
+  int ncell;          /**< about how many cells (a box of prisms or a square of
+                           quadrilaterals is made); 0: 1024 */
   int device;         /**< OpenCL device (StarPU's numbering), or -1 for the CPU codelet */
   int repeat;         /**< kernel launches, the best counts (0: 3) */
+  int shape;          /**< FEMINT_PRISM (or 0): a box of prisms; FEMINT_QUAD: a square of
+                           quadrilaterals with perturbed vertices (the form must be 2D or
+                           dimension-free) */
 };
 
 /** Stage times per element in seconds, one stage after the other (seed 000's Tables 5-7). */

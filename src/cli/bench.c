@@ -140,7 +140,7 @@ static int bench_parse(int argc, char **argv, struct cli_bench *b)
                                       "--quiet", "--verbose", "--no-assembly", NULL};
   static const char *const precisions[] = {"double", "single", "both"};
   const char *given[32];
-  int ngiven = 0, c, orders_set = 0, precision_both = 0;
+  int ngiven = 0, c, orders_set = 0, precision_both = 0, variants_set = 0;
   char name[32];
   const char *v;
   for (int i = 2; i < argc; i++) {
@@ -157,9 +157,10 @@ static int bench_parse(int argc, char **argv, struct cli_bench *b)
       if (cli_parse_orders(v, b->orders, &b->norders)) return EXIT_USAGE;
       orders_set = 1;
     } else if (strcmp(name, "--element") == 0) {
-      if (cli_parse_element(v)) return EXIT_USAGE;
+      if (cli_parse_element(v, &b->shape)) return EXIT_USAGE;
     } else if (strcmp(name, "--variant") == 0) {
       if (parse_variants(v, b)) return EXIT_USAGE;
+      variants_set = 1;
     } else if (strcmp(name, "--no-cpu") == 0) {
       b->cpu = 0;
     } else if (strcmp(name, "--precision") == 0) {
@@ -214,6 +215,14 @@ static int bench_parse(int argc, char **argv, struct cli_bench *b)
       return cli_fail_usage("%s %s", given[k], coexec_opt ? "applies only with --coexec"
                                                            : "does not apply to --coexec");
   }
+  if (b->shape == FEMINT_QUAD) {
+    if (b->coexec) return cli_fail_usage("--coexec measures prisms; --element quad has the sweep");
+    /* quadrilaterals have the GEMM kernel only */
+    if (!variants_set) parse_variants("gemm", b);
+    for (int k = 0; k < b->nvariants; k++)
+      if (b->variants[k] != FEMINT_VARIANT_GEMM)
+        return cli_fail_usage("--variant: quadrilaterals have the gemm kernel only");
+  }
   if (b->coexec) {
     if (precision_both) return cli_fail_usage("--precision: --coexec takes single or double");
     if (!orders_set) b->norders = 4;
@@ -235,8 +244,8 @@ static long cells_for(const struct cli_bench *b, int order, int precision)
 {
   if (b->cells > 0) return b->cells;
   struct femint_refel_info info;
-  if (femint_refel_info(FEMINT_PRISM, order, &info)) return default_cells[order];
-  double n = (double)cli_problem_components(b->problem) * info.nsh;
+  if (femint_refel_info(b->shape, order, &info)) return default_cells[order];
+  double n = (double)cli_problem_components(b->problem, b->shape) * info.nsh;
   double bytes = n * n * (precision == FEMINT_SINGLE ? 4 : 8);
   double cap = 2.0 * (1 << 30);
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -530,7 +539,7 @@ static int bench_sweep(const struct cli_bench *b)
   struct femint_init_options iopt = {.nopencl = -1, .quiet = !b->verbose};
   if (cli_init(&iopt, &ctx)) return EXIT_RUNTIME;
   if ((rc = femint_context_workers(ctx, &ncpu, &nocl, &team)) != 0 ||
-      (rc = cli_form_create(ctx, b->problem, &form)) != 0) {
+      (rc = cli_form_create(ctx, b->problem, b->shape, &form)) != 0) {
     status = cli_fail_runtime(ctx, rc);
     goto done;
   }
@@ -571,7 +580,7 @@ static int bench_sweep(const struct cli_bench *b)
                                            .variant = w->variant < 0 ? 0 : w->variant,
                                            .symmetric = b->symmetric, .ncell = (int)w->cells,
                                            .device = w->variant < 0 ? -1 : device,
-                                           .repeat = (int)b->repeat};
+                                           .repeat = (int)b->repeat, .shape = b->shape};
         if (!b->quiet)
           fprintf(stderr, "femint bench: [%d/%d] p=%d %s %s, %ld cells ...", nrow, total,
                   w->order, variant_text(w->variant), precision_text(w->precision), w->cells);
@@ -593,9 +602,11 @@ static int bench_sweep(const struct cli_bench *b)
   if (b->json) {
     print_json(b, rows, nrow, device);
   } else {
-    printf("femint bench: prisms, %s%s, %s; CPU rows: the CPU codelet, one OpenMP team on every "
+    printf("femint bench: %s, %s%s, %s; CPU rows: the CPU codelet, one OpenMP team on every "
            "core\n",
-           b->problem == PROBLEM_ELASTICITY ? "linear elasticity"
+           b->shape == FEMINT_QUAD ? "quadrilaterals" : "prisms",
+           b->problem == PROBLEM_ELASTICITY ? (b->shape == FEMINT_QUAD ? "plane stress elasticity"
+                                                                       : "linear elasticity")
            : b->problem == PROBLEM_LAPLACE  ? "Laplacian"
                                             : "mass matrix",
            b->symmetric ? " (symmetric storage)" : "", dname);
@@ -618,7 +629,8 @@ int cli_bench_command(int argc, char **argv)
   struct cli_bench b = {.norders = FEMINT_MAX_ORDER, .orders = {1, 2, 3, 4, 5, 6, 7},
                         .cpu = 1, .nprec = 2, .precs = {FEMINT_DOUBLE, FEMINT_SINGLE},
                         .device = -1, .problem = PROBLEM_ELASTICITY, .bus_gbs = DEFAULT_BUS_GBS,
-                        .mesh = {16, 16, 8, NULL}, .runs = 12};
+                        .mesh = {CLI_MESH_BOX, 16, 16, 8, NULL}, .runs = 12,
+                        .shape = FEMINT_PRISM};
   parse_variants("all", &b);
   int status = bench_parse(argc, argv, &b);
   if (status) return status < 0 ? 0 : status;

@@ -24,8 +24,11 @@ extern const char *const cli_problem_names[3];
 extern const char *const cli_where_names[3];
 extern const char *const cli_precision_names[2];
 
-/* A box of nx*ny*nz hexahedra cut into prisms, or a Gmsh file when file is not NULL. */
+/* A box of nx*ny*nz hexahedra cut into prisms, a Gmsh file (file), or for quadrilaterals a
+ * rectangle of nx*ny cells or a quarter annulus of nx (radially) x ny curved cells. */
+enum cli_mesh_kind { CLI_MESH_BOX, CLI_MESH_GMSH, CLI_MESH_RECT, CLI_MESH_ANNULUS };
 struct cli_mesh {
+  int kind;
   int nx, ny, nz;
   const char *file;
 };
@@ -44,11 +47,20 @@ int cli_parse_real(const char *s, double *v);
 int cli_check_order(long p);
 /* --order: a comma-separated list of orders P and ranges P1-P2 into orders[CLI_MAX_ORDERS]. */
 int cli_parse_orders(const char *text, int *orders, int *norders);
-/* --mesh box:NX,NY,NZ | gmsh:FILE | FILE.msh. */
+/* --mesh box:NX,NY,NZ | gmsh:FILE | FILE.msh | rect:NX,NY | annulus:NR,NT. */
 int cli_parse_mesh(const char *text, struct cli_mesh *m);
+/* The shape of the cells of a --mesh: FEMINT_QUAD for rect and annulus, else FEMINT_PRISM. */
+int cli_mesh_shape(const struct cli_mesh *m);
+/* Makes the mesh agree with --element: without --mesh (given 0), quadrilaterals default to
+ * rect:16,16; a --mesh of the other shape is a usage error. */
+int cli_mesh_match(struct cli_mesh *m, int shape, int given);
+/* Builds or reads the mesh (box and rect: interior vertices moved by perturb x spacing). */
+int cli_mesh_create(femint_context_t ctx, const struct cli_mesh *m, double perturb,
+                    unsigned seed, femint_mesh_t *mesh);
 /* The index of text in names[n], or -1 after a usage message naming the option. */
 int cli_parse_choice(const char *option, const char *text, const char *const *names, int n);
-int cli_parse_element(const char *text);
+/* --element prism|quad into *shape (enum femint_shape). */
+int cli_parse_element(const char *text, int *shape);
 /* Whether path can be created or overwritten, without touching it; a message on failure. */
 int cli_check_writable(const char *path);
 /* Splits argv[*i] ("--name", "--name=value"), checks that the option is known (--help always
@@ -65,10 +77,11 @@ void cli_json_number(double x);
 /* The workers of an assembly as the members of a JSON array: name, kind, tasks, busy time. */
 void cli_json_workers(const struct femint_stats *st, char names[][CLI_NAME_LEN]);
 
-/* The form of a problem with unit coefficients (elasticity: E = 1, nu = 0.3). */
-int cli_form_create(femint_context_t ctx, int problem, femint_form_t *form);
-/* Components of the space of a problem. */
-int cli_problem_components(int problem);
+/* The form of a problem with unit coefficients (elasticity: E = 1, nu = 0.3; plane stress on
+ * quadrilaterals). */
+int cli_form_create(femint_context_t ctx, int problem, int shape, femint_form_t *form);
+/* Components of the space of a problem on a shape. */
+int cli_problem_components(int problem, int shape);
 
 /* Whether an executable gnuplot is on the PATH. */
 int cli_have_gnuplot(void);
@@ -84,6 +97,7 @@ int cli_timeline_plot(femint_context_t ctx, const char *csv, const char *png, co
 
 /* The options of femint bench (bench.c); --coexec runs cli_coexec (coexec.c). */
 struct cli_bench {
+  int shape;                  /* enum femint_shape */
   int norders, orders[CLI_MAX_ORDERS];
   int nvariants, variants[8]; /* OpenCL variants to measure */
   int cpu;                    /* 1: a row for the CPU codelet too */

@@ -208,7 +208,7 @@ int cli_coexec(const struct cli_bench *b)
   }
   for (int c = 0; c < ncell; c++) orders[c] = b->orders[c % b->norders];
   if ((rc = femint_space_create(ctx, mesh, 3, orders, 0, &space)) != 0 ||
-      (rc = cli_form_create(ctx, PROBLEM_ELASTICITY, &form)) != 0)
+      (rc = cli_form_create(ctx, PROBLEM_ELASTICITY, FEMINT_PRISM, &form)) != 0)
     goto fail;
   if (b->timeline) {
     csv = cli_timeline_csv(b->timeline);

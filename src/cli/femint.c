@@ -21,7 +21,9 @@
 #include "cli.h"
 
 struct run_options {
+  int shape; /* enum femint_shape */
   struct cli_mesh mesh;
+  int mesh_given;
   double perturb;
   unsigned seed;
   int norders;
@@ -66,24 +68,31 @@ static const char run_usage_text[] =
   "Usage: femint run [OPTIONS]\n"
   "\n"
   "Builds a box of hexahedra cut into prisms, with interior vertices moved at random, or reads a\n"
-  "prism mesh from a Gmsh file, then a space of hierarchical H1 fields of mixed orders,\n"
+  "prism mesh from a Gmsh file (or, with --element quad, a rectangle of quadrilaterals or a\n"
+  "curved annulus sector), then a space of hierarchical H1 fields of mixed orders,\n"
   "integrates the weak form on every worker, assembles a CSR matrix and verifies it (symmetry,\n"
   "null space or volume, positive diagonal).\n"
   "\n"
   "Options:\n"
-  "  --element prism          element shape (only prism)\n"
+  "  --element prism|quad     element shape: 3D prisms (seed 000) or 2D quadrilaterals with\n"
+  "                           Lobatto bases (seed 003) (default prism)\n"
   "  --order P | P1-P2 | P1,P2,...\n"
   "                           orders 1..7; cell c gets the (c mod n)-th order of the list\n"
   "                           (default 1-4)\n"
   "  --mesh box:NX,NY,NZ | gmsh:FILE\n"
   "                           NX*NY*NZ unit hexahedra, 2 prisms each (default box:6,6,4),\n"
   "                           or the 6-node prisms of a Gmsh MSH file (2.2, 4.1 ASCII or binary);\n"
-  "                           a FILE ending in .msh needs no gmsh: prefix\n"
+  "                           a FILE ending in .msh needs no gmsh: prefix;\n"
+  "  --mesh rect:NX,NY | annulus:NR,NT\n"
+  "                           quad: NX*NY unit squares (default rect:16,16), or a quarter of\n"
+  "                           the annulus 1 <= r <= 2 in NR x NT curved 8-node cells (its\n"
+  "                           verification needs orders >= 2: a curved edge of order 1 does\n"
+  "                           not hold a rotation)\n"
   "  --perturb F              box: move interior vertices by up to F times the spacing,\n"
   "                           0 <= F < 0.5 (default 0.2)\n"
   "  --seed N                 box: seed of the perturbation (default 1)\n"
-  "  --problem NAME           elasticity (E = 1, nu = 0.3), laplace or mass (default\n"
-  "                           elasticity)\n"
+  "  --problem NAME           elasticity (E = 1, nu = 0.3; plane stress on quadrilaterals),\n"
+  "                           laplace or mass (default elasticity)\n"
   "  --precision single|double  precision of integration; assembly is double (default double)\n"
   "  --where any|cpu|opencl   workers that may integrate (default any)\n"
   "  --batch N                most cells per batch; 0 chooses (default 0)\n"
@@ -101,10 +110,12 @@ static const char run_usage_text[] =
   "  --help                   this text\n";
 
 static const char refel_usage_text[] =
-  "Usage: femint refel [--element prism] [--order P] [--json]\n"
+  "Usage: femint refel [--element prism|quad] [--order P] [--json]\n"
   "\n"
   "Prints the number of shape functions N_sh, of quadrature points N_Q, the exactness degree of\n"
-  "the quadrature and its triangle and line points; without --order, a table for p = 1..7.\n";
+  "the quadrature and its triangle and line points; without --order, a table for p = 1..7.\n"
+  "A quadrilateral's N_sh is per displacement component (seed 003's matrices of plane\n"
+  "elasticity have 2 N_sh rows); its degree is per variable (Gauss rule of p+1 points).\n";
 
 static const char info_usage_text[] =
   "Usage: femint info [--opencl-device N | --local-rank N|env] [--json] [--quiet]\n"
@@ -214,6 +225,8 @@ static int verify(femint_space_t space, femint_matrix_t A, const struct run_opti
   char name[64];
   if (o->problem == PROBLEM_ELASTICITY) {
     for (int m = 0; m < 6; m++) {
+      /* in 2D: the translations along x and y and the rotation about z */
+      if (o->shape == FEMINT_QUAD && (m == 2 || m == 3 || m == 4)) continue;
       double a[3] = {0, 0, 0}, b[9] = {0};
       if (m < 3) {
         a[m] = 1;
@@ -282,11 +295,12 @@ static int run_parse(int argc, char **argv, struct run_options *o)
     } else if (strcmp(name, "--verbose") == 0) {
       o->verbose = 1;
     } else if (strcmp(name, "--element") == 0) {
-      if (cli_parse_element(v)) return EXIT_USAGE;
+      if (cli_parse_element(v, &o->shape)) return EXIT_USAGE;
     } else if (strcmp(name, "--order") == 0) {
       if (cli_parse_orders(v, o->orders, &o->norders)) return EXIT_USAGE;
     } else if (strcmp(name, "--mesh") == 0) {
       if (cli_parse_mesh(v, &o->mesh)) return EXIT_USAGE;
+      o->mesh_given = 1;
     } else if (strcmp(name, "--perturb") == 0) {
       if (cli_parse_real(v, &o->perturb))
         return cli_fail_usage("--perturb: expected a number, got '%s'", v);
@@ -323,6 +337,7 @@ static int run_parse(int argc, char **argv, struct run_options *o)
       return cli_fail_usage("unknown option '%s'", name);
     }
   }
+  if (cli_mesh_match(&o->mesh, o->shape, o->mesh_given)) return EXIT_USAGE;
   if (o->output && cli_check_writable(o->output)) return EXIT_USAGE;
   if (o->timeline) {
     char *csv = cli_timeline_csv(o->timeline);
@@ -333,11 +348,22 @@ static int run_parse(int argc, char **argv, struct run_options *o)
   return 0;
 }
 
-static const char *problem_text(int problem)
+static const char *problem_text(int problem, int shape)
 {
+  if (shape == FEMINT_QUAD)
+    return problem == PROBLEM_ELASTICITY ? "plane stress elasticity (E = 1, nu = 0.3)"
+           : problem == PROBLEM_LAPLACE  ? "Laplacian (kappa = 1)"
+                                         : "mass matrix (rho = 1, 2 components)";
   return problem == PROBLEM_ELASTICITY ? "linear elasticity (E = 1, nu = 0.3)"
          : problem == PROBLEM_LAPLACE  ? "Laplacian (kappa = 1)"
                                        : "mass matrix (rho = 1, 3 components)";
+}
+
+/* The mesh in words: "box", "gmsh", "rect" or "annulus". */
+static const char *mesh_type(const struct cli_mesh *m)
+{
+  static const char *const names[] = {"box", "gmsh", "rect", "annulus"};
+  return names[m->kind];
 }
 
 static void print_orders(const struct run_options *o, const char *sep)
@@ -357,6 +383,14 @@ static void print_json(const struct run_options *o, int nvert, double volume,
     printf(",\"cells\":%d,\"vertices\":%d,\"volume\":", st->ncell, nvert);
     cli_json_number(volume);
     printf("}");
+  } else if (o->shape == FEMINT_QUAD) {
+    printf(",\"element\":\"quad\",\"mesh\":{\"type\":\"%s\",\"n1\":%d,\"n2\":%d,"
+           "\"area\":",
+           mesh_type(&o->mesh), o->mesh.nx, o->mesh.ny);
+    cli_json_number(volume);
+    printf(",\"perturb\":");
+    cli_json_number(o->mesh.kind == CLI_MESH_RECT ? o->perturb : 0);
+    printf(",\"seed\":%u}", o->seed);
   } else {
     printf(",\"element\":\"prism\",\"mesh\":{\"type\":\"box\",\"nx\":%d,\"ny\":%d,"
            "\"nz\":%d,\"perturb\":",
@@ -414,10 +448,18 @@ static void print_human(const struct run_options *o, int nvert, double volume, c
                         const struct femint_stats *st, char names[][CLI_NAME_LEN],
                         const struct check *checks, int nchecks, int pass, double t_init)
 {
-  printf("femint run: prisms, %s, %s precision, integration on %s workers\n",
-         problem_text(o->problem), o->precision == FEMINT_SINGLE ? "single" : "double",
-         cli_where_names[o->where]);
-  if (o->mesh.file)
+  printf("femint run: %s, %s, %s precision, integration on %s workers\n",
+         o->shape == FEMINT_QUAD ? "quadrilaterals" : "prisms", problem_text(o->problem, o->shape),
+         o->precision == FEMINT_SINGLE ? "single" : "double", cli_where_names[o->where]);
+  if (o->mesh.kind == CLI_MESH_RECT)
+    printf("mesh          rectangle [0,%d]x[0,%d]: %d quadrilaterals, %d vertices, interior "
+           "vertices moved by up to %g x spacing (seed %u)\n",
+           o->mesh.nx, o->mesh.ny, st->ncell, nvert, o->perturb, o->seed);
+  else if (o->mesh.kind == CLI_MESH_ANNULUS)
+    printf("mesh          quarter annulus 1 <= r <= 2: %d x %d curved 8-node quadrilaterals, %d "
+           "vertices, area %.10g\n",
+           o->mesh.nx, o->mesh.ny, nvert, volume);
+  else if (o->mesh.file)
     printf("mesh          gmsh file %s: %d prisms, %d vertices, volume %.10g\n", o->mesh.file,
            st->ncell, nvert, volume);
   else
@@ -475,7 +517,8 @@ static int mesh_geometry(femint_mesh_t mesh, double *volume, double *centre)
 
 static int run_command(int argc, char **argv)
 {
-  struct run_options o = {.mesh = {6, 6, 4, NULL}, .perturb = 0.2, .seed = 1, .norders = 4,
+  struct run_options o = {.shape = FEMINT_PRISM, .mesh = {CLI_MESH_BOX, 6, 6, 4, NULL},
+                          .perturb = 0.2, .seed = 1, .norders = 4,
                           .orders = {1, 2, 3, 4}, .problem = PROBLEM_ELASTICITY,
                           .precision = FEMINT_DOUBLE, .where = FEMINT_WHERE_ANY};
   int status = run_parse(argc, argv, &o);
@@ -511,20 +554,19 @@ static int run_command(int argc, char **argv)
   const struct cli_mesh *m = &o.mesh;
   double volume = (double)m->nx * m->ny * m->nz,
          centre[3] = {0.5 * m->nx, 0.5 * m->ny, 0.5 * m->nz};
-  if (!mesh && (rc = femint_mesh_create_box(ctx, m->nx, m->ny, m->nz, m->nx, m->ny, m->nz,
-                                            o.perturb, o.seed, &mesh)) != 0)
+  if (!mesh && (rc = cli_mesh_create(ctx, m, o.perturb, o.seed, &mesh)) != 0) goto fail;
+  if ((o.mesh.file || o.shape == FEMINT_QUAD) && (rc = mesh_geometry(mesh, &volume, centre)) != 0)
     goto fail;
-  if (o.mesh.file && (rc = mesh_geometry(mesh, &volume, centre)) != 0) goto fail;
   const int ncell = femint_mesh_num_cells(mesh), nvert = femint_mesh_num_vertices(mesh);
   if (!(orders = malloc((ncell > 0 ? ncell : 1) * sizeof *orders))) {
     fprintf(stderr, "femint: out of memory (%d cells)\n", ncell);
     goto done;
   }
   for (int c = 0; c < ncell; c++) count[orders[c] = o.orders[c % o.norders]]++;
-  if ((rc = femint_space_create(ctx, mesh, cli_problem_components(o.problem), orders, 0,
+  if ((rc = femint_space_create(ctx, mesh, cli_problem_components(o.problem, o.shape), orders, 0,
                                 &space)) != 0)
     goto fail;
-  if ((rc = cli_form_create(ctx, o.problem, &form)) != 0) goto fail;
+  if ((rc = cli_form_create(ctx, o.problem, o.shape, &form)) != 0) goto fail;
   if (o.timeline && !(timeline_csv = cli_timeline_csv(o.timeline))) {
     fprintf(stderr, "femint: out of memory\n");
     goto done;
@@ -585,7 +627,7 @@ static int refel_command(int argc, char **argv)
   char name[32];
   const char *v;
   long order = 0;
-  int json = 0;
+  int json = 0, shape = FEMINT_PRISM;
   for (int i = 2; i < argc; i++) {
     if (cli_next_option(argc, argv, &i, name, sizeof name, &v, with_value, flags))
       return EXIT_USAGE;
@@ -595,7 +637,7 @@ static int refel_command(int argc, char **argv)
     } else if (strcmp(name, "--json") == 0) {
       json = 1;
     } else if (strcmp(name, "--element") == 0) {
-      if (cli_parse_element(v)) return EXIT_USAGE;
+      if (cli_parse_element(v, &shape)) return EXIT_USAGE;
     } else if (strcmp(name, "--order") == 0) {
       if (cli_parse_count(v, &order))
         return cli_fail_usage("--order: expected an order 1..%d, got '%s'", FEMINT_MAX_ORDER, v);
@@ -610,15 +652,16 @@ static int refel_command(int argc, char **argv)
                     "tri_points", "line_points");
   for (int p = first; p <= last; p++) {
     struct femint_refel_info r;
-    int rc = femint_refel_info(FEMINT_PRISM, p, &r);
+    int rc = femint_refel_info(shape, p, &r);
+    const char *ename = shape == FEMINT_QUAD ? "quad" : "prism";
     if (rc) {
-      fprintf(stderr, "femint: prism of order %d: %s\n", p, femint_strerror(rc));
+      fprintf(stderr, "femint: %s of order %d: %s\n", ename, p, femint_strerror(rc));
       return EXIT_RUNTIME;
     }
     if (json)
-      printf("%s{\"element\":\"prism\",\"order\":%d,\"nsh\":%d,\"nq\":%d,\"degree\":%d,"
+      printf("%s{\"element\":\"%s\",\"order\":%d,\"nsh\":%d,\"nq\":%d,\"degree\":%d,"
              "\"tri_points\":%d,\"line_points\":%d}",
-             p > first ? "," : "", p, r.nsh, r.nq, r.degree, r.tri_points, r.line_points);
+             p > first ? "," : "", ename, p, r.nsh, r.nq, r.degree, r.tri_points, r.line_points);
     else
       printf("%5d %6d %6d %7d %11d %12d\n", p, r.nsh, r.nq, r.degree, r.tri_points,
              r.line_points);

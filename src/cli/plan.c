@@ -12,13 +12,13 @@
 #include "cli.h"
 
 const char cli_plan_usage[] =
-  "Usage: femint plan [--element prism] [--order P] [OPTIONS]\n"
+  "Usage: femint plan [--element prism|quad] [--order P] [OPTIONS]\n"
   "\n"
   "Prints how the host plans the integration kernel of an order for an OpenCL device (seed\n"
   "000's Tables 3-4): one 'key: value' line per parameter. Without --order, for p = 1..7.\n"
   "\n"
   "Options:\n"
-  "  --element prism          element shape (only prism)\n"
+  "  --element prism|quad     element shape (quad: plane elasticity, gemm variant)\n"
   "  --order P                order 1..7\n"
   "  --precision single|double  (default double)\n"
   "  --variant NAME           reg_nojac, reg_jac, shm_nojac, shm_jac, gemm or auto (default)\n"
@@ -61,7 +61,7 @@ int cli_plan_command(int argc, char **argv)
   const char *v;
   long order = 0, device = 0;
   int precision = FEMINT_DOUBLE, variant = FEMINT_VARIANT_AUTO, problem = PROBLEM_ELASTICITY;
-  int symmetric = 0, json = 0, verbose = 0, c;
+  int symmetric = 0, json = 0, verbose = 0, c, shape = FEMINT_PRISM;
   for (int i = 2; i < argc; i++) {
     if (cli_next_option(argc, argv, &i, name, sizeof name, &v, with_value, flags))
       return EXIT_USAGE;
@@ -69,7 +69,7 @@ int cli_plan_command(int argc, char **argv)
       fputs(cli_plan_usage, stdout);
       return 0;
     } else if (strcmp(name, "--element") == 0) {
-      if (cli_parse_element(v)) return EXIT_USAGE;
+      if (cli_parse_element(v, &shape)) return EXIT_USAGE;
     } else if (strcmp(name, "--order") == 0) {
       if (cli_parse_count(v, &order))
         return cli_fail_usage("--order: expected an order 1..%d, got '%s'", FEMINT_MAX_ORDER, v);
@@ -98,11 +98,14 @@ int cli_plan_command(int argc, char **argv)
       return cli_fail_usage("unknown option '%s'", name);
     }
   }
+  /* the plan's shape follows the form: plane elasticity is the quadrilaterals' */
+  if (shape == FEMINT_QUAD && problem != PROBLEM_ELASTICITY)
+    return cli_fail_usage("--element quad: femint plan describes plane elasticity only");
   femint_context_t ctx = NULL;
   femint_form_t form = NULL;
   struct femint_init_options iopt = {.nopencl = -1, .quiet = !verbose};
   if (cli_init(&iopt, &ctx)) return EXIT_RUNTIME;
-  int rc = cli_form_create(ctx, problem, &form), status = EXIT_RUNTIME;
+  int rc = cli_form_create(ctx, problem, shape, &form), status = EXIT_RUNTIME;
   const size_t len = 16384;
   char *buf = malloc(len);
   if (rc) {

@@ -126,8 +126,26 @@ int cli_parse_mesh(const char *text, struct cli_mesh *m)
   size_t len = strlen(text);
   long n[3];
   if (strncmp(s, "gmsh:", 5) == 0 || (len > 4 && strcmp(text + len - 4, ".msh") == 0)) {
+    m->kind = CLI_MESH_GMSH;
     m->file = strncmp(s, "gmsh:", 5) == 0 ? s + 5 : s;
     if (!*m->file) return cli_fail_usage("--mesh: gmsh: needs a file name, got '%s'", text);
+    return 0;
+  }
+  if (strncmp(s, "rect:", 5) == 0 || strncmp(s, "annulus:", 8) == 0) {
+    const int annulus = s[0] == 'a';
+    s += annulus ? 8 : 5;
+    for (int k = 0; k < 2; k++) {
+      if (cli_parse_digits(&s, &n[k])) goto bad;
+      if (*s != (k < 1 ? ',' : '\0')) goto bad;
+      s++;
+    }
+    if (n[0] < 1 || n[1] < 1)
+      return cli_fail_usage("--mesh: both cell counts must be at least 1, got '%s'", text);
+    if (n[0] > CLI_MAX_CELLS || n[1] > CLI_MAX_CELLS || (double)n[0] * n[1] > (double)CLI_MAX_CELLS)
+      return cli_fail_usage("--mesh: '%s' is too large (at most %ld cells)", text, CLI_MAX_CELLS);
+    m->kind = annulus ? CLI_MESH_ANNULUS : CLI_MESH_RECT;
+    m->nx = (int)n[0], m->ny = (int)n[1], m->nz = 1;
+    m->file = NULL;
     return 0;
   }
   if (strncmp(s, "box:", 4) != 0) goto bad;
@@ -142,11 +160,14 @@ int cli_parse_mesh(const char *text, struct cli_mesh *m)
   if (n[0] > CLI_MAX_CELLS || n[1] > CLI_MAX_CELLS || n[2] > CLI_MAX_CELLS ||
       2.0 * n[0] * n[1] * n[2] > (double)CLI_MAX_CELLS)
     return cli_fail_usage("--mesh: '%s' is too large (at most %ld prisms)", text, CLI_MAX_CELLS);
+  m->kind = CLI_MESH_BOX;
   m->nx = (int)n[0], m->ny = (int)n[1], m->nz = (int)n[2];
   m->file = NULL;
   return 0;
 bad:
-  return cli_fail_usage("--mesh: expected box:NX,NY,NZ, gmsh:FILE or FILE.msh, got '%s'", text);
+  return cli_fail_usage("--mesh: expected box:NX,NY,NZ, gmsh:FILE, FILE.msh, rect:NX,NY or "
+                        "annulus:NR,NT, got '%s'",
+                        text);
 }
 
 int cli_parse_choice(const char *option, const char *text, const char *const *names, int n)
@@ -162,10 +183,47 @@ int cli_parse_choice(const char *option, const char *text, const char *const *na
   return -1;
 }
 
-int cli_parse_element(const char *text)
+int cli_parse_element(const char *text, int *shape)
 {
-  if (strcmp(text, "prism") == 0) return 0;
-  return cli_fail_usage("--element: unsupported element '%s' (femint has: prism)", text);
+  if (strcmp(text, "prism") == 0) *shape = FEMINT_PRISM;
+  else if (strcmp(text, "quad") == 0) *shape = FEMINT_QUAD;
+  else return cli_fail_usage("--element: unsupported element '%s' (femint has: prism, quad)", text);
+  return 0;
+}
+
+int cli_mesh_shape(const struct cli_mesh *m)
+{
+  return m->kind == CLI_MESH_RECT || m->kind == CLI_MESH_ANNULUS ? FEMINT_QUAD : FEMINT_PRISM;
+}
+
+int cli_mesh_match(struct cli_mesh *m, int shape, int given)
+{
+  if (!given) {
+    if (shape == FEMINT_QUAD) *m = (struct cli_mesh){CLI_MESH_RECT, 16, 16, 1, NULL};
+    return 0;
+  }
+  if (cli_mesh_shape(m) == shape) return 0;
+  return cli_fail_usage("--mesh: %s meshes are made of %s; --element %s takes %s", 
+                        shape == FEMINT_QUAD ? "box and gmsh" : "rect and annulus",
+                        shape == FEMINT_QUAD ? "prisms" : "quadrilaterals",
+                        shape == FEMINT_QUAD ? "quad" : "prism",
+                        shape == FEMINT_QUAD ? "rect:NX,NY or annulus:NR,NT"
+                                             : "box:NX,NY,NZ or gmsh:FILE");
+}
+
+int cli_mesh_create(femint_context_t ctx, const struct cli_mesh *m, double perturb, unsigned seed,
+                    femint_mesh_t *mesh)
+{
+  switch (m->kind) {
+  case CLI_MESH_RECT:
+    return femint_mesh_create_rectangle(ctx, m->nx, m->ny, m->nx, m->ny, perturb, seed, mesh);
+  case CLI_MESH_ANNULUS: /* a quarter of the annulus 1 <= r <= 2 */
+    return femint_mesh_create_annulus(ctx, m->nx, m->ny, 1.0, 2.0, M_PI / 2, mesh);
+  case CLI_MESH_GMSH: return femint_mesh_read_gmsh(ctx, m->file, mesh);
+  default:
+    return femint_mesh_create_box(ctx, m->nx, m->ny, m->nz, m->nx, m->ny, m->nz, perturb, seed,
+                                  mesh);
+  }
 }
 
 int cli_check_writable(const char *path)
@@ -255,18 +313,21 @@ void cli_json_workers(const struct femint_stats *st, char names[][CLI_NAME_LEN])
   }
 }
 
-int cli_problem_components(int problem)
+int cli_problem_components(int problem, int shape)
 {
-  return problem == PROBLEM_LAPLACE ? 1 : 3;
+  return problem == PROBLEM_LAPLACE ? 1 : shape == FEMINT_QUAD ? 2 : 3;
 }
 
-int cli_form_create(femint_context_t ctx, int problem, femint_form_t *form)
+int cli_form_create(femint_context_t ctx, int problem, int shape, femint_form_t *form)
 {
   const double one = 1, young = 1, poisson = 0.3;
+  if (problem == PROBLEM_ELASTICITY && shape == FEMINT_QUAD)
+    return femint_form_create_plane_elasticity(ctx, FEMINT_PLANE_STRESS, 1, &young, &poisson,
+                                               form);
   if (problem == PROBLEM_ELASTICITY)
     return femint_form_create_elasticity(ctx, 1, &young, &poisson, form);
   if (problem == PROBLEM_LAPLACE) return femint_form_create_laplace(ctx, 1, 1, &one, form);
-  return femint_form_create_mass(ctx, 3, 1, &one, form);
+  return femint_form_create_mass(ctx, cli_problem_components(problem, shape), 1, &one, form);
 }
 
 /* ---- gnuplot ---- */

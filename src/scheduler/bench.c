@@ -84,7 +84,14 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
   cl_command_queue q = NULL;
   cl_program prog = NULL;
   cl_kernel kern = NULL;
-  FEMINT_CALL(femint_mesh_create_box(ctx, nx, ny, nz, nx, ny, nz, 0.2, 1, &mesh));
+  FEMINT_CHECK(opt->shape == 0 || opt->shape == FEMINT_PRISM || opt->shape == FEMINT_QUAD, ctx,
+               FEMINT_EINVAL, "bench: unknown shape %d", opt->shape);
+  if (opt->shape == FEMINT_QUAD) {
+    const int side = (int)ceil(sqrt(opt->ncell > 0 ? opt->ncell : 1024));
+    FEMINT_CALL(femint_mesh_create_rectangle(ctx, side, side, side, side, 0.2, 1, &mesh));
+  } else {
+    FEMINT_CALL(femint_mesh_create_box(ctx, nx, ny, nz, nx, ny, nz, 0.2, 1, &mesh));
+  }
   /* StarPU's idle workers poll for tasks: pause them while the host stages are timed. */
   starpu_pause();
   if ((err = femint_space_create(ctx, mesh, form->ne, NULL, opt->order, &space))) goto done;
@@ -101,7 +108,7 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
     if ((err = femint_variant_choose(ctx, g, opt->variant, &v))) goto done;
     g->variant = v;
     g->geo_coords = volume_variant_jac(v);
-    g->geo_size = g->geo_coords ? 18 : (size_t)nq * GEOM_NTERMS;
+    g->geo_size = g->geo_coords ? 18 : (size_t)nq * g->nterms;
     res->variant = v + 1;
   }
   /* input preparation: the geometry and coefficients of every cell, batch after batch */
@@ -216,18 +223,18 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
     res->t_out = tout / ncell;
     res->bw_out = (double)ncell * out_per * rs / tout * 1e-9;
     /* check a few cells against the CPU codelet in double, from the mesh itself */
-    double *ref = malloc(out_per * sizeof *ref), *jd = malloc((size_t)nq * GEOM_NTERMS * sizeof *jd);
+    double *ref = malloc(out_per * sizeof *ref), *jd = malloc((size_t)nq * g->nterms * sizeof *jd);
+    double *cd = malloc((size_t)g->ncoef * sizeof *cd);
     struct group gd = *g;
     gd.precision = FEMINT_DOUBLE;
     gd.real_size = sizeof(double);
     const struct batch *b0 = &p->batches[0];
-    for (int k = 0; ref && jd && k < b0->ncell && k < 4; k++) {
-      double X[18];
-      int bad;
-      femint_mesh_cell_coords(mesh, b0->cells[k], X);
-      geom_prism_terms(g->re, X, jd, &bad);
+    for (int k = 0; ref && jd && cd && k < b0->ncell && k < 4; k++) {
+      gd.geo_coords = 0;
+      if (group_cell_terms(&gd, b0->cells[k], jd)) break;
+      group_coef(&gd, b0->cells[k], cd);
       struct batch one = {.ctx = ctx, .g = &gd, .ncell = 1, .cells = b0->cells + k};
-      integrate_volume_batch_cpu(&one, jd, form_coef(form, b0->cells[k]), g->re->phi, ref, -1, 1);
+      integrate_volume_batch_cpu(&one, jd, cd, g->re->phi, ref, -1, 1);
       double d = 0, s2 = 0;
       for (size_t i = 0; i < out_per; i++) {
         size_t j = (size_t)k * out_per + i;
@@ -238,6 +245,7 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
       res->max_error = fmax(res->max_error, sqrt(d / s2));
     }
     free(ref);
+    free(cd);
     free(jd);
   }
   /* assembly of the element matrices into the CSR values with one team on every core */

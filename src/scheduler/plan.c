@@ -242,9 +242,7 @@ void plan_destroy(struct plan **pp)
   *pp = NULL;
 }
 
-/* The coefficients of a cell as the group's codelets take them: the form's, or for a generic form
- * in 2D its c[ne][ne][4][4] cut to c[ne][ne][3][3]. */
-static void group_coef(const struct group *g, int cell, double *c)
+void group_coef(const struct group *g, int cell, double *c)
 {
   const double *k = form_coef(g->form, cell);
   if (g->kind != FORM_GENERIC || g->dim == 3) {

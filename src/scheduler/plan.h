@@ -32,6 +32,9 @@ int plan_pack_batch(struct plan *plan, struct batch *b);
 /* The Jacobian terms of a cell at the points of the group's rule, t[nq][nterms] (det J * w_q, then
  * dxi_j / dx_i at 1 + dim*j + i); FEMINT_EJACOBIAN (named) where det J <= 0. */
 int group_cell_terms(const struct group *g, int cell, double *t);
+/* The coefficients of a cell as the group's codelets take them (g->ncoef values): the form's, or
+ * for a generic form in 2D its c[ne][ne][4][4] cut to c[ne][ne][3][3]. */
+void group_coef(const struct group *g, int cell, double *c);
 /* Fill a group for an order (used by the plan and for single element matrices). space NULL: a
  * group without cells (the shape from the form: 2D forms on quadrilaterals, else prisms). */
 int group_init(femint_context_t ctx, const struct femint_space *space,

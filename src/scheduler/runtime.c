@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "host/refel_quad.h"
 #include "scheduler.h"
 
 double femint_now(void)
@@ -469,11 +470,20 @@ int femint_context_local_rank(femint_context_t ctx, int *rank, const char **sour
 
 int femint_refel_info(int shape, int order, struct femint_refel_info *info)
 {
-  FEMINT_CHECK(shape == FEMINT_PRISM, NULL, FEMINT_ENOTSUP,
-               "refel: element shape %d is not supported (only the prism)", shape);
+  FEMINT_CHECK(shape == FEMINT_PRISM || shape == FEMINT_QUAD, NULL, FEMINT_ENOTSUP,
+               "refel: element shape %d is not supported (prism %d, quad %d)", shape,
+               FEMINT_PRISM, FEMINT_QUAD);
   FEMINT_CHECK(order >= 1 && order <= FEMINT_MAX_ORDER, NULL, FEMINT_EORDER,
                "refel: order %d is outside 1..%d", order, FEMINT_MAX_ORDER);
   FEMINT_CHECK(info, NULL, FEMINT_EINVAL, "refel: NULL output");
+  if (shape == FEMINT_QUAD) { /* seed 003: (p+1)^2 Gauss points, exact to 2p+1 per variable */
+    info->nsh = refel_quad_nsh(order);
+    info->tri_points = 0;
+    info->line_points = order + 1;
+    info->nq = (order + 1) * (order + 1);
+    info->degree = 2 * order + 1;
+    return 0;
+  }
   int ntri;
   const double *xy, *w;
   FEMINT_CALL(quad_triangle(2 * order, &ntri, &xy, &w));
