@@ -63,8 +63,10 @@ static void test_counts_and_modes(void)
   tap_ok(!bad_prefix, "p = 1, 2: the modes are the first ones of order 3 (hierarchical)");
   tap_ok(!bad_flags, "modes: Whitney at level 1 only, odd on edge ranks 0 and 2, face modes "
                      "sorted");
-  tap_ok(diff == 0 && fdiff < 1e-6, "tabulated values and curls are refel_tet_eval's (double "
-         "%.2g, single %.2g)", diff, fdiff);
+  tap_ok(diff == 0 && fdiff < 1e-6,
+         "tabulated values and curls are refel_tet_eval's (double "
+         "%.2g, single %.2g)",
+         diff, fdiff);
 }
 
 /* The conical rule of n points per direction: positive weights, points inside, sum 1/6, every
@@ -220,10 +222,14 @@ static void test_span(void)
     free(G);
     refel_tet_destroy(&re);
   }
-  tap_ok(!bad, "p = 1..3: the Gram matrix int N_i . N_j is symmetric positive definite "
-               "(smallest pivot ratio %.2g)", rmin);
-  tap_ok(worst < 1e-11, "p = 1..3: every field of P_(p-1)^3 and every grad P_p is reproduced "
-                        "(%.2g): the basis spans Nedelec's first-kind space of degree p", worst);
+  tap_ok(!bad,
+         "p = 1..3: the Gram matrix int N_i . N_j is symmetric positive definite "
+         "(smallest pivot ratio %.2g)",
+         rmin);
+  tap_ok(worst < 1e-11,
+         "p = 1..3: every field of P_(p-1)^3 and every grad P_p is reproduced "
+         "(%.2g): the basis spans Nedelec's first-kind space of degree p",
+         worst);
   tap_ok(outside > 1e-4, "p = 1..3: x^p e_y is not reproduced (misfit %.2g)", outside);
 }
 
@@ -297,8 +303,10 @@ static void test_traces(void)
   }
   refel_tet_destroy(&re);
   tap_ok(!bad_edge, "p = 3: on each edge only its own modes have a tangential component");
-  tap_ok(whitney < 1e-14, "the Whitney function of an edge has tangential integral 1 along it "
-                          "(%.2g)", whitney);
+  tap_ok(whitney < 1e-14,
+         "the Whitney function of an edge has tangential integral 1 along it "
+         "(%.2g)",
+         whitney);
   tap_ok(!bad_parity, "edge modes' traces are symmetric (odd modes) or antisymmetric (even) "
                       "under reversal of the edge, as `odd` says");
   tap_ok(!bad_face, "p = 3: on each face the tangential trace of the other faces' modes, the "
@@ -322,8 +330,10 @@ static void test_whitney_gradients(void)
         worst = fmax(worst, fabs(s - gl[i][d]));
       }
   }
-  tap_ok(worst < 1e-15, "grad l_i is the sum of the Whitney functions of its edges, signed by "
-                        "direction (%.2g)", worst);
+  tap_ok(worst < 1e-15,
+         "grad l_i is the sum of the Whitney functions of its edges, signed by "
+         "direction (%.2g)",
+         worst);
 }
 
 int main(void)

@@ -3,6 +3,7 @@
 #ifndef FEMINT_TEST_TET_COMMON_H
 #define FEMINT_TEST_TET_COMMON_H
 
+#include <config.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,5 +88,35 @@ static inline double asymmetry(int n, const double *A)
     for (int j = 0; j < i; j++) d = fmax(d, fabs(A[i * n + j] - A[j * n + i]));
   return amax > 0 ? d / amax : d;
 }
+
+#ifdef FEMINT_HAVE_LAPACK
+void dsygv_(const int *itype, const char *jobz, const char *uplo, const int *n, double *a,
+            const int *lda, double *b, const int *ldb, double *w, double *work, const int *lwork,
+            int *info);
+
+/* Eigenvalues lam[n] (ascending) of A x = lam B x, A symmetric and B SPD (n x n, row-major,
+ * overwritten); returns LAPACK's info (0 on success). */
+static inline int sym_eig(int n, double *A, double *B, double *lam)
+{
+  const int itype = 1;
+  int info = 0, lwork = -1;
+  double q;
+  dsygv_(&itype, "N", "U", &n, A, &n, B, &n, lam, &q, &lwork, &info);
+  if (info) return info;
+  lwork = (int)q;
+  double *work = malloc(sizeof(double) * lwork);
+  if (!work) return -1;
+  dsygv_(&itype, "N", "U", &n, A, &n, B, &n, lam, work, &lwork, &info);
+  free(work);
+  return info;
+}
+#define HAVE_EIG 1
+#else
+#define HAVE_EIG 0
+static inline int sym_eig(int n, double *A, double *B, double *lam)
+{
+  return -1;
+}
+#endif
 
 #endif

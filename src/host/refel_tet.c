@@ -75,8 +75,11 @@ static void combine(const double *c, double *g)
 
 static struct tet_mode mode(int kind, int entity, int level, int type, int rank)
 {
-  return (struct tet_mode){(int8_t)kind, (int8_t)entity, (int8_t)level, (int8_t)type,
-                           (int8_t)rank, 0, kind == MODE_FACE};
+  struct tet_mode m = {.kind = (int8_t)kind, .entity = (int8_t)entity, .level = (int8_t)level};
+  m.type = (int8_t)type;
+  m.rank = (int8_t)rank;
+  m.sorted = kind == MODE_FACE;
+  return m;
 }
 
 static void write_level1(struct tet_writer *w)
@@ -107,8 +110,7 @@ static void write_level2(struct tet_writer *w)
 }
 
 /* l_i l_j w_ab. */
-static void put_product_whitney(struct tet_writer *w, int i, int j, int a, int b,
-                                struct tet_mode m)
+static void put_product_whitney(struct tet_writer *w, int i, int j, int a, int b, struct tet_mode m)
 {
   const double *l = w->l;
   double c[TET_NV] = {0}, g[3];
@@ -159,8 +161,7 @@ static void tet_write(int order, struct tet_writer *w)
 int refel_tet_nsh(int order)
 {
   FEMINT_CHECK(order >= 1 && order <= TET_MAX_ORDER, NULL, FEMINT_EORDER,
-               "H(curl) tetrahedron of order %d requested (1..%d supported)", order,
-               TET_MAX_ORDER);
+               "H(curl) tetrahedron of order %d requested (1..%d supported)", order, TET_MAX_ORDER);
   return order * (order + 2) * (order + 3) / 2;
 }
 
@@ -197,8 +198,7 @@ int refel_tet_create_rule(int order, int nline, struct refel_tet **re)
   struct refel_tet *r = NULL;
   *re = NULL;
   FEMINT_CHECK(order >= 1 && order <= TET_MAX_ORDER, NULL, FEMINT_EORDER,
-               "H(curl) tetrahedron of order %d requested (1..%d supported)", order,
-               TET_MAX_ORDER);
+               "H(curl) tetrahedron of order %d requested (1..%d supported)", order, TET_MAX_ORDER);
   FEMINT_CHECK(nline >= 1 && nline <= 16, NULL, FEMINT_EORDER,
                "H(curl) tetrahedron: a rule of %d points per direction (1..16 supported)", nline);
   r = calloc(1, sizeof *r);

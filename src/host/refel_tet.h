@@ -75,14 +75,14 @@ struct tet_mode {
 /* A tabulated reference tetrahedron: N_ref and curl N_ref at the quadrature points. */
 struct refel_tet {
   int order;
-  int nsh;        /* basis functions: 6, 20, 45 */
-  int nq;         /* quadrature points (nline^3) */
-  int nline;      /* points per direction of the conical rule */
-  int degree;     /* exactness degree of the rule: 2 nline - 1 */
-  double *xq;     /* [nq][3] */
-  double *wq;     /* [nq], sum 1/6 */
-  double *val;    /* [nq][3][nsh]: component d of function i at point q, val[(q*3 + d)*nsh + i] */
-  double *curl;   /* [nq][3][nsh]: the reference curls, same layout */
+  int nsh;      /* basis functions: 6, 20, 45 */
+  int nq;       /* quadrature points (nline^3) */
+  int nline;    /* points per direction of the conical rule */
+  int degree;   /* exactness degree of the rule: 2 nline - 1 */
+  double *xq;   /* [nq][3] */
+  double *wq;   /* [nq], sum 1/6 */
+  double *val;  /* [nq][3][nsh]: component d of function i at point q, val[(q*3 + d)*nsh + i] */
+  double *curl; /* [nq][3][nsh]: the reference curls, same layout */
   float *val_f, *curl_f; /* the same in single precision */
   struct tet_mode *mode; /* [nsh] */
 };
