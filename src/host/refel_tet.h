@@ -155,4 +155,11 @@ int tet_coef_tensor(const double *eps_r, const double *mu_r, struct tet_coef *k)
 int tet_element_reference(const struct refel_tet *re, int nnode, const double *X,
                           const struct tet_coef *k, double *T, double *S);
 
+/* The per-point input of the batch kernel (kernels/tet_maxwell.cl): terms[nq][TET_NTERMS], the
+ * symmetric w |det J| J^-1 eps J^-T then (w / |det J|) J^T nu J, each as xx, yy, zz, xy, xz, yz.
+ * The errors of tet_element_reference. */
+#define TET_NTERMS 12
+int tet_pack_terms(const struct refel_tet *re, int nnode, const double *X, const struct tet_coef *k,
+                   double *terms);
+
 #endif

@@ -74,6 +74,27 @@ static void congruence3(double s, const double *P, const double *C, double *B)
     }
 }
 
+/* The 3 x 3 matrices of point q: AT = w |det J| J^-1 eps J^-T, AS = (w / |det J|) J^T nu J. *sign
+ * is set by point 0 and checked at the others: FEMINT_EJACOBIAN when det J vanishes or changes
+ * sign. */
+static int point_matrices(const struct refel_tet *re, int q, int nnode, const double *X,
+                          const struct tet_coef *k, double *sign, double *AT, double *AS)
+{
+  double J[9], K[9], JT[9];
+  geom_tet_jacobian(nnode, X, &re->xq[3 * q], J);
+  const double det = geom_inverse3(J, K);
+  if (q == 0) *sign = det < 0 ? -1 : 1;
+  FEMINT_CHECK(*sign * det > 0, NULL, FEMINT_EJACOBIAN,
+               "tetrahedron integration: det J = %g at point %d (%g, %g, %g), sign %+g at point 0",
+               det, q, re->xq[3 * q], re->xq[3 * q + 1], re->xq[3 * q + 2], *sign);
+  const double adet = fabs(det);
+  congruence3(re->wq[q] * adet, K, k->eps, AT);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) JT[3 * i + j] = J[3 * j + i];
+  congruence3(re->wq[q] / adet, JT, k->nu, AS);
+  return 0;
+}
+
 int tet_element_reference(const struct refel_tet *re, int nnode, const double *X,
                           const struct tet_coef *k, double *T, double *S)
 {
@@ -86,32 +107,35 @@ int tet_element_reference(const struct refel_tet *re, int nnode, const double *X
   if (S) memset(S, 0, sizeof(double) * nsh * nsh);
   double sign = 0;
   for (int q = 0; q < re->nq; q++) {
-    double J[9], K[9], JT[9], A[9];
-    geom_tet_jacobian(nnode, X, &re->xq[3 * q], J);
-    const double det = geom_inverse3(J, K);
-    if (q == 0) sign = det < 0 ? -1 : 1;
-    if (!(sign * det > 0)) {
+    double AT[9], AS[9];
+    const int err = point_matrices(re, q, nnode, X, k, &sign, AT, AS);
+    if (err) {
       free(Y);
-      return femint_seterr(NULL, FEMINT_EJACOBIAN,
-                           "tetrahedron integration: det J = %g at point %d (%g, %g, %g), sign "
-                           "%+g at point 0",
-                           det, q, re->xq[3 * q], re->xq[3 * q + 1], re->xq[3 * q + 2], sign);
+      return err;
     }
-    const double adet = fabs(det);
     const size_t at = (size_t)q * 3 * nsh;
-    if (T) {
-      /* N_ref (J^-1 eps J^-T) N_ref^T: K = J^-1. */
-      congruence3(re->wq[q] * adet, K, k->eps, A);
-      add_congruence(nsh, re->val + at, A, Y, T);
-    }
-    if (S) {
-      /* C_ref (J^T nu J) C_ref^T. */
-      for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) JT[3 * i + j] = J[3 * j + i];
-      congruence3(re->wq[q] / adet, JT, k->nu, A);
-      add_congruence(nsh, re->curl + at, A, Y, S);
-    }
+    if (T) add_congruence(nsh, re->val + at, AT, Y, T);
+    if (S) add_congruence(nsh, re->curl + at, AS, Y, S);
   }
   free(Y);
+  return 0;
+}
+
+int tet_pack_terms(const struct refel_tet *re, int nnode, const double *X, const struct tet_coef *k,
+                   double *terms)
+{
+  FEMINT_CHECK(nnode == 4 || nnode == 10, NULL, FEMINT_EINVAL,
+               "tetrahedron integration: %d nodes (4 or 10 supported)", nnode);
+  /* Packed symmetric order: xx, yy, zz, xy, xz, yz. */
+  static const int at[6] = {0, 4, 8, 1, 2, 5};
+  double sign = 0;
+  for (int q = 0; q < re->nq; q++) {
+    double AT[9], AS[9];
+    FEMINT_CALL(point_matrices(re, q, nnode, X, k, &sign, AT, AS));
+    for (int m = 0; m < 6; m++) {
+      terms[TET_NTERMS * q + m] = AT[at[m]];
+      terms[TET_NTERMS * q + 6 + m] = AS[at[m]];
+    }
+  }
   return 0;
 }
