@@ -20,6 +20,21 @@ static cl_kernel build(struct cl_env *env, const char *file, const char *name, c
   return err == CL_SUCCESS ? k : NULL;
 }
 
+/* An argument of a kernel: its size and where its value is. */
+struct karg {
+  size_t size;
+  const void *value;
+};
+#define KARG(x) ((struct karg){sizeof(x), &(x)})
+
+/* Set the arguments of k and enqueue it on `global` work-items; 1 when that succeeded. */
+static int launch(struct cl_env *env, cl_kernel k, size_t global, int nargs, const struct karg *a)
+{
+  for (int i = 0; i < nargs; i++)
+    if (clSetKernelArg(k, (cl_uint)i, a[i].size, a[i].value) != CL_SUCCESS) return 0;
+  return clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL) == CL_SUCCESS;
+}
+
 static void download(struct cl_env *env, cl_mem m, size_t n, int single, double *out)
 {
   const size_t rs = single ? sizeof(float) : sizeof(double);
@@ -70,15 +85,9 @@ static double batch_case(struct cl_env *env, int p, int single, int ncell)
   cl_mem dS = clCreateBuffer(env->ctx, CL_MEM_WRITE_ONLY, nout * rs, NULL, &e5);
   if (k && e1 == CL_SUCCESS && e2 == CL_SUCCESS && e3 == CL_SUCCESS && e4 == CL_SUCCESS &&
       e5 == CL_SUCCESS) {
-    clSetKernelArg(k, 0, sizeof(int), &ncell);
-    clSetKernelArg(k, 1, sizeof(cl_mem), &dval);
-    clSetKernelArg(k, 2, sizeof(cl_mem), &dcurl);
-    clSetKernelArg(k, 3, sizeof(cl_mem), &dterms);
-    clSetKernelArg(k, 4, sizeof(cl_mem), &dT);
-    clSetKernelArg(k, 5, sizeof(cl_mem), &dS);
-    const size_t global = nout;
-    if (clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL) ==
-        CL_SUCCESS) {
+    const struct karg a[] = {KARG(ncell),  KARG(dval), KARG(dcurl),
+                             KARG(dterms), KARG(dT),   KARG(dS)};
+    if (launch(env, k, nout, 6, a)) {
       download(env, dT, nout, single, T);
       download(env, dS, nout, single, S);
       worst = 0;
@@ -170,45 +179,24 @@ static void test_coo(struct cl_env *env)
   cl_mem dsum = buffer(env, sizeof(double) * nnz, NULL, &e[0]);
   ok = ok && e[0] == CL_SUCCESS;
   if (ok) {
-    size_t g = (size_t)nvalid;
-    clSetKernelArg(kh, 0, sizeof n, &nvalid);
-    clSetKernelArg(kh, 1, sizeof dkey, &dkey);
-    clSetKernelArg(kh, 2, sizeof dflag, &dflag);
-    ok = clEnqueueNDRangeKernel(env->queue, kh, 1, NULL, &g, NULL, 0, NULL, NULL) == CL_SUCCESS;
+    const struct karg ah[] = {KARG(nvalid), KARG(dkey), KARG(dflag)};
+    ok = launch(env, kh, (size_t)nvalid, 3, ah);
     clEnqueueReadBuffer(env->queue, dflag, CL_TRUE, 0, sizeof *flag * nvalid, flag, 0, NULL, NULL);
     /* The scan on the host here (a device scan is a kernel of its own). */
     scan_exclusive(nvalid, flag, pos);
     ok = ok && pos[nvalid] == nnz;
     clEnqueueWriteBuffer(env->queue, dpos, CL_TRUE, 0, sizeof *pos * (nvalid + 1), pos, 0, NULL,
                          NULL);
-    clSetKernelArg(ks, 0, sizeof n, &n);
-    clSetKernelArg(ks, 1, sizeof n, &nvalid);
-    clSetKernelArg(ks, 2, sizeof dkey, &dkey);
-    clSetKernelArg(ks, 3, sizeof dflag, &dflag);
-    clSetKernelArg(ks, 4, sizeof dpos, &dpos);
-    clSetKernelArg(ks, 5, sizeof dseg, &dseg);
-    clSetKernelArg(ks, 6, sizeof dcol, &dcol);
-    ok = ok &&
-         clEnqueueNDRangeKernel(env->queue, ks, 1, NULL, &g, NULL, 0, NULL, NULL) == CL_SUCCESS;
+    const struct karg as[] = {KARG(n),    KARG(nvalid), KARG(dkey), KARG(dflag),
+                              KARG(dpos), KARG(dseg),   KARG(dcol)};
+    ok = ok && launch(env, ks, (size_t)nvalid, 7, as);
     clEnqueueReadBuffer(env->queue, dseg, CL_TRUE, 0, sizeof *seg * nnz, seg, 0, NULL, NULL);
     seg[nnz] = nvalid;
     clEnqueueWriteBuffer(env->queue, dseg, CL_TRUE, 0, sizeof *seg * (nnz + 1), seg, 0, NULL, NULL);
-    g = (size_t)nnz + 1;
-    clSetKernelArg(kr, 0, sizeof n, &n);
-    clSetKernelArg(kr, 1, sizeof n, &nnz);
-    clSetKernelArg(kr, 2, sizeof dkey, &dkey);
-    clSetKernelArg(kr, 3, sizeof dseg, &dseg);
-    clSetKernelArg(kr, 4, sizeof drow, &drow);
-    ok = ok &&
-         clEnqueueNDRangeKernel(env->queue, kr, 1, NULL, &g, NULL, 0, NULL, NULL) == CL_SUCCESS;
-    g = (size_t)nnz;
-    clSetKernelArg(kv, 0, sizeof n, &nnz);
-    clSetKernelArg(kv, 1, sizeof dperm, &dperm);
-    clSetKernelArg(kv, 2, sizeof dseg, &dseg);
-    clSetKernelArg(kv, 3, sizeof dcoo, &dcoo);
-    clSetKernelArg(kv, 4, sizeof dsum, &dsum);
-    ok = ok &&
-         clEnqueueNDRangeKernel(env->queue, kv, 1, NULL, &g, NULL, 0, NULL, NULL) == CL_SUCCESS;
+    const struct karg ar[] = {KARG(n), KARG(nnz), KARG(dkey), KARG(dseg), KARG(drow)};
+    ok = ok && launch(env, kr, (size_t)nnz + 1, 5, ar);
+    const struct karg av[] = {KARG(nnz), KARG(dperm), KARG(dseg), KARG(dcoo), KARG(dsum)};
+    ok = ok && launch(env, kv, (size_t)nnz, 5, av);
     clEnqueueReadBuffer(env->queue, dcol, CL_TRUE, 0, sizeof *colind * nnz, colind, 0, NULL, NULL);
     clEnqueueReadBuffer(env->queue, drow, CL_TRUE, 0, sizeof *rowptr * (n + 1), rowptr, 0, NULL,
                         NULL);
