@@ -28,7 +28,7 @@ static double urand(double a, double b)
 
 /* A prism whose vertices are the reference ones moved at random, then scaled and shifted into a
  * box; Jacobian terms t[nq][10]. Draws again until every Jacobian is positive. */
-static void random_prism(const struct refel *re, double *X, double *t)
+static inline void random_prism(const struct refel *re, double *X, double *t)
 {
   static const double ref[6][3] = {{0, 0, -1}, {1, 0, -1}, {0, 1, -1},
                                    {0, 0, 1},  {1, 0, 1},  {0, 1, 1}};
@@ -44,7 +44,7 @@ static void random_prism(const struct refel *re, double *X, double *t)
 }
 
 /* Random coefficients of a form kind for one cell. */
-static void random_coef(int kind, int ne, double *k)
+static inline void random_coef(int kind, int ne, double *k)
 {
   switch (kind) {
   case FORM_ELASTICITY:

@@ -1,10 +1,12 @@
-/* Quadrature rules: Gauss-Legendre on [-1,1] and Dunavant's symmetric triangle rules, whose
- * published orbit parameters are refined to full double precision on the moment equations. */
+/* Quadrature rules: Gauss-Legendre and Gauss-Jacobi on [-1,1], the conical tetrahedral rule, and
+ * Dunavant's symmetric triangle rules, whose published orbit parameters are refined to full
+ * double precision on the moment equations. */
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
 
 #include "host.h"
+#include "refel_tet.h"
 
 #define GL_MAX 32
 
@@ -325,5 +327,110 @@ int quad_triangle(int degree, int *npts, const double **xy, const double **w)
   *npts = tri_tables[r].npts;
   *xy = tri_xy + 2 * tri_offset[r];
   *w = tri_w + tri_offset[r];
+  return 0;
+}
+
+/* Eigenvalues d[n] and first components z[n] of the eigenvectors of the symmetric tridiagonal
+ * matrix with diagonal d and off-diagonal e[1..n-1], by cyclic Jacobi rotations on the dense
+ * matrix (n <= GL_MAX: small, and accurate to rounding). */
+static void tridiag_eigen(int n, double *d, const double *e, double *z)
+{
+  double A[GL_MAX * GL_MAX], V[GL_MAX * GL_MAX];
+  memset(A, 0, sizeof(double) * n * n);
+  for (int i = 0; i < n; i++) {
+    A[i * n + i] = d[i];
+    if (i) A[i * n + i - 1] = A[(i - 1) * n + i] = e[i];
+    for (int j = 0; j < n; j++) V[i * n + j] = i == j;
+  }
+  for (int sweep = 0; sweep < 100; sweep++) {
+    double off = 0, diag = 0;
+    for (int i = 0; i < n; i++) {
+      diag += A[i * n + i] * A[i * n + i];
+      for (int j = i + 1; j < n; j++) off += A[i * n + j] * A[i * n + j];
+    }
+    if (off <= 1e-34 * diag) break;
+    for (int p = 0; p < n; p++)
+      for (int q = p + 1; q < n; q++) {
+        if (A[p * n + q] == 0) continue;
+        const double th = (A[q * n + q] - A[p * n + p]) / (2 * A[p * n + q]);
+        const double t = (th >= 0 ? 1 : -1) / (fabs(th) + sqrt(th * th + 1));
+        const double c = 1 / sqrt(t * t + 1), s = t * c;
+        for (int k = 0; k < n; k++) {
+          const double akp = A[k * n + p], akq = A[k * n + q];
+          A[k * n + p] = c * akp - s * akq;
+          A[k * n + q] = s * akp + c * akq;
+        }
+        for (int k = 0; k < n; k++) {
+          const double apk = A[p * n + k], aqk = A[q * n + k];
+          A[p * n + k] = c * apk - s * aqk;
+          A[q * n + k] = s * apk + c * aqk;
+        }
+        for (int k = 0; k < n; k++) {
+          const double vkp = V[k * n + p], vkq = V[k * n + q];
+          V[k * n + p] = c * vkp - s * vkq;
+          V[k * n + q] = s * vkp + c * vkq;
+        }
+      }
+  }
+  for (int i = 0; i < n; i++) {
+    d[i] = A[i * n + i];
+    z[i] = V[i];
+  }
+}
+
+int quad_gauss_jacobi(int n, int alpha, double *x, double *w)
+{
+  FEMINT_CHECK(n >= 1 && n <= GL_MAX, NULL, FEMINT_EORDER,
+               "Gauss-Jacobi rule of %d points requested (1..%d supported)", n, GL_MAX);
+  FEMINT_CHECK(alpha >= 0 && alpha <= 2, NULL, FEMINT_EINVAL,
+               "Gauss-Jacobi rule for the weight (1-x)^%d requested (0, 1 or 2 supported)", alpha);
+  /* Golub-Welsch: the nodes are the eigenvalues of the Jacobi matrix of the monic Jacobi
+   * polynomials (alpha, beta = 0); the weights mu0 z_i^2, mu0 = int (1-x)^alpha = 2^(a+1)/(a+1). */
+  const double a = alpha;
+  double d[GL_MAX], e[GL_MAX], z[GL_MAX];
+  for (int k = 0; k < n; k++) {
+    const double s = 2 * k + a;
+    d[k] = k == 0 ? -a / (a + 2) : -a * a / (s * (s + 2));
+    if (k > 0)
+      e[k] = sqrt(4.0 * k * (k + a) * k * (k + a) / (s * s * (s + 1) * (s - 1)));
+  }
+  tridiag_eigen(n, d, e, z);
+  const double mu0 = pow(2, a + 1) / (a + 1);
+  /* Sort ascending (selection sort: n is small). */
+  for (int i = 0; i < n; i++) {
+    int m = i;
+    for (int j = i + 1; j < n; j++)
+      if (d[j] < d[m]) m = j;
+    double t = d[i];
+    d[i] = d[m];
+    d[m] = t;
+    t = z[i];
+    z[i] = z[m];
+    z[m] = t;
+    x[i] = d[i];
+    w[i] = mu0 * z[i] * z[i];
+  }
+  return 0;
+}
+
+int quad_tet(int n, double *xyz, double *w)
+{
+  FEMINT_CHECK(n >= 1 && n <= 16, NULL, FEMINT_EORDER,
+               "tetrahedral rule of %d points per direction requested (1..16 supported)", n);
+  double xu[GL_MAX], wu[GL_MAX], xv[GL_MAX], wv[GL_MAX], xw[GL_MAX], ww[GL_MAX];
+  FEMINT_CALL(quad_gauss_jacobi(n, 0, xu, wu));
+  FEMINT_CALL(quad_gauss_jacobi(n, 1, xv, wv));
+  FEMINT_CALL(quad_gauss_jacobi(n, 2, xw, ww));
+  /* int_0^1 g(s) (1-s)^a ds = 2^-(a+1) int_-1^1 g((1+t)/2) (1-t)^a dt. */
+  int q = 0;
+  for (int k = 0; k < n; k++)
+    for (int j = 0; j < n; j++)
+      for (int i = 0; i < n; i++, q++) {
+        const double u = (1 + xu[i]) / 2, v = (1 + xv[j]) / 2, s = (1 + xw[k]) / 2;
+        xyz[3 * q] = u * (1 - v) * (1 - s);
+        xyz[3 * q + 1] = v * (1 - s);
+        xyz[3 * q + 2] = s;
+        w[q] = wu[i] / 2 * wv[j] / 4 * ww[k] / 8;
+      }
   return 0;
 }

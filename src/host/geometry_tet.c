@@ -1,0 +1,97 @@
+/* The geometric map of a tetrahedron with 4 (affine) or 10 (quadratic, curved edges and faces)
+ * nodes: points, Jacobians, and the check that det J keeps one sign on the whole cell. */
+#include <math.h>
+
+#include "refel_tet.h"
+
+int geom_tet_nodes(int nnode, const double xi[3], double *N, double *dN)
+{
+  FEMINT_CHECK(nnode == 4 || nnode == 10, NULL, FEMINT_EINVAL,
+               "tetrahedron geometry: %d nodes (4 or 10 supported)", nnode);
+  const double l[TET_NV] = {1 - xi[0] - xi[1] - xi[2], xi[0], xi[1], xi[2]};
+  /* dl_k / dxi_j: l0 decreases along every direction, l_k grows along xi_(k-1). */
+  static const double dl[TET_NV][3] = {{-1, -1, -1}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  for (int a = 0; a < TET_NV; a++) {
+    /* Vertex a: l_a (affine) or l_a (2 l_a - 1) (quadratic). */
+    const double f = nnode == 4 ? l[a] : l[a] * (2 * l[a] - 1);
+    const double df = nnode == 4 ? 1 : 4 * l[a] - 1;
+    if (N) N[a] = f;
+    if (dN)
+      for (int j = 0; j < 3; j++) dN[3 * a + j] = df * dl[a][j];
+  }
+  if (nnode == 10)
+    for (int e = 0; e < TET_NE; e++) {
+      /* Edge node: 4 l_a l_b. */
+      const int a = tet_edge_vert[e][0], b = tet_edge_vert[e][1], n = TET_NV + e;
+      if (N) N[n] = 4 * l[a] * l[b];
+      if (dN)
+        for (int j = 0; j < 3; j++) dN[3 * n + j] = 4 * (dl[a][j] * l[b] + l[a] * dl[b][j]);
+    }
+  return 0;
+}
+
+void geom_tet_point(int nnode, const double *X, const double xi[3], double *x)
+{
+  double N[10];
+  x[0] = x[1] = x[2] = 0;
+  if (geom_tet_nodes(nnode, xi, N, NULL)) return;
+  for (int a = 0; a < nnode; a++)
+    for (int i = 0; i < 3; i++) x[i] += N[a] * X[3 * a + i];
+}
+
+double geom_tet_jacobian(int nnode, const double *X, const double xi[3], double *J)
+{
+  double dN[30];
+  if (geom_tet_nodes(nnode, xi, NULL, dN)) return NAN;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      double s = 0;
+      for (int a = 0; a < nnode; a++) s += X[3 * a + i] * dN[3 * a + j];
+      J[3 * i + j] = s;
+    }
+  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+         J[2] * (J[3] * J[7] - J[4] * J[6]);
+}
+
+#define CHECK_LATTICE 8
+#define CHECK_MARGIN 1e-12
+
+/* Record det J at xi into rep; returns orientation * det J. */
+static double signed_det(int nnode, const double *X, const double xi[3],
+                         struct geom_tet_report *rep, double *scale)
+{
+  double J[9];
+  const double det = geom_tet_jacobian(nnode, X, xi, J), s = rep->orientation * det;
+  *scale = fmax(*scale, fabs(det));
+  if (!(s >= rep->detmin)) {
+    rep->detmin = s;
+    for (int i = 0; i < 3; i++) rep->xi[i] = xi[i];
+  }
+  return s;
+}
+
+int geom_tet_check(const struct refel_tet *re, int nnode, const double *X,
+                   struct geom_tet_report *rep)
+{
+  FEMINT_CHECK(nnode == 4 || nnode == 10, NULL, FEMINT_EINVAL,
+               "tetrahedron geometry: %d nodes (4 or 10 supported)", nnode);
+  static const double centroid[3] = {0.25, 0.25, 0.25};
+  double J[9], scale = 0;
+  const double det0 = geom_tet_jacobian(nnode, X, centroid, J);
+  struct geom_tet_report r = {det0 < 0 ? -1 : 1, INFINITY, {0.25, 0.25, 0.25}};
+  if (re)
+    for (int q = 0; q < re->nq; q++) signed_det(nnode, X, &re->xq[3 * q], &r, &scale);
+  for (int i = 0; i <= CHECK_LATTICE; i++)
+    for (int j = 0; i + j <= CHECK_LATTICE; j++)
+      for (int k = 0; i + j + k <= CHECK_LATTICE; k++) {
+        const double xi[3] = {(double)i / CHECK_LATTICE, (double)j / CHECK_LATTICE,
+                              (double)k / CHECK_LATTICE};
+        signed_det(nnode, X, xi, &r, &scale);
+      }
+  if (rep) *rep = r;
+  FEMINT_CHECK(r.detmin > CHECK_MARGIN * scale, NULL, FEMINT_EJACOBIAN,
+               "tetrahedron: det J = %g at (%g, %g, %g) against %g at the centroid: the map "
+               "folds or degenerates",
+               r.orientation * r.detmin, r.xi[0], r.xi[1], r.xi[2], det0);
+  return 0;
+}
