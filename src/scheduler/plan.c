@@ -129,20 +129,21 @@ static int plan_row_blocks(struct plan *p, int nblock)
 static int check_cells(femint_context_t ctx, const struct femint_mesh *mesh,
                        const struct femint_assemble_options *opt)
 {
+  static const char who[] = "femint_assemble_options";
   if (!opt->cells) return 0;
   FEMINT_CHECK(opt->ncells >= 0 && opt->ncells <= mesh->ncell, ctx, FEMINT_EINVAL,
-               "options: ncells = %d with a cell list (must be 0..%d, the cells of the mesh)",
+               "%s: ncells = %d with a cell list (must be 0..%d, the cells of the mesh)", who,
                opt->ncells, mesh->ncell);
   unsigned char *seen = calloc((size_t)mesh->ncell + 1, 1);
-  FEMINT_CHECK(seen, ctx, FEMINT_ENOMEM, "options: out of memory checking the cell list");
+  FEMINT_CHECK(seen, ctx, FEMINT_ENOMEM, "%s: out of memory checking the cell list", who);
   int err = 0;
   for (int k = 0; k < opt->ncells && !err; k++) {
     int c = opt->cells[k];
     if (c < 0 || c >= mesh->ncell)
-      err = femint_seterr(ctx, FEMINT_EINVAL, "options: cells[%d] = %d is outside [0, %d)", k, c,
-                          mesh->ncell);
+      err = femint_seterr(ctx, FEMINT_EINVAL, "%s: cells[%d] = %d is outside [0, %d)", who, k,
+                          c, mesh->ncell);
     else if (seen[c]++)
-      err = femint_seterr(ctx, FEMINT_EINVAL, "options: cell %d is listed twice (cells[%d])", c,
+      err = femint_seterr(ctx, FEMINT_EINVAL, "%s: cell %d is listed twice (cells[%d])", who, c,
                           k);
   }
   free(seen);
