@@ -27,7 +27,8 @@
  *   -where W   where femint integrates: any worker, CPU workers only (no OpenCL device), OpenCL
  *   -timing    print each rank's assembly times
  *   -repeat K  assemble K times and report the fastest (the first run builds the OpenCL programs
- *              and calibrates StarPU's performance models) (1) */
+ *              and calibrates StarPU's performance models) (1)
+ *   -no_solve  stop after the assembly (for timing it) */
 #include <femint.h>
 #include <math.h>
 #include <petscksp.h>
@@ -378,7 +379,7 @@ static PetscErrorCode start_femint(int where, femint_context_t *ctx)
 
 struct settings {
   PetscInt n, order, repeat;
-  PetscBool weak, timing;
+  PetscBool weak, timing, no_solve;
   PetscReal perturb;
   char mesh[PETSC_MAX_PATH_LEN];
   int where;
@@ -389,13 +390,14 @@ static PetscErrorCode read_settings(struct settings *st)
   char where[16] = "any";
   PetscBool has_mesh = PETSC_FALSE;
   st->n = 4, st->order = 2, st->repeat = 1, st->perturb = 0;
-  st->weak = st->timing = PETSC_FALSE;
+  st->weak = st->timing = st->no_solve = PETSC_FALSE;
   st->mesh[0] = '\0';
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &st->n, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-order", &st->order, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-weak", &st->weak, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-timing", &st->timing, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-repeat", &st->repeat, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-no_solve", &st->no_solve, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-perturb", &st->perturb, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mesh", st->mesh, sizeof st->mesh, &has_mesh));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-where", where, sizeof where, NULL));
@@ -518,9 +520,11 @@ static PetscErrorCode run(void)
     if (r == 0 || ti + ta < t_int + t_asm) t_int = ti, t_asm = ta;
   }
   PetscCall(report_times(&pt, st.timing, st.repeat, t_int, t_asm));
-  PetscCall(apply_dirichlet(space, &pt, A, b, x));
-  PetscCall(set_rigid_modes(space, &pt, A));
-  PetscCall(solve_and_report(space, &pt, A, b, x));
+  if (!st.no_solve) {
+    PetscCall(apply_dirichlet(space, &pt, A, b, x));
+    PetscCall(set_rigid_modes(space, &pt, A));
+    PetscCall(solve_and_report(space, &pt, A, b, x));
+  }
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
   PetscCall(MatDestroy(&A));
