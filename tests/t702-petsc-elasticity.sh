@@ -58,6 +58,7 @@ rate() {
 
 # Convergence on 1 rank: the unit cube with 4 and 8 hexahedra a side at p = 1, 2 and 4 at p = 2.
 for c in "p1n4 -order 1 -n 4" "p1n8 -order 1 -n 8" "p2n2 -order 2 -n 2" "p2n4 -order 2 -n 4"; do
+  # shellcheck disable=SC2086 # the words of $c are the name and the arguments
   set -- $c
   name=$1
   shift
