@@ -28,7 +28,8 @@ AC_DEFUN([FEMINT_CHECK_MPI_PETSC], [
   On Debian or Ubuntu: apt-get install libopenmpi-dev])])
   ])
   AS_IF([test "x$femint_mpi_pkg" != x],
-    [femint_mpi_summary="yes ($femint_mpi_pkg `$PKG_CONFIG --modversion $femint_mpi_pkg`, $MPIEXEC)"])
+    [femint_mpi_summary="yes ($femint_mpi_pkg `$PKG_CONFIG --modversion $femint_mpi_pkg`, $MPIEXEC)"],
+    [test "x$with_mpi" = xno], [femint_mpi_summary="no (--without-mpi)"])
 
   femint_petsc_pkg=
   femint_petsc_summary="no (optional: examples/petsc_elasticity; apt-get install petsc-dev)"
@@ -49,8 +50,9 @@ AC_DEFUN([FEMINT_CHECK_MPI_PETSC], [
   ])
   AS_IF([test "x$femint_petsc_pkg" != x],
     [femint_petsc_summary="yes ($femint_petsc_pkg `$PKG_CONFIG --modversion $femint_petsc_pkg`)"],
-    [AS_IF([test "x$with_petsc" != xno && test "x$femint_mpi_pkg" = x],
-      [femint_petsc_summary="no (optional: examples/petsc_elasticity; needs MPI first)"])])
+    [test "x$with_petsc" = xno], [femint_petsc_summary="no (--without-petsc)"],
+    [test "x$femint_mpi_pkg" = x],
+    [femint_petsc_summary="no (optional: examples/petsc_elasticity; needs MPI first)"])
   AM_CONDITIONAL([FEMINT_PETSC_EXAMPLE], [test "x$femint_petsc_pkg" != x])
   AS_IF([test "x$femint_petsc_pkg" != x],
     [femint_example_summary="built, and run by make check (tests/t702)"],
