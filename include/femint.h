@@ -371,6 +371,13 @@ struct femint_assemble_options {
   femint_field_fn body;     /**< NULL: no body force */
   femint_field_fn traction; /**< NULL: no boundary term; applied on every face with a tag > 0 */
   void *user;               /**< passed to body and traction */
+  /* Optional subset of the cells: a rank's part of a mesh that every rank of an MPI code holds
+   * whole (see "Distributed codes" below). The matrix, the element matrices handed to a
+   * femint_element_fn and the load vector then come from these cells only: body forces over
+   * them, tractions over the tagged boundary faces of them. */
+  const int *cells; /**< NULL: every cell of the mesh; else ncells distinct cell numbers, in the
+                         order in which they should be batched */
+  int ncells;       /**< how many cells lists (0 is allowed: nothing is integrated) */
 };
 
 #define FEMINT_MAX_WORKERS 64
@@ -396,8 +403,10 @@ struct femint_stats {
   double worker_busy[FEMINT_MAX_WORKERS];  /**< seconds executing tasks */
 };
 
-/** @brief Integrate the form over every cell and assemble the global CSR matrix (double).
- *  @param[out] stats may be NULL. */
+/** @brief Integrate the form over every cell (or the cells of opt->cells) and assemble the
+ *  global CSR matrix (double): num_dofs rows, the pattern of the cells integrated.
+ *  @param[out] stats may be NULL. @return 0; FEMINT_EINVAL (a bad option: a cell of opt->cells
+ *  outside the mesh or listed twice, ...); the errors of the runtime. */
 FEMINT_EXPORT int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t form,
                                   const struct femint_assemble_options *opt,
                                   femint_matrix_t *matrix, struct femint_stats *stats);
@@ -435,12 +444,12 @@ struct femint_element_batch {
  *  arrays of the batch are valid during the call only. */
 typedef int (*femint_element_fn)(const struct femint_element_batch *batch, void *user);
 
-/** @brief Integrate the form over every cell, like femint_assemble, and hand the element
- *  matrices to fn batch by batch (in the order of the plan, while later batches are still being
- *  integrated) instead of assembling them. opt: precision, where, max_batch, variant, symmetric
- *  and timeline as for femint_assemble; a load vector (rhs) is assembled as there. fn may be NULL:
- *  the matrices are computed, brought to main memory and dropped (a measure of the integration
- *  alone). @return 0, or FEMINT_ECALLBACK when fn returned non-zero (the work stops; the
+/** @brief Integrate the form over every cell (or those of opt->cells), like femint_assemble, and
+ *  hand the element matrices to fn batch by batch (in the order of the plan, while later batches
+ *  are still being integrated) instead of assembling them. opt: precision, where, max_batch,
+ *  variant, symmetric, timeline and cells as for femint_assemble; a load vector (rhs) is
+ *  assembled as there. fn may be NULL: the matrices are computed, brought to main memory and
+ *  dropped (a measure of the integration alone). @return 0, or FEMINT_ECALLBACK when fn returned non-zero (the work stops; the
  *  tasks already submitted finish first), or the errors of femint_assemble. */
 FEMINT_EXPORT int femint_integrate(femint_context_t ctx, femint_space_t space, femint_form_t form,
                                    const struct femint_assemble_options *opt,
@@ -461,6 +470,51 @@ FEMINT_EXPORT int femint_load_volume(femint_context_t ctx, femint_space_t space,
  *  tagged face) of g . v: Neumann data (traction for elasticity, flux for Laplace). */
 FEMINT_EXPORT int femint_load_boundary(femint_context_t ctx, femint_space_t space, int ntag,
                                        const int *tags, femint_field_fn g, void *user, double *b);
+
+/* ---- Errors of a solution ---- */
+
+/** @brief The squared L2 distance, sum over the cells listed of the integral of |u_h - exact|^2,
+ *  between the finite element function u (num_dofs values) and a field (exact(x, NULL, 0, user,
+ *  value[ncomp]); NULL: the squared L2 norm of u_h), with a quadrature of degree 2p+2 (at most
+ *  14 on the triangle). A distributed code sums it over its ranks.
+ *  @param[in] cells the ncells cells, or NULL for every cell. @param[out] err2 the sum.
+ *  @return 0, FEMINT_EINVAL (a cell outside the mesh). */
+FEMINT_EXPORT int femint_space_l2_error(femint_space_t space, const double *u, int ncells,
+                                        const int *cells, femint_field_fn exact, void *user,
+                                        double *err2);
+
+/* ---- Distributed codes (MPI): a rank's part of a mesh ----
+ *
+ * femint's model: every rank builds the same mesh and space (femint_mesh_create_box, or
+ * femint_mesh_read_gmsh of the whole file, then femint_space_create with the same orders; their
+ * numbering is a deterministic function of the mesh and the orders), and integrates only its own
+ * cells through femint_assemble_options.cells. The DOFs are numbered in the order the cells meet
+ * them, so when rank r takes the contiguous run of cells [c_r, c_{r+1}), the DOFs first met by its
+ * cells are the contiguous range femint_space_dof_range gives: a natural ownership range for a
+ * distributed matrix (PETSc's MatSetSizes with n = dof_end - dof_begin), and the ranges of the
+ * ranks partition [0, num_dofs). A rank's element matrices also touch DOFs owned by other ranks
+ * (on the faces between the runs): the caller's matrix library sends those entries (PETSc's
+ * MatSetValues with ADD_VALUES does). Cells of a run should be neighbours (a box mesh numbers its
+ * cells layer by layer along z, so runs are slabs; a Gmsh file numbers them in its own order), as
+ * the shared faces are what the ranks communicate. The cost: each rank stores the whole mesh and
+ * DOF map (O(cells) memory per rank, cheap beside the matrix up to a few million cells); a mesh
+ * read by parts (femint_mesh_read_gmsh_part) has its own numbering and is not yet joined to a
+ * global one. See examples/petsc_elasticity.c. */
+
+/** @brief The DOFs owned by the run of cells [cell_begin, cell_end): those that no cell before
+ *  cell_begin meets and some cell of the run meets. They are [*dof_begin, *dof_end), multiples of
+ *  the number of components; consecutive runs give consecutive ranges, and [0, ncell) gives
+ *  [0, num_dofs). @return 0, FEMINT_EINVAL (not a range of cells of the mesh). */
+FEMINT_EXPORT int femint_space_dof_range(femint_space_t space, int cell_begin, int cell_end,
+                                         int64_t *dof_begin, int64_t *dof_end);
+/** @brief The DOFs on boundary faces (every component of the vertex, edge and face modes of
+ *  each face), ascending, each once: where Dirichlet conditions go. ntag = 0: every boundary
+ *  face, tagged or not (of a mesh read by parts, the faces between parts too); else the faces
+ *  whose tag is one of tags[0..ntag). Call with dofs = NULL for the count.
+ *  @param[out] ndofs how many. @param[out] dofs NULL, or room for *ndofs values.
+ *  @return 0, FEMINT_EINVAL, FEMINT_ENOMEM. */
+FEMINT_EXPORT int femint_space_boundary_dofs(femint_space_t space, int ntag, const int *tags,
+                                             int64_t *ndofs, int64_t *dofs);
 
 /* ---- Benchmarks ---- */
 

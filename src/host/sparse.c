@@ -25,29 +25,35 @@ static void *big_alloc(size_t bytes)
   return p;
 }
 
-int csr_build(femint_context_t ctx, const struct femint_space *s, struct csr *csr)
+int csr_build(femint_context_t ctx, const struct femint_space *s, int ncell, const int *cells,
+              struct csr *csr)
 {
-  const int ncell = s->mesh->ncell, ne = s->ncomp;
+  const int ne = s->ncomp;
+  if (!cells) ncell = s->mesh->ncell;
   const int64_t nm = s->nmode;
   int err = FEMINT_ENOMEM;
   memset(csr, 0, sizeof *csr);
   /* mode -> cells */
   int64_t *mc_ptr = calloc(nm + 1, sizeof *mc_ptr), *mc = NULL, *srow = NULL, *scol = NULL;
   if (!mc_ptr) goto fail;
-  for (int c = 0; c < ncell; c++)
+  for (int i = 0; i < ncell; i++) {
+    const int c = cells ? cells[i] : i;
     for (int64_t k = s->cell_off[c]; k < s->cell_off[c + 1]; k++)
       if (s->cell_mode[k] >= 0) mc_ptr[s->cell_mode[k] + 1]++;
+  }
   for (int64_t m = 0; m < nm; m++) mc_ptr[m + 1] += mc_ptr[m];
-  mc = malloc((size_t)mc_ptr[nm] * sizeof *mc);
+  mc = malloc(((size_t)mc_ptr[nm] + 1) * sizeof *mc);
   if (!mc) goto fail;
   {
     int64_t *fill = calloc(nm, sizeof *fill);
     if (!fill) goto fail;
-    for (int c = 0; c < ncell; c++)
+    for (int i = 0; i < ncell; i++) {
+      const int c = cells ? cells[i] : i;
       for (int64_t k = s->cell_off[c]; k < s->cell_off[c + 1]; k++) {
         int64_t m = s->cell_mode[k];
         if (m >= 0) mc[mc_ptr[m] + fill[m]++] = c;
       }
+    }
     free(fill);
   }
   /* scalar pattern: row m holds the modes of every cell that holds m */
@@ -82,7 +88,7 @@ int csr_build(femint_context_t ctx, const struct femint_space *s, struct csr *cs
   }
   if (fail_flag) goto fail;
   for (int64_t m = 0; m < nm; m++) srow[m + 1] += srow[m];
-  scol = malloc((size_t)srow[nm] * sizeof *scol);
+  scol = malloc(((size_t)srow[nm] + 1) * sizeof *scol);
   if (!scol) goto fail;
 #pragma omp parallel
   {

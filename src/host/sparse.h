@@ -9,8 +9,9 @@ struct femint_matrix {
 };
 
 /* The pattern of every (row, column) pair of DOFs that share a cell, columns sorted; values
- * zeroed. */
-int csr_build(femint_context_t ctx, const struct femint_space *space, struct csr *csr);
+ * zeroed. cells: the ncell cells that count, or NULL for every cell of the mesh. */
+int csr_build(femint_context_t ctx, const struct femint_space *space, int ncell, const int *cells,
+              struct csr *csr);
 void csr_free(struct csr *csr);
 
 #endif

@@ -14,8 +14,8 @@
 /* Cells or boundary faces per load task. */
 #define LOAD_BATCH 64
 
-/* Load tasks: body forces over every cell, tractions over every tagged boundary face (or the
- * faces whose tag is in tags). */
+/* Load tasks: body forces over the cells (every cell, or the ncell of a subset), tractions over
+ * their tagged boundary faces (or the faces whose tag is in tags). */
 struct load_plan {
   int n;
   struct load_batch *b;
@@ -41,26 +41,41 @@ static int tag_selected(int tag, int ntag, const int *tags)
   return 0;
 }
 
+/* Mark the cells of a subset (cells NULL: every cell). */
+static unsigned char *subset_marks(const struct femint_mesh *mesh, int ncell, const int *cells)
+{
+  unsigned char *in = calloc((size_t)mesh->ncell + 1, 1);
+  if (!in) return NULL;
+  for (int k = 0; k < (cells ? ncell : mesh->ncell); k++) in[cells ? cells[k] : k] = 1;
+  return in;
+}
+
 static int load_submit(femint_context_t ctx, const struct femint_space *s, femint_field_fn body,
                        femint_field_fn traction, void *user, int ntag, const int *tags,
-                       starpu_data_handle_t h_rhs, struct load_plan *lp)
+                       int nsel, const int *sel, starpu_data_handle_t h_rhs,
+                       struct load_plan *lp)
 {
   const struct femint_mesh *mesh = s->mesh;
   memset(lp, 0, sizeof *lp);
-  int ncell = body ? mesh->ncell : 0, nface = 0;
+  if (!sel) nsel = mesh->ncell;
+  int ncell = body ? nsel : 0, nface = 0;
   lp->cells = malloc((size_t)(ncell + 1) * sizeof *lp->cells);
   lp->faces = malloc((size_t)(mesh->nbface + 1) * sizeof *lp->faces);
   int nb = (ncell + LOAD_BATCH - 1) / LOAD_BATCH + (mesh->nbface + LOAD_BATCH - 1) / LOAD_BATCH;
   lp->b = calloc((size_t)nb + 1, sizeof *lp->b);
   lp->tasks = calloc((size_t)nb + 1, sizeof *lp->tasks);
-  if (!lp->cells || !lp->faces || !lp->b || !lp->tasks) {
+  unsigned char *in = traction ? subset_marks(mesh, nsel, sel) : NULL;
+  if (!lp->cells || !lp->faces || !lp->b || !lp->tasks || (traction && !in)) {
+    free(in);
     load_plan_free(lp);
     return femint_seterr(ctx, FEMINT_ENOMEM, "load vector: out of memory");
   }
-  for (int c = 0; c < ncell; c++) lp->cells[c] = c;
+  for (int c = 0; c < ncell; c++) lp->cells[c] = sel ? sel[c] : c;
   if (traction)
     for (int k = 0; k < mesh->nbface; k++)
-      if (tag_selected(mesh->bface[3 * k + 2], ntag, tags)) lp->faces[nface++] = k;
+      if (in[mesh->bface[3 * k]] && tag_selected(mesh->bface[3 * k + 2], ntag, tags))
+        lp->faces[nface++] = k;
+  free(in);
   for (int k = 0; k < ncell; k += LOAD_BATCH)
     lp->b[lp->n++] = (struct load_batch){.ctx = ctx, .space = s, .body = body, .user = user,
                                          .ncell = ncell - k < LOAD_BATCH ? ncell - k : LOAD_BATCH,
@@ -410,7 +425,8 @@ static int run(femint_context_t ctx, femint_space_t space, femint_form_t form,
   if (!err && opt->rhs && (opt->body || opt->traction)) {
     starpu_vector_data_register(&h_rhs, STARPU_MAIN_RAM, (uintptr_t)opt->rhs,
                                 (uint32_t)(space->nmode * space->ncomp), sizeof(double));
-    err = load_submit(ctx, space, opt->body, opt->traction, opt->user, 0, NULL, h_rhs, &lp);
+    err = load_submit(ctx, space, opt->body, opt->traction, opt->user, 0, NULL, opt->ncells,
+                      opt->cells, h_rhs, &lp);
   }
   const int window = batch_buffers(ctx, p);
   int retired = 0;
@@ -473,7 +489,7 @@ static int run(femint_context_t ctx, femint_space_t space, femint_form_t form,
   for (int i = 0; i < 2 * p->nbatch; i++)
     if (tasks[i]) starpu_task_destroy(tasks[i]);
   free(tasks);
-  st.ncell = space->mesh->ncell;
+  st.ncell = p->ncell;
   st.nbatch = p->nbatch;
   st.ntask = ntask_batch * p->nbatch + lp.n;
   st.ngroup = p->ngroup;
@@ -551,7 +567,7 @@ static int load_vector(femint_context_t ctx, femint_space_t space, femint_field_
   starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)b,
                               (uint32_t)(space->nmode * space->ncomp), sizeof(double));
   struct load_plan lp;
-  int err = load_submit(ctx, space, body, traction, user, ntag, tags, h, &lp);
+  int err = load_submit(ctx, space, body, traction, user, ntag, tags, 0, NULL, h, &lp);
   int lerr = load_finish(ctx, &lp);
   starpu_data_unregister(h);
   return err ? err : lerr;

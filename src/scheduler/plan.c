@@ -152,6 +152,31 @@ static int plan_row_blocks(struct plan *p, int nblock)
   return 0;
 }
 
+/* The cell subset of the options: every listed cell inside the mesh, none twice. */
+static int check_cells(femint_context_t ctx, const struct femint_mesh *mesh,
+                       const struct femint_assemble_options *opt)
+{
+  static const char who[] = "femint_assemble_options";
+  if (!opt->cells) return 0;
+  FEMINT_CHECK(opt->ncells >= 0 && opt->ncells <= mesh->ncell, ctx, FEMINT_EINVAL,
+               "%s: ncells = %d with a cell list (must be 0..%d, the cells of the mesh)", who,
+               opt->ncells, mesh->ncell);
+  unsigned char *seen = calloc((size_t)mesh->ncell + 1, 1);
+  FEMINT_CHECK(seen, ctx, FEMINT_ENOMEM, "%s: out of memory checking the cell list", who);
+  int err = 0;
+  for (int k = 0; k < opt->ncells && !err; k++) {
+    int c = opt->cells[k];
+    if (c < 0 || c >= mesh->ncell)
+      err = femint_seterr(ctx, FEMINT_EINVAL, "%s: cells[%d] = %d is outside [0, %d)", who, k,
+                          c, mesh->ncell);
+    else if (seen[c]++)
+      err = femint_seterr(ctx, FEMINT_EINVAL, "%s: cell %d is listed twice (cells[%d])", who, c,
+                          k);
+  }
+  free(seen);
+  return err;
+}
+
 int plan_create(femint_context_t ctx, const struct femint_space *space,
                 const struct femint_form *form, const struct femint_assemble_options *opt,
                 int pattern, struct plan **out)
@@ -177,6 +202,10 @@ int plan_create(femint_context_t ctx, const struct femint_space *space,
                "integration on CPU was requested but StarPU has no CPU worker");
   FEMINT_CHECK(ctx->ncpu > 0, ctx, FEMINT_ENODEV,
                "assembly needs a CPU worker and StarPU has none (STARPU_NCPU=0?)");
+  FEMINT_CALL(check_cells(ctx, mesh, opt));
+  /* The k-th cell to integrate: the k-th of the list, or cell k of the mesh. */
+  const int nsel = opt->cells ? opt->ncells : ncell;
+#define SELECTED(k) (opt->cells ? opt->cells[k] : (k))
   struct plan *p = calloc(1, sizeof *p);
   FEMINT_CHECK(p, ctx, FEMINT_ENOMEM, "plan: out of memory");
   p->ctx = ctx;
@@ -186,10 +215,11 @@ int plan_create(femint_context_t ctx, const struct femint_space *space,
   p->cl_usable = opt->where != FEMINT_WHERE_CPU && ctx->nopencl > 0;
   int err = FEMINT_ENOMEM;
   int count[FEMINT_MAX_ORDER + 1] = {0};
-  for (int c = 0; c < ncell; c++) count[space->order[c]]++;
+  for (int k = 0; k < nsel; k++) count[space->order[SELECTED(k)]]++;
+  p->ncell = nsel;
   p->groups = calloc(FEMINT_MAX_ORDER, sizeof *p->groups);
-  p->cells = malloc((size_t)ncell * sizeof *p->cells);
-  p->batches = calloc((size_t)ncell, sizeof *p->batches);
+  p->cells = malloc(((size_t)nsel + 1) * sizeof *p->cells);
+  p->batches = calloc((size_t)nsel + 1, sizeof *p->batches);
   if (!p->groups || !p->cells || !p->batches) goto fail;
   int pos = 0;
   for (int order = 1; order <= FEMINT_MAX_ORDER; order++) {
@@ -202,8 +232,8 @@ int plan_create(femint_context_t ctx, const struct femint_space *space,
     if (err) goto fail;
     p->ngroup++;
     const int start = pos, size = batch_size(ctx, g, count[order], opt->max_batch);
-    for (int c = 0; c < ncell; c++)
-      if (space->order[c] == order) p->cells[pos++] = c;
+    for (int k = 0; k < nsel; k++)
+      if (space->order[SELECTED(k)] == order) p->cells[pos++] = SELECTED(k);
     for (int b0 = start; b0 < pos; b0 += size) {
       struct batch *b = &p->batches[p->nbatch++];
       b->ctx = ctx;
@@ -213,7 +243,8 @@ int plan_create(femint_context_t ctx, const struct femint_space *space,
       b->csr = &p->csr;
     }
   }
-  err = pattern ? csr_build(ctx, space, &p->csr) : 0;
+#undef SELECTED
+  err = pattern ? csr_build(ctx, space, p->ncell, p->cells, &p->csr) : 0;
   if (!err && pattern) err = plan_row_blocks(p, 8 * (ctx->nworker > 0 ? ctx->nworker : 1));
   if (err) goto fail;
   *out = p;

@@ -15,7 +15,8 @@ struct plan {
   struct group *groups;
   int nbatch;
   struct batch *batches;
-  int *cells;       /* all cells, ordered by group and batch; batches point into it */
+  int ncell;        /* cells integrated: the mesh's, or those of opt.cells */
+  int *cells;       /* those cells, ordered by group and batch; batches point into it */
   int cl_usable;    /* OpenCL workers may take integration tasks */
   struct csr csr;
 };

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The MPI measurement of doc/performance.md on the GPU host: the weak scaling of the assembly
+# stage of examples/petsc_elasticity (femint_integrate + MatSetValues, then MatAssembly) from
+# 1 rank to 4 ranks sharing the GPU, the same cells on each rank.
+#
+# Two steps:
+#   tools/gpu/mpi-runs.sh pack         on the build machine (Debian, configured with MPI and
+#                                      PETSc, after make): ../shared/gpu/pack-runtime of femint
+#                                      and the example, less Open MPI's own libraries (the
+#                                      host's Open MPI 4.1 provides them, and its mpirun must
+#                                      load its own), compressed into .gpu-runtime.tar.xz
+#                                      (about 36 MB; the folder itself is about 135 MB, mostly
+#                                      PETSc's dependencies)
+#   tools/gpu/mpi-runs.sh run OUTDIR   on the GPU host, from the repository root: unpacks the
+#                                      archive if needed, checks that every library resolves,
+#                                      and writes OUTDIR/log.txt
+#
+# What could break, and how it shows: the example is linked against Debian's Open MPI 4.1.4;
+# on the host it runs with the host's libmpi.so.40 (Open MPI 4.1.6, the same ABI). A host without
+# mpirun, or a library that does not resolve, stops the run with a message; a mismatch of Open
+# MPI's internal libraries shows as an error at MPI_Init in log.txt.
+set -u
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+say() { echo "mpi-runs: $*" >&2; }
+
+pack() {
+  set -e
+  [ -x examples/petsc_elasticity ] ||
+    { say "examples/petsc_elasticity is not built (configure with MPI and PETSc, then make)"; exit 1; }
+  ../shared/gpu/pack-runtime src/femint examples/petsc_elasticity
+  rm -f .gpu-runtime/lib/libmpi.so.* .gpu-runtime/lib/libopen-rte.so.* \
+    .gpu-runtime/lib/libopen-pal.so.*
+  tar cJf .gpu-runtime.tar.xz .gpu-runtime
+  say "wrote .gpu-runtime.tar.xz ($(du -h .gpu-runtime.tar.xz | cut -f1)); carry it to the GPU host"
+}
+
+# The host's Open MPI library folder, after the packed libraries on the loader path (where the
+# system's loader does not already search it).
+host_mpi() {
+  local mpirun dir
+  mpirun=$(command -v mpirun) || { say "no mpirun on the PATH of the GPU host"; exit 1; }
+  dir=$(dirname "$(readlink -f "$mpirun")")/..
+  for d in "$dir/lib" "$dir/lib/x86_64-linux-gnu" "$dir/lib/x86_64-linux-gnu/openmpi/lib"; do
+    [ -e "$d/libmpi.so.40" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"
+  done
+  return 0
+}
+
+run() {
+  local out=${1:-out}
+  [ -d .gpu-runtime ] || tar xJf .gpu-runtime.tar.xz ||
+    { say "no .gpu-runtime (run 'tools/gpu/mpi-runs.sh pack' on the build machine)"; exit 1; }
+  # shellcheck disable=SC1091
+  . .gpu-runtime/env.sh
+  host_mpi
+  local missing
+  missing=$(ldd .gpu-runtime/bin/petsc_elasticity | grep "not found")
+  [ -z "$missing" ] || { say "libraries not found on this host:"; echo "$missing" >&2; exit 1; }
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  mkdir -p "$out"
+  local ex=.gpu-runtime/bin/petsc_elasticity
+  # Each rank gets 4 cores (mpirun's PE=4), one of them for its OpenCL driver; every rank takes
+  # the one GPU (local rank modulo the devices). The first of 3 assemblies builds the OpenCL
+  # programs and calibrates StarPU's models; the fastest counts.
+  local bind=(--map-by slot:PE=4 --bind-to core)
+  {
+    mpirun --version | head -n 1
+    mpirun -n 4 "${bind[@]}" femint info --local-rank env
+    for p in 2 4; do
+      n=$([ $p = 2 ] && echo 24 || echo 12)
+      for np in 1 2 4; do
+        echo "== order $p, $np ranks, box ${n}x${n}x$((n * np)), the GPU and CPU workers"
+        mpirun -n $np "${bind[@]}" $ex -weak -n "$n" -order $p -repeat 3 -no_solve -timing
+        echo "== order $p, $np ranks, CPU workers only"
+        mpirun -n $np "${bind[@]}" $ex -weak -n "$n" -order $p -repeat 3 -no_solve -timing -where cpu
+      done
+    done
+    echo "== the same solution on 1 and 4 ranks with the GPU"
+    mpirun -n 1 "${bind[@]}" $ex -n 8 -order 3
+    mpirun -n 4 "${bind[@]}" $ex -n 8 -order 3
+  } >"$out/log.txt" 2>&1
+  say "wrote $out/log.txt"
+}
+
+case ${1:-} in
+pack) pack ;;
+run) shift; run "$@" ;;
+*) echo "usage: $0 pack | run OUTDIR" >&2; exit 2 ;;
+esac
