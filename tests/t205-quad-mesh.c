@@ -88,6 +88,10 @@ static void check_counts(femint_context_t ctx, uint64_t *st)
     const int64_t expect = 2 * (20 + 31 * (p - 1) + 12 * (p > 3 ? (p - 2) * (p - 3) / 2 : 0));
     tap_ok(femint_space_num_dofs(s) == expect, "order %d: %lld DOFs (%lld)", p,
            (long long)femint_space_num_dofs(s), (long long)expect);
+    int64_t nb = 0;
+    femint_space_boundary_dofs(s, 0, NULL, &nb, NULL);
+    tap_ok(nb == 2 * (14 + 14 * (p - 1)), "order %d: %lld boundary DOFs (%d)", p, (long long)nb,
+           2 * (14 + 14 * (p - 1)));
     femint_space_destroy(&s);
   }
   int orders[12];

@@ -168,6 +168,13 @@ static void flux(const double x[3], const double n[3], int tag, void *user, doub
   }
 }
 
+static void linear_field(const double x[3], const double n[3], int tag, void *user, double *v)
+{
+  const struct linear *l = user;
+  for (int i = 0; i < (l->elasticity ? 2 : 1); i++)
+    v[i] = l->a[i] + l->b[3 * i] * x[0] + l->b[3 * i + 1] * x[1];
+}
+
 /* K u = b for linear u on curved cells of orders 2..4, b the boundary term: every row. */
 static void patch_test(femint_context_t ctx, uint64_t *st)
 {
@@ -214,6 +221,10 @@ static void patch_test(femint_context_t ctx, uint64_t *st)
       for (int i = 0; i < (el ? 2 : 1); i++)
         worst = fmax(worst, fabs(uh[i] - (l.a[i] + l.b[3 * i] * x[0] + l.b[3 * i + 1] * x[1])));
     }
+    double e2 = -1;
+    femint_space_l2_error(s, u, 0, NULL, linear_field, &l, &e2);
+    tap_ok(e2 >= 0 && sqrt(e2) < 1e-13, "%s: femint_space_l2_error of the interpolant %.1e",
+           el ? "plane strain" : "Laplace", sqrt(e2));
     tap_ok(worst < 1e-13, "%s: the linear field is in the space of the curved cells (max error "
                           "%.1e)",
            el ? "plane strain" : "Laplace", worst);

@@ -31,16 +31,16 @@ int femint_space_dof_range(femint_space_t space, int cell_begin, int cell_end,
   return 0;
 }
 
-/* Whether local mode md of a prism lies on the closure of local face f: a vertex of f, an edge
- * with both ends on f, or f itself. */
-static int mode_on_face(const struct refel_mode *md, int f)
+/* Whether local mode md lies on the closure of local face f: a vertex of f, an edge with both
+ * ends on f, or f itself (a quadrilateral's faces are its edges). */
+static int mode_on_face(const struct cell_topo *t, const struct refel_mode *md, int f)
 {
-  const int *fv = prism_face_vert[f];
+  const int *fv = t->face_vert[f];
   int on[PRISM_NV] = {0};
   for (int j = 0; j < 4 && fv[j] >= 0; j++) on[fv[j]] = 1;
   switch (md->kind) {
   case MODE_VERTEX: return on[md->entity];
-  case MODE_EDGE: return on[prism_edge_vert[md->entity][0]] && on[prism_edge_vert[md->entity][1]];
+  case MODE_EDGE: return on[t->edge_vert[md->entity][0]] && on[t->edge_vert[md->entity][1]];
   case MODE_FACE: return md->entity == f;
   default: return 0;
   }
@@ -64,10 +64,10 @@ static int mark_boundary_modes(const struct femint_space *s, int ntag, const int
   for (int k = 0; k < m->nbface && !err; k++) {
     const int c = m->bface[3 * k], f = m->bface[3 * k + 1], p = s->order[c];
     if (!face_selected(m->bface[3 * k + 2], ntag, tags)) continue;
-    if (!re[p] && (err = refel_prism_create(p, &re[p]))) break;
+    if (!re[p] && (err = refel_create(m->topo->shape, p, &re[p]))) break;
     const int64_t *gm = &s->cell_mode[s->cell_off[c]];
     for (int i = 0; i < re[p]->nsh; i++)
-      if (gm[i] >= 0 && mode_on_face(&re[p]->mode[i], f)) mark[gm[i]] = 1;
+      if (gm[i] >= 0 && mode_on_face(m->topo, &re[p]->mode[i], f)) mark[gm[i]] = 1;
   }
   for (int p = 0; p <= FEMINT_MAX_ORDER; p++) refel_destroy(&re[p]);
   return err;
