@@ -36,7 +36,7 @@ run() {
 err() { awk '/^L2 error:/ {print $3}' "$tmp/$1"; }
 norm() { awk '/^solution:/ {print $3}' "$tmp/$1"; }
 sum() { awk '/^solution:/ {print $5}' "$tmp/$1"; }
-show() { sed 's/^/# /' "$tmp/$1"; }
+show() { diag "$tmp/$1"; }
 
 # agree A B: the same L2 error and norm to 1e-7 relative, the checksum to 1e-7 of the norm
 # (the solver stops at a relative residual of 1e-10; different ranks build different GAMG
