@@ -14,8 +14,10 @@ if [ -z "$ex" ] || [ -z "${MPIEXEC:-}" ] || [ ! -x "$ex" ]; then
 fi
 
 # Open MPI wants to be told that running as root (as CI does) and more ranks than cores are
-# meant; other MPIs ignore these variables.
+# meant; its shared-memory transport copies without cross-process memory access, which
+# containers often forbid. Other MPIs ignore these variables.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
 launch="$MPIEXEC"
 "$MPIEXEC" --version 2>&1 | grep -Eq "Open ?MPI|OpenRTE|open-mpi" && openmpi=1
 # The launchers' local rank variables of an enclosing job must not choose for the tests.
