@@ -463,7 +463,8 @@ FEMINT_EXPORT int femint_element_matrix(femint_context_t ctx, femint_space_t spa
 
 /* ---- Load vectors ---- */
 
-/** @brief b += integral over the domain of f . v (tasks on CPU workers). */
+/** @brief b += integral over the domain of f . v (tasks on CPU workers). Over a subset of the
+ *  cells: femint_assemble_options.rhs, body and cells with femint_integrate or femint_assemble. */
 FEMINT_EXPORT int femint_load_volume(femint_context_t ctx, femint_space_t space, femint_field_fn f,
                                      void *user, double *b);
 /** @brief b += integral over the boundary faces with tag in tags (ntag tags; ntag = 0: every

@@ -18,6 +18,8 @@ if ! command -v taskset >/dev/null 2>&1; then
   exit 0
 fi
 
+# The folder of this script and of tap.sh (sourced below, after the cd into $tmp).
+tests_dir=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/femint-t402.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -25,22 +27,7 @@ cd "$tmp" || exit 1
 unset OMPI_COMM_WORLD_LOCAL_RANK MPI_LOCALRANKID MV2_COMM_WORLD_LOCAL_RANK SLURM_LOCALID
 export STARPU_SILENT=1
 
-n=0
-failed=0
-ok() { # ok STATUS DESCRIPTION
-  n=$((n + 1))
-  if [ "$1" -eq 0 ]; then
-    echo "ok $n - $2"
-  else
-    echo "not ok $n - $2"
-    failed=$((failed + 1))
-  fi
-}
-skip() {
-  n=$((n + 1))
-  echo "ok $n - $1 # SKIP $2"
-}
-diag() { sed 's/^/# /' "$@"; }
+. "$tests_dir/tap.sh"
 
 # check.py FILE CPUSET: the binding femint reports in FILE (femint info --json) lies inside
 # CPUSET: the process's cpuset itself, every worker's PUs and measured binding, every thread.

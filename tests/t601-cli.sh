@@ -10,6 +10,8 @@ if [ ! -x "$FEMINT" ]; then
 fi
 case $FEMINT in /*) ;; *) FEMINT=$(pwd)/$FEMINT ;; esac
 
+# The folder of this script and of tap.sh (sourced below, after the cd into $tmp).
+tests_dir=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/femint-t601.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -24,22 +26,7 @@ for py in python3 /usr/bin/python3; do
   if "$py" -c 'import scipy.io' 2>/dev/null; then have_scipy=yes; scipy_python=$py; break; fi
 done
 
-n=0
-failed=0
-ok() { # ok CONDITION-STATUS DESCRIPTION
-  n=$((n + 1))
-  if [ "$1" -eq 0 ]; then
-    echo "ok $n - $2"
-  else
-    echo "not ok $n - $2"
-    failed=$((failed + 1))
-  fi
-}
-skip() {
-  n=$((n + 1))
-  echo "ok $n - $1 # SKIP $2"
-}
-diag() { sed 's/^/# /' "$@"; }
+. "$tests_dir/tap.sh"
 # The value of a top-level integer field of a one-line JSON object.
 field() { sed -n "s/.*\"$1\":\([0-9][0-9]*\).*/\1/p" "$2"; }
 

@@ -1,5 +1,6 @@
 # TAP helpers for the shell tests, sourced: ok STATUS DESCRIPTION counts a test point (status 0
-# passes), skip DESCRIPTION REASON a skipped one; $n counts the points and $failed the failures.
+# passes), skip DESCRIPTION REASON a skipped one, diag FILE... prints files as comments; $n
+# counts the points and $failed the failures.
 n=0
 failed=0
 ok() {
@@ -15,3 +16,4 @@ skip() {
   n=$((n + 1))
   echo "ok $n - $1 # SKIP $2"
 }
+diag() { sed 's/^/# /' "$@"; }
