@@ -174,7 +174,7 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
     m.coef = clCreateBuffer(clctx, CL_MEM_READ_ONLY, ncoef * rs, NULL, &cerr);
     m.phi = clCreateBuffer(clctx, CL_MEM_READ_ONLY, nphi * rs, NULL, &cerr);
     m.quad = clCreateBuffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (size_t)nq * 4 * rs,
-                            p->ctx->quad[opt->order][opt->precision == FEMINT_SINGLE], &cerr);
+                            p->ctx->quad[g->shape][opt->order][opt->precision == FEMINT_SINGLE], &cerr);
     m.out = clCreateBuffer(clctx, CL_MEM_WRITE_ONLY, (size_t)ncell * out_per * rs, NULL, &cerr);
     if (!m.geo || !m.coef || !m.phi || !m.quad || !m.out) {
       err = femint_seterr(ctx, FEMINT_EOPENCL, "bench: device allocation of %d cells failed (%d)",
