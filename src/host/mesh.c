@@ -362,6 +362,15 @@ done:
   return ierr;
 }
 
+double mesh_uniform(uint64_t *state)
+{
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull); /* splitmix64 */
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return (double)(z >> 11) * 0x1.0p-52 - 1.0;
+}
+
 int mesh_check_input(femint_context_t ctx, int nvert, const double *coords, int dim, int ncell,
                      int nv, const int *cells)
 {

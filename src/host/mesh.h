@@ -12,6 +12,10 @@
  * det J is positive everywhere, else 0; *det and xi receive the minimum and where it lies. */
 int mesh_check_cell(const double *X, double *det, double xi[3]);
 
+/* Uniform in [-1, 1) from a splitmix64 state: a sequence that depends only on the seed (the
+ * perturbations of the generated meshes). */
+double mesh_uniform(uint64_t *state);
+
 /* Check coordinates (dim per vertex, finite) and cells (nv vertex indices each, in range, none
  * repeated); the message names the first bad vertex or cell. */
 int mesh_check_input(femint_context_t ctx, int nvert, const double *coords, int dim, int ncell,

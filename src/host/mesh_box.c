@@ -15,21 +15,6 @@ struct box {
   double l[3], h[3];
 };
 
-/* splitmix64: a small generator whose sequence depends only on the seed. */
-static uint64_t splitmix64(uint64_t *state)
-{
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-/* Uniform in [-1, 1). */
-static double uniform(uint64_t *state)
-{
-  return (double)(splitmix64(state) >> 11) * 0x1.0p-52 - 1.0;
-}
-
 /* Tag of a boundary face: the plane its centroid lies on. */
 static int box_tag(int nv, const double *X, void *user)
 {
@@ -159,7 +144,7 @@ int femint_mesh_create_box(femint_context_t ctx, int nx, int ny, int nz, double 
       do {
         q = 0;
         for (int a = 0; a < 3; a++) {
-          u[a] = uniform(&state);
+          u[a] = mesh_uniform(&state);
           q += u[a] * u[a];
         }
       } while (q > 1);

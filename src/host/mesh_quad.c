@@ -168,16 +168,6 @@ static int rect_tag(int nv, const double *X, void *user)
   return 0;
 }
 
-/* splitmix64, uniform in [-1, 1): a sequence that depends only on the seed. */
-static double uniform(uint64_t *state)
-{
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return (double)(z >> 11) * 0x1.0p-52 - 1.0;
-}
-
 /* Move the interior vertices by s * d, halving s until every cell is valid (s = 0 at last). */
 static void rect_perturb(struct femint_mesh *m, const double *x0, const double *d)
 {
@@ -244,8 +234,8 @@ int femint_mesh_create_rectangle(femint_context_t ctx, int nx, int ny, double lx
       if ((*mesh)->vert_bnd[v]) continue;
       double u[2];
       do {
-        u[0] = uniform(&state);
-        u[1] = uniform(&state);
+        u[0] = mesh_uniform(&state);
+        u[1] = mesh_uniform(&state);
       } while (u[0] * u[0] + u[1] * u[1] > 1);
       d[2 * v] = rad * u[0];
       d[2 * v + 1] = rad * u[1];
