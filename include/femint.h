@@ -517,6 +517,87 @@ FEMINT_EXPORT int femint_space_dof_range(femint_space_t space, int cell_begin, i
 FEMINT_EXPORT int femint_space_boundary_dofs(femint_space_t space, int ntag, const int *tags,
                                              int64_t *ndofs, int64_t *dofs);
 
+/* ---- Tetrahedra and H(curl): the Maxwell matrices (seed 004) ---- */
+
+/** A mesh of straight (4-node) or curved (10-node) tetrahedra. Every cell keeps its vertices in
+ *  ascending order, so shared edges and faces need no orientation data. */
+typedef struct femint_tet_mesh *femint_tet_mesh_t;
+/** @brief Tetrahedra from arrays: coords[nvert][3], cells[ncell][4] (any vertex order).
+ *  Boundary faces get tag 1. @return 0; FEMINT_EMESH (a vertex out of range or repeated, a face
+ *  of more than two cells: the cell named), FEMINT_EJACOBIAN (a flat cell, named). */
+FEMINT_EXPORT int femint_tet_mesh_create(femint_context_t ctx, int nvert, const double *coords,
+                                         int ncell, const int *cells, femint_tet_mesh_t *mesh);
+/** @brief The box [0,lx]x[0,ly]x[0,lz] of nx*ny*nz cubes of 6 tetrahedra each; boundary faces
+ *  tagged 1..6 (x = 0, x = lx, y = 0, y = ly, z = 0, z = lz). */
+FEMINT_EXPORT int femint_tet_mesh_create_box(femint_context_t ctx, int nx, int ny, int nz,
+                                             double lx, double ly, double lz,
+                                             femint_tet_mesh_t *mesh);
+/** @brief Make the cells quadratic (10 nodes) and move every vertex and edge node by
+ *  y = x + amplitude * (sin(pi x / lx) sin(pi y / ly) sin(pi z / lz)) (1, 1, 1) over the mesh's
+ *  bounding box [0,lx]x[0,ly]x[0,lz] (its faces stay where they are): curved cells with the
+ *  exact image of the map at their nodes. @return 0; FEMINT_EJACOBIAN when a cell folds (named;
+ *  the mesh is then unusable). */
+FEMINT_EXPORT int femint_tet_mesh_warp(femint_tet_mesh_t mesh, double amplitude);
+FEMINT_EXPORT int femint_tet_mesh_destroy(femint_tet_mesh_t *mesh);
+FEMINT_EXPORT int femint_tet_mesh_num_cells(femint_tet_mesh_t mesh);
+FEMINT_EXPORT int femint_tet_mesh_num_vertices(femint_tet_mesh_t mesh);
+/** @brief 4 (straight cells) or 10 (curved cells). */
+FEMINT_EXPORT int femint_tet_mesh_num_nodes(femint_tet_mesh_t mesh);
+
+/** The H(curl) space of one order on a tetrahedral mesh, its DOF map with perfect electric
+ *  conductor walls, and the sparsity pattern shared by T and S (built at the first assembly and
+ *  kept where it was built, on the device when there is one, for the later ones). */
+typedef struct femint_maxwell *femint_maxwell_t;
+/** @brief The space of order 1..3 (6, 20, 45 functions per cell); bit t of pec_tags makes the
+ *  boundary faces of tag t (1..31) PEC walls (~0u: every boundary face, 0: none): their
+ *  tangential DOFs are eliminated. The mesh must outlive the object. */
+FEMINT_EXPORT int femint_maxwell_create(femint_context_t ctx, femint_tet_mesh_t mesh, int order,
+                                        unsigned pec_tags, femint_maxwell_t *mx);
+FEMINT_EXPORT int femint_maxwell_destroy(femint_maxwell_t *mx);
+FEMINT_EXPORT int64_t femint_maxwell_num_dofs(femint_maxwell_t mx);
+/** @brief u[ndof] = the coefficients of grad phi_h, phi_h the piecewise linear function with
+ *  the vertex values phi[nvert], taken as 0 at the vertices of the PEC walls: phi[b] - phi[a] on
+ *  the lowest-order (Whitney) function of every edge (a, b), a < b, and 0 on the others. S u = 0
+ *  (the gradients are the kernel of the curl), T u is not. */
+FEMINT_EXPORT int femint_maxwell_gradient(femint_maxwell_t mx, const double *phi, double *u);
+
+struct femint_maxwell_options {
+  int precision;  /**< FEMINT_DOUBLE or FEMINT_SINGLE (integration and the sums) */
+  int where;      /**< FEMINT_WHERE_ANY, _CPU or _OPENCL */
+  int max_batch;  /**< most cells per integration task; 0: chosen from the sizes */
+  int phases;     /**< 1: wait for each phase before the next (per-phase times, seed 004's
+                       Table 2); 0: T's sums overlap S's integration */
+};
+
+/** Times in seconds of one assembly of T and S. */
+struct femint_maxwell_stats {
+  int ncell, nbatch;
+  int64_t ndof, nnz, nslot;  /**< unknowns, non-zeros of T and S, COO triplets (cells * nsh^2) */
+  int pattern_built;         /**< 1: this call built the pattern (the first assembly) */
+  int pattern_on_device;     /**< the pattern was built (and the sums run) on an OpenCL device */
+  double t_pattern;          /**< COO indices, sort, segments and row pointers (first call) */
+  double t_pack;             /**< cell nodes and coefficients into batch buffers */
+  double t_integrate;        /**< T_e and S_e of every cell into their COO slots */
+  double t_sum;              /**< COO to CSR values of T and S (segmented sums) */
+  double t_download;         /**< CSR values to the host */
+  double t_total;
+  int tasks_cpu, tasks_opencl;  /**< integration tasks run by each kind of worker */
+};
+
+/** @brief The mass matrix T (entries of N_i eps_r N_j) and the curl-curl matrix S (curl N_i
+ *  mu_r^-1 curl N_j) of the space, on the CPU and OpenCL workers: element matrices of batches of
+ *  cells (T and S as separate tasks) into COO slots, then the CSR values of both summed on the
+ *  shared pattern where the COO data are. eps_r, mu_r: ncell_values (1: every cell, or one per
+ *  cell) 3x3 symmetric positive definite tensors, row-major ([ncell_values][9]); NULL mu_r:
+ *  1. opt may be NULL (double, anywhere). stats may be NULL.
+ *  @return 0; FEMINT_EINVAL (ncell_values, a tensor not SPD: the cell named); the runtime's. */
+FEMINT_EXPORT int femint_maxwell_assemble(femint_context_t ctx, femint_maxwell_t mx,
+                                          int ncell_values, const double *eps_r,
+                                          const double *mu_r,
+                                          const struct femint_maxwell_options *opt,
+                                          femint_matrix_t *T, femint_matrix_t *S,
+                                          struct femint_maxwell_stats *stats);
+
 /* ---- Benchmarks ---- */
 
 struct femint_bench_options {

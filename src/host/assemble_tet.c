@@ -15,14 +15,12 @@ void tet_system_free(struct tet_system *sys)
   sys->T = sys->S = NULL;
 }
 
-/* Rows and columns of the slots: slot c*nsh*nsh + i*nsh + j holds (dof(c,i), dof(c,j)), -1
- * where a wall removes either (one work-item per slot on a device). */
-static void coo_indices(const struct tet_space *sp, int64_t *row, int64_t *col)
+void tet_coo_indices(int64_t ncell, int nsh, const int64_t *cell_dof, int64_t *row, int64_t *col)
 {
-  const int64_t nsh = sp->nsh, nslot = (int64_t)sp->mesh->ncell * nsh * nsh;
+  const int64_t n2 = (int64_t)nsh * nsh, nslot = ncell * n2;
   for (int64_t k = 0; k < nslot; k++) {
-    const int64_t c = k / (nsh * nsh), i = k / nsh % nsh, j = k % nsh;
-    const int64_t r = sp->cell_dof[c * nsh + i], s = sp->cell_dof[c * nsh + j];
+    const int64_t c = k / n2, i = k / nsh % nsh, j = k % nsh;
+    const int64_t r = cell_dof[c * nsh + i], s = cell_dof[c * nsh + j];
     row[k] = r >= 0 && s >= 0 ? r : -1;
     col[k] = r >= 0 && s >= 0 ? s : -1;
   }
@@ -70,7 +68,7 @@ int tet_assemble(const struct tet_space *sp, const struct refel_tet *re,
                         (long long)nslot);
     goto done;
   }
-  coo_indices(sp, row, col);
+  tet_coo_indices(m->ncell, sp->nsh, sp->cell_dof, row, col);
   err = element_matrices(sp, re, coef, ncoef, cT, cS);
   if (!err) err = coo_pattern_build(sp->ndof, nslot, row, col, &sys->pattern);
   if (err) goto done;

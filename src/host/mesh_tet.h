@@ -86,6 +86,11 @@ struct tet_system {
   double *T, *S;              /* [nnz] */
 };
 
+/* Rows and columns of the COO slots of ncell cells: slot c*nsh*nsh + i*nsh + j holds
+ * (cell_dof[c][i], cell_dof[c][j]), or -1 for both where a wall removes either DOF (one
+ * work-item per slot on a device). */
+void tet_coo_indices(int64_t ncell, int nsh, const int64_t *cell_dof, int64_t *row, int64_t *col);
+
 /* Element matrices of every cell (tet_element_reference on the points of re; coef[0] for every
  * cell when ncoef is 1, coef[c] for cell c when ncoef is the number of cells), written as COO
  * triplets (slot c*nsh*nsh + i*nsh + j, row -1 for removed DOFs), the pattern built once from
