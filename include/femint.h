@@ -575,6 +575,7 @@ struct femint_maxwell_stats {
   int64_t ndof, nnz, nslot;  /**< unknowns, non-zeros of T and S, COO triplets (cells * nsh^2) */
   int pattern_built;         /**< 1: this call built the pattern (the first assembly) */
   int pattern_on_device;     /**< the pattern was built (and the sums run) on an OpenCL device */
+  double t_programs;         /**< building the OpenCL programs (first use on a device) */
   double t_pattern;          /**< COO indices, sort, segments and row pointers (first call) */
   double t_pack;             /**< cell nodes and coefficients into batch buffers */
   double t_integrate;        /**< T_e and S_e of every cell into their COO slots */

@@ -121,6 +121,12 @@ int cli_coexec(const struct cli_bench *b);
 int cli_bench_command(int argc, char **argv);
 int cli_plan_command(int argc, char **argv);
 extern const char cli_bench_usage[];
+/* femint run and bench with --element tet (maxwell.c); cli_is_tet tells them apart. */
+int cli_is_tet(int argc, char **argv);
+int cli_maxwell_run(int argc, char **argv);
+int cli_maxwell_bench(int argc, char **argv);
+extern const char cli_maxwell_run_usage[];
+extern const char cli_maxwell_bench_usage[];
 extern const char cli_plan_usage[];
 
 #endif

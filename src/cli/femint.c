@@ -74,8 +74,10 @@ static const char run_usage_text[] =
   "null space or volume, positive diagonal).\n"
   "\n"
   "Options:\n"
-  "  --element prism|quad     element shape: 3D prisms (seed 000) or 2D quadrilaterals with\n"
-  "                           Lobatto bases (seed 003) (default prism)\n"
+  "  --element prism|quad|tet element shape: 3D prisms (seed 000) or 2D quadrilaterals with\n"
+  "                           Lobatto bases (seed 003) (default prism); tet: the Maxwell\n"
+  "                           matrices of H(curl) tetrahedra (seed 004), whose options\n"
+  "                           'femint run --element tet --help' lists\n"
   "  --order P | P1-P2 | P1,P2,...\n"
   "                           orders 1..7; cell c gets the (c mod n)-th order of the list\n"
   "                           (default 1-4)\n"
@@ -853,13 +855,13 @@ int main(int argc, char **argv)
   }
   const char *cmd = argv[1];
   if (strcmp(cmd, "run") == 0) {
-    status = run_command(argc, argv);
+    status = cli_is_tet(argc, argv) ? cli_maxwell_run(argc, argv) : run_command(argc, argv);
   } else if (strcmp(cmd, "refel") == 0) {
     status = refel_command(argc, argv);
   } else if (strcmp(cmd, "info") == 0) {
     status = info_command(argc, argv);
   } else if (strcmp(cmd, "bench") == 0) {
-    status = cli_bench_command(argc, argv);
+    status = cli_is_tet(argc, argv) ? cli_maxwell_bench(argc, argv) : cli_bench_command(argc, argv);
   } else if (strcmp(cmd, "plan") == 0) {
     status = cli_plan_command(argc, argv);
   } else if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {

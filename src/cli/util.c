@@ -187,7 +187,7 @@ int cli_parse_element(const char *text, int *shape)
 {
   if (strcmp(text, "prism") == 0) *shape = FEMINT_PRISM;
   else if (strcmp(text, "quad") == 0) *shape = FEMINT_QUAD;
-  else return cli_fail_usage("--element: unsupported element '%s' (femint has: prism, quad)", text);
+  else return cli_fail_usage("--element: unsupported element '%s' (femint has: prism, quad, tet)", text);
   return 0;
 }
 

@@ -75,7 +75,7 @@ static void integrate_volume_opencl(void *buffers[], void *arg)
 uint32_t batch_footprint(struct starpu_task *task)
 {
   const struct batch *b = task->cl_arg;
-  uint32_t key[8] = {FEMINT_PRISM,           (uint32_t)b->g->order,    (uint32_t)b->g->kind,
+  uint32_t key[8] = {(uint32_t)b->g->shape, (uint32_t)b->g->order,    (uint32_t)b->g->kind,
                      (uint32_t)b->g->ne,     (uint32_t)b->g->precision, (uint32_t)b->ncell,
                      (uint32_t)b->g->variant, (uint32_t)b->g->symmetric};
   uint32_t h = 0;

@@ -270,7 +270,9 @@ int femint_maxwell_assemble(femint_context_t ctx, femint_maxwell_t mx, int ncv, 
   if (!err) err = femint_host_alloc(ctx, (size_t)m->ncell * MAXWELL_NCOEF * rs + 64, &coef);
   struct maxwell_sum_arg sum[2];
   memset(sum, 0, sizeof sum);
+  const double tb = femint_now();
   if (!err && usable) err = build_programs(ctx, mx, o.precision, b, &sum[0]);
+  st.t_programs = femint_now() - tb;
   if (err) goto out;
   memcpy(sum[1].program, sum[0].program, sizeof sum[0].program);
   for (int which = 0; which < 2; which++) {
