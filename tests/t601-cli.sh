@@ -239,6 +239,23 @@ else
   skip "plan --order 2" "no OpenCL worker"
 fi
 
+# Tetrahedra: the Maxwell matrices T and S of a small curved box, written and summarized.
+"$FEMINT" run --element tet --space hcurl --problem maxwell --order 2 --mesh box:2,2,2 \
+  --curved 0.1 --output mx --json >tet.json 2>tet.err
+st=$?
+ok $st "run --element tet --order 2 --curved 0.1 --json passes verification"
+[ $st -eq 0 ] || { diag tet.err; diag tet.json; }
+dofs=$(field dofs tet.json)
+nnz=$(field nnz tet.json)
+[ -n "$dofs" ] && [ "$(sed -n 3p mx-T.mtx)" = "$dofs $dofs $nnz" ] &&
+  [ "$(sed -n 3p mx-S.mtx)" = "$dofs $dofs $nnz" ]
+ok $? "mx-T.mtx and mx-S.mtx: $dofs x $dofs with $nnz entries each"
+"$FEMINT" bench --element tet --order 1 --mesh box:2,2,2 --runs 1 --json >tetb.json 2>tetb.err
+st=$?
+[ $st -eq 0 ] && grep -q '"integrate_s"' tetb.json
+ok $? "bench --element tet: per-phase times"
+[ $st -eq 0 ] || diag tetb.err
+
 # Bad input: a non-zero exit status that is not a signal, one line on stderr naming the culprit.
 bad() { # bad CULPRIT ARGS...
   culprit=$1
@@ -266,6 +283,10 @@ bad "9" bench --order 9
 bad "--mesh" bench --mesh box:2,2,2
 bad "--csv" bench --coexec --csv x.csv
 bad "9" plan --order 9
+bad "orders 1, 2 and 3" run --element tet --order 4
+bad "rect:2,2" run --element tet --mesh rect:2,2
+bad "h1" run --element tet --space h1
+bad "0.7" run --element tet --curved 0.7
 if ls core* >/dev/null 2>&1; then r=1; else r=0; fi
 ok $r "no core dump"
 

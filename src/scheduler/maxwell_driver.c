@@ -308,7 +308,7 @@ int femint_maxwell_assemble(femint_context_t ctx, femint_maxwell_t mx, int ncv, 
   if (nbatch > 0) {
     for (int which = 0; which < 2 && !err; which++) {
       coo_mem[which] = starpu_malloc_on_node(gnode, coo_bytes);
-      val[which] = malloc(rs * (mx->nnz + 1));
+      if (femint_host_alloc(ctx, rs * (mx->nnz + 1), &val[which])) val[which] = NULL;
       if (!coo_mem[which] || !val[which])
         err = femint_seterr(ctx, FEMINT_ENOMEM,
                             "Maxwell assembly: out of memory for %lld COO values on node %u",
@@ -431,7 +431,7 @@ release:
     if (h_coo[which]) starpu_data_unregister_no_coherency(h_coo[which]);
     if (coo_mem[which]) starpu_free_on_node(gnode, coo_mem[which], coo_bytes);
     if (h_val[which]) starpu_data_unregister_no_coherency(h_val[which]);
-    free(val[which]);
+    if (val[which]) femint_host_free(ctx, val[which]);
   }
 out:
   if (nodes) femint_host_free(ctx, nodes);
