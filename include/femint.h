@@ -577,7 +577,8 @@ struct femint_maxwell_stats {
   int pattern_on_device;     /**< the pattern was built (and the sums run) on an OpenCL device */
   double t_programs;         /**< building the OpenCL programs (first use on a device) */
   double t_pattern;          /**< COO indices, sort, segments and row pointers (first call) */
-  double t_pack;             /**< cell nodes and coefficients into batch buffers */
+  double t_pack;             /**< cell nodes and coefficients into batch buffers, the CSR arrays
+                                  of the two matrices */
   double t_integrate;        /**< T_e and S_e of every cell into their COO slots */
   double t_sum;              /**< COO to CSR values of T and S (segmented sums) */
   double t_download;         /**< CSR values to the host */

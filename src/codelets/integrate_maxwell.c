@@ -121,26 +121,28 @@ struct starpu_codelet femint_cl_maxwell_integrate = {
 
 /* ---- the pattern ---- */
 
+/* dst = src, n int64 values, by the worker's team. */
+static void copy_i64(int64_t *dst, const int64_t *src, int64_t n)
+{
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < n; k++) dst[k] = src[k];
+}
+
 /* buffers: cell DOFs, perm, seg, rowptr, colind (int64). */
 static void maxwell_pattern_cpu(void *buffers[], void *arg)
 {
   struct maxwell_pattern_arg *a = arg;
   const struct femint_maxwell *mx = a->mx;
-  const int64_t nslot = mx->nslot;
   const int64_t *cell_dof = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[0]);
-  int64_t *row = malloc(sizeof *row * (nslot + 1)), *col = malloc(sizeof *col * (nslot + 1));
   struct coo_pattern p;
-  memset(&p, 0, sizeof p);
-  int err = !row || !col ? femint_seterr(NULL, FEMINT_ENOMEM, "out of memory") : 0;
+  /* the worker's team builds it row by row */
+  omp_set_num_threads(femint_team_enter(mx->ctx));
+  int err = coo_pattern_from_cells(mx->space->ndof, mx->mesh->m->ncell, mx->re->nsh, cell_dof, &p);
   if (!err) {
-    tet_coo_indices(mx->mesh->m->ncell, mx->re->nsh, cell_dof, row, col);
-    err = coo_pattern_build(mx->space->ndof, nslot, row, col, &p);
-  }
-  if (!err) {
-    memcpy((void *)STARPU_VECTOR_GET_PTR(buffers[1]), p.perm, sizeof(int64_t) * p.nvalid);
-    memcpy((void *)STARPU_VECTOR_GET_PTR(buffers[2]), p.seg, sizeof(int64_t) * (p.nnz + 1));
-    memcpy((void *)STARPU_VECTOR_GET_PTR(buffers[3]), p.rowptr, sizeof(int64_t) * (p.n + 1));
-    memcpy((void *)STARPU_VECTOR_GET_PTR(buffers[4]), p.colind, sizeof(int64_t) * p.nnz);
+    copy_i64((int64_t *)STARPU_VECTOR_GET_PTR(buffers[1]), p.perm, p.nvalid);
+    copy_i64((int64_t *)STARPU_VECTOR_GET_PTR(buffers[2]), p.seg, p.nnz + 1);
+    copy_i64((int64_t *)STARPU_VECTOR_GET_PTR(buffers[3]), p.rowptr, p.n + 1);
+    copy_i64((int64_t *)STARPU_VECTOR_GET_PTR(buffers[4]), p.colind, p.nnz);
     a->nvalid = p.nvalid;
     a->nnz = p.nnz;
   } else {
@@ -148,8 +150,6 @@ static void maxwell_pattern_cpu(void *buffers[], void *arg)
     snprintf(a->msg, sizeof a->msg, "maxwell_pattern: %s", femint_thread_error());
   }
   coo_pattern_free(&p);
-  free(row);
-  free(col);
 }
 
 struct starpu_codelet femint_cl_maxwell_pattern = {

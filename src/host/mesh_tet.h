@@ -91,6 +91,12 @@ struct tet_system {
  * work-item per slot on a device). */
 void tet_coo_indices(int64_t ncell, int nsh, const int64_t *cell_dof, int64_t *row, int64_t *col);
 
+/* The pattern of those slots (coo_cells.c), equal to coo_pattern_build's of tet_coo_indices' rows
+ * and columns (perm and seg included) but built row by row on the host's cores from the
+ * transpose of the DOF map: no global sort. FEMINT_EINVAL (a DOF >= n), FEMINT_ENOMEM. */
+int coo_pattern_from_cells(int64_t n, int64_t ncell, int nsh, const int64_t *cell_dof,
+                           struct coo_pattern *p);
+
 /* Element matrices of every cell (tet_element_reference on the points of re; coef[0] for every
  * cell when ncoef is 1, coef[c] for cell c when ncoef is the number of cells), written as COO
  * triplets (slot c*nsh*nsh + i*nsh + j, row -1 for removed DOFs), the pattern built once from
