@@ -86,9 +86,9 @@ struct tet_mode {
 struct refel_tet {
   int order;
   int nsh;      /* basis functions: 6, 20, 45 */
-  int nq;       /* quadrature points (nline^3) */
-  int nline;    /* points per direction of the conical rule */
-  int degree;   /* exactness degree of the rule: 2 nline - 1 */
+  int nq;       /* quadrature points (nline^3 for the conical rule) */
+  int nline;    /* points per direction of the conical rule; 0 for a symmetric rule */
+  int degree;   /* exactness degree of the rule (2 nline - 1 for the conical rule) */
   double *xq;   /* [nq][3] */
   double *wq;   /* [nq], sum 1/6 */
   double *val;  /* [nq][3][nsh]: component d of function i at point q, val[(q*3 + d)*nsh + i] */
@@ -106,8 +106,13 @@ int refel_tet_entity_nmodes(int kind, int order);
  * (exact to degree 2 nline - 1). FEMINT_EORDER for an order outside 1..3 or nline outside
  * 1..16; FEMINT_ENOMEM. */
 int refel_tet_create_rule(int order, int nline, struct refel_tet **re);
-/* The default rule: nline = order + 3 (degree 2p + 5), generous for curved elements, whose
- * integrands are rational (affine ones need degree 2p). */
+/* The tabulated tetrahedron of an order on the symmetric rule of degree >= degree
+ * (quad_tet_symmetric; re->nline = 0, re->degree the rule's own). FEMINT_EORDER for an order
+ * outside 1..3 or a degree past 14; FEMINT_ENOMEM. */
+int refel_tet_create_degree(int order, int degree, struct refel_tet **re);
+/* The default rule: the symmetric rule of degree 2p + 4 (24, 46, 79 points for p = 1, 2, 3),
+ * exact on straight cells (degree 2p) and accurate on curved ones, whose integrands are
+ * rational (refel_tet.c says why). */
 int refel_tet_create(int order, struct refel_tet **re);
 void refel_tet_destroy(struct refel_tet **re);
 /* Values val[3][nsh] and curls curl[3][nsh] of all functions at one reference point, in the
