@@ -4,22 +4,6 @@
 
 #define MAX_DEGREE 14
 
-/* The largest relative misfit over the monomials x^a y^b z^c of total degree d. */
-static double misfit(int n, const double *x, const double *w, int d)
-{
-  double err = 0;
-  for (int a = 0; a <= d; a++)
-    for (int b = 0; a + b <= d; b++) {
-      const int c = d - a - b;
-      double s = 0;
-      for (int q = 0; q < n; q++)
-        s += w[q] * ipow(x[3 * q], a) * ipow(x[3 * q + 1], b) * ipow(x[3 * q + 2], c);
-      const double exact = tet_monomial_integral(a, b, c);
-      err = fmax(err, fabs(s - exact) / exact);
-    }
-  return err;
-}
-
 /* Whether the point set with its weights maps onto itself under every permutation of the
  * barycentric coordinates (l0, l1, l2, l3) = (1 - x - y - z, x, y, z); the largest distance from
  * an image to the nearest point of the same weight goes to *dist. */
@@ -70,8 +54,8 @@ int main(void)
     /* Each rule once, at its own degree. */
     if (rd == prev_degree) continue;
     prev_degree = rd;
-    for (int e = 0; e <= rd; e++) worst = fmax(worst, misfit(n, x, w, e));
-    const double next = misfit(n, x, w, rd + 1);
+    for (int e = 0; e <= rd; e++) worst = fmax(worst, tet_rule_misfit(n, x, w, e));
+    const double next = tet_rule_misfit(n, x, w, rd + 1);
     beyond = fmin(beyond, next);
     tap_diag("degree %2d: %3d points, misfit at degree %d: %.2g", rd, n, rd + 1, next);
     sym = permutation_invariant(n, x, w, &dist) && sym;
