@@ -33,12 +33,13 @@ struct tet_rule {
   const struct tet_orbit *orbit;
 };
 
-/* The tables are those of PHG's quad.c (revision 1.275, 2022, rules QUAD_3D_P1 to QUAD_3D_P14),
- * by L. Zhang, T. Cui and H. Liu: "A set of symmetric quadrature rules on triangles and
- * tetrahedra", J. Comput. Math. 27(1), 2009, 89-96, and its authors' later rules of degrees 9 to
- * 14 with fewer points. PHG's degree-4 rule is its 14-point degree-5 rule: a degree-4 request
- * gets that one here. Parameters printed with trailing zeros were fixed by hand where the moment
- * equations leave a family of solutions. */
+/* The tables are those of the PHG library's quad.c (revision 1.275, 2022, rules QUAD_3D_P1 to
+ * QUAD_3D_P14), whose authors published the method and the first set in L. Zhang, T. Cui and
+ * H. Liu, "A set of symmetric quadrature rules on triangles and tetrahedra", J. Comput. Math.
+ * 27(1), 2009, 89-96 (its degree-8 rule is the one here); PHG's rules of degrees 9 to 14 came
+ * later (its degree-14 rule has 194 points where the paper's has 236). PHG's degree-4 rule is its
+ * 14-point degree-5 rule: a degree-4 request gets that one here. Parameters printed with trailing
+ * zeros were fixed where the moment equations leave a family of solutions. */
 static const struct tet_orbit tet_p1[] = {{S4, 1, {0}}};
 
 static const struct tet_orbit tet_p2[] = {{S31, 0.25, {0.13819660112501051517954131656343619}}};
