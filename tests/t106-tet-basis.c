@@ -86,16 +86,7 @@ static void test_quadrature(void)
     }
     if (fabs(sum - 1.0 / 6) > 1e-15) bad_pts++;
     for (int d = 0; d <= 2 * n; d++) {
-      double deg_err = 0;
-      for (int a = 0; a <= d; a++)
-        for (int b = 0; a + b <= d; b++) {
-          const int c = d - a - b;
-          double s = 0;
-          for (int q = 0; q < nq; q++)
-            s += w[q] * ipow(x[3 * q], a) * ipow(x[3 * q + 1], b) * ipow(x[3 * q + 2], c);
-          const double exact = tet_monomial_integral(a, b, c);
-          deg_err = fmax(deg_err, fabs(s - exact) / exact);
-        }
+      const double deg_err = tet_rule_misfit(nq, x, w, d);
       if (d < 2 * n)
         worst = fmax(worst, deg_err);
       else

@@ -251,8 +251,8 @@ static void test_independent(void)
   tap_ok(d10 < 1e-13, "p = 1..3: a 10-node cell with straight edges is the 4-node cell (%.2g)",
          d10);
   tap_ok(dcurved < 1e-5,
-         "p = 1..3, curved (edge nodes moved by 5%%): the default rule (degree "
-         "2p+5) is within %.2g of the 1728-point rule",
+         "p = 1..3, curved (edge nodes moved by 5%%): the default rule (symmetric, "
+         "degree 2p+4) is within %.2g of the 1728-point rule",
          dcurved);
 }
 

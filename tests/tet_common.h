@@ -41,6 +41,23 @@ static inline double tet_monomial_integral(int a, int b, int c)
   return r;
 }
 
+/* The largest relative misfit of the rule x[n][3], w[n] over the monomials x^a y^b z^c of total
+ * degree d. */
+static inline double tet_rule_misfit(int n, const double *x, const double *w, int d)
+{
+  double err = 0;
+  for (int a = 0; a <= d; a++)
+    for (int b = 0; a + b <= d; b++) {
+      const int c = d - a - b;
+      double s = 0;
+      for (int q = 0; q < n; q++)
+        s += w[q] * ipow(x[3 * q], a) * ipow(x[3 * q + 1], b) * ipow(x[3 * q + 2], c);
+      const double exact = tet_monomial_integral(a, b, c);
+      err = fmax(err, fabs(s - exact) / exact);
+    }
+  return err;
+}
+
 /* A random affine tetrahedron near the reference one, scaled by about `scale`: X[4][3], with
  * either orientation; `distort` moves each vertex by up to that fraction of the scale. */
 static inline void random_affine_tet(double scale, double distort, double *X)

@@ -19,6 +19,15 @@ int quad_gauss_legendre(int n, double *x, double *w);
  * sum w = 1/2. The arrays are static; the function returns FEMINT_EORDER past degree 14. */
 int quad_triangle(int degree, int *npts, const double **xy, const double **w);
 
+/* Relative moment residuals r[m] of a symmetric rule whose orbits have the parameters u[nu]
+ * (weights and positions), optionally with their Jacobian J[m][nu]; returns m. */
+typedef int (*quad_residual_fn)(const void *rule, const double *u, int nu, double *r, double *J);
+#define QUAD_MAX_UNKNOWN 64
+/* Refine the parameters u[nu] of a rule with m moment equations in place by Gauss-Newton steps
+ * (damped slightly where the equations leave a parameter free), keeping the best iterate.
+ * Returns its largest residual, or -1 when out of memory or nu > QUAD_MAX_UNKNOWN. */
+double quad_refine_orbits(int nu, int m, quad_residual_fn residual, const void *rule, double *u);
+
 /* ---- refel_prism.c: the reference prism ----
  * Reference prism: triangle {xi1 >= 0, xi2 >= 0, xi1 + xi2 <= 1} times xi3 in [-1,1], volume 1.
  * Vertices 0:(0,0,-1) 1:(1,0,-1) 2:(0,1,-1) 3:(0,0,1) 4:(1,0,1) 5:(0,1,1).

@@ -1,8 +1,9 @@
 /* Quadrature rules: Gauss-Legendre and Gauss-Jacobi on [-1,1], the conical tetrahedral rule, and
  * Dunavant's symmetric triangle rules, whose published orbit parameters are refined to full
- * double precision on the moment equations. */
+ * double precision on the moment equations (the refinement also serves quadrature_tet.c). */
 #include <math.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "host.h"
@@ -60,7 +61,6 @@ int quad_gauss_legendre(int n, double *x, double *w)
 #define TRI_MAX_S111 4
 #define TRI_MAX_UNKNOWN (1 + 2 * TRI_MAX_S21 + 3 * TRI_MAX_S111)
 #define TRI_MAX_DEGREE 14
-#define TRI_MAX_MOMENT ((TRI_MAX_DEGREE + 1) * (TRI_MAX_DEGREE + 2) / 2)
 
 struct tri_table {
   int degree, npts;
@@ -168,8 +168,9 @@ static double tri_exact(int i, int j)
 
 /* Relative moment residuals r[m] = (Q(x^i y^j) - I) / I for all i + j <= degree (weights sum
  * to 1/2), optionally with their Jacobian J[m * nu + col]; returns the number of moments. */
-static int tri_residual(const struct tri_table *t, const double *u, int nu, double *r, double *J)
+static int tri_residual(const void *rule, const double *u, int nu, double *r, double *J)
 {
+  const struct tri_table *t = rule;
   struct tri_point pt[TRI_TOTAL];
   int np = tri_expand(t, u, pt), d = t->degree, m = 0;
   double px[TRI_TOTAL][TRI_MAX_DEGREE + 1], py[TRI_TOTAL][TRI_MAX_DEGREE + 1];
@@ -206,7 +207,7 @@ static int tri_residual(const struct tri_table *t, const double *u, int nu, doub
  * overwritten); returns -1 when A is numerically rank deficient. */
 static int lsq_solve(int m, int n, double *A, double *b, double *s)
 {
-  double diag[TRI_MAX_UNKNOWN], amax = 0;
+  double diag[QUAD_MAX_UNKNOWN], amax = 0;
   for (int k = 0; k < m * n; k++) amax = fmax(amax, fabs(A[k]));
   for (int k = 0; k < n; k++) {
     double nrm = 0;
@@ -244,12 +245,65 @@ static double max_abs(int n, const double *v)
   return r;
 }
 
+/* One Gauss-Newton step s for J s = -r (J is m x nu, overwritten; r is negated); where the moment
+ * equations leave a combination of the parameters free (J rank deficient), the step of the
+ * slightly damped problem [J; mu I] s = [-r; 0] instead, close to the least-norm step. */
+static int gauss_newton_step(int m, int nu, double *J, double *r, double *s, double *work)
+{
+  for (int k = 0; k < m; k++) r[k] = -r[k];
+  /* work holds copies of J and -r, (m + nu) rows, for the damped retry. */
+  double *A = work, *b = work + (size_t)(m + nu) * nu, amax = max_abs(m * nu, J);
+  memcpy(A, J, sizeof(double) * m * nu);
+  memcpy(b, r, sizeof(double) * m);
+  if (!lsq_solve(m, nu, J, r, s)) return 0;
+  memset(A + (size_t)m * nu, 0, sizeof(double) * nu * nu);
+  memset(b + m, 0, sizeof(double) * nu);
+  for (int k = 0; k < nu; k++) A[(size_t)(m + k) * nu + k] = 1e-10 * amax;
+  return lsq_solve(m + nu, nu, A, b, s);
+}
+
+double quad_refine_orbits(int nu, int m, quad_residual_fn residual, const void *rule, double *u)
+{
+  if (nu > QUAD_MAX_UNKNOWN) return -1;
+  double *r = malloc(sizeof(double) * m), *J = malloc(sizeof(double) * m * nu);
+  double *work = malloc(sizeof(double) * (m + nu) * (nu + 1));
+  double s[QUAD_MAX_UNKNOWN], best[QUAD_MAX_UNKNOWN];
+  if (!r || !J || !work) {
+    free(r);
+    free(J);
+    free(work);
+    return -1;
+  }
+  residual(rule, u, nu, r, J);
+  double rbest = max_abs(m, r);
+  memcpy(best, u, sizeof(double) * nu);
+  /* Stop once exact to a few units of rounding: where the equations leave parameters free,
+   * further steps would only wander along the solutions. */
+  for (int it = 0; it < 50 && rbest > 1e-15; it++) {
+    if (gauss_newton_step(m, nu, J, r, s, work)) break;
+    for (int k = 0; k < nu; k++) u[k] += s[k];
+    residual(rule, u, nu, r, J);
+    double rn = max_abs(m, r);
+    if (rn < rbest) {
+      rbest = rn;
+      memcpy(best, u, sizeof(double) * nu);
+    } else if (max_abs(nu, s) < 1e-14) {
+      /* Converged to rounding: further steps only move the last bits around. */
+      break;
+    }
+  }
+  memcpy(u, best, sizeof(double) * nu);
+  free(r);
+  free(J);
+  free(work);
+  return rbest;
+}
+
 /* Refine rule t by Gauss-Newton on the relative moment residuals, expand it into xy and w, and
  * check it; returns 0 when every moment is exact to 1e-14 with points inside and w > 0. */
 static int tri_refine(const struct tri_table *t, double *xy, double *w, double *moment_error)
 {
-  double u[TRI_MAX_UNKNOWN], best[TRI_MAX_UNKNOWN], r[TRI_MAX_MOMENT], s[TRI_MAX_UNKNOWN];
-  double J[TRI_MAX_MOMENT * TRI_MAX_UNKNOWN];
+  double u[TRI_MAX_UNKNOWN];
   int nu = 0;
   /* The published weights sum to 1; the reference triangle has area 1/2. */
   if (t->has_centroid) u[nu++] = t->centroid / 2;
@@ -262,24 +316,8 @@ static int tri_refine(const struct tri_table *t, double *xy, double *w, double *
     u[nu++] = t->s111[o][1];
     u[nu++] = t->s111[o][2];
   }
-  int m = tri_residual(t, u, nu, r, J);
-  double rbest = max_abs(m, r);
-  memcpy(best, u, sizeof(double) * nu);
-  for (int it = 0; it < 50 && rbest > 0; it++) {
-    for (int k = 0; k < m; k++) r[k] = -r[k];
-    if (lsq_solve(m, nu, J, r, s)) break;
-    for (int k = 0; k < nu; k++) u[k] += s[k];
-    tri_residual(t, u, nu, r, J);
-    double rn = max_abs(m, r);
-    if (rn < rbest) {
-      rbest = rn;
-      memcpy(best, u, sizeof(double) * nu);
-    } else if (max_abs(nu, s) < 1e-14) {
-      /* Converged to rounding: further steps only move the last bits around. */
-      break;
-    }
-  }
-  memcpy(u, best, sizeof(double) * nu);
+  if (quad_refine_orbits(nu, (t->degree + 1) * (t->degree + 2) / 2, tri_residual, t, u) < 0)
+    return -1;
 
   struct tri_point pt[TRI_TOTAL];
   int np = tri_expand(t, u, pt), ok = np == t->npts;

@@ -193,21 +193,18 @@ void refel_tet_eval(int order, const double xi[3], double *val, double *curl)
   tet_write(order, &w);
 }
 
-int refel_tet_create_rule(int order, int nline, struct refel_tet **re)
+/* Tabulate the basis of an order on the rule xq[nq][3], wq[nq] (copied). */
+static int tabulate(int order, int nq, const double *xq, const double *wq, int nline, int degree,
+                    struct refel_tet **re)
 {
-  struct refel_tet *r = NULL;
+  struct refel_tet *r = calloc(1, sizeof *r);
   *re = NULL;
-  FEMINT_CHECK(order >= 1 && order <= TET_MAX_ORDER, NULL, FEMINT_EORDER,
-               "H(curl) tetrahedron of order %d requested (1..%d supported)", order, TET_MAX_ORDER);
-  FEMINT_CHECK(nline >= 1 && nline <= 16, NULL, FEMINT_EORDER,
-               "H(curl) tetrahedron: a rule of %d points per direction (1..16 supported)", nline);
-  r = calloc(1, sizeof *r);
   if (!r) goto nomem;
   r->order = order;
   r->nsh = refel_tet_nsh(order);
   r->nline = nline;
-  r->nq = nline * nline * nline;
-  r->degree = 2 * nline - 1;
+  r->nq = nq;
+  r->degree = degree;
   const size_t ntab = (size_t)r->nq * 3 * r->nsh;
   r->xq = malloc(sizeof(double) * 3 * r->nq);
   r->wq = malloc(sizeof(double) * r->nq);
@@ -217,11 +214,8 @@ int refel_tet_create_rule(int order, int nline, struct refel_tet **re)
   r->curl_f = malloc(sizeof(float) * ntab);
   r->mode = malloc(sizeof(struct tet_mode) * r->nsh);
   if (!r->xq || !r->wq || !r->val || !r->curl || !r->val_f || !r->curl_f || !r->mode) goto nomem;
-  int err = quad_tet(nline, r->xq, r->wq);
-  if (err) {
-    refel_tet_destroy(&r);
-    return err;
-  }
+  memcpy(r->xq, xq, sizeof(double) * 3 * nq);
+  memcpy(r->wq, wq, sizeof(double) * nq);
   for (int q = 0; q < r->nq; q++) {
     double l[TET_NV];
     barycentrics(&r->xq[3 * q], l);
@@ -242,9 +236,48 @@ nomem:
                        "out of memory tabulating the H(curl) tetrahedron of order %d", order);
 }
 
+int refel_tet_create_rule(int order, int nline, struct refel_tet **re)
+{
+  *re = NULL;
+  FEMINT_CHECK(order >= 1 && order <= TET_MAX_ORDER, NULL, FEMINT_EORDER,
+               "H(curl) tetrahedron of order %d requested (1..%d supported)", order, TET_MAX_ORDER);
+  FEMINT_CHECK(nline >= 1 && nline <= 16, NULL, FEMINT_EORDER,
+               "H(curl) tetrahedron: a rule of %d points per direction (1..16 supported)", nline);
+  const int nq = nline * nline * nline;
+  double *xq = malloc(sizeof(double) * 3 * nq), *wq = malloc(sizeof(double) * nq);
+  int err = xq && wq ? quad_tet(nline, xq, wq)
+                     : femint_seterr(NULL, FEMINT_ENOMEM,
+                                     "out of memory for the conical rule of %d points", nq);
+  if (!err) err = tabulate(order, nq, xq, wq, nline, 2 * nline - 1, re);
+  free(xq);
+  free(wq);
+  return err;
+}
+
+int refel_tet_create_degree(int order, int degree, struct refel_tet **re)
+{
+  *re = NULL;
+  FEMINT_CHECK(order >= 1 && order <= TET_MAX_ORDER, NULL, FEMINT_EORDER,
+               "H(curl) tetrahedron of order %d requested (1..%d supported)", order, TET_MAX_ORDER);
+  int nq, exact;
+  const double *xq, *wq;
+  FEMINT_CALL(quad_tet_symmetric(degree, &nq, &xq, &wq, &exact));
+  return tabulate(order, nq, xq, wq, 0, exact, re);
+}
+
+/* The default rule of order p is the symmetric rule of degree 2p + 4: 24, 46 and 79 points for
+ * p = 1, 2, 3 (the conical rule of degree 2p + 5 used before had 64, 125 and 216). On straight
+ * cells the integrands are polynomials of degree 2p (T) and 2(p - 1) (S), integrated exactly. On
+ * curved 10-node cells J is linear in the reference coordinates, so T's integrand is
+ * N^T adj(J) eps adj(J)^T N / |det J|, a polynomial of degree 2p + 4 over the cubic det J, and
+ * S's one of degree 2p over det J: degree 2p + 4 integrates the numerators exactly, leaving only
+ * the variation of 1/det J. With edge nodes moved by 5% of the cell (t107) T_e and S_e are then
+ * within 4.5e-6, 5.5e-8 and 2.6e-8 of a 1728-point rule for p = 1, 2, 3, and the cavity
+ * eigenvalues of t504 on curved cells agree with those of the 216-point rule to 7 digits. For p =
+ * 3 this is the size of rule the H(curl) code of seed 004 used (81 points). */
 int refel_tet_create(int order, struct refel_tet **re)
 {
-  return refel_tet_create_rule(order, order + 3, re);
+  return refel_tet_create_degree(order, 2 * order + 4, re);
 }
 
 void refel_tet_destroy(struct refel_tet **re)

@@ -8,7 +8,7 @@
 
 #include "host.h"
 
-/* ---- quadrature.c: the tetrahedral rule ---- */
+/* ---- quadrature.c, quadrature_tet.c: the tetrahedral rules ---- */
 
 /* The conical (collapsed) product rule on {x, y, z >= 0, x + y + z <= 1} with n points per
  * direction (1..16): Gauss-Jacobi in z (weight (1-z)^2) and y (weight (1-y)) and Gauss-Legendre
@@ -16,6 +16,16 @@
  * weights summing to 1/6, exact for polynomials of total degree <= 2n - 1. xyz[3*i..3*i+2],
  * w[i] are the caller's arrays of n^3 entries. FEMINT_EORDER outside 1..16. */
 int quad_tet(int n, double *xyz, double *w);
+/* A fully symmetric rule of exact degree >= degree (at most 14) on the same tetrahedron: its
+ * points are whole orbits of the 24 permutations of the barycentric coordinates, all strictly
+ * inside, with positive weights summing to 1/6. *npts points (1, 4, 8, 14, 14, 24, 35, 46, 59,
+ * 79, 96, 127, 149, 194 for degrees 1..14; degree <= 1 gets the centroid), xyz[3*i..3*i+2] and
+ * w[i] in static arrays; *rule_degree (when not NULL) receives the rule's own degree, which
+ * exceeds the one asked for at degree 4 (the 14-point rule is of degree 5). The published orbit
+ * parameters are refined on the moment equations at the first call. FEMINT_EORDER past degree
+ * 14, or when a rule failed its check after the refinement. */
+int quad_tet_symmetric(int degree, int *npts, const double **xyz, const double **w,
+                       int *rule_degree);
 /* The n-point Gauss-Jacobi rule on [-1,1] for the weight (1-x)^alpha, alpha = 0, 1 or 2 (1..32
  * points): x[n] ascending, w[n]. FEMINT_EORDER or FEMINT_EINVAL outside these ranges. */
 int quad_gauss_jacobi(int n, int alpha, double *x, double *w);
@@ -76,9 +86,9 @@ struct tet_mode {
 struct refel_tet {
   int order;
   int nsh;      /* basis functions: 6, 20, 45 */
-  int nq;       /* quadrature points (nline^3) */
-  int nline;    /* points per direction of the conical rule */
-  int degree;   /* exactness degree of the rule: 2 nline - 1 */
+  int nq;       /* quadrature points (nline^3 for the conical rule) */
+  int nline;    /* points per direction of the conical rule; 0 for a symmetric rule */
+  int degree;   /* exactness degree of the rule (2 nline - 1 for the conical rule) */
   double *xq;   /* [nq][3] */
   double *wq;   /* [nq], sum 1/6 */
   double *val;  /* [nq][3][nsh]: component d of function i at point q, val[(q*3 + d)*nsh + i] */
@@ -96,8 +106,13 @@ int refel_tet_entity_nmodes(int kind, int order);
  * (exact to degree 2 nline - 1). FEMINT_EORDER for an order outside 1..3 or nline outside
  * 1..16; FEMINT_ENOMEM. */
 int refel_tet_create_rule(int order, int nline, struct refel_tet **re);
-/* The default rule: nline = order + 3 (degree 2p + 5), generous for curved elements, whose
- * integrands are rational (affine ones need degree 2p). */
+/* The tabulated tetrahedron of an order on the symmetric rule of degree >= degree
+ * (quad_tet_symmetric; re->nline = 0, re->degree the rule's own). FEMINT_EORDER for an order
+ * outside 1..3 or a degree past 14; FEMINT_ENOMEM. */
+int refel_tet_create_degree(int order, int degree, struct refel_tet **re);
+/* The default rule: the symmetric rule of degree 2p + 4 (24, 46, 79 points for p = 1, 2, 3),
+ * exact on straight cells (degree 2p) and accurate on curved ones, whose integrands are
+ * rational (refel_tet.c says why). */
 int refel_tet_create(int order, struct refel_tet **re);
 void refel_tet_destroy(struct refel_tet **re);
 /* Values val[3][nsh] and curls curl[3][nsh] of all functions at one reference point, in the
