@@ -109,6 +109,41 @@ static void random_coo(int64_t n, int64_t nslot, int64_t *row, int64_t *col)
   free(pool);
 }
 
+/* The device's sums of random values through dp (in the precision of k) against coo_pattern_sum
+ * through hp: 1 when within 1e-15 relative (1e-6 in single precision). */
+static int sums_equal(struct cl_env *env, const struct coo_cl *k, const struct coo_pattern *hp,
+                      const struct coo_pattern *dp)
+{
+  const int64_t nslot = hp->nslot, nnz = hp->nnz;
+  const size_t rs = k->single ? sizeof(float) : sizeof(double);
+  double *coo = malloc(sizeof *coo * (nslot + 1)), *ref = malloc(sizeof *ref * (nnz + 1));
+  double *val = malloc(sizeof *val * (nnz + 1));
+  void *coo_r = malloc(rs * (nslot + 1)), *val_r = malloc(rs * (nnz + 1));
+  for (int64_t s = 0; s < nslot; s++) {
+    coo[s] = 2 * drand48() - 1;
+    if (k->single) ((float *)coo_r)[s] = (float)coo[s];
+    else ((double *)coo_r)[s] = coo[s];
+  }
+  coo_pattern_sum(hp, coo, ref);
+  cl_mem dperm = buffer(env, nslot, 8, dp->perm), dseg = buffer(env, nnz + 1, 8, dp->seg);
+  cl_mem dcoo = buffer(env, nslot, rs, coo_r), dval = buffer(env, nnz, rs, NULL);
+  int ok = coo_cl_sum(k, env->queue, nnz, dperm, dseg, dcoo, dval) == 0;
+  download(env, dval, rs * nnz, val_r);
+  for (int64_t u = 0; u < nnz; u++) val[u] = k->single ? ((float *)val_r)[u] : ((double *)val_r)[u];
+  const double d = tap_reldiff(val, ref, (size_t)nnz), tol = k->single ? 1e-6 : 1e-15;
+  if (!(d <= tol)) tap_diag("sums differ by %.3g", d);
+  clReleaseMemObject(dperm);
+  clReleaseMemObject(dseg);
+  clReleaseMemObject(dcoo);
+  clReleaseMemObject(dval);
+  free(coo);
+  free(ref);
+  free(val);
+  free(coo_r);
+  free(val_r);
+  return ok && d <= tol;
+}
+
 struct timing {
   double host, device; /* seconds of coo_pattern_build and coo_cl_build */
 };
@@ -131,26 +166,7 @@ static int random_case(struct cl_env *env, const struct coo_cl *k, int64_t n, in
   if (t) *t = (struct timing){t1 - t0, t3 - t2};
   int ok = err == 0 && same_pattern(&dp, &hp);
   if (err) tap_diag("coo_cl_build: %s", femint_thread_error());
-  if (ok) {
-    double *coo = malloc(sizeof *coo * (nslot + 1)), *ref = malloc(sizeof *ref * (hp.nnz + 1));
-    double *val = malloc(sizeof *val * (hp.nnz + 1));
-    for (int64_t s = 0; s < nslot; s++) coo[s] = 2 * drand48() - 1;
-    coo_pattern_sum(&hp, coo, ref);
-    cl_mem dperm = buffer(env, nslot, 8, dp.perm), dseg = buffer(env, hp.nnz + 1, 8, dp.seg);
-    cl_mem dcoo = buffer(env, nslot, 8, coo), dval = buffer(env, hp.nnz, 8, NULL);
-    ok = coo_cl_sum(k, env->queue, hp.nnz, dperm, dseg, dcoo, dval) == 0;
-    download(env, dval, sizeof *val * hp.nnz, val);
-    const double d = tap_reldiff(val, ref, (size_t)hp.nnz);
-    if (!(d <= 1e-15)) tap_diag("sums differ by %.3g", d);
-    ok = ok && d <= 1e-15;
-    clReleaseMemObject(dperm);
-    clReleaseMemObject(dseg);
-    clReleaseMemObject(dcoo);
-    clReleaseMemObject(dval);
-    free(coo);
-    free(ref);
-    free(val);
-  }
+  if (ok) ok = sums_equal(env, k, &hp, &dp);
   clReleaseMemObject(drow);
   clReleaseMemObject(dcol);
   coo_pattern_free(&hp);
@@ -314,6 +330,10 @@ int main(void)
   test_random(&env, &k);
   test_detects(&env, &k);
   test_tet(&env, &k);
+  coo_cl_destroy(&k);
+  TAP_CALL(NULL, coo_cl_create(env.ctx, env.dev, 1, &k));
+  tap_ok(random_case(&env, &k, 700, 50000, NULL),
+         "single precision: pattern of 50000 random slots and float sums within 1e-6");
   coo_cl_destroy(&k);
   clReleaseCommandQueue(env.queue);
   clReleaseContext(env.ctx);

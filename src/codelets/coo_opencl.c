@@ -48,8 +48,9 @@ static const char *kernel_name(cl_kernel kern, char *buf, size_t len)
   return buf;
 }
 
-/* Set the arguments of kern and enqueue it on `global` work-items (rounded up to a multiple of
- * local unless local is 0, when the implementation chooses); nothing when global is 0. */
+/* Set the arguments of kern and enqueue it on `global` work-items rounded up to whole groups of
+ * local (every kernel checks its range: left to itself, an implementation may take groups of one
+ * work-item for a prime global size); nothing when global is 0. */
 static int run(cl_command_queue q, cl_kernel kern, size_t global, size_t local, int nargs,
                const struct karg *a)
 {
@@ -59,9 +60,8 @@ static int run(cl_command_queue q, cl_kernel kern, size_t global, size_t local, 
     const cl_int e = clSetKernelArg(kern, (cl_uint)i, a[i].size, a[i].value);
     if (e != CL_SUCCESS) return cl_fail("clSetKernelArg", kernel_name(kern, name, sizeof name), e);
   }
-  if (local) global = (global + local - 1) / local * local;
-  const cl_int e = clEnqueueNDRangeKernel(q, kern, 1, NULL, &global, local ? &local : NULL, 0,
-                                          NULL, NULL);
+  global = (global + local - 1) / local * local;
+  const cl_int e = clEnqueueNDRangeKernel(q, kern, 1, NULL, &global, &local, 0, NULL, NULL);
   if (e != CL_SUCCESS)
     return cl_fail("clEnqueueNDRangeKernel", kernel_name(kern, name, sizeof name), e);
   return 0;
@@ -119,7 +119,7 @@ void coo_cl_destroy(struct coo_cl *k)
 }
 
 /* Build the program for work-groups of wg and make its kernels; *fit is the largest work-group
- * the kernels with local memory accept. */
+ * all of them accept (every kernel runs in groups of wg). */
 static int build(cl_device_id dev, const char *src, size_t wg, struct coo_cl *k, size_t *fit)
 {
   char opts[256];
@@ -135,14 +135,16 @@ static int build(cl_device_id dev, const char *src, size_t wg, struct coo_cl *k,
   }
   COO_KERNELS(COO_CREATE)
 #undef COO_CREATE
-  const cl_kernel local[] = {k->radix_count, k->radix_scatter, k->scan_block, k->scan_add};
+#define COO_LIST(field, name) k->field,
+  const cl_kernel all[] = {COO_KERNELS(COO_LIST)};
+#undef COO_LIST
   *fit = wg;
-  for (size_t i = 0; i < sizeof local / sizeof *local; i++) {
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
     size_t w = 0;
     char name[64];
-    e = clGetKernelWorkGroupInfo(local[i], dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof w, &w, NULL);
+    e = clGetKernelWorkGroupInfo(all[i], dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof w, &w, NULL);
     if (e != CL_SUCCESS)
-      return cl_fail("clGetKernelWorkGroupInfo", kernel_name(local[i], name, sizeof name), e);
+      return cl_fail("clGetKernelWorkGroupInfo", kernel_name(all[i], name, sizeof name), e);
     if (w < *fit) *fit = w;
   }
   return 0;
@@ -200,7 +202,7 @@ int coo_cl_indices(const struct coo_cl *k, cl_command_queue q, int64_t first, in
   const cl_long f = first, nc = ncell;
   const cl_int ns = nsh;
   const struct karg a[] = {KARG(f), KARG(nc), KARG(ns), KARG(cell_dof), KARG(row), KARG(col)};
-  return run(q, k->indices, (size_t)(ncell * nsh * nsh), 0, 6, a);
+  return run(q, k->indices, (size_t)(ncell * nsh * nsh), k->wg, 6, a);
 }
 
 int coo_cl_sum(const struct coo_cl *k, cl_command_queue q, int64_t nnz, cl_mem perm, cl_mem seg,
@@ -209,7 +211,7 @@ int coo_cl_sum(const struct coo_cl *k, cl_command_queue q, int64_t nnz, cl_mem p
   FEMINT_CHECK(nnz >= 0, NULL, FEMINT_EINVAL, "COO on the device: %lld pairs", (long long)nnz);
   const cl_long nz = nnz;
   const struct karg a[] = {KARG(nz), KARG(perm), KARG(seg), KARG(coo), KARG(val)};
-  return run(q, k->sum, (size_t)nnz, 0, 5, a);
+  return run(q, k->sum, (size_t)nnz, k->wg, 5, a);
 }
 
 /* The block totals of each level of a scan of up to m values: level l holds ceil(m_l / tile) + 1
@@ -282,7 +284,7 @@ static int radix_sort(const struct coo_cl *k, cl_command_queue q, int64_t n, int
   cl_mem kout = passes % 2 ? key : key2, sout = passes % 2 ? perm : slot2;
   const struct karg ak[] = {KARG(nn), KARG(mm), KARG(row), KARG(col), KARG(kin), KARG(sin),
                             KARG(bad)};
-  FEMINT_CALL(run(q, k->keys, (size_t)m, 0, 7, ak));
+  FEMINT_CALL(run(q, k->keys, (size_t)m, k->wg, 7, ak));
   const int64_t tile = (int64_t)k->wg * RADIX_IPT, groups = (m + tile - 1) / tile;
   for (int pass = 0; pass < passes; pass++) {
     const cl_int shift = pass * RADIX_BITS;
@@ -355,16 +357,16 @@ int coo_cl_build(const struct coo_cl *k, cl_command_queue q, int64_t n, int64_t 
       goto done;
     const cl_long nn = n, mm = m;
     const struct karg ah[] = {KARG(mm), KARG(key), KARG(flag)};
-    if ((err = run(q, k->heads, (size_t)m, 0, 3, ah)) ||
+    if ((err = run(q, k->heads, (size_t)m, k->wg, 3, ah)) ||
         (err = scan_level(k, q, m, flag, pos, &s, 0)))
       goto done;
     const struct karg as[] = {KARG(nn),  KARG(mm),  KARG(key),   KARG(flag),
                               KARG(pos), KARG(seg), KARG(colind)};
     const struct karg af[] = {KARG(mm), KARG(top), KARG(key), KARG(pos), KARG(seg), KARG(counts)};
     const struct karg ar[] = {KARG(nn), KARG(counts), KARG(key), KARG(seg), KARG(rowptr)};
-    if ((err = run(q, k->segments, (size_t)m, 0, 7, as)) ||
-        (err = run(q, k->finish, 1, 0, 6, af)) ||
-        (err = run(q, k->rowptr, (size_t)m + 1, 0, 5, ar)))
+    if ((err = run(q, k->segments, (size_t)m, k->wg, 7, as)) ||
+        (err = run(q, k->finish, 1, k->wg, 6, af)) ||
+        (err = run(q, k->rowptr, (size_t)m + 1, k->wg, 5, ar)))
       goto done;
   }
   CL_GO("clEnqueueReadBuffer", "bad slot",

@@ -17,15 +17,16 @@ struct coo_cl {
   cl_program prog;
   cl_kernel indices, keys, radix_count, radix_scatter, scan_block, scan_add, heads, segments,
       finish, rowptr, sum;
-  size_t wg;  /* work-items of a group of the sort and the scan: a power of two, <= 256 */
+  size_t wg;  /* work-items of a group of every kernel: a power of two, 16 to 256 */
   int single; /* 1: coo_cl_sum adds floats, 0: doubles */
 };
 
 /* Build coo.cl for dev (values in float when single, else double: FEMINT_ENOTSUP when the device
  * has no fp64). The work-group size is the largest power of two <= 256 that the device and every
- * kernel with local memory accept and whose local memory fits. Returns 0, FEMINT_EOPENCL (the
- * call, its error code, or the build log in the message), FEMINT_ENOTSUP, FEMINT_ENOMEM; on
- * error k is zeroed. */
+ * kernel accept and whose local memory fits. Returns 0, FEMINT_EOPENCL (the call, its error code,
+ * or the build log in the message), FEMINT_ENOTSUP, FEMINT_ENOMEM; on error k is zeroed. The
+ * kernels of k keep their arguments between calls: one thread at a time uses a coo_cl (one per
+ * device worker). */
 int coo_cl_create(cl_context ctx, cl_device_id dev, int single, struct coo_cl *k);
 /* Release everything of k and zero it; a zeroed k is left alone. */
 void coo_cl_destroy(struct coo_cl *k);
