@@ -46,6 +46,10 @@
 #define RADIX_BITS 4
 #define RADIX (1 << RADIX_BITS)
 #define RADIX_TILE (WG * RADIX_IPT)
+/* Counter i of the ranking in local memory, one word of padding every 32: work-item t reads the
+ * counters 16 t .. 16 t + 15, which would otherwise fall on two of 32 banks. */
+#define CNT(i) ((i) + ((i) >> 5))
+#define CNT_SIZE CNT(RADIX * WG)
 #define SCAN_TILE (WG * SCAN_IPT)
 
 /* Rows and columns of the slots of cells first..first+ncell-1: slot c*nsh*nsh + i*nsh + j holds
@@ -106,31 +110,32 @@ static long scan_local(__local long *a)
 }
 
 /* The stable ranking of the tile of this group on the digit at shift: work-item t owns the keys
- * tile + t * RADIX_IPT + e (e < RADIX_IPT) and their digits dig[e]; on return cnt[d * WG + t] is
- * the place, in the tile's order by digit, of the first of them with digit d. */
+ * tile + t * RADIX_IPT + e (e < RADIX_IPT) and their digits dig[e]; on return
+ * cnt[CNT(d * WG + t)] is the place, in the tile's order by digit, of the first of them with
+ * digit d. */
 static void radix_rank(long m, int shift, __global const ulong *key, uchar *dig,
                        __local uint *cnt, __local long *part)
 {
   const uint lid = get_local_id(0);
   const long base = (long)get_group_id(0) * RADIX_TILE + (long)lid * RADIX_IPT;
-  for (int d = 0; d < RADIX; d++) cnt[d * WG + lid] = 0;
+  for (int d = 0; d < RADIX; d++) cnt[CNT(d * WG + lid)] = 0;
   for (int e = 0; e < RADIX_IPT; e++) {
     const long k = base + e;
     dig[e] = k < m ? (uchar)((key[k] >> shift) & (RADIX - 1)) : (uchar)RADIX;
-    if (dig[e] < RADIX) cnt[dig[e] * WG + lid]++;
+    if (dig[e] < RADIX) cnt[CNT(dig[e] * WG + lid)]++;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   /* Work-item t scans the counters t * RADIX .. t * RADIX + RADIX - 1 of the linear order. */
   uint s = 0;
   for (int j = 0; j < RADIX; j++) {
-    const uint v = cnt[lid * RADIX + j];
-    cnt[lid * RADIX + j] = s;
+    const uint i = CNT(lid * RADIX + j), v = cnt[i];
+    cnt[i] = s;
     s += v;
   }
   part[lid] = s;
   scan_local(part);
   const uint add = (uint)part[lid];
-  for (int j = 0; j < RADIX; j++) cnt[lid * RADIX + j] += add;
+  for (int j = 0; j < RADIX; j++) cnt[CNT(lid * RADIX + j)] += add;
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
@@ -138,15 +143,15 @@ static void radix_rank(long m, int shift, __global const ulong *key, uchar *dig,
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 coo_radix_count(long m, int shift, __global const ulong *key, __global long *hist)
 {
-  __local uint cnt[RADIX * WG];
+  __local uint cnt[CNT_SIZE];
   __local long part[WG];
   uchar dig[RADIX_IPT];
   radix_rank(m, shift, key, dig, cnt, part);
   const uint lid = get_local_id(0), g = get_group_id(0), ngroups = get_num_groups(0);
   if (lid < RADIX) {
     const long tile = min((long)RADIX_TILE, m - (long)g * RADIX_TILE);
-    const long end = lid + 1 < RADIX ? cnt[(lid + 1) * WG] : tile;
-    hist[(long)lid * ngroups + g] = end - cnt[lid * WG];
+    const long end = lid + 1 < RADIX ? cnt[CNT((lid + 1) * WG)] : tile;
+    hist[(long)lid * ngroups + g] = end - cnt[CNT(lid * WG)];
   }
 }
 
@@ -156,14 +161,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 coo_radix_scatter(long m, int shift, __global const ulong *key, __global const long *slot,
                   __global const long *hist, __global ulong *key_out, __global long *slot_out)
 {
-  __local uint cnt[RADIX * WG];
+  __local uint cnt[CNT_SIZE];
   __local long part[WG];
   __local long offset[RADIX];
   uchar dig[RADIX_IPT];
   radix_rank(m, shift, key, dig, cnt, part);
   const uint lid = get_local_id(0), g = get_group_id(0), ngroups = get_num_groups(0);
   /* Where the group's keys of digit d go, less their place in the tile's order. */
-  if (lid < RADIX) offset[lid] = hist[(long)lid * ngroups + g] - cnt[lid * WG];
+  if (lid < RADIX) offset[lid] = hist[(long)lid * ngroups + g] - cnt[CNT(lid * WG)];
   barrier(CLK_LOCAL_MEM_FENCE);
   const long base = (long)g * RADIX_TILE + (long)lid * RADIX_IPT;
   for (int e = 0; e < RADIX_IPT; e++) {
@@ -171,7 +176,7 @@ coo_radix_scatter(long m, int shift, __global const ulong *key, __global const l
     if (d >= RADIX) break;
     uint before = 0;
     for (int f = 0; f < e; f++) before += dig[f] == d;
-    const long at = offset[d] + cnt[d * WG + lid] + before;
+    const long at = offset[d] + cnt[CNT(d * WG + lid)] + before;
     key_out[at] = key[base + e];
     slot_out[at] = slot[base + e];
   }

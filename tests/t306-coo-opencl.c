@@ -1,5 +1,6 @@
 /* Test: the COO -> CSR pattern built entirely on an OpenCL device (coo_cl_build) and its sums
- * equal the host's coo_pattern_build and coo_pattern_sum, on random slots and a tetrahedral space. */
+ * equal the host's coo_pattern_build and coo_pattern_sum, on random slots and on a tetrahedral
+ * space. */
 #include <time.h>
 
 #include "codelets/coo_opencl.h"
@@ -270,6 +271,12 @@ static void test_detects(struct cl_env *env, const struct coo_cl *k)
   tap_ok(!swapped && !changed && err == FEMINT_EINVAL,
          "detected: two sorted entries swapped, one slot moved, a column >= n (%s)",
          femint_thread_error());
+  /* No queue: the first OpenCL call fails, and says so. */
+  int64_t nvalid, nnz;
+  const int err2 =
+      coo_cl_build(k, NULL, n, nslot, drow, dcol, drow, drow, drow, drow, &nvalid, &nnz);
+  tap_ok(err2 == FEMINT_EOPENCL && strstr(femint_thread_error(), "clEnqueueWriteBuffer"),
+         "without a queue: FEMINT_EOPENCL (%s)", femint_thread_error());
   clReleaseMemObject(drow);
   clReleaseMemObject(dcol);
   coo_pattern_free(&hp);

@@ -157,10 +157,12 @@ int coo_cl_create(cl_context ctx, cl_device_id dev, int single, struct coo_cl *k
   FEMINT_CALL(femint_cl_device_query(dev, &info));
   FEMINT_CHECK(single || info.fp64, NULL, FEMINT_ENOTSUP,
                "COO on the device: %s has no double precision", info.name);
-  /* Local memory of a radix pass: RADIX counters and one partial sum per work-item. */
+  /* Local memory of a radix pass: RADIX counters per work-item and a word of padding every 32,
+   * a partial sum per work-item, RADIX offsets. */
   size_t wg = 256;
-  while (wg > info.max_wg || (wg * (RADIX * sizeof(cl_uint) + sizeof(cl_long)) +
-                              RADIX * sizeof(cl_long)) > info.local_mem)
+  while (wg > info.max_wg || (RADIX * wg * 33 / 32) * sizeof(cl_uint) + wg * sizeof(cl_long) +
+                                     RADIX * sizeof(cl_long) >
+                                 info.local_mem)
     wg /= 2;
   char *src = femint_kernel_text("coo.cl");
   FEMINT_CHECK(src, NULL, FEMINT_ENOMEM, "COO on the device: no text of coo.cl");
@@ -226,7 +228,8 @@ static int scan_scratch_create(const struct coo_cl *k, int64_t m, struct scan_sc
   const int64_t tile = (int64_t)k->wg * SCAN_IPT;
   for (int l = 0; l < SCAN_LEVELS; l++) {
     const int64_t blocks = m > 0 ? (m + tile - 1) / tile : 1;
-    const int err = buffer(k->ctx, (size_t)blocks + 1, sizeof(cl_long), "scan blocks", &s->level[l]);
+    const int err =
+        buffer(k->ctx, (size_t)blocks + 1, sizeof(cl_long), "scan blocks", &s->level[l]);
     if (err) return err;
     if (blocks == 1) break;
     m = blocks;
@@ -318,7 +321,7 @@ int coo_cl_build(const struct coo_cl *k, cl_command_queue q, int64_t n, int64_t 
   for (cl_ulong t = top; t; t >>= RADIX_BITS) passes++;
   const int64_t tile = (int64_t)k->wg * RADIX_IPT, groups = m > 0 ? (m + tile - 1) / tile : 1;
   const int64_t nhist = RADIX * groups, scan_max = m > nhist ? m : nhist;
-  cl_mem key = NULL, key2 = NULL, slot2 = NULL, flag = NULL, pos = NULL, hist = NULL;
+  cl_mem key = NULL, key2 = NULL, slot2 = NULL, hist = NULL;
   cl_mem counts = NULL, bad = NULL;
   struct scan_scratch s = {{NULL}};
   cl_int badv = INT_MAX;
@@ -333,8 +336,9 @@ int coo_cl_build(const struct coo_cl *k, cl_command_queue q, int64_t n, int64_t 
   CL_GO("clEnqueueWriteBuffer", "counts",
         clEnqueueWriteBuffer(q, counts, CL_FALSE, 0, sizeof cnt, cnt, 0, NULL, NULL));
   if (m > 0) {
+    /* key2 and slot2 serve the sort, then as pair positions (m + 1) and head flags. */
     if ((err = buffer(k->ctx, (size_t)m, sizeof(cl_ulong), "keys", &key)) ||
-        (err = buffer(k->ctx, (size_t)m, sizeof(cl_ulong), "keys", &key2)) ||
+        (err = buffer(k->ctx, (size_t)m + 1, sizeof(cl_ulong), "keys", &key2)) ||
         (err = buffer(k->ctx, (size_t)m, sizeof(cl_long), "slots", &slot2)) ||
         (err = buffer(k->ctx, (size_t)nhist + 1, sizeof(cl_long), "histogram", &hist)) ||
         (err = scan_scratch_create(k, scan_max, &s)))
@@ -352,9 +356,7 @@ int coo_cl_build(const struct coo_cl *k, cl_command_queue q, int64_t n, int64_t 
   } else {
     /* The heads of all m keys: the left-out slots, if any, make one more pair at the end, which
      * coo_finish takes off. */
-    if ((err = buffer(k->ctx, (size_t)m, sizeof(cl_long), "head flags", &flag)) ||
-        (err = buffer(k->ctx, (size_t)m + 1, sizeof(cl_long), "pair positions", &pos)))
-      goto done;
+    const cl_mem flag = slot2, pos = key2;
     const cl_long nn = n, mm = m;
     const struct karg ah[] = {KARG(mm), KARG(key), KARG(flag)};
     if ((err = run(q, k->heads, (size_t)m, k->wg, 3, ah)) ||
@@ -389,8 +391,6 @@ done:
   release(&key);
   release(&key2);
   release(&slot2);
-  release(&flag);
-  release(&pos);
   release(&hist);
   release(&counts);
   release(&bad);

@@ -48,8 +48,8 @@ int coo_cl_indices(const struct coo_cl *k, cl_command_queue q, int64_t first, in
  * the slots in (row, column) order, the nvalid valid ones first, then the others in slot order;
  * seg[nslot + 1] whose first nnz + 1 values are the first sorted entry of each distinct pair and
  * seg[nnz] = nvalid; rowptr[n + 1]; colind[nslot] whose first nnz values are the columns. The
- * same values as coo_pattern_build. Scratch buffers (about 40 bytes a slot) are made and
- * released inside; *nvalid and *nnz are read back at the end, the only wait. FEMINT_EINVAL
+ * same values as coo_pattern_build. Scratch buffers (24 bytes a slot and a little more) are made
+ * and released inside; *nvalid and *nnz are read back at the end, the only wait. FEMINT_EINVAL
  * also for a row or column >= n (the first such slot named), as coo_pattern_build. */
 int coo_cl_build(const struct coo_cl *k, cl_command_queue q, int64_t n, int64_t nslot, cl_mem row,
                  cl_mem col, cl_mem perm, cl_mem seg, cl_mem rowptr, cl_mem colind,
