@@ -174,7 +174,7 @@ int coo_cl_create(cl_context ctx, cl_device_id dev, int single, struct coo_cl *k
     /* The radix kernels write the RADIX counts of a group with its first RADIX work-items. */
     if (wg < RADIX) {
       err = femint_seterr(NULL, FEMINT_ENOTSUP,
-                          "COO on the device: %s takes work-groups of fewer than %d work-items",
+                          "COO on the device: %s runs work-groups of fewer than %d work-items only",
                           info.name, RADIX);
       break;
     }
