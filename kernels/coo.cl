@@ -1,10 +1,228 @@
-/* COO to CSR, the steps after the sort of (key, slot) pairs (host-side twin: src/host/coo.c):
- * head flags of the sorted keys, the scatter of the distinct pairs once their positions are
- * scanned, the row pointers, and the segmented sum of any value array through the pattern.
- * Keys are row * n + col as unsigned long. Compiled with -DREAL=float|double (-DFEMINT_FP64). */
+/* COO to CSR on an OpenCL device (host-side twin: src/host/coo.c): the rows and columns of the
+ * slots of tetrahedral cells, keys row * n + col (n^2 for a slot left out), a stable LSD radix
+ * sort of (key, slot) pairs, head flags, a multi-level exclusive scan, the scatter of the distinct
+ * pairs, the row pointers, and the segmented sum of any value array through the pattern.
+ *
+ * The sort takes 4-bit digits (the host twin takes 8): a work-group ranks its tile of RADIX_IPT
+ * keys per work-item stably by counting each digit per work-item in local memory (16 * WG
+ * counters, digit-major) and scanning those counters in their linear order, which puts every
+ * element after all the tile's elements of smaller digits and after its own digit's elements of
+ * earlier work-items; 8-bit digits would need 256 * WG counters, more local memory than most
+ * devices have at useful work-group sizes. A pass is a count kernel (the digits of each tile, to
+ * hist[digit * ngroups + group]), the device scan of hist, and a scatter kernel (the same ranking,
+ * plus the scanned offset of its (digit, group)). Only the digits of n^2 are sorted. Both sorts are
+ * stable and start from slot order, so they give the same permutation.
+ *
+ * The scan is work-efficient and multi-level: coo_scan_block scans tiles of SCAN_IPT values per
+ * work-item (Blelloch's up- and down-sweep over the work-items in local memory) and writes each
+ * tile's total, the host scans those totals the same way (recursively, until one tile is left),
+ * and coo_scan_add adds them back. It serves the histograms of the sort and the head flags; the
+ * host twin scans sequentially.
+ *
+ * The kernels that take counts by value (coo_heads, coo_segments, coo_rowptr) serve a host that
+ * knows them; the device build runs coo_heads and coo_segments on all sorted keys, the left-out
+ * ones included (they make one more pair at the end), and coo_finish and coo_rowptr_counted take
+ * nvalid and nnz from device memory, so that nothing is read back before the pattern is done.
+ *
+ * Compiled with -DWG=<work-group size, a power of two, at least 16> -DRADIX_IPT=<keys per
+ * work-item of the sort> -DSCAN_IPT=<values per work-item of the scan> (defaults below) and
+ * -DREAL=float|double (-DFEMINT_FP64). OpenCL 1.2 only: local memory, barriers and one 32-bit
+ * global atomic_min (the first bad slot); no 64-bit atomics, no subgroups. */
 #ifdef FEMINT_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
+
+/* Defaults for a host that runs only the kernels without local memory. */
+#ifndef WG
+#define WG 64
+#endif
+#ifndef RADIX_IPT
+#define RADIX_IPT 8
+#endif
+#ifndef SCAN_IPT
+#define SCAN_IPT 8
+#endif
+
+#define RADIX_BITS 4
+#define RADIX (1 << RADIX_BITS)
+#define RADIX_TILE (WG * RADIX_IPT)
+/* Counter i of the ranking in local memory, one word of padding every 32: work-item t reads the
+ * counters 16 t .. 16 t + 15, which would otherwise fall on two of 32 banks. */
+#define CNT(i) ((i) + ((i) >> 5))
+#define CNT_SIZE CNT(RADIX * WG)
+#define SCAN_TILE (WG * SCAN_IPT)
+
+/* Rows and columns of the slots of cells first..first+ncell-1: slot c*nsh*nsh + i*nsh + j holds
+ * (cell_dof[c][i], cell_dof[c][j]), both -1 where either DOF is removed (-1). One work-item per
+ * slot; row and col are indexed by the global slot. */
+__kernel void coo_indices(long first, long ncell, int nsh, __global const long *cell_dof,
+                          __global long *row, __global long *col)
+{
+  const long nn = (long)nsh * nsh, k = first * nn + (long)get_global_id(0);
+  if (k >= (first + ncell) * nn) return;
+  const long c = k / nn, i = k / nsh % nsh, j = k % nsh;
+  const long r = cell_dof[c * nsh + i], s = cell_dof[c * nsh + j];
+  const int both = r >= 0 && s >= 0;
+  row[k] = both ? r : -1;
+  col[k] = both ? s : -1;
+}
+
+/* key = row * n + col for a slot with both, n^2 otherwise; slot[k] = k. A row or column >= n is
+ * an error: the slot is left out and the smallest such slot (up to INT_MAX) goes to *bad, which
+ * the host set to INT_MAX. */
+__kernel void coo_keys(long n, long m, __global const long *row, __global const long *col,
+                       __global ulong *key, __global long *slot, __global int *bad)
+{
+  const long k = get_global_id(0);
+  if (k >= m) return;
+  const long r = row[k], c = col[k];
+  if (r >= n || c >= n) atomic_min(bad, (int)min(k, (long)INT_MAX));
+  const int valid = r >= 0 && c >= 0 && r < n && c < n;
+  key[k] = valid ? (ulong)r * (ulong)n + (ulong)c : (ulong)n * (ulong)n;
+  slot[k] = k;
+}
+
+/* Exclusive scan of a[0..WG) in local memory by the WG work-items of a group (Blelloch: an
+ * up-sweep and a down-sweep, 2 WG additions); returns the total. Called by every work-item. */
+static long scan_local(__local long *a)
+{
+  const uint lid = get_local_id(0);
+  for (uint d = 1; d < WG; d <<= 1) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint i = (lid + 1) * 2 * d - 1;
+    if (i < WG) a[i] += a[i - d];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const long total = a[WG - 1];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid == 0) a[WG - 1] = 0;
+  for (uint d = WG / 2; d >= 1; d >>= 1) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint i = (lid + 1) * 2 * d - 1;
+    if (i < WG) {
+      const long t = a[i - d];
+      a[i - d] = a[i];
+      a[i] += t;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return total;
+}
+
+/* The stable ranking of the tile of this group on the digit at shift: work-item t owns the keys
+ * tile + t * RADIX_IPT + e (e < RADIX_IPT) and their digits dig[e]; on return
+ * cnt[CNT(d * WG + t)] is the place, in the tile's order by digit, of the first of them with
+ * digit d. */
+static void radix_rank(long m, int shift, __global const ulong *key, uchar *dig,
+                       __local uint *cnt, __local long *part)
+{
+  const uint lid = get_local_id(0);
+  const long base = (long)get_group_id(0) * RADIX_TILE + (long)lid * RADIX_IPT;
+  for (int d = 0; d < RADIX; d++) cnt[CNT(d * WG + lid)] = 0;
+  for (int e = 0; e < RADIX_IPT; e++) {
+    const long k = base + e;
+    dig[e] = k < m ? (uchar)((key[k] >> shift) & (RADIX - 1)) : (uchar)RADIX;
+    if (dig[e] < RADIX) cnt[CNT(dig[e] * WG + lid)]++;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  /* Work-item t scans the counters t * RADIX .. t * RADIX + RADIX - 1 of the linear order. */
+  uint s = 0;
+  for (int j = 0; j < RADIX; j++) {
+    const uint i = CNT(lid * RADIX + j), v = cnt[i];
+    cnt[i] = s;
+    s += v;
+  }
+  part[lid] = s;
+  scan_local(part);
+  const uint add = (uint)part[lid];
+  for (int j = 0; j < RADIX; j++) cnt[CNT(lid * RADIX + j)] += add;
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* The number of keys of each digit in the tile of each group: hist[d * ngroups + group]. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+coo_radix_count(long m, int shift, __global const ulong *key, __global long *hist)
+{
+  __local uint cnt[CNT_SIZE];
+  __local long part[WG];
+  uchar dig[RADIX_IPT];
+  radix_rank(m, shift, key, dig, cnt, part);
+  const uint lid = get_local_id(0), g = get_group_id(0), ngroups = get_num_groups(0);
+  if (lid < RADIX) {
+    const long tile = min((long)RADIX_TILE, m - (long)g * RADIX_TILE);
+    const long end = lid + 1 < RADIX ? cnt[CNT((lid + 1) * WG)] : tile;
+    hist[(long)lid * ngroups + g] = end - cnt[CNT(lid * WG)];
+  }
+}
+
+/* One pass: (key, slot) to their place (key_out, slot_out), hist holding the exclusive scan of
+ * the counts of coo_radix_count. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+coo_radix_scatter(long m, int shift, __global const ulong *key, __global const long *slot,
+                  __global const long *hist, __global ulong *key_out, __global long *slot_out)
+{
+  __local uint cnt[CNT_SIZE];
+  __local long part[WG];
+  __local long offset[RADIX];
+  uchar dig[RADIX_IPT];
+  radix_rank(m, shift, key, dig, cnt, part);
+  const uint lid = get_local_id(0), g = get_group_id(0), ngroups = get_num_groups(0);
+  /* Where the group's keys of digit d go, less their place in the tile's order. */
+  if (lid < RADIX) offset[lid] = hist[(long)lid * ngroups + g] - cnt[CNT(lid * WG)];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const long base = (long)g * RADIX_TILE + (long)lid * RADIX_IPT;
+  for (int e = 0; e < RADIX_IPT; e++) {
+    const uint d = dig[e];
+    if (d >= RADIX) break;
+    uint before = 0;
+    for (int f = 0; f < e; f++) before += dig[f] == d;
+    const long at = offset[d] + cnt[CNT(d * WG + lid)] + before;
+    key_out[at] = key[base + e];
+    slot_out[at] = slot[base + e];
+  }
+}
+
+/* First level of the exclusive scan of in[0..m): each group scans its tile of SCAN_TILE values
+ * (SCAN_IPT consecutive ones per work-item, then scan_local over the work-items) into out, and
+ * writes the tile's total to sums[group]; with a single group, out[m] = the total. in and out
+ * may be the same buffer. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+coo_scan_block(long m, __global const long *in, __global long *out, __global long *sums)
+{
+  __local long part[WG];
+  const uint lid = get_local_id(0), g = get_group_id(0);
+  const long base = (long)g * SCAN_TILE + (long)lid * SCAN_IPT;
+  long v[SCAN_IPT], s = 0;
+  for (int e = 0; e < SCAN_IPT; e++) {
+    v[e] = base + e < m ? in[base + e] : 0;
+    s += v[e];
+  }
+  part[lid] = s;
+  const long total = scan_local(part);
+  s = part[lid];
+  for (int e = 0; e < SCAN_IPT && base + e < m; e++) {
+    out[base + e] = s;
+    s += v[e];
+  }
+  if (lid == 0) {
+    sums[g] = total;
+    if (get_num_groups(0) == 1) out[m] = total;
+  }
+}
+
+/* Last level: the scanned tile totals sums[0..ngroups] (sums[ngroups] the grand total) added to
+ * the tiles of out, out[m] = the grand total. The same groups as coo_scan_block. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+coo_scan_add(long m, __global long *out, __global const long *sums)
+{
+  const uint lid = get_local_id(0), g = get_group_id(0);
+  const long add = sums[g], base = (long)g * SCAN_TILE;
+  for (int e = 0; e < SCAN_IPT; e++) {
+    const long k = base + (long)e * WG + lid;
+    if (k < m) out[k] += add;
+  }
+  if (g == 0 && lid == 0) out[m] = sums[get_num_groups(0)];
+}
 
 __kernel void coo_heads(long nvalid, __global const ulong *key, __global long *flag)
 {
@@ -24,15 +242,43 @@ __kernel void coo_segments(long n, long nvalid, __global const ulong *key,
   }
 }
 
-/* One work-item per distinct pair u (0..nnz): the rows after the previous pair's, up to its own. */
+/* After coo_heads and coo_segments ran on all m sorted keys, the left-out slots included (one
+ * work-item): those slots, if any, made one more head, the last, whose segment starts at nvalid.
+ * Writes counts[0] = nvalid, counts[1] = nnz and seg[nnz] = nvalid. */
+__kernel void coo_finish(long m, ulong top, __global const ulong *key, __global const long *pos,
+                         __global long *seg, __global long *counts)
+{
+  if (get_global_id(0) != 0) return;
+  const long heads = pos[m], nnz = heads - (m > 0 && key[m - 1] == top);
+  const long nvalid = nnz < heads ? seg[nnz] : m;
+  seg[nnz] = nvalid;
+  counts[0] = nvalid;
+  counts[1] = nnz;
+}
+
+/* rowptr for pair u (0..nnz): the rows after the previous pair's, up to its own. */
+static void rowptr_pair(long n, long nnz, long u, __global const ulong *key,
+                        __global const long *seg, __global long *rowptr)
+{
+  const long r = u < nnz ? (long)(key[seg[u]] / (ulong)n) : n;
+  const long prev = u > 0 ? (long)(key[seg[u - 1]] / (ulong)n) : -1;
+  for (long rr = prev + 1; rr <= r; rr++) rowptr[rr] = u;
+}
+
+/* One work-item per distinct pair u (0..nnz). */
 __kernel void coo_rowptr(long n, long nnz, __global const ulong *key, __global const long *seg,
                          __global long *rowptr)
 {
   const long u = get_global_id(0);
-  if (u > nnz) return;
-  const long r = u < nnz ? (long)(key[seg[u]] / (ulong)n) : n;
-  const long prev = u > 0 ? (long)(key[seg[u - 1]] / (ulong)n) : -1;
-  for (long rr = prev + 1; rr <= r; rr++) rowptr[rr] = u;
+  if (u <= nnz) rowptr_pair(n, nnz, u, key, seg, rowptr);
+}
+
+/* The same with nnz = counts[1] as coo_finish left it, on at least nnz + 1 work-items. */
+__kernel void coo_rowptr_counted(long n, __global const long *counts, __global const ulong *key,
+                                 __global const long *seg, __global long *rowptr)
+{
+  const long u = get_global_id(0), nnz = counts[1];
+  if (u <= nnz) rowptr_pair(n, nnz, u, key, seg, rowptr);
 }
 
 /* val[u] = the sum of coo over the slots of pair u, in sorted order: no atomics, deterministic. */

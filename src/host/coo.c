@@ -1,6 +1,11 @@
 /* COO to CSR with duplicates summed: keys, a stable LSD radix sort of (key, slot) pairs, head
  * flags, prefix sums and a segmented reduction. Each function below is one data-parallel step
- * (the loop body is the work-item), so that an OpenCL version follows it kernel by kernel. */
+ * (the loop body is the work-item), so that the OpenCL version (kernels/coo.cl, driven by
+ * src/codelets/coo_opencl.c) follows it kernel by kernel, except where it says otherwise: the
+ * device sorts 4-bit digits (twice the passes of the 8-bit ones here; both sorts are stable, so
+ * the permutation is the same), scans with a multi-level work-efficient scan where scan_exclusive
+ * is sequential, and flags the heads of all the sorted keys, the left-out ones included, then
+ * takes off the extra pair they make, instead of searching for nvalid first. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +17,7 @@
 
 void scan_exclusive(int64_t n, const int64_t *in, int64_t *out)
 {
-  /* Sequential here; a device runs the work-efficient (Blelloch) scan over the whole vector. */
+  /* Sequential here; the device scans tiles (Blelloch), then their totals, and adds them back. */
   int64_t s = 0;
   for (int64_t k = 0; k < n; k++) {
     const int64_t v = in[k];

@@ -13,7 +13,8 @@ struct coo_pattern {
   int64_t nslot;   /* COO slots given, those without a row or column included */
   int64_t nvalid;  /* slots with a row and a column */
   int64_t nnz;     /* distinct (row, column) pairs */
-  int64_t *perm;   /* [nvalid] the slot of each entry in (row, column) order */
+  int64_t *perm;   /* [nslot] the slots in (row, column) order: the nvalid valid ones, then the
+                      others in slot order */
   int64_t *seg;    /* [nnz + 1] first sorted entry of each distinct pair; seg[nnz] = nvalid */
   int64_t *rowptr; /* [n + 1] */
   int64_t *colind; /* [nnz], ascending within each row */
