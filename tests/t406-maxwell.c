@@ -124,12 +124,18 @@ int main(void)
     TAP_CALL(NULL, tet_assemble(mx->space, mx->re, k, nc, &ref));
     const int64_t n = ref.pattern.n;
     for (int prec = 0; prec < 2; prec++)
-      for (int where = 0; where < 3; where++) {
+      for (int wi = 0; wi < 3; wi++) {
+        /* the first assembly builds the pattern: on the CPU for p = 1, on the device for p = 2 */
+        const int where = (wi + p) % 3;
         if (where == FEMINT_WHERE_OPENCL && nocl == 0) continue;
         struct femint_maxwell_options o = {.precision = prec, .where = where, .max_batch = 7};
         struct femint_maxwell_stats st;
         femint_matrix_t T, S;
         TAP_CALL(ctx, femint_maxwell_assemble(ctx, mx, nc, eps, mu, &o, &T, &S, &st));
+        if (st.pattern_built)
+          tap_ok(st.pattern_on_device == (where != FEMINT_WHERE_CPU && nocl > 0),
+                 "p = %d: the first assembly (%s) built the pattern %s", p, wname[where],
+                 st.pattern_on_device ? "on the OpenCL device" : "on the CPU");
         const double dT = csr_diff(T, ref.pattern.rowptr, ref.pattern.colind, ref.T, n);
         const double dS = csr_diff(S, ref.pattern.rowptr, ref.pattern.colind, ref.S, n);
         const double tol = prec ? 1e-5 : 1e-12;

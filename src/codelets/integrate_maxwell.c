@@ -152,9 +152,43 @@ static void maxwell_pattern_cpu(void *buffers[], void *arg)
   coo_pattern_free(&p);
 }
 
+/* The same on the device (seed 004's sort, scans and segments): only nvalid and nnz come back
+ * before the CSR structure is fetched. */
+static void maxwell_pattern_opencl(void *buffers[], void *arg)
+{
+  struct maxwell_pattern_arg *a = arg;
+  const struct femint_maxwell *mx = a->mx;
+  const int dev = starpu_worker_get_devid(starpu_worker_get_id());
+  cl_command_queue queue;
+  starpu_opencl_get_current_queue(&queue);
+  cl_mem m[5];
+  for (int k = 0; k < 5; k++) m[k] = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[k]);
+  const size_t bytes = sizeof(cl_long) * (size_t)(mx->nslot + 1);
+  cl_int e1 = CL_SUCCESS, e2 = CL_SUCCESS;
+  cl_mem row = clCreateBuffer(a->coo_cl->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e1);
+  cl_mem col = clCreateBuffer(a->coo_cl->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e2);
+  int err = e1 != CL_SUCCESS || e2 != CL_SUCCESS
+                ? femint_seterr(NULL, FEMINT_ENOMEM,
+                                "no room for the %lld COO rows and columns on OpenCL device %d",
+                                (long long)mx->nslot, dev)
+                : 0;
+  if (!err)
+    err = coo_cl_indices(a->coo_cl, queue, 0, mx->mesh->m->ncell, mx->re->nsh, m[0], row, col);
+  if (!err)
+    err = coo_cl_build(a->coo_cl, queue, mx->space->ndof, mx->nslot, row, col, m[1], m[2], m[3],
+                       m[4], &a->nvalid, &a->nnz);
+  if (row) clReleaseMemObject(row);
+  if (col) clReleaseMemObject(col);
+  if (err) {
+    a->status = err;
+    snprintf(a->msg, sizeof a->msg, "maxwell_pattern: %s", femint_thread_error());
+  }
+}
+
 struct starpu_codelet femint_cl_maxwell_pattern = {
     .name = "femint_maxwell_pattern",
     .cpu_funcs = {maxwell_pattern_cpu},
+    .opencl_funcs = {maxwell_pattern_opencl},
     .nbuffers = 5,
     .modes = {STARPU_R, STARPU_W, STARPU_W, STARPU_W, STARPU_W},
 };

@@ -131,6 +131,11 @@ int femint_maxwell_destroy(femint_maxwell_t *mx)
     if (x->tab[p].h) starpu_data_unregister(x->tab[p].h);
     free(x->tab[p].data);
   }
+  for (int d = 0; d < FEMINT_MAX_CL_DEVICES; d++)
+    if (x->coo_cl[d]) {
+      coo_cl_destroy(x->coo_cl[d]);
+      free(x->coo_cl[d]);
+    }
   if (x->h_perm) starpu_data_unregister_no_coherency(x->h_perm);
   if (x->h_seg) starpu_data_unregister_no_coherency(x->h_seg);
   free(x->rowptr);

@@ -7,6 +7,7 @@
 
 #include "femint.h"
 #include "mesh_tet.h"
+#include "codelets/coo_opencl.h"
 #include "scheduler/scheduler.h"
 
 struct femint_tet_mesh {
@@ -36,6 +37,8 @@ struct femint_maxwell {
   int64_t nvalid, nnz;
   int64_t *rowptr, *colind;
   starpu_data_handle_t h_perm, h_seg;
+  /* The COO kernels of the device that builds the pattern (created on first use). */
+  struct coo_cl *coo_cl[FEMINT_MAX_CL_DEVICES];
 };
 
 /* Matrix T (0) or S (1). */
@@ -71,9 +74,10 @@ extern struct starpu_codelet femint_cl_maxwell_integrate;
 extern struct starpu_codelet femint_cl_maxwell_pattern;
 extern struct starpu_codelet femint_cl_maxwell_sum;
 
-/* What the pattern task returns besides its buffers. */
+/* What the pattern task needs and returns besides its buffers. */
 struct maxwell_pattern_arg {
   struct femint_maxwell *mx;
+  struct coo_cl *coo_cl; /* the device's COO kernels, for the OpenCL implementation */
   int64_t nvalid, nnz;
   int status;
   char msg[192];

@@ -60,10 +60,30 @@ static int build_programs(femint_context_t ctx, const struct femint_maxwell *mx,
   return err;
 }
 
-/* The pattern of every COO slot (first assembly): one task, then the host copies of rowptr and
- * colind. */
-static int build_pattern(femint_context_t ctx, struct femint_maxwell *mx)
+/* The COO kernels of OpenCL device dev (built once per space). */
+static int coo_kernels(femint_context_t ctx, struct femint_maxwell *mx, int dev)
 {
+  if (mx->coo_cl[dev]) return 0;
+  struct coo_cl *k = calloc(1, sizeof *k);
+  FEMINT_CHECK(k, ctx, FEMINT_ENOMEM, "Maxwell pattern: out of memory");
+  cl_context cctx;
+  cl_device_id cdev;
+  starpu_opencl_get_context(dev, &cctx);
+  starpu_opencl_get_device(dev, &cdev);
+  const int err = coo_cl_create(cctx, cdev, !ctx->cl_dev[dev].fp64, k);
+  if (err) {
+    free(k);
+    return femint_seterr(ctx, err, "%s", femint_thread_error());
+  }
+  mx->coo_cl[dev] = k;
+  return 0;
+}
+
+/* The pattern of every COO slot (first assembly): one task, on OpenCL worker gworker (and device
+ * dev) when there is one, else on a CPU worker; then the host copies of rowptr and colind. */
+static int build_pattern(femint_context_t ctx, struct femint_maxwell *mx, int dev, int gworker)
+{
+  if (gworker >= 0) FEMINT_CALL(coo_kernels(ctx, mx, dev));
   const struct tet_mesh *m = mx->mesh->m;
   const int64_t n = mx->space->ndof, nslot = mx->nslot;
   FEMINT_CHECK(nslot < UINT32_MAX, ctx, FEMINT_EINVAL,
@@ -79,9 +99,14 @@ static int build_pattern(femint_context_t ctx, struct femint_maxwell *mx)
   starpu_vector_data_register(&h_rowptr, STARPU_MAIN_RAM, (uintptr_t)mx->rowptr, (uint32_t)(n + 1),
                               sizeof(int64_t));
   starpu_vector_data_register(&h_colind, -1, 0, (uint32_t)(nslot + 1), sizeof(int64_t));
-  struct maxwell_pattern_arg arg = {mx, 0, 0, 0, ""};
+  struct maxwell_pattern_arg arg = {mx, gworker >= 0 ? mx->coo_cl[dev] : NULL, 0, 0, 0, ""};
   struct starpu_task *t = starpu_task_create();
   t->cl = &femint_cl_maxwell_pattern;
+  t->where = gworker >= 0 ? STARPU_OPENCL : STARPU_CPU;
+  if (gworker >= 0) {
+    t->execute_on_a_specific_worker = 1;
+    t->workerid = (unsigned)gworker;
+  }
   t->handles[0] = h_dof;
   t->handles[1] = mx->h_perm;
   t->handles[2] = mx->h_seg;
@@ -118,6 +143,7 @@ static int build_pattern(femint_context_t ctx, struct femint_maxwell *mx)
     return err;
   }
   mx->built = 1;
+  mx->built_on_device = gworker >= 0;
   return 0;
 }
 
@@ -202,8 +228,6 @@ static int check_args(femint_context_t ctx, femint_maxwell_t mx, int ncv, const 
                FEMINT_EINVAL, "maxwell_assemble: where = %d", o->where);
   FEMINT_CHECK(o->max_batch >= 0, ctx, FEMINT_EINVAL, "maxwell_assemble: max_batch = %d",
                o->max_batch);
-  FEMINT_CHECK(ctx->ncpu > 0, ctx, FEMINT_EINVAL,
-               "maxwell_assemble: the pattern needs a CPU worker and the context has none");
   return 0;
 }
 
@@ -252,9 +276,11 @@ int femint_maxwell_assemble(femint_context_t ctx, femint_maxwell_t mx, int ncv, 
                    : o.where == FEMINT_WHERE_OPENCL      ? STARPU_OPENCL
                                                          : STARPU_CPU | STARPU_OPENCL;
 
+  FEMINT_CHECK(ctx->ncpu > 0 || gworker >= 0, ctx, FEMINT_ENODEV,
+               "maxwell_assemble: no worker may run it (no CPU worker, no usable OpenCL one)");
   if (!mx->built) {
     const double tp = femint_now();
-    FEMINT_CALL(build_pattern(ctx, mx));
+    FEMINT_CALL(build_pattern(ctx, mx, dev, gworker));
     st.pattern_built = 1;
     st.t_pattern = femint_now() - tp;
   }
