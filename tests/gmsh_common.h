@@ -109,7 +109,7 @@ static inline char *read_bytes(const char *path, size_t *len)
 
 /* A copy of a binary file with n bytes at offset at replaced by the bytes of v. */
 static inline const char *patch(const char *name, const char *buf, size_t len, size_t at,
-                         const void *v, size_t n)
+                                const void *v, size_t n)
 {
   char *copy = malloc(len);
   memcpy(copy, buf, len);
@@ -176,8 +176,8 @@ static inline void fuzz(const char *label, const char *buf, size_t len, int ever
 }
 
 /* A copy of text with the first occurrences of from1 and from2 replaced by to1 and to2. */
-static inline char *replace2(const char *text, const char *from1, const char *to1, const char *from2,
-                      const char *to2)
+static inline char *replace2(const char *text, const char *from1, const char *to1,
+                             const char *from2, const char *to2)
 {
   char *a = replace(text, from1, to1), *b = replace(a, from2, to2);
   free(a);

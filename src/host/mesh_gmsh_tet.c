@@ -63,14 +63,14 @@ static int set_edge_nodes(const struct gmsh_file *gf, const struct gmsh_selectio
       if (dist > 1e-12 * len) {
         const int o = owner[ge];
         const struct gmsh_elements *eo = &gf->elem[s->cell_type[o]];
-        ierr = gmsh_fail_cell(
-            gf, s, c, FEMINT_EMESH,
-            "and cell %d (element %" PRId64 " at %s %" PRId64 ") give the edge between nodes %" PRId64
-            " and %" PRId64 " different nodes: %" PRId64 " at (%g, %g, %g) and %" PRId64
-            " at (%g, %g, %g) (-1: the midpoint of a 4-node cell's edge)",
-            o, eo->tag[s->cell[o]], gf->binary ? "byte" : "line", eo->pos[s->cell[o]],
-            gf->node[n[p]].tag, gf->node[n[q]].tag, xt,
-            x[0], x[1], x[2], tag[ge], y[0], y[1], y[2]);
+        ierr = gmsh_fail_cell(gf, s, c, FEMINT_EMESH,
+                              "and cell %d (element %" PRId64 " at %s %" PRId64
+                              ") give the edge between nodes %" PRId64 " and %" PRId64
+                              " different nodes: %" PRId64 " at (%g, %g, %g) and %" PRId64
+                              " at (%g, %g, %g) (-1: the midpoint of a 4-node cell's edge)",
+                              o, eo->tag[s->cell[o]], gf->binary ? "byte" : "line",
+                              eo->pos[s->cell[o]], gf->node[n[p]].tag, gf->node[n[q]].tag, xt, x[0],
+                              x[1], x[2], tag[ge], y[0], y[1], y[2]);
         break;
       }
     }
@@ -101,8 +101,7 @@ static int64_t face_key(int n, int a, int b, int c)
 }
 
 /* Boundary faces GMSH_TET_UNTAGGED, then the tags of the selected triangles. */
-static int tag_faces(const struct gmsh_file *gf, const struct gmsh_selection *s,
-                     struct tet_mesh *m)
+static int tag_faces(const struct gmsh_file *gf, const struct gmsh_selection *s, struct tet_mesh *m)
 {
   int nb = 0, ierr = 0;
   int64_t *key = malloc(2 * ((size_t)m->nface + 1) * sizeof *key);
@@ -124,8 +123,10 @@ static int tag_faces(const struct gmsh_file *gf, const struct gmsh_selection *s,
       const int64_t k = face_key(m->nvert, a, b, c);
       if (a >= 0 && b >= 0 && c >= 0) at = bsearch(&k, key, (size_t)nb, 2 * sizeof *key, cmp_key);
     }
-    if (at) m->face_tag[at[1]] = gface->tag;
-    else ierr = gmsh_fail_face(gf, gface, "tetrahedra");
+    if (at)
+      m->face_tag[at[1]] = gface->tag;
+    else
+      ierr = gmsh_fail_face(gf, gface, "tetrahedra");
   }
   free(key);
   return ierr;
@@ -141,7 +142,8 @@ static int check_cells(const struct gmsh_file *gf, const struct gmsh_selection *
     const int nnode = gmsh_cell_nodes(gf, s, c, G);
     memcpy(X, G, 12 * sizeof *X);
     if (nnode == 10)
-      for (int e = 0; e < TET_NE; e++) memcpy(&X[3 * (4 + e)], &G[3 * node_of_edge[e]], 3 * sizeof *X);
+      for (int e = 0; e < TET_NE; e++)
+        memcpy(&X[3 * (4 + e)], &G[3 * node_of_edge[e]], 3 * sizeof *X);
     if (geom_tet_check(NULL, nnode, X, NULL))
       return gmsh_fail_cell(gf, s, c, FEMINT_EJACOBIAN, "%s", femint_thread_error());
   }
@@ -159,12 +161,13 @@ int gmsh_read_tet_mesh(const char *path, int part, struct tet_mesh **mesh)
   struct gmsh_file gf;
   struct gmsh_selection s = {0};
   FEMINT_CALL(gmsh_file_read_part(NULL, path, part, &gf));
-  int *cells = NULL, ierr = gmsh_cell_dim(&gf) == 3
-                               ? gmsh_check_cells(&gf, 3, 2, tet,
-                                                  "a tetrahedral mesh holds 4- and 10-node "
-                                                  "tetrahedra only")
-                               : gmsh_fail_at(&gf, -1, FEMINT_EMESH,
-                                              "the file has no tetrahedron (element type 4 or 11)");
+  int *cells = NULL, ierr;
+  if (gmsh_cell_dim(&gf) == 3)
+    ierr = gmsh_check_cells(&gf, 3, 2, tet,
+                            "a tetrahedral mesh holds 4- and 10-node tetrahedra only");
+  else
+    ierr = gmsh_fail_at(&gf, -1, FEMINT_EMESH,
+                        "the file has no tetrahedron (element type 4 or 11)");
   if (!ierr) ierr = gmsh_select(&gf, 3, part, "tetrahedron", &s);
   if (!ierr) ierr = check_cells(&gf, &s);
   if (!ierr && !(cells = malloc(4 * (size_t)s.ncell * sizeof *cells)))
@@ -172,7 +175,8 @@ int gmsh_read_tet_mesh(const char *path, int part, struct tet_mesh **mesh)
   for (int c = 0; !ierr && c < s.ncell; c++) {
     const int nodes = s.cell_type[c] == GMSH_TET10 ? 10 : 4;
     for (int a = 0; a < 4; a++)
-      cells[4 * (size_t)c + a] = s.vert[gf.elem[s.cell_type[c]].node[(size_t)nodes * s.cell[c] + a]];
+      cells[4 * (size_t)c + a] =
+          s.vert[gf.elem[s.cell_type[c]].node[(size_t)nodes * s.cell[c] + a]];
   }
   if (!ierr && (ierr = tet_mesh_create(s.nvert, s.coords, s.ncell, cells, mesh)))
     ierr = gmsh_fail_wrap(&gf, ierr);
