@@ -191,7 +191,8 @@ FEMINT_EXPORT int femint_mesh_create_prisms(femint_context_t ctx, int nvert, con
  *  The physical tag of a cell (found the same way from its volume or surface entity) is its
  *  material (femint_mesh_cell_materials), the node tag of a vertex its global id
  *  (femint_mesh_vertex_global_ids). Vertices are the corner nodes of the cells, numbered by
- *  ascending node tag; cells keep the order of the file. A partitioned file (one written whole or
+ *  ascending node tag; cells keep the order of the file (type by type in a file of 4-node
+ *  and curved quadrangles). A partitioned file (one written whole or
  *  one partition of it, as Gmsh writes with Mesh.PartitionSplitMeshFiles = 1) gives all the
  *  cells it holds, ghost cells left out; the entities of its partitions take the physical tags of
  *  their parents. ctx may be NULL (the message then goes to femint_last_error(NULL)).

@@ -432,31 +432,33 @@ static void tet_cells(void)
          "x%d and %d x%d, volume %.4f",
          wrong, tag7, GMSH_TET_UNTAGGED, untagged, vol);
   tet_mesh_destroy(&m);
-  char *s = replace(two_tets, "5 7 10 11 12", "5 15 10 11 12");
-  expect(1, "disagree.msh", s, "3 11 2 5", FEMINT_EMESH,
-         "cell 1 (element 3) and cell 0 (element 2 at line 25) give the edge between nodes 2 and 3 "
-         "different nodes: 15 at (0.5, 0.5, 0.1) and 7 at (0.5, 0.5, 0.02)");
-  free(s);
-  s = replace(two_tets, "1 2 2 7 1 1 2 3", "1 2 2 7 1 2 3 4");
-  expect(1, "inner-face.msh", s, "1 2 2 7", FEMINT_EMESH,
-         "element 1 (triangle, physical tag 7) is not a boundary face of the tetrahedra");
-  free(s);
-  s = replace(two_tets, "5 1 1 1", "5 .5 .5 0");
-  expect(1, "flat.msh", s, "3 11 2 5", FEMINT_EJACOBIAN, "cell 1 (element 3)");
-  free(s);
-  s = replace(two_tets, "3 11 2 5 1 2 3 4 5 7 10 11 12 13 14", "3 4 2 5 1 2 3 4 5");
-  expect(1, "mixed.msh", s, "2 11 2 5", FEMINT_EMESH,
-         "cell 1 (element 2) and cell 0 (element 3 at line 26) give the edge between nodes");
-  free(s);
-  s = replace(two_tets, "2 3 4 5 7 10 11 12 13 14", "2 3 4 5 7 10 11 12 13 99");
-  expect(1, "node.msh", s, "3 11 2 5", FEMINT_EMESH, "element 3: unknown node tag 99");
-  free(s);
-  s = replace(two_tets, "3 11 2 5 1", "3 250 2 5 1");
-  expect(1, "type.msh", s, "3 250 2", FEMINT_EMESH, "element type 250 is unknown");
-  free(s);
-  s = replace(two_tets, "$Elements\n3", "$Elements\n4");
-  expect(1, "count.msh", s, "$EndElements", FEMINT_EMESH, "$Elements section ends early");
-  free(s);
+  /* Edits of the file: the error each must give, at the line of marker. */
+  static const struct {
+    const char *name, *from, *to, *marker;
+    int code;
+    const char *what;
+  } edits[] = {
+      {"disagree.msh", "5 7 10 11 12", "5 15 10 11 12", "3 11 2 5", FEMINT_EMESH,
+       "cell 1 (element 3) and cell 0 (element 2 at line 25) give the edge between nodes 2 and 3 "
+       "different nodes: 15 at (0.5, 0.5, 0.1) and 7 at (0.5, 0.5, 0.02)"},
+      {"inner-face.msh", "1 2 2 7 1 1 2 3", "1 2 2 7 1 2 3 4", "1 2 2 7", FEMINT_EMESH,
+       "element 1 (triangle, physical tag 7) is not a boundary face of the tetrahedra"},
+      {"flat.msh", "5 1 1 1", "5 .5 .5 0", "3 11 2 5", FEMINT_EJACOBIAN, "cell 1 (element 3)"},
+      {"mixed.msh", "3 11 2 5 1 2 3 4 5 7 10 11 12 13 14", "3 4 2 5 1 2 3 4 5", "2 11 2 5",
+       FEMINT_EMESH,
+       "cell 1 (element 2) and cell 0 (element 3 at line 26) give the edge between nodes"},
+      {"node.msh", "2 3 4 5 7 10 11 12 13 14", "2 3 4 5 7 10 11 12 13 99", "3 11 2 5",
+       FEMINT_EMESH, "element 3: unknown node tag 99"},
+      {"type.msh", "3 11 2 5 1", "3 250 2 5 1", "3 250 2", FEMINT_EMESH,
+       "element type 250 is unknown"},
+      {"count.msh", "$Elements\n3", "$Elements\n4", "$EndElements", FEMINT_EMESH,
+       "$Elements section ends early"}};
+  char *s;
+  for (size_t k = 0; k < sizeof edits / sizeof edits[0]; k++) {
+    s = replace(two_tets, edits[k].from, edits[k].to);
+    expect(1, edits[k].name, s, edits[k].marker, edits[k].code, edits[k].what);
+    free(s);
+  }
   s = replace(two_tets, "15 .5 .5 .1\n$EndNodes\n", "15 .5 .5 .1\n");
   *strstr(s, "$Elements") = '\0';
   expect(1, "cut.msh", s, "15 .5 .5 .1", FEMINT_EMESH, "file ends inside the $Nodes section");

@@ -152,8 +152,8 @@ struct gmsh_selection {
 };
 
 /* The cells of dimension dim and the tagged faces of partition part (-1: all), and their
- * vertices; "cells" names the cells in the message of an empty partition. FEMINT_EMESH,
- * FEMINT_ENOMEM. */
+ * vertices; "cells" names the cells in the message of an empty partition. FEMINT_EMESH (a cell
+ * that repeats a node, an empty partition), FEMINT_ENOMEM; s is then empty. */
 int gmsh_select(const struct gmsh_file *gf, int dim, int part, const char *cells,
                 struct gmsh_selection *s);
 void gmsh_selection_free(struct gmsh_selection *s);

@@ -186,10 +186,13 @@ int gmsh_select(const struct gmsh_file *gf, int dim, int part, const char *cells
         const int *v = &el->node[(size_t)i * ty->nodes];
         for (int a = 0; a < ty->nodes; a++)
           for (int b = 0; b < a; b++)
-            if (v[a] == v[b])
-              return gmsh_fail_at(gf, el->pos[i], FEMINT_EMESH,
-                                  "cell %d (element %" PRId64 ") repeats node %" PRId64,
-                                  s->ncell, el->tag[i], gf->node[v[a]].tag);
+            if (v[a] == v[b]) {
+              const int ierr = gmsh_fail_at(gf, el->pos[i], FEMINT_EMESH,
+                                            "cell %d (element %" PRId64 ") repeats node %" PRId64,
+                                            s->ncell, el->tag[i], gf->node[v[a]].tag);
+              gmsh_selection_free(s);
+              return ierr;
+            }
         s->cell_type[s->ncell] = t;
         s->cell[s->ncell++] = i;
         continue;
