@@ -169,34 +169,45 @@ FEMINT_EXPORT int femint_mesh_create_box(femint_context_t ctx, int nx, int ny, i
  *  counter-clockwise seen from above, then top 3,4,5 above 0,1,2). Checks every Jacobian. */
 FEMINT_EXPORT int femint_mesh_create_prisms(femint_context_t ctx, int nvert, const double *coords,
                                             int ncell, const int *cells, femint_mesh_t *mesh);
-/** @brief A prism mesh from a Gmsh MSH file: ASCII format 2.2, ASCII or binary format 4.1
- *  (sections $MeshFormat, $PhysicalNames, $Nodes, $Elements; $Entities and $PartitionedEntities
- *  in 4.1; others are skipped). Elements of every type whose node count is known (Gmsh's types
- *  1-33, 36-66, 71-75, 90-98, 106-110, 118-124 and 137) are read. The cells are the 6-node
- *  prisms (element type 6), whose node order (bottom triangle 0,1,2, top 3,4,5 above them) is
- *  the one of femint_mesh_create_prisms; a file whose cells (its elements of the highest
- *  dimension) include other shapes (tetrahedra, hexahedra, pyramids, prisms of higher order, or
- *  the triangles and quadrangles of a 2D mesh) is refused. Points and lines are ignored;
- *  triangles and quadrangles give their physical tag (2.2: the first tag; 4.1: the first
- *  physical tag of their surface entity; 0 if none) to the boundary face with their corners.
- *  The physical tag of a prism (found the same way from its volume entity) is its material
- *  (femint_mesh_cell_materials), the node tag of a vertex its global id
- *  (femint_mesh_vertex_global_ids). Vertices are the nodes of the prisms, numbered by ascending
- *  node tag; cells keep the order of the file. A partitioned file (one written whole or one
- *  partition of it, as Gmsh writes with Mesh.PartitionSplitMeshFiles = 1) gives all the prisms
- *  it holds, ghost cells left out; the entities of its partitions take the physical tags of
+/** @brief A prism mesh (3D) or a quadrilateral mesh (2D) from a Gmsh MSH file: ASCII format
+ *  2.2, ASCII or binary format 4.1 (sections $MeshFormat, $PhysicalNames, $Nodes, $Elements;
+ *  $Entities and $PartitionedEntities in 4.1; others are skipped). Elements of every type whose
+ *  node count is known (Gmsh's types 1-33, 36-66, 71-75, 90-98, 106-110, 118-124 and 137) are
+ *  read. The cells are the file's elements of the highest dimension; their dimension decides the
+ *  mesh:
+ *  - 3D: 6-node prisms (element type 6), whose node order (bottom triangle 0,1,2, top 3,4,5
+ *    above them) is the one of femint_mesh_create_prisms. Triangles and quadrangles give their
+ *    physical tag (2.2: the first tag; 4.1: the first physical tag of their surface entity; 0 if
+ *    none) to the boundary face with their corners.
+ *  - 2D: 4-, 8- and 9-node quadrangles (types 3, 16, 10) in the plane z = 0, as
+ *    femint_mesh_create_quads makes them: a clockwise cell (a surface whose normal is -z) is
+ *    reversed; the edge nodes of 8- and 9-node cells are the midpoint nodes of curved edges (a
+ *    4-node cell among them has straight edges); the centre node of a 9-node cell is ignored
+ *    (femint's curved quadrilateral is the 8-node serendipity element). Lines (types 1 and 8)
+ *    give their physical tag to the boundary edge with their end nodes.
+ *  A file whose cells include other shapes (tetrahedra, hexahedra, pyramids, prisms of higher
+ *  order; triangles or higher-order quadrangles of a 2D mesh) is refused, naming them. Points are
+ *  ignored, and so are faces (edges) without a physical tag.
+ *  The physical tag of a cell (found the same way from its volume or surface entity) is its
+ *  material (femint_mesh_cell_materials), the node tag of a vertex its global id
+ *  (femint_mesh_vertex_global_ids). Vertices are the corner nodes of the cells, numbered by
+ *  ascending node tag; cells keep the order of the file (type by type in a file of 4-node
+ *  and curved quadrangles). A partitioned file (one written whole or
+ *  one partition of it, as Gmsh writes with Mesh.PartitionSplitMeshFiles = 1) gives all the
+ *  cells it holds, ghost cells left out; the entities of its partitions take the physical tags of
  *  their parents. ctx may be NULL (the message then goes to femint_last_error(NULL)).
  *  @param[in] path the file. @param[out] mesh the mesh.
  *  @return 0; FEMINT_EIO (the file cannot be read); FEMINT_ENOTSUP (binary 2.2, a version other
- *  than 2.x and 4.1, cells other than 6-node prisms: "PATH: 120 tetrahedra (Gmsh type 4): this
- *  femint mesh holds prisms only ..."); FEMINT_EMESH ("PATH:LINE: ..." in an ASCII file, "PATH:
- *  byte N: ..." in a binary one, for a missing or truncated section, a bad number, a count that
- *  does not match, an unknown element type or node tag, a bad byte-order marker, a tagged face
- *  that is not on the boundary); FEMINT_EJACOBIAN (a tangled prism, named by its cell and
- *  line); FEMINT_ENOMEM. */
+ *  than 2.x and 4.1, cells of another shape: "PATH: 120 tetrahedra (Gmsh type 4): this femint
+ *  mesh holds prisms only ...", a quadrangle off the plane z = 0); FEMINT_EMESH ("PATH:LINE: ..."
+ *  in an ASCII file, "PATH: byte N: ..." in a binary one, for a missing or truncated section, a
+ *  bad number, a count that does not match, an unknown element type or node tag, a bad
+ *  byte-order marker, a tagged face or edge that is not on the boundary, cells that give a shared
+ *  edge different midpoints); FEMINT_EJACOBIAN (a tangled cell, named by its cell and line);
+ *  FEMINT_ENOMEM. */
 FEMINT_EXPORT int femint_mesh_read_gmsh(femint_context_t ctx, const char *path,
                                         femint_mesh_t *mesh);
-/** @brief femint_mesh_read_gmsh, keeping only partition part of a partitioned file: the prisms
+/** @brief femint_mesh_read_gmsh, keeping only partition part of a partitioned file: the cells
  *  of its partition entities, the nodes they use (numbered by ascending node tag, their tags as
  *  global ids) and the tagged faces of its partition entities. The faces it shares with other
  *  partitions are boundary faces of the mesh, with tag 0. Each rank of an MPI code reads its
@@ -204,7 +215,7 @@ FEMINT_EXPORT int femint_mesh_read_gmsh(femint_context_t ctx, const char *path,
  *  @param[in] part a partition, 1 to the number of partitions of the file, or -1 for all (as
  *  femint_mesh_read_gmsh). @return as femint_mesh_read_gmsh; FEMINT_EINVAL (part is neither -1
  *  nor a partition of the file, or the file is not partitioned); FEMINT_EMESH (the partition
- *  has no prism). */
+ *  has no cell). */
 FEMINT_EXPORT int femint_mesh_read_gmsh_part(femint_context_t ctx, const char *path, int part,
                                              femint_mesh_t *mesh);
 /** @brief A quadrilateral mesh (2D) from arrays: coords[nvert][2]; cells[ncell][4], the vertices

@@ -1,6 +1,7 @@
 /* Gmsh MSH files read into memory (gmsh_read.c): nodes, the elements of every type of
  * gmsh_types.c with their physical tags and entities, physical names and partitions. mesh_gmsh.c
- * makes femint meshes of them. Internal. */
+ * makes femint meshes of them (prisms, quadrilaterals), mesh_gmsh_tet.c tetrahedral meshes.
+ * Internal. */
 #ifndef FEMINT_HOST_GMSH_H
 #define FEMINT_HOST_GMSH_H
 
@@ -17,7 +18,12 @@ enum {
   GMSH_HEX = 5,
   GMSH_PRISM = 6,
   GMSH_PYRAMID = 7,
+  GMSH_LINE3 = 8,
+  GMSH_TRIANGLE6 = 9,
+  GMSH_QUAD9 = 10,
+  GMSH_TET10 = 11,
   GMSH_POINT = 15,
+  GMSH_QUAD8 = 16,
   GMSH_MAX_TYPE = 137
 };
 
@@ -113,5 +119,90 @@ int gmsh_entity_in_part(const struct gmsh_file *gf, const struct gmsh_entity *e,
 /* An error "PATH:LINE: ..." or "PATH: byte N: ..." at pos (pos < 0: "PATH: ..."). */
 int gmsh_fail_at(const struct gmsh_file *gf, int64_t pos, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* ---- mesh_gmsh.c: the cells and tagged faces of a file, shared by the mesh readers ---- */
+
+/* Read a file and check that part is -1 (all) or one of its partitions (FEMINT_EINVAL). */
+int gmsh_file_read_part(femint_context_t ctx, const char *path, int part, struct gmsh_file *gf);
+/* The dimension of a file's cells, its elements of the highest dimension (-1: no element). */
+int gmsh_cell_dim(const struct gmsh_file *gf);
+/* FEMINT_ENOTSUP unless every element of dimension dim has one of the types ok[0..nok), or
+ * FEMINT_EMESH when none has: the message names the most numerous other type, its count and
+ * first element, says what the mesh holds ("holds", e.g. "this femint mesh holds prisms only")
+ * and lists every type of that dimension in the file. */
+int gmsh_check_cells(const struct gmsh_file *gf, int dim, int nok, const int *ok,
+                     const char *holds);
+
+/* An element of dimension dim - 1 with a physical tag, which tags the boundary face (or edge)
+ * with its corners: their node indices (-1 past its corners), the tag and the element (type,
+ * index in gf->elem[type]) for messages. */
+struct gmsh_face {
+  int v[4], tag, type, i;
+};
+
+/* The cells of a file or of one of its partitions (elements of dimension dim, in file order by
+ * type) and the tagged faces among its elements of dimension dim - 1. */
+struct gmsh_selection {
+  int ncell, nface;
+  int *cell_type, *cell;   /* [ncell] each cell's type and index in gf->elem[type] */
+  struct gmsh_face *face;  /* [nface] */
+  int nvert;               /* the corner nodes of the cells, by ascending node tag */
+  int *vert;               /* [gf->nnode] the vertex of a node, -1 for a node that is no corner */
+  double *coords;          /* [nvert][3] */
+};
+
+/* The cells of dimension dim and the tagged faces of partition part (-1: all), and their
+ * vertices; "cells" names the cells in the message of an empty partition. FEMINT_EMESH (a cell
+ * that repeats a node, an empty partition), FEMINT_ENOMEM; s is then empty. */
+int gmsh_select(const struct gmsh_file *gf, int dim, int part, const char *cells,
+                struct gmsh_selection *s);
+void gmsh_selection_free(struct gmsh_selection *s);
+/* The nodes of cell c of a selection in Gmsh's order, X[nodes][3]; returns the node count. */
+int gmsh_cell_nodes(const struct gmsh_file *gf, const struct gmsh_selection *s, int c, double *X);
+/* "PATH:LINE: cell C (element T)" and the rest of the message, for cell c of a selection. */
+int gmsh_fail_cell(const struct gmsh_file *gf, const struct gmsh_selection *s, int c, int code,
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* "PATH: " before the last error message (one from a mesh constructor), keeping its code. */
+int gmsh_fail_wrap(const struct gmsh_file *gf, int code);
+/* The face of a selection that matched no boundary face: FEMINT_EMESH naming its element. */
+int gmsh_fail_face(const struct gmsh_file *gf, const struct gmsh_face *f, const char *cells);
+
+
+/* ---- mesh_gmsh_tet.c: tetrahedral meshes (mesh_tet.h) for the H(curl) problem ---- */
+
+struct tet_mesh;
+
+/* The tag of the boundary faces that no triangle with a physical tag covers: the largest tag a
+ * PEC mask of tet_space_create can name, so that TET_PEC_ALL makes them walls and the mask
+ * 1u << GMSH_TET_UNTAGGED selects them alone. A file whose physical groups of triangles use tag
+ * 31 mixes them with those faces. */
+#define GMSH_TET_UNTAGGED 31
+
+/* The tetrahedral mesh of a Gmsh file (MSH 2.2, ASCII or binary 4.1), or of partition part of a
+ * partitioned one (-1: all; 1..the number of partitions).
+ * - Cells: the 4-node (type 4) and 10-node (type 11) tetrahedra, in the file's order (those of
+ *   type 4 first in a file with both); every other 3D element is refused (FEMINT_ENOTSUP naming
+ *   its type and count). Vertices are their corner nodes by ascending node tag; tet_mesh_create
+ *   sorts each cell's vertices.
+ * - Geometry: with any 10-node cell the mesh is quadratic (nnode 10): every edge gets the node
+ *   Gmsh gives it (its nodes 4..9 lie on its edges (0,1), (1,2), (2,0), (3,0), (3,2), (3,1),
+ *   found by their corners whatever femint's sorted order); a 4-node cell gives its edges their
+ *   midpoints. Two cells must agree on the node of an edge they share (the same point to 1e-12
+ *   of the edge's length): FEMINT_EMESH names both cells, their elements and lines (byte offsets
+ *   in a binary file). Every cell is then checked (tet_mesh_check: det J keeps its sign).
+ * - Face tags: a triangle (type 2 or 9) with a physical tag gives it to the boundary face with its
+ *   corners (FEMINT_EMESH when that is no boundary face); other boundary faces have
+ *   GMSH_TET_UNTAGGED. Only tags 1..31 can make PEC walls (tet_space_create). The faces of a
+ *   partition that it shares with other partitions are boundary faces of its mesh, untagged.
+ * - Materials: the physical tags of the volumes are not kept (struct tet_mesh has none).
+ * Errors are recorded without a context (femint_last_error(NULL)) and name the file and, where
+ * there is one, the line (ASCII) or byte offset (binary): FEMINT_EIO, FEMINT_ENOTSUP,
+ * FEMINT_EMESH, FEMINT_EJACOBIAN, FEMINT_EINVAL (part), FEMINT_ENOMEM; *mesh is then NULL.
+ * A caller (the command line's tetrahedral run) reads the mesh, builds the space and assembles:
+ *   struct tet_mesh *mesh;
+ *   FEMINT_CALL(gmsh_read_tet_mesh(path, -1, &mesh));
+ *   ... tet_space_create(mesh, re, TET_PEC_ALL, &space) (or a mask of physical tags) ...
+ *   tet_mesh_destroy(&mesh); */
+int gmsh_read_tet_mesh(const char *path, int part, struct tet_mesh **mesh);
 
 #endif
