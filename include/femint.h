@@ -543,6 +543,12 @@ FEMINT_EXPORT int femint_tet_mesh_create(femint_context_t ctx, int nvert, const 
 FEMINT_EXPORT int femint_tet_mesh_create_box(femint_context_t ctx, int nx, int ny, int nz,
                                              double lx, double ly, double lz,
                                              femint_tet_mesh_t *mesh);
+/** @brief The 4- or 10-node tetrahedra of a Gmsh MSH file (2.2 or 4.1, ASCII or binary): boundary
+ *  faces get the physical tags of their triangles (faces no tagged triangle covers: tag 31).
+ *  @return 0; the reader's errors (FEMINT_EIO, FEMINT_EMESH with PATH:LINE or the byte offset,
+ *  FEMINT_ENOTSUP for other shapes, FEMINT_EJACOBIAN naming a folded cell). */
+FEMINT_EXPORT int femint_tet_mesh_read_gmsh(femint_context_t ctx, const char *path,
+                                            femint_tet_mesh_t *mesh);
 /** @brief Make the cells quadratic (10 nodes) and move every vertex and edge node by
  *  y = x + amplitude * (sin(pi x / lx) sin(pi y / ly) sin(pi z / lz)) (1, 1, 1) over the mesh's
  *  bounding box [0,lx]x[0,ly]x[0,lz] (its faces stay where they are): curved cells with the
@@ -560,8 +566,8 @@ FEMINT_EXPORT int femint_tet_mesh_num_nodes(femint_tet_mesh_t mesh);
  *  kept where it was built, on the device when there is one, for the later ones). */
 typedef struct femint_maxwell *femint_maxwell_t;
 /** @brief The space of order 1..3 (6, 20, 45 functions per cell); bit t of pec_tags makes the
- *  boundary faces of tag t (1..31) PEC walls (~0u: every boundary face, 0: none): their
- *  tangential DOFs are eliminated. The mesh must outlive the object. */
+ *  boundary faces of tag t (1..31) PEC walls (~0u: every boundary face, whatever its tag;
+ *  0: none): their tangential DOFs are eliminated. The mesh must outlive the object. */
 FEMINT_EXPORT int femint_maxwell_create(femint_context_t ctx, femint_tet_mesh_t mesh, int order,
                                         unsigned pec_tags, femint_maxwell_t *mx);
 FEMINT_EXPORT int femint_maxwell_destroy(femint_maxwell_t *mx);

@@ -1,6 +1,7 @@
 /* Test: the PEC unit cube cavity: S x = k^2 T x assembled on straight and curved tetrahedra gives
  * k^2 = pi^2 (l^2 + m^2 + n^2) with the right multiplicities and no spurious modes, and the
  * order-1 error falls as the mesh is refined. */
+#include "host/gmsh.h"
 #include "host/mesh_tet.h"
 #include "tet_common.h"
 
@@ -55,16 +56,13 @@ struct cavity {
   double seconds;
 };
 
-/* Assemble and solve the cavity of nc^3 cubes at order p (curved: d > 0); 0 on success. */
-static int solve_cavity(int nc, int p, double d, struct cavity *out)
+/* Assemble and solve the cavity of mesh m at order p, PEC walls all round; 0 on success. */
+static int solve_mesh(const struct tet_mesh *m, int p, struct cavity *out)
 {
-  struct tet_mesh *m = NULL;
   struct refel_tet *re = NULL;
   struct tet_space *sp = NULL;
   struct tet_system sys;
   struct tet_coef k;
-  TAP_CALL(NULL, tet_mesh_create_box(nc, nc, nc, 1, 1, 1, &m));
-  if (d > 0) TAP_CALL(NULL, tet_mesh_map(m, bulge, &d));
   TAP_CALL(NULL, refel_tet_create(p, &re));
   TAP_CALL(NULL, tet_space_create(m, re, TET_PEC_ALL, &sp));
   TAP_CALL(NULL, tet_coef_scalar(1, 1, &k));
@@ -90,6 +88,16 @@ static int solve_cavity(int nc, int p, double d, struct cavity *out)
   tet_system_free(&sys);
   tet_space_destroy(&sp);
   refel_tet_destroy(&re);
+  return info;
+}
+
+/* The cavity of nc^3 cubes at order p (curved: d > 0). */
+static int solve_cavity(int nc, int p, double d, struct cavity *out)
+{
+  struct tet_mesh *m = NULL;
+  TAP_CALL(NULL, tet_mesh_create_box(nc, nc, nc, 1, 1, 1, &m));
+  if (d > 0) TAP_CALL(NULL, tet_mesh_map(m, bulge, &d));
+  const int info = solve_mesh(m, p, out);
   tet_mesh_destroy(&m);
   return info;
 }
@@ -158,11 +166,45 @@ static void test_order1_convergence(void)
          err[0], err[1], err[2], r1, r2);
 }
 
+/* The PEC unit ball of Gmsh's 10-node tetrahedra (edge nodes on the sphere): the first modes are
+ * TM_1 (k = 2.743707, x3), TM_2 (k = 3.870239, x5) and TE_1 (k = 4.493409, x3), the first roots
+ * of (r j_n(r))' and j_n(r). */
+static void test_ball(void)
+{
+  static const double k[3] = {2.743707, 3.870239, 4.493409};
+  static const int mult[3] = {3, 5, 3};
+  double exact[11];
+  int count = 0;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < mult[i]; j++) exact[count++] = k[i] * k[i] / (M_PI * M_PI);
+  struct tet_mesh *m = NULL;
+  TAP_CALL(NULL, gmsh_read_tet_mesh(FEMINT_TEST_DATA "/tets-ball10-bin.msh", -1, &m));
+  for (int p = 2; p <= 3; p++) {
+    struct cavity c;
+    if (solve_mesh(m, p, &c)) {
+      tap_ok(0, "ball, order %d: dsygv failed", p);
+      continue;
+    }
+    char what[64];
+    snprintf(what, sizeof what, "PEC unit ball, %d curved cells, order %d", m->ncell, p);
+    show(what, &c, count, exact);
+    const double err = spectrum_error(&c, count, exact);
+    const double tol = p == 2 ? 0.03 : 0.01;
+    tap_ok(c.nzero == c.want_zero && err < tol,
+           "%s: %lld zero eigenvalues = the gradients; TM_1 (x3), TM_2 (x5), TE_1 (x3) within "
+           "%.0f%% (largest error %.2g)",
+           what, (long long)c.nzero, 100 * tol, err);
+    free(c.lam);
+  }
+  tet_mesh_destroy(&m);
+}
+
 int main(void)
 {
   if (!HAVE_EIG) tap_skip_all("no LAPACK (dsygv) found by configure");
   test_order3(3, 0, "straight cells, 3^3 cubes");
   test_order3(3, 0.04, "curved cells (interior bulged by 0.04), 3^3 cubes");
   test_order1_convergence();
+  test_ball();
   return tap_done();
 }

@@ -22,6 +22,8 @@ const char cli_maxwell_run_usage[] =
   "  --problem maxwell        T (eps_r) and S (1/mu_r) (the only problem for tetrahedra)\n"
   "  --order P                1, 2 or 3: 6, 20 or 45 functions per cell (default 3)\n"
   "  --mesh box:NX,NY,NZ      NX*NY*NZ unit cubes (default box:4,4,4)\n"
+  "  --mesh gmsh:FILE         the 4- or 10-node tetrahedra of a Gmsh MSH file (a FILE ending in\n"
+  "                           .msh needs no prefix); boundary faces keep their physical tags\n"
   "  --curved A               quadratic (10-node) cells moved by A sin(pi x) sin(pi y) sin(pi z)\n"
   "                           (1, 1, 1) over the box, 0 <= A < 0.5 (default 0: straight)\n"
   "  --pec all|none           PEC walls on every boundary face or none (default all)\n"
@@ -37,7 +39,7 @@ struct maxwell_cli {
   int order, nx, ny, nz, pec, phases, json, quiet, verbose;
   double curved, eps, mu;
   struct femint_maxwell_options opt;
-  const char *output;
+  const char *output, *file;
   int runs, bench;
 };
 
@@ -92,9 +94,11 @@ static int parse(int argc, char **argv, struct maxwell_cli *o, const char *usage
     } else if (strcmp(name, "--mesh") == 0) {
       struct cli_mesh m;
       if (cli_parse_mesh(v, &m)) return EXIT_USAGE;
-      if (m.kind != CLI_MESH_BOX)
-        return cli_fail_usage("--mesh: tetrahedra are made from box:NX,NY,NZ, not '%s'", v);
+      if (m.kind != CLI_MESH_BOX && m.kind != CLI_MESH_GMSH)
+        return cli_fail_usage("--mesh: tetrahedra come from box:NX,NY,NZ or gmsh:FILE, not '%s'",
+                              v);
       o->nx = m.nx, o->ny = m.ny, o->nz = m.nz;
+      o->file = m.kind == CLI_MESH_GMSH ? m.file : NULL;
     } else if (strcmp(name, "--curved") == 0) {
       if (cli_parse_real(v, &o->curved) || !(o->curved >= 0 && o->curved < 0.5))
         return cli_fail_usage("--curved: expected an amplitude in [0, 0.5), got '%s'", v);
@@ -126,7 +130,9 @@ static int parse(int argc, char **argv, struct maxwell_cli *o, const char *usage
       return cli_fail_usage("unknown option '%s' for tetrahedra", name);
     }
   }
-  if ((long)o->nx * o->ny * o->nz * 6 > CLI_MAX_CELLS)
+  if (o->file && o->curved > 0)
+    return cli_fail_usage("--curved: for box meshes; a Gmsh file brings its own 10-node cells");
+  if (!o->file && (long)o->nx * o->ny * o->nz * 6 > CLI_MAX_CELLS)
     return cli_fail_usage("--mesh: %ld cells is too many", (long)o->nx * o->ny * o->nz * 6);
   return 0;
 }
@@ -137,8 +143,15 @@ static int setup(const struct maxwell_cli *o, femint_context_t *ctx, femint_tet_
 {
   struct femint_init_options iopt = {.nopencl = o->opt.where == FEMINT_WHERE_CPU ? 0 : -1,
                                      .quiet = !o->verbose};
-  if (cli_init(&iopt, ctx)) return EXIT_RUNTIME;
-  int rc = femint_tet_mesh_create_box(*ctx, o->nx, o->ny, o->nz, o->nx, o->ny, o->nz, mesh);
+  /* A file is read before StarPU starts, so that a bad one fails fast. */
+  if (o->file && femint_tet_mesh_read_gmsh(NULL, o->file, mesh)) return cli_fail_runtime(NULL, 0);
+  if (cli_init(&iopt, ctx)) {
+    femint_tet_mesh_destroy(mesh);
+    return EXIT_RUNTIME;
+  }
+  int rc = o->file ? 0
+                   : femint_tet_mesh_create_box(*ctx, o->nx, o->ny, o->nz, o->nx, o->ny, o->nz,
+                                                mesh);
   if (!rc && o->curved > 0) rc = femint_tet_mesh_warp(*mesh, o->curved);
   if (!rc) rc = femint_maxwell_create(*ctx, *mesh, o->order, o->pec ? ~0u : 0u, mx);
   return rc ? cli_fail_runtime(*ctx, rc) : 0;
@@ -211,10 +224,11 @@ static void print_stats(const struct maxwell_cli *o, femint_tet_mesh_t mesh,
     printf("{\"femint\":");
     cli_json_string(PACKAGE_VERSION);
     printf(",\"element\":\"tet\",\"space\":\"hcurl\",\"problem\":\"maxwell\",\"order\":%d,"
-           "\"mesh\":{\"type\":\"box\",\"nx\":%d,\"ny\":%d,\"nz\":%d,\"nodes\":%d,\"cells\":%d},"
+           "\"mesh\":{\"type\":\"%s\",\"nx\":%d,\"ny\":%d,\"nz\":%d,\"nodes\":%d,\"cells\":%d},"
            "\"precision\":\"%s\",\"dofs\":%lld,\"nnz\":%lld,\"coo_slots\":%lld,\"batches\":%d,"
            "\"tasks_cpu\":%d,\"tasks_opencl\":%d,\"times_s\":{\"init\":",
-           o->order, o->nx, o->ny, o->nz, femint_tet_mesh_num_nodes(mesh), st->ncell, prec,
+           o->order, o->file ? "gmsh" : "box", o->nx, o->ny, o->nz,
+           femint_tet_mesh_num_nodes(mesh), st->ncell, prec,
            (long long)st->ndof, (long long)st->nnz, (long long)st->nslot, st->nbatch,
            st->tasks_cpu, st->tasks_opencl);
     const double t[] = {t_init,         st->t_programs, st->t_pattern, st->t_pack,
@@ -236,8 +250,10 @@ static void print_stats(const struct maxwell_cli *o, femint_tet_mesh_t mesh,
   }
   if (o->quiet) return;
   printf("femint %s: Maxwell matrices of H(curl) tetrahedra\n", PACKAGE_VERSION);
-  printf("  mesh       box %dx%dx%d: %d %s tetrahedra (%d nodes)\n", o->nx, o->ny, o->nz,
-         st->ncell, femint_tet_mesh_num_nodes(mesh) == 10 ? "curved" : "straight",
+  if (o->file) printf("  mesh       %s: ", o->file);
+  else printf("  mesh       box %dx%dx%d: ", o->nx, o->ny, o->nz);
+  printf("%d %s tetrahedra (%d nodes)\n", st->ncell,
+         femint_tet_mesh_num_nodes(mesh) == 10 ? "curved" : "straight",
          femint_tet_mesh_num_nodes(mesh));
   printf("  space      order %d, %lld DOFs (PEC walls: %s)\n", o->order, (long long)st->ndof,
          o->pec ? "all" : "none");

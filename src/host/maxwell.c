@@ -10,6 +10,7 @@
 #include <cblas.h>
 #endif
 
+#include "gmsh.h"
 #include "maxwell.h"
 
 /* ---- meshes ---- */
@@ -52,6 +53,15 @@ int femint_tet_mesh_create_box(femint_context_t ctx, int nx, int ny, int nz, dou
   *mesh = NULL;
   struct tet_mesh *m = NULL;
   FEMINT_CALL(relay(ctx, tet_mesh_create_box(nx, ny, nz, lx, ly, lz, &m)));
+  return wrap_mesh(ctx, m, mesh);
+}
+
+int femint_tet_mesh_read_gmsh(femint_context_t ctx, const char *path, femint_tet_mesh_t *mesh)
+{
+  FEMINT_CHECK(mesh && path, ctx, FEMINT_EINVAL, "tet_mesh_read_gmsh: NULL argument");
+  *mesh = NULL;
+  struct tet_mesh *m = NULL;
+  FEMINT_CALL(relay(ctx, gmsh_read_tet_mesh(path, -1, &m)));
   return wrap_mesh(ctx, m, mesh);
 }
 

@@ -36,7 +36,8 @@ static void mark_walls(const struct tet_mesh *m, int p, unsigned pec_tags, char 
   for (int c = 0; c < m->ncell; c++)
     for (int f = 0; f < TET_NF; f++) {
       const int gf = m->cell_face[4 * c + f], tag = m->face_tag[gf];
-      if (!tag || tag > 31 || !(pec_tags >> tag & 1u)) continue;
+      /* TET_PEC_ALL: every boundary face, whatever its tag */
+      if (!tag || (pec_tags != TET_PEC_ALL && (tag > 31 || !(pec_tags >> tag & 1u)))) continue;
       for (int64_t r = 0; r < nf; r++) removed[m->nedge * ne + gf * nf + r] = 1;
       /* The edges of face f are those without its opposite vertex f. */
       for (int e = 0; e < TET_NE; e++) {
