@@ -595,8 +595,10 @@ FEMINT_EXPORT int femint_space_dof_range(femint_space_t space, int cell_begin, i
                                          int64_t *dof_begin, int64_t *dof_end);
 /** @brief The DOFs on boundary faces (every component of the vertex, edge and face modes of
  *  each face), ascending, each once: where Dirichlet conditions go. ntag = 0: every boundary
- *  face, tagged or not (of a mesh read by parts, the faces between parts too); else the faces
- *  whose tag is one of tags[0..ntag). Call with dofs = NULL for the count.
+ *  face, tagged or not (of a part of a mesh, the faces between parts too); ntag = -1 (tags
+ *  ignored): every face with a tag > 0 (of a part whose whole has every boundary face tagged, its
+ *  share of the boundary of the whole); else the faces whose tag is one of tags[0..ntag). Call
+ *  with dofs = NULL for the count.
  *  @param[out] ndofs how many. @param[out] dofs NULL, or room for *ndofs values.
  *  @return 0, FEMINT_EINVAL, FEMINT_ENOMEM. */
 FEMINT_EXPORT int femint_space_boundary_dofs(femint_space_t space, int ntag, const int *tags,

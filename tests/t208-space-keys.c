@@ -248,6 +248,25 @@ static void check_split(femint_context_t ctx, femint_mesh_t W, femint_space_t SW
          name, (long long)parts[0].ndof, (long long)parts[1].ndof, shared, (long long)n,
          (long long)nw, missing, order_bad, first_bad, ofirst);
 
+  /* The tagged boundary faces of the parts (ntag = -1) hold the boundary DOFs of the whole. */
+  char *bnd = calloc((size_t)n, 1);
+  int64_t nb, nbw, *list, wrong = 0;
+  for (int i = 0; i < 2; i++) {
+    TAP_CALL(ctx, femint_space_boundary_dofs(parts[i].space, -1, NULL, &nb, NULL));
+    list = malloc((size_t)(nb + 1) * sizeof *list);
+    TAP_CALL(ctx, femint_space_boundary_dofs(parts[i].space, -1, NULL, &nb, list));
+    for (int64_t j = 0; j < nb; j++) bnd[parts[i].global[list[j]]] = 1;
+    free(list);
+  }
+  TAP_CALL(ctx, femint_space_boundary_dofs(SW, 0, NULL, &nbw, NULL));
+  list = malloc((size_t)(nbw + 1) * sizeof *list);
+  TAP_CALL(ctx, femint_space_boundary_dofs(SW, 0, NULL, &nbw, list));
+  for (int64_t j = 0; j < nbw; j++) wrong += !bnd[num_of[list[j]]], bnd[num_of[list[j]]] = 0;
+  for (int64_t g = 0; g < n; g++) wrong += bnd[g];
+  tap_ok(wrong == 0, "%s: the parts' DOFs on faces of tag > 0 are the %lld boundary DOFs of the "
+         "whole (%lld wrong)", name, (long long)nbw, (long long)wrong);
+  free(list), free(bnd);
+
   /* A field given by global values: on each part, in the whole, and across shared faces. */
   double *u = malloc((size_t)n * sizeof *u), *uw = malloc((size_t)nw * sizeof *uw), *up[2];
   for (int64_t g = 0; g < n; g++) u[g] = 2 * test_rand(&rng) - 1;
