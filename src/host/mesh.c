@@ -472,7 +472,7 @@ int femint_mesh_create_prisms(femint_context_t ctx, int nvert, const double *coo
   return create_prisms(ctx, "femint_mesh_create_prisms", nvert, coords, NULL, ncell, cells, mesh);
 }
 
-static int cmp_int64(const void *a, const void *b)
+int mesh_cmp_int64(const void *a, const void *b)
 {
   const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return (x > y) - (x < y);
@@ -484,7 +484,7 @@ static int check_global_ids(femint_context_t ctx, const char *who, int nvert, co
   int64_t *sorted = malloc((size_t)nvert * sizeof *sorted);
   FEMINT_CHECK(sorted, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
   memcpy(sorted, gid, (size_t)nvert * sizeof *sorted);
-  qsort(sorted, (size_t)nvert, sizeof *sorted, cmp_int64);
+  qsort(sorted, (size_t)nvert, sizeof *sorted, mesh_cmp_int64);
   int64_t bad = sorted[0] < 0 ? sorted[0] : -1;
   for (int v = 1; v < nvert && bad < 0; v++)
     if (sorted[v] == sorted[v - 1]) bad = sorted[v];

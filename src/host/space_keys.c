@@ -6,16 +6,6 @@
 
 #include "mesh.h"
 
-static void sort_ids(int64_t *v, int n)
-{
-  for (int i = 1; i < n; i++)
-    for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-      int64_t t = v[j];
-      v[j] = v[j - 1];
-      v[j - 1] = t;
-    }
-}
-
 int femint_dof_key_compare(const void *a, const void *b)
 {
   const struct femint_dof_key *x = a, *y = b;
@@ -103,7 +93,7 @@ static void mode_key(const struct femint_space *s, int c, const struct refel_mod
     k->order = s->order[c];
     break;
   }
-  sort_ids(k->vert, nv);
+  qsort(k->vert, (size_t)nv, sizeof *k->vert, mesh_cmp_int64);
 }
 
 int femint_space_dof_keys(femint_space_t space, struct femint_dof_key *keys)
@@ -154,12 +144,6 @@ out:
   return err;
 }
 
-static int cmp_int64(const void *a, const void *b)
-{
-  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 int femint_space_set_global_dofs(femint_space_t space, const int64_t *global)
 {
   FEMINT_CHECK(space, NULL, FEMINT_EINVAL, "femint_space_set_global_dofs: space is NULL");
@@ -183,7 +167,7 @@ int femint_space_set_global_dofs(femint_space_t space, const int64_t *global)
   }
   memcpy(copy, global, (size_t)n * sizeof *copy);
   memcpy(sorted, global, (size_t)n * sizeof *sorted);
-  qsort(sorted, (size_t)n, sizeof *sorted, cmp_int64);
+  qsort(sorted, (size_t)n, sizeof *sorted, mesh_cmp_int64);
   int64_t repeated = -1;
   for (int64_t d = 1; d < n && repeated < 0; d++)
     if (sorted[d] == sorted[d - 1]) repeated = sorted[d];
