@@ -535,10 +535,10 @@ FEMINT_EXPORT int femint_space_l2_error(femint_space_t space, const double *u, i
  *     by the global ids of their vertices, which the parts agree on when the numbering orders
  *     the vertices of every level of the extrusion alike (the box's: x fastest, then y, then z),
  *     however the cells are split; femint_dof_key.first lets the caller check it.
- *     femint_mesh_read_gmsh_part orders them as femint_mesh_read_gmsh does (by the vertical
- *     lines of the part, then the node tags), which agrees across parts made of whole columns
- *     or whole layers. Quadrilateral faces and edges are oriented from their smallest global id
- *     and need no such rule. */
+ *     femint_mesh_read_gmsh_part orders them as femint_mesh_read_gmsh does, by the vertical
+ *     lines of the part, each known by its smallest node tag there: parts made of whole columns
+ *     agree, others where the tags allow (femint_dof_key.first tells). Quadrilateral faces and
+ *     edges are oriented from their smallest global id and need no such rule. */
 
 /** What a DOF belongs to (femint_dof_key.kind). */
 enum femint_entity {
