@@ -15,15 +15,25 @@
  *   - CG + GAMG with the 6 rigid-body modes as near null space: hierarchical bases represent
  *     linear fields by their vertex modes, so femint_space_interpolate_linear gives them exactly;
  *   - the L2 error from the rank's cells (femint_space_l2_error), with the ghost values of the
- *     solution brought by a VecScatter.
+ *     solution brought by a VecScatter;
+ *   - with -distributed, a truly distributed mesh: each rank builds only its part (its slab of
+ *     the box through femint_mesh_create_prisms_part, with the box's vertex numbers as global
+ *     ids, or its partition of a partitioned Gmsh file through femint_mesh_read_gmsh_part),
+ *     names its DOFs by femint_space_dof_keys, numbers them across the ranks with MPI
+ *     (number_dofs) and gives the numbers to femint (femint_space_set_global_dofs), whose
+ *     element batches then carry them; Dirichlet conditions go on the faces of tag > 0, the
+ *     rank's share of the boundary.
  *
  * Usage: mpirun -n R petsc_elasticity [-n N] [-mesh FILE.msh] [-order P] [-weak] [-perturb F]
- *                                       [-where any|cpu|opencl] [-timing] [PETSc options]
+ *                                       [-distributed] [-where any|cpu|opencl] [-timing]
+ *                                       [PETSc options]
  *   -n N       the box has N x N x N hexahedra of 2 prisms each on the unit cube (4)
  *   -mesh F    the prisms of a Gmsh file instead (read whole by every rank)
  *   -order P   polynomial order 1..7 (2)
  *   -weak      N x N x N*R hexahedra on [0,1]x[0,1]x[0,R]: the same cells on each rank
  *   -perturb F move the interior box vertices at random by up to F times the spacing (0)
+ *   -distributed  each rank builds its part only: the run of the box's cells it would integrate
+ *              (unperturbed), or with -mesh partition rank + 1 of a file partitioned in R parts
  *   -where W   where femint integrates: any worker, CPU workers only (no OpenCL device), OpenCL
  *   -timing    print each rank's assembly times
  *   -repeat K  assemble K times and report the fastest (the first run builds the OpenCL programs
@@ -52,12 +62,21 @@ struct material {
   double young, poisson, lambda, mu;
 };
 
-/* One rank's share: its run of cells and the DOFs it owns. */
+/* One rank's share: its run of cells and the DOFs it owns. Replicated, the space is the whole
+ * one and its numbering the global one (global NULL); distributed, the space is the rank's part
+ * (nlocal DOFs) and global[] numbers its DOFs across the ranks. */
 struct part {
   int rank, size;
   int cell_begin, ncell, *cells;
   int64_t ndof, dof_begin, dof_end;
+  int64_t nlocal, *global;
 };
+
+/* The global number of DOF d of the rank's space (-1 stays -1). */
+static PetscInt to_global(const struct part *pt, int64_t d)
+{
+  return (PetscInt)(d < 0 ? -1 : pt->global ? pt->global[d] : d);
+}
 
 /* The exact displacement u = amplitude * s, s = sin(pi x) sin(pi y) sin(pi z). */
 static void exact(const double x[3], const double n[3], int tag, void *user, double *u)
@@ -161,14 +180,14 @@ static int add_batch(const struct femint_element_batch *b, void *user)
   return 0;
 }
 
-/* The local DOFs of a cell as PETSc indices (-1 for dropped modes); returns how many. */
-static PetscErrorCode cell_rows(femint_space_t space, int cell, int64_t *dofs, PetscInt *rows,
-                                int *n)
+/* The DOFs of a cell as global PETSc indices (-1 for dropped modes); returns how many. */
+static PetscErrorCode cell_rows(femint_space_t space, const struct part *pt, int cell,
+                                int64_t *dofs, PetscInt *rows, int *n)
 {
   const int nc = femint_space_num_components(space), p = femint_space_cell_order(space, cell);
   *n = (p + 1) * (p + 1) * (p + 2) / 2 * nc; /* shape functions of a prism of order p */
   FEMINT_TRY(NULL, femint_space_cell_dofs(space, cell, dofs, NULL));
-  for (int i = 0; i < *n; i++) rows[i] = (PetscInt)dofs[i];
+  for (int i = 0; i < *n; i++) rows[i] = to_global(pt, dofs[i]);
   return 0;
 }
 
@@ -192,7 +211,7 @@ static PetscErrorCode create_matrix(femint_space_t space, const struct part *pt,
   PetscCall(MatSetUp(P));
   for (int k = 0; k < pt->ncell; k++) {
     int n;
-    PetscCall(cell_rows(space, pt->cells[k], dofs, rows, &n));
+    PetscCall(cell_rows(space, pt, pt->cells[k], dofs, rows, &n));
     PetscCall(MatSetValues(P, n, rows, n, rows, zeros, ADD_VALUES));
   }
   PetscCall(MatAssemblyBegin(P, MAT_FINAL_ASSEMBLY));
@@ -209,27 +228,25 @@ static PetscErrorCode create_matrix(femint_space_t space, const struct part *pt,
   return 0;
 }
 
-/* The DOFs the rank's cells meet (owned and ghost), ascending. */
+/* The global DOFs the rank's cells meet (owned and ghost), ascending. */
 static PetscErrorCode cell_dof_list(femint_space_t space, const struct part *pt, PetscInt *n,
                                     PetscInt **list)
 {
-  char *met;
   int64_t dofs[288 * 3];
-  PetscInt rows[288 * 3];
-  PetscCall(PetscCalloc1(pt->ndof, &met));
+  PetscInt rows[288 * 3], room = 0, m = 0;
+  for (int k = 0; k < pt->ncell; k++) {
+    const int p = femint_space_cell_order(space, pt->cells[k]);
+    room += (p + 1) * (p + 1) * (p + 2) / 2 * 3;
+  }
+  PetscCall(PetscMalloc1(room + 1, list));
   for (int k = 0; k < pt->ncell; k++) {
     int nr;
-    PetscCall(cell_rows(space, pt->cells[k], dofs, rows, &nr));
+    PetscCall(cell_rows(space, pt, pt->cells[k], dofs, rows, &nr));
     for (int i = 0; i < nr; i++)
-      if (rows[i] >= 0) met[rows[i]] = 1;
+      if (rows[i] >= 0) (*list)[m++] = rows[i];
   }
-  *n = 0;
-  for (int64_t d = 0; d < pt->ndof; d++) *n += met[d];
-  PetscCall(PetscMalloc1(*n + 1, list));
-  *n = 0;
-  for (int64_t d = 0; d < pt->ndof; d++)
-    if (met[d]) (*list)[(*n)++] = (PetscInt)d;
-  PetscCall(PetscFree(met));
+  PetscCall(PetscSortRemoveDupsInt(&m, *list));
+  *n = m;
   return 0;
 }
 
@@ -246,19 +263,18 @@ struct times {
 
 
 /* Integrate the rank's cells: the element matrices into A and the body force into b (femint's
- * load vector is a whole-length array on each rank; the entries of the DOFs its cells meet are
- * added to b). */
+ * load vector is an array over the DOFs of the rank's space, zero outside its cells; its entries
+ * are added to b at their global numbers). */
 static PetscErrorCode assemble(femint_context_t ctx, femint_space_t space, femint_form_t form,
                                const struct part *pt, struct material *mat, int where, Mat A,
                                Vec b, struct times *t)
 {
   struct sink s = {.A = A};
   double *rhs;
-  PetscInt nmet, *met;
   PetscCall(PetscMalloc1((size_t)288 * 3 * 288 * 3, &s.Ae));
   PetscCall(PetscMalloc1(288 * 3, &s.rows));
   PetscCall(PetscMalloc1(288 * 3, &s.order));
-  PetscCall(PetscCalloc1(pt->ndof, &rhs));
+  PetscCall(PetscCalloc1(pt->nlocal, &rhs));
   struct femint_assemble_options opt = {.where = where, .rhs = rhs, .body = body_force,
                                         .user = mat, .cells = pt->cells, .ncells = pt->ncell};
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
@@ -274,11 +290,10 @@ static PetscErrorCode assemble(femint_context_t ctx, femint_space_t space, femin
   t->set_cpu = s.c_set;
   t->assembly = MPI_Wtime() - t1;
   t->cpu = cpu_seconds() - c0;
-  PetscCall(cell_dof_list(space, pt, &nmet, &met));
-  for (PetscInt i = 0; i < nmet; i++) PetscCall(VecSetValue(b, met[i], rhs[met[i]], ADD_VALUES));
+  for (int64_t d = 0; d < pt->nlocal; d++)
+    if (rhs[d] != 0) PetscCall(VecSetValue(b, to_global(pt, d), rhs[d], ADD_VALUES));
   PetscCall(VecAssemblyBegin(b));
   PetscCall(VecAssemblyEnd(b));
-  PetscCall(PetscFree(met));
   PetscCall(PetscFree(rhs));
   PetscCall(PetscFree(s.order));
   PetscCall(PetscFree(s.rows));
@@ -286,19 +301,26 @@ static PetscErrorCode assemble(femint_context_t ctx, femint_space_t space, femin
   return 0;
 }
 
-/* Homogeneous Dirichlet conditions on every boundary DOF the rank owns: rows and columns zeroed,
- * 1 on the diagonal, 0 in b (MatZeroRowsColumns keeps A symmetric for CG). */
+/* Homogeneous Dirichlet conditions on the boundary DOFs: rows and columns zeroed, 1 on the
+ * diagonal, 0 in b (MatZeroRowsColumns keeps A symmetric for CG). Replicated, each rank lists the
+ * boundary DOFs it owns. Distributed, a rank knows the DOFs on its share of the boundary (the
+ * faces of tag > 0: the faces between parts have tag 0), not whether the DOFs it owns that lie
+ * on the boundary through another rank's faces are there: it lists all it knows, and PETSc sends
+ * the rows to their owners. */
 static PetscErrorCode apply_dirichlet(femint_space_t space, const struct part *pt, Mat A, Vec b,
                                       Vec x)
 {
+  const int ntag = pt->global ? -1 : 0;
   int64_t n, *all;
   PetscInt *rows, nrows = 0;
-  FEMINT_TRY(NULL, femint_space_boundary_dofs(space, 0, NULL, &n, NULL));
+  FEMINT_TRY(NULL, femint_space_boundary_dofs(space, ntag, NULL, &n, NULL));
   PetscCall(PetscMalloc1(n + 1, &all));
   PetscCall(PetscMalloc1(n + 1, &rows));
-  FEMINT_TRY(NULL, femint_space_boundary_dofs(space, 0, NULL, &n, all));
-  for (int64_t i = 0; i < n; i++)
-    if (all[i] >= pt->dof_begin && all[i] < pt->dof_end) rows[nrows++] = (PetscInt)all[i];
+  FEMINT_TRY(NULL, femint_space_boundary_dofs(space, ntag, NULL, &n, all));
+  for (int64_t i = 0; i < n; i++) {
+    const PetscInt g = to_global(pt, all[i]);
+    if (pt->global || (g >= pt->dof_begin && g < pt->dof_end)) rows[nrows++] = g;
+  }
   PetscCall(VecSet(x, 0));
   PetscCall(MatZeroRowsColumns(A, nrows, rows, 1.0, x, b));
   PetscCall(PetscFree(rows));
@@ -313,7 +335,7 @@ static PetscErrorCode set_rigid_modes(femint_space_t space, const struct part *p
   Vec r[NRIGID];
   double *full;
   MatNullSpace nsp;
-  PetscCall(PetscMalloc1(pt->ndof, &full));
+  PetscCall(PetscMalloc1(pt->nlocal, &full));
   for (int m = 0; m < NRIGID; m++) {
     double a[3] = {0, 0, 0}, B[9] = {0};
     if (m < 3) {
@@ -326,7 +348,10 @@ static PetscErrorCode set_rigid_modes(femint_space_t space, const struct part *p
     PetscScalar *v;
     PetscCall(MatCreateVecs(A, &r[m], NULL));
     PetscCall(VecGetArray(r[m], &v));
-    for (int64_t d = pt->dof_begin; d < pt->dof_end; d++) v[d - pt->dof_begin] = full[d];
+    for (int64_t d = 0; d < pt->nlocal; d++) {
+      const PetscInt g = to_global(pt, d);
+      if (g >= pt->dof_begin && g < pt->dof_end) v[g - pt->dof_begin] = full[d];
+    }
     PetscCall(VecRestoreArray(r[m], &v));
     for (int k = 0; k < m; k++) {
       PetscScalar dot;
@@ -345,7 +370,8 @@ static PetscErrorCode set_rigid_modes(femint_space_t space, const struct part *p
 
 /* The squared L2 error and the squared L2 norm of u over the rank's cells: the values of the
  * solution at the DOFs those cells meet (some owned by other ranks) are gathered by a
- * VecScatter into a whole-length array, the layout femint_space_l2_error reads. */
+ * VecScatter into an array over the DOFs of the rank's space, the layout femint_space_l2_error
+ * reads. */
 static PetscErrorCode local_errors(femint_space_t space, const struct part *pt, Vec x,
                                    double *err2, double *norm2)
 {
@@ -361,12 +387,16 @@ static PetscErrorCode local_errors(femint_space_t space, const struct part *pt, 
   PetscCall(VecScatterCreate(x, is, xl, NULL, &sc));
   PetscCall(VecScatterBegin(sc, x, xl, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecScatterEnd(sc, x, xl, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(PetscCalloc1(pt->ndof, &full));
+  PetscCall(PetscCalloc1(pt->nlocal, &full));
   PetscCall(VecGetArrayRead(xl, &v));
-  for (PetscInt i = 0; i < n; i++) full[list[i]] = v[i];
+  for (int64_t d = 0; d < pt->nlocal; d++) {
+    PetscInt at;
+    PetscCall(PetscFindInt(to_global(pt, d), n, list, &at));
+    if (at >= 0) full[d] = v[at];
+  }
   PetscCall(VecRestoreArrayRead(xl, &v));
   FEMINT_TRY(NULL, femint_space_l2_error(space, full, pt->ncell, pt->cells, exact, NULL, err2));
-  memset(full, 0, (size_t)pt->ndof * sizeof *full);
+  memset(full, 0, (size_t)pt->nlocal * sizeof *full);
   FEMINT_TRY(NULL, femint_space_l2_error(space, full, pt->ncell, pt->cells, exact, NULL, norm2));
   PetscCall(PetscFree(full));
   PetscCall(VecScatterDestroy(&sc));
@@ -402,11 +432,99 @@ static PetscErrorCode make_part(femint_space_t space, int ncell_mesh, struct par
   pt->ncell = cell_end - pt->cell_begin;
   PetscCall(PetscMalloc1(pt->ncell + 1, &pt->cells));
   for (int k = 0; k < pt->ncell; k++) pt->cells[k] = pt->cell_begin + k;
-  pt->ndof = femint_space_num_dofs(space);
+  pt->ndof = pt->nlocal = femint_space_num_dofs(space);
   PetscCheck(pt->ndof < PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP,
              "%lld DOFs need PETSc with 64-bit indices", (long long)pt->ndof);
   FEMINT_TRY(NULL, femint_space_dof_range(space, pt->cell_begin, cell_end, &pt->dof_begin,
                                           &pt->dof_end));
+  return 0;
+}
+
+/* ---- The distributed mode: each rank builds its part only ---- */
+
+/* A key and the rank that sent it. */
+struct ranked_key {
+  struct femint_dof_key key;
+  int64_t rank;
+};
+
+static int ranked_key_compare(const void *a, const void *b)
+{
+  const struct ranked_key *x = a, *y = b;
+  const int c = femint_dof_key_compare(&x->key, &y->key);
+  return c ? c : (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Number the DOFs of all ranks from their keys: every rank gathers the keys of every rank
+ * (MPI_Allgatherv), sorts them and keeps one of each; the owner of a DOF is the lowest rank that
+ * sees it, and the DOFs are numbered owner by owner (in key order within an owner), so that each
+ * rank owns a contiguous range, PETSc's layout. It also checks what a rank cannot check alone:
+ * that the ranks seeing a DOF give its entity the same order and its triangle the same first
+ * vertex. Simple and exact, at a cost that grows with the whole mesh: every rank holds every key
+ * (64 bytes per DOF and rank that sees it) and sorts them, O(N log N); fine at this example's
+ * sizes. A code at scale sends the keys of its partition faces to the neighbours only. */
+static PetscErrorCode number_dofs(femint_space_t space, struct part *pt)
+{
+  const int64_t nlocal = femint_space_num_dofs(space);
+  struct femint_dof_key *keys;
+  struct ranked_key *mine, *all;
+  int *counts, *displs;
+  int64_t *number, *start, nall = 0, nuniq = 0, bad_order = 0, bad_first = 0;
+  PetscCheck(nlocal * (int64_t)sizeof *mine < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "too many DOFs on a rank for this example's gather");
+  PetscCall(PetscMalloc1(nlocal + 1, &keys));
+  PetscCall(PetscMalloc1(nlocal + 1, &mine));
+  FEMINT_TRY(NULL, femint_space_dof_keys(space, keys));
+  for (int64_t d = 0; d < nlocal; d++) mine[d].key = keys[d], mine[d].rank = pt->rank;
+  PetscCall(PetscMalloc2(pt->size, &counts, pt->size, &displs));
+  const int bytes = (int)(nlocal * sizeof *mine);
+  PetscCallMPI(MPI_Allgather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, PETSC_COMM_WORLD));
+  for (int r = 0; r < pt->size; r++) {
+    displs[r] = (int)(nall * sizeof *mine);
+    nall += counts[r] / (int64_t)sizeof *mine;
+  }
+  PetscCall(PetscMalloc1(nall + 1, &all));
+  PetscCallMPI(MPI_Allgatherv(mine, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE,
+                              PETSC_COMM_WORLD));
+  qsort(all, (size_t)nall, sizeof *all, ranked_key_compare);
+  for (int64_t i = 0; i < nall; i++) {
+    if (nuniq > 0 && femint_dof_key_compare(&all[nuniq - 1].key, &all[i].key) == 0) {
+      bad_order += all[nuniq - 1].key.order != all[i].key.order;
+      bad_first += all[nuniq - 1].key.first != all[i].key.first;
+      continue;
+    }
+    all[nuniq++] = all[i]; /* the first of a name comes from its lowest rank: the owner */
+  }
+  PetscCheck(bad_order == 0 && bad_first == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "%lld DOFs seen with different orders by two ranks (the parts on both sides of a "
+             "face must have the same order), %lld on triangles listed from different vertices",
+             (long long)bad_order, (long long)bad_first);
+  PetscCall(PetscCalloc1(pt->size + 1, &start));
+  PetscCall(PetscMalloc1(nuniq + 1, &number));
+  for (int64_t i = 0; i < nuniq; i++) start[all[i].rank + 1]++;
+  for (int r = 0; r < pt->size; r++) start[r + 1] += start[r];
+  pt->dof_begin = start[pt->rank];
+  pt->dof_end = start[pt->rank + 1];
+  for (int64_t i = 0; i < nuniq; i++) number[i] = start[all[i].rank]++;
+  PetscCall(PetscMalloc1(nlocal + 1, &pt->global));
+  for (int64_t d = 0; d < nlocal; d++) {
+    int64_t lo = 0, hi = nuniq; /* the kept key of this name: the first not before it */
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (femint_dof_key_compare(&all[mid].key, &keys[d]) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    pt->global[d] = number[lo];
+  }
+  pt->ndof = nuniq;
+  pt->nlocal = nlocal;
+  FEMINT_TRY(NULL, femint_space_set_global_dofs(space, pt->global));
+  PetscCall(PetscFree(number));
+  PetscCall(PetscFree(start));
+  PetscCall(PetscFree(all));
+  PetscCall(PetscFree2(counts, displs));
+  PetscCall(PetscFree(mine));
+  PetscCall(PetscFree(keys));
   return 0;
 }
 
@@ -430,7 +548,7 @@ static PetscErrorCode start_femint(int where, femint_context_t *ctx)
 
 struct settings {
   PetscInt n, order, repeat;
-  PetscBool weak, timing, no_solve;
+  PetscBool weak, timing, no_solve, distributed;
   PetscReal perturb;
   char mesh[PETSC_MAX_PATH_LEN];
   int where;
@@ -441,7 +559,7 @@ static PetscErrorCode read_settings(struct settings *st)
   char where[16] = "any";
   PetscBool has_mesh = PETSC_FALSE;
   st->n = 4, st->order = 2, st->repeat = 1, st->perturb = 0;
-  st->weak = st->timing = st->no_solve = PETSC_FALSE;
+  st->weak = st->timing = st->no_solve = st->distributed = PETSC_FALSE;
   st->mesh[0] = '\0';
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &st->n, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-order", &st->order, NULL));
@@ -449,6 +567,7 @@ static PetscErrorCode read_settings(struct settings *st)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-timing", &st->timing, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-repeat", &st->repeat, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-no_solve", &st->no_solve, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-distributed", &st->distributed, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-perturb", &st->perturb, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mesh", st->mesh, sizeof st->mesh, &has_mesh));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-where", where, sizeof where, NULL));
@@ -461,6 +580,8 @@ static PetscErrorCode read_settings(struct settings *st)
              PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "-n %d -repeat %d -order %d: need n >= 1, repeat >= 1 and order 1..%d", (int)st->n,
              (int)st->repeat, (int)st->order, FEMINT_MAX_ORDER);
+  PetscCheck(!st->distributed || st->perturb == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-distributed builds the box unperturbed (its perturbation is made on the whole)");
   return 0;
 }
 
@@ -478,6 +599,117 @@ static PetscErrorCode make_mesh(femint_context_t ctx, const struct settings *st,
                                          st->perturb, 1, mesh));
   snprintf(what, len, "box %dx%dx%d on [0,1]x[0,1]x[0,%d] (%d prisms)", n, n, nz,
            st->weak ? size : 1, femint_mesh_num_cells(*mesh));
+  return 0;
+}
+
+static int cmp_int64(const void *a, const void *b)
+{
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The box vertex numbered v (x fastest, then y, then z, as femint_mesh_create_box numbers them):
+ * its grid indices and its coordinates, computed as the box computes them. */
+static void box_vertex(int64_t v, const int n[3], const double l[3], int ijk[3], double x[3])
+{
+  ijk[0] = (int)(v % (n[0] + 1));
+  ijk[1] = (int)(v / (n[0] + 1) % (n[1] + 1));
+  ijk[2] = (int)(v / ((int64_t)(n[0] + 1) * (n[1] + 1)));
+  for (int a = 0; a < 3; a++) x[a] = ijk[a] == n[a] ? l[a] : ijk[a] * (l[a] / n[a]);
+}
+
+/* The rank's run of the cells of the box that femint_mesh_create_box makes unperturbed (the same
+ * cells in the same order: hexahedra layer by layer along z, each cut into 2 prisms along the
+ * diagonal from (i, j) to (i+1, j+1)), built as a part: the vertices its cells use, with the
+ * box's vertex numbers as global ids, and its faces on the sides of the box tagged 1..6 as the
+ * box tags them. Nothing of the rest of the box is made. */
+static PetscErrorCode make_box_part(femint_context_t ctx, const int n[3], const double l[3],
+                                    int rank, int size, femint_mesh_t *mesh)
+{
+  static const int face_vert[5][4] = {
+      {0, 1, 2, -1}, {3, 4, 5, -1}, {0, 1, 4, 3}, {1, 2, 5, 4}, {2, 0, 3, 5}};
+  const int64_t ncell_box = 2 * (int64_t)n[0] * n[1] * n[2];
+  const int c0 = (int)(rank * ncell_box / size), nc = (int)((rank + 1) * ncell_box / size) - c0;
+  const int64_t sy = n[0] + 1, sz = sy * (n[1] + 1);
+  int64_t *gv, *ids;
+  int *cells, *faces, *tags, nface = 0;
+  size_t nv = 6 * (size_t)nc, m = 0;
+  double *coords;
+  PetscCall(PetscMalloc2(nv, &gv, nv, &ids));
+  for (int c = c0; c < c0 + nc; c++) {
+    const int64_t h = c / 2, i = h % n[0], j = h / n[0] % n[1], k = h / ((int64_t)n[0] * n[1]);
+    const int64_t v00 = i + j * sy + k * sz, tri[2][3] = {{v00, v00 + 1, v00 + 1 + sy},
+                                                          {v00, v00 + 1 + sy, v00 + sy}};
+    for (int a = 0; a < 3; a++) {
+      gv[6 * (size_t)(c - c0) + a] = tri[c % 2][a];
+      gv[6 * (size_t)(c - c0) + 3 + a] = tri[c % 2][a] + sz;
+    }
+  }
+  memcpy(ids, gv, nv * sizeof *ids);
+  qsort(ids, nv, sizeof *ids, cmp_int64);
+  for (size_t i = 0; i < nv; i++)
+    if (m == 0 || ids[m - 1] != ids[i]) ids[m++] = ids[i];
+  PetscCall(PetscMalloc4(3 * m, &coords, nv, &cells, 20 * (size_t)nc, &faces, 5 * (size_t)nc,
+                         &tags));
+  for (size_t i = 0; i < m; i++) {
+    int ijk[3];
+    box_vertex(ids[i], n, l, ijk, &coords[3 * i]);
+  }
+  for (size_t i = 0; i < nv; i++)
+    cells[i] = (int)((int64_t *)bsearch(&gv[i], ids, m, sizeof *ids, cmp_int64) - ids);
+  for (int c = 0; c < nc; c++)
+    for (int f = 0; f < 5; f++) {
+      int lo[3] = {1, 1, 1}, hi[3] = {1, 1, 1}, tag = 0;
+      for (int j = 0; j < 4 && face_vert[f][j] >= 0; j++) {
+        int ijk[3];
+        double x[3];
+        box_vertex(gv[6 * (size_t)c + face_vert[f][j]], n, l, ijk, x);
+        for (int a = 0; a < 3; a++) lo[a] &= ijk[a] == 0, hi[a] &= ijk[a] == n[a];
+      }
+      for (int a = 2; a >= 0; a--) tag = lo[a] ? 2 * a + 1 : hi[a] ? 2 * a + 2 : tag;
+      if (!tag) continue;
+      for (int j = 0; j < 4; j++)
+        faces[4 * nface + j] = face_vert[f][j] < 0 ? -1 : cells[6 * c + face_vert[f][j]];
+      tags[nface++] = tag;
+    }
+  FEMINT_TRY(ctx, femint_mesh_create_prisms_part(ctx, (int)m, coords, ids, nc, cells, NULL, nface,
+                                                 faces, tags, mesh));
+  PetscCall(PetscFree4(coords, cells, faces, tags));
+  PetscCall(PetscFree2(gv, ids));
+  return 0;
+}
+
+/* The rank's part of the mesh: its slab of the box, or its partition of a partitioned Gmsh file
+ * (partition rank + 1; one rank reads the whole file). */
+static PetscErrorCode make_mesh_part(femint_context_t ctx, const struct settings *st, int rank,
+                                     int size, femint_mesh_t *mesh, char *what, size_t len)
+{
+  if (st->mesh[0]) {
+    FEMINT_TRY(ctx, femint_mesh_read_gmsh_part(ctx, st->mesh, size == 1 ? -1 : rank + 1, mesh));
+    snprintf(what, len, "gmsh %s, one partition per rank (%d prisms on rank 0)", st->mesh,
+             femint_mesh_num_cells(*mesh));
+    return 0;
+  }
+  const int nn = (int)st->n, n[3] = {nn, nn, st->weak ? nn * size : nn};
+  const double l[3] = {1, 1, st->weak ? size : 1};
+  PetscCall(make_box_part(ctx, n, l, rank, size, mesh));
+  snprintf(what, len, "box %dx%dx%d on [0,1]x[0,1]x[0,%d] (%d prisms on rank 0), its slabs",
+           n[0], n[1], n[2], (int)l[2], femint_mesh_num_cells(*mesh));
+  return 0;
+}
+
+/* A distributed rank's share: every cell of its part; the DOFs numbered across the ranks. */
+static PetscErrorCode make_dist_part(femint_space_t space, int ncell, struct part *pt)
+{
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &pt->rank));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &pt->size));
+  pt->cell_begin = 0;
+  pt->ncell = ncell;
+  PetscCall(PetscMalloc1(ncell + 1, &pt->cells));
+  for (int k = 0; k < ncell; k++) pt->cells[k] = k;
+  PetscCall(number_dofs(space, pt));
+  PetscCheck(pt->ndof < PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "%lld DOFs need PETSc with 64-bit indices", (long long)pt->ndof);
   return 0;
 }
 
@@ -560,12 +792,20 @@ static PetscErrorCode run(void)
   PetscCall(read_settings(&st));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(start_femint(st.where, &ctx));
-  PetscCall(make_mesh(ctx, &st, size, &mesh, what, sizeof what));
+  if (st.distributed) {
+    int rank;
+    PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+    PetscCall(make_mesh_part(ctx, &st, rank, size, &mesh, what, sizeof what));
+  } else {
+    PetscCall(make_mesh(ctx, &st, size, &mesh, what, sizeof what));
+  }
   FEMINT_TRY(ctx, femint_space_create(ctx, mesh, 3, NULL, (int)st.order, &space));
   FEMINT_TRY(ctx, femint_form_create_elasticity(ctx, 1, &mat.young, &mat.poisson, &form));
-  PetscCall(make_part(space, femint_mesh_num_cells(mesh), &pt));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "mesh: %s\norder %d, %lld DOFs, %d ranks\n", what,
-                        (int)st.order, (long long)pt.ndof, size));
+  if (st.distributed) PetscCall(make_dist_part(space, femint_mesh_num_cells(mesh), &pt));
+  else PetscCall(make_part(space, femint_mesh_num_cells(mesh), &pt));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "mesh: %s\norder %d, %lld DOFs, %d ranks%s\n", what,
+                        (int)st.order, (long long)pt.ndof, size,
+                        st.distributed ? ", each with its part" : ""));
   PetscCall(create_matrix(space, &pt, &A));
   PetscCall(MatCreateVecs(A, &x, &b));
   for (int r = 0; r < st.repeat; r++) {
@@ -585,6 +825,7 @@ static PetscErrorCode run(void)
   PetscCall(VecDestroy(&b));
   PetscCall(MatDestroy(&A));
   PetscCall(PetscFree(pt.cells));
+  PetscCall(PetscFree(pt.global));
   femint_form_destroy(&form);
   femint_space_destroy(&space);
   femint_mesh_destroy(&mesh);

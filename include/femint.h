@@ -169,6 +169,24 @@ FEMINT_EXPORT int femint_mesh_create_box(femint_context_t ctx, int nx, int ny, i
  *  counter-clockwise seen from above, then top 3,4,5 above 0,1,2). Checks every Jacobian. */
 FEMINT_EXPORT int femint_mesh_create_prisms(femint_context_t ctx, int nvert, const double *coords,
                                             int ncell, const int *cells, femint_mesh_t *mesh);
+/** @brief A rank's part of a prism mesh: femint_mesh_create_prisms with the global id of every
+ *  vertex (which decides the local vertex order of the cells, the directions of the edges and
+ *  the orientations of the faces; see "Distributed codes" below), the material of every cell and
+ *  the tags of boundary faces. Boundary faces not listed, the faces between parts among them,
+ *  have tag 0.
+ *  @param[in] global_ids [nvert] distinct ids >= 0 (the numbers of the vertices in the whole mesh).
+ *  @param[in] materials NULL (0 for every cell) or [ncell] (femint_mesh_cell_materials).
+ *  @param[in] faces [nface][4] the vertices (indices into coords) of boundary faces in any order,
+ *  -1 as the fourth of a triangle. @param[in] tags [nface] their tags (> 0 for
+ *  femint_assemble_options.traction). @return 0; FEMINT_EINVAL; FEMINT_EMESH (a repeated or
+ *  negative global id, a listed face that is not a boundary face, and as
+ *  femint_mesh_create_prisms); FEMINT_EJACOBIAN; FEMINT_ENOMEM. */
+FEMINT_EXPORT int femint_mesh_create_prisms_part(femint_context_t ctx, int nvert,
+                                                 const double *coords, const int64_t *global_ids,
+                                                 int ncell, const int *cells,
+                                                 const int *materials, int nface,
+                                                 const int *faces, const int *tags,
+                                                 femint_mesh_t *mesh);
 /** @brief A prism mesh (3D) or a quadrilateral mesh (2D) from a Gmsh MSH file: ASCII format
  *  2.2, ASCII or binary format 4.1 (sections $MeshFormat, $PhysicalNames, $Nodes, $Elements;
  *  $Entities and $PartitionedEntities in 4.1; others are skipped). Elements of every type whose
@@ -255,7 +273,8 @@ FEMINT_EXPORT int femint_mesh_vertex_coords(femint_mesh_t mesh, int vertex, doub
 /** @brief Whether a vertex lies on the boundary (1) or not (0). */
 FEMINT_EXPORT int femint_mesh_vertex_on_boundary(femint_mesh_t mesh, int vertex);
 /** @brief Borrow the global id of every vertex (num_vertices values, valid until the mesh is
- *  destroyed): the Gmsh node tag for a mesh read from a file, the vertex index otherwise.
+ *  destroyed): the Gmsh node tag for a mesh read from a file, the caller's for
+ *  femint_mesh_create_prisms_part, the vertex index otherwise.
  *  @param[out] ids the array. @return 0, FEMINT_EINVAL. */
 FEMINT_EXPORT int femint_mesh_vertex_global_ids(femint_mesh_t mesh, const int64_t **ids);
 /** @brief Borrow the material of every cell (num_cells values, valid until the mesh is
@@ -497,7 +516,9 @@ FEMINT_EXPORT int femint_space_l2_error(femint_space_t space, const double *u, i
 
 /* ---- Distributed codes (MPI): a rank's part of a mesh ----
  *
- * femint's model: every rank builds the same mesh and space (femint_mesh_create_box, or
+ * femint itself never calls MPI; it offers two ways for the ranks of an MPI code to agree.
+ *
+ * Replicated: every rank builds the same mesh and space (femint_mesh_create_box, or
  * femint_mesh_read_gmsh of the whole file, then femint_space_create with the same orders; their
  * numbering is a deterministic function of the mesh and the orders), and integrates only its own
  * cells through femint_assemble_options.cells. The DOFs are numbered in the order the cells meet
@@ -507,11 +528,75 @@ FEMINT_EXPORT int femint_space_l2_error(femint_space_t space, const double *u, i
  * ranks partition [0, num_dofs). A rank's element matrices also touch DOFs owned by other ranks
  * (on the faces between the runs): the caller's matrix library sends those entries (PETSc's
  * MatSetValues with ADD_VALUES does). Cells of a run should be neighbours (a box mesh numbers its
- * cells layer by layer along z, so runs are slabs; a Gmsh file numbers them in its own order), as
- * the shared faces are what the ranks communicate. The cost: each rank stores the whole mesh and
- * DOF map (O(cells) memory per rank, cheap beside the matrix up to a few million cells); a mesh
- * read by parts (femint_mesh_read_gmsh_part) has its own numbering and is not yet joined to a
- * global one. See examples/petsc_elasticity.c. */
+ * cells layer by layer along z, so runs are slabs). The cost: each rank stores the whole mesh and
+ * DOF map (O(cells) memory per rank, cheap beside the matrix up to a few million cells).
+ *
+ * Distributed: each rank holds only its part of the mesh (femint_mesh_create_prisms_part from
+ * its arrays, or femint_mesh_read_gmsh_part), with the global id of every vertex. Everything
+ * that must agree across ranks is decided by the global vertex ids: the vertex order of the cells,
+ * the direction of the edges and the orientation of the faces (and so the signs of the odd edge
+ * and face modes), and the keys of femint_space_dof_keys, which name every DOF the same way on
+ * every rank that sees it. The caller numbers the keys across ranks (with MPI; see the helper of
+ * examples/petsc_elasticity.c) and gives its numbers back with femint_space_set_global_dofs;
+ * femint_integrate's batches then carry those numbers. The rules a rank cannot check alone:
+ *   - the cells on both sides of a face between parts must have the same order (the minimum
+ *     rule needs the neighbour's order); femint_dof_key.order lets the caller check it;
+ *   - the two cells of a triangle face must list its vertices from the same first vertex (its
+ *     bubbles are not symmetric). femint_mesh_create_prisms_part orders the triangles of a cell
+ *     by the global ids of their vertices, which the parts agree on when the numbering orders
+ *     the vertices of every level of the extrusion alike (the box's: x fastest, then y, then z),
+ *     however the cells are split; femint_dof_key.first lets the caller check it.
+ *     femint_mesh_read_gmsh_part orders them as femint_mesh_read_gmsh does, by the vertical
+ *     lines of the part, each known by its smallest node tag there: parts made of whole columns
+ *     agree, others where the tags allow (femint_dof_key.first tells). Quadrilateral faces and
+ *     edges are oriented from their smallest global id and need no such rule. */
+
+/** What a DOF belongs to (femint_dof_key.kind). */
+enum femint_entity {
+  FEMINT_ENTITY_VERTEX = 0,
+  FEMINT_ENTITY_EDGE = 1,
+  FEMINT_ENTITY_FACE = 2, /**< a prism's triangle or quadrilateral face */
+  FEMINT_ENTITY_CELL = 3  /**< an interior (bubble) mode: never shared between ranks */
+};
+
+/** The name of a DOF across ranks: the same on every rank that sees the DOF, different for
+ *  different DOFs. Two keys name the same DOF when vert, kind, mode and comp are equal
+ *  (femint_dof_key_compare); order and first are for checks. */
+struct femint_dof_key {
+  int64_t vert[4]; /**< the global vertex ids of the entity, ascending, -1 after the last: 1 for
+                        a vertex, 2 for an edge, 3 or 4 for a face; a cell: the 3 of its bottom
+                        triangle and the smallest of its top (a quadrilateral: its 4) */
+  int32_t kind;    /**< enum femint_entity */
+  int32_t mode;    /**< which mode of the entity (the same number whatever the entity's order) */
+  int32_t comp;    /**< the component, 0..ncomp-1 */
+  int32_t order;   /**< not part of the name: the order of the entity on this rank (the lowest
+                        order of its cells there); ranks that see a DOF with different orders
+                        have parts of different orders on two sides of a face */
+  int64_t first;   /**< not part of the name: for a triangle face, the global id of its first
+                        vertex in its cells' order (ranks must agree); -1 otherwise */
+};
+
+/** @brief Order two keys by their name (vert, kind, mode, comp): qsort's comparison, 0 when they
+ *  name the same DOF. */
+FEMINT_EXPORT int femint_dof_key_compare(const void *a, const void *b);
+
+/** @brief The key of every DOF of a space (num_dofs values; DOF d is scalar mode d / ncomp,
+ *  component d % ncomp, as in femint_space_cell_dofs).
+ *  @param[out] keys room for femint_space_num_dofs values.
+ *  @return 0, FEMINT_EINVAL, FEMINT_ENOMEM. */
+FEMINT_EXPORT int femint_space_dof_keys(femint_space_t space, struct femint_dof_key *keys);
+
+/** @brief Give every DOF of the space its global number (the caller's numbering of the keys of
+ *  all ranks). From then on the batches of femint_integrate carry global numbers in dofs (-1
+ *  stays for dropped modes); femint_space_cell_dofs, femint_space_boundary_dofs,
+ *  femint_space_eval, femint_space_l2_error, femint_space_interpolate_linear and the load vector
+ *  (femint_assemble_options.rhs) keep the space's own numbering, which the caller maps with its
+ *  array. femint_assemble refuses such a space (FEMINT_ESTATE): a rank's matrix belongs to the
+ *  caller's distributed matrix, fed by femint_integrate; a space without global numbers still
+ *  assembles its local matrix.
+ *  @param[in] global NULL (back to the space's own numbering), or num_dofs distinct values >= 0,
+ *  copied. @return 0; FEMINT_EINVAL (a negative or repeated number, named); FEMINT_ENOMEM. */
+FEMINT_EXPORT int femint_space_set_global_dofs(femint_space_t space, const int64_t *global);
 
 /** @brief The DOFs owned by the run of cells [cell_begin, cell_end): those that no cell before
  *  cell_begin meets and some cell of the run meets. They are [*dof_begin, *dof_end), multiples of
@@ -521,8 +606,10 @@ FEMINT_EXPORT int femint_space_dof_range(femint_space_t space, int cell_begin, i
                                          int64_t *dof_begin, int64_t *dof_end);
 /** @brief The DOFs on boundary faces (every component of the vertex, edge and face modes of
  *  each face), ascending, each once: where Dirichlet conditions go. ntag = 0: every boundary
- *  face, tagged or not (of a mesh read by parts, the faces between parts too); else the faces
- *  whose tag is one of tags[0..ntag). Call with dofs = NULL for the count.
+ *  face, tagged or not (of a part of a mesh, the faces between parts too); ntag = -1 (tags
+ *  ignored): every face with a tag > 0 (of a part whose whole has every boundary face tagged, its
+ *  share of the boundary of the whole); else the faces whose tag is one of tags[0..ntag). Call
+ *  with dofs = NULL for the count.
  *  @param[out] ndofs how many. @param[out] dofs NULL, or room for *ndofs values.
  *  @return 0, FEMINT_EINVAL, FEMINT_ENOMEM. */
 FEMINT_EXPORT int femint_space_boundary_dofs(femint_space_t space, int ntag, const int *tags,

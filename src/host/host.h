@@ -167,6 +167,8 @@ struct femint_space {
   int64_t *cell_mode; /* global scalar mode of each local shape function, -1 if dropped */
   int8_t *cell_sign;  /* +1 / -1 */
   int64_t *vertex_mode; /* [nvert]: the mode of each vertex (-1 for a vertex of no cell) */
+  int64_t *global_dof;  /* NULL, or [nmode * ncomp] the caller's global number of each DOF
+                           (femint_space_set_global_dofs) */
 };
 
 /* ---- form.c ---- */

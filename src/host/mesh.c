@@ -49,9 +49,10 @@ int mesh_check_cell(const double *X, double *det, double xi[3])
   return dmin > 0;
 }
 
-/* The vertical line of every vertex: the smallest vertex id of its connected component in the
- * graph of the vertical edges (i, i+3) of the input cells (union-find with path halving). */
-static void vertical_lines(int nvert, int ncell, const int *cells, int *line)
+/* The vertical line of every vertex: the vertex of smallest global id of its connected
+ * component in the graph of the vertical edges (i, i+3) of the input cells (union-find with path
+ * halving). */
+static void vertical_lines(int nvert, int ncell, const int *cells, const int64_t *gid, int *line)
 {
   for (int v = 0; v < nvert; v++) line[v] = v;
   for (int c = 0; c < ncell; c++)
@@ -62,33 +63,37 @@ static void vertical_lines(int nvert, int ncell, const int *cells, int *line)
           line[r[k]] = line[line[r[k]]];
           r[k] = line[r[k]];
         }
-      /* The smaller root stays a root, so every root is the smallest vertex of its line. */
-      if (r[0] < r[1]) line[r[1]] = r[0];
-      else line[r[0]] = r[1];
+      /* The root of smaller global id stays a root. */
+      if (gid[r[0]] < gid[r[1]]) line[r[1]] = r[0];
+      else if (r[0] != r[1]) line[r[0]] = r[1];
     }
-  /* Roots come first in id order, so one pass in that order finishes every path. */
-  for (int v = 0; v < nvert; v++) line[v] = line[line[v]];
+  for (int v = 0; v < nvert; v++) {
+    int r = v;
+    while (line[r] != r) r = line[r];
+    line[v] = r;
+  }
 }
 
-/* Whether vertex a of a cell comes before vertex b: by vertical line, then by id. */
-static int vertex_before(const int *line, int a, int b)
+/* Whether vertex a of a cell comes before vertex b: by the global id of their vertical lines,
+ * then by their own global ids. */
+static int vertex_before(const int *line, const int64_t *gid, int a, int b)
 {
-  return line[a] != line[b] ? line[a] < line[b] : a < b;
+  return line[a] != line[b] ? gid[line[a]] < gid[line[b]] : gid[a] < gid[b];
 }
 
 /* Reorder the vertices of a cell: the bottom triangle sorted by ascending vertical line (then
- * vertex id) when that permutation is even; when it is odd, the top triangle in that order
+ * vertex) when that permutation is even; when it is odd, the top triangle in that order
  * becomes the bottom and the old bottom the top, which keeps the orientation of the cell. Since
  * a vertex and the one above it share their line, both triangles of the cell are then listed by
  * ascending line, and two cells stacked on a triangle list it in the same order. With a
  * numbering that is the same on every level of an extruded mesh (as the box's), this is the
- * order of the global vertex ids. */
-static void normalize_cell(const int *line, const int *in, int *out)
+ * order of the global vertex ids, whatever part of the mesh a process holds. */
+static void normalize_cell(const int *line, const int64_t *gid, const int *in, int *out)
 {
   int p[3] = {0, 1, 2}, t, odd = 0;
-  if (vertex_before(line, in[p[1]], in[p[0]])) t = p[0], p[0] = p[1], p[1] = t, odd ^= 1;
-  if (vertex_before(line, in[p[2]], in[p[1]])) t = p[1], p[1] = p[2], p[2] = t, odd ^= 1;
-  if (vertex_before(line, in[p[1]], in[p[0]])) t = p[0], p[0] = p[1], p[1] = t, odd ^= 1;
+  if (vertex_before(line, gid, in[p[1]], in[p[0]])) t = p[0], p[0] = p[1], p[1] = t, odd ^= 1;
+  if (vertex_before(line, gid, in[p[2]], in[p[1]])) t = p[1], p[1] = p[2], p[2] = t, odd ^= 1;
+  if (vertex_before(line, gid, in[p[1]], in[p[0]])) t = p[0], p[0] = p[1], p[1] = t, odd ^= 1;
   for (int i = 0; i < 3; i++) {
     out[i] = in[p[i] + (odd ? 3 : 0)];
     out[i + 3] = in[p[i] + (odd ? 0 : 3)];
@@ -393,20 +398,21 @@ int mesh_check_input(femint_context_t ctx, int nvert, const double *coords, int 
   return 0;
 }
 
-int femint_mesh_create_prisms(femint_context_t ctx, int nvert, const double *coords, int ncell,
-                              const int *cells, femint_mesh_t *mesh)
+/* femint_mesh_create_prisms (gid NULL: the global ids are the indices) or a part of a mesh with
+ * the global ids of its vertices, which decide the local vertex order of the cells. who names the
+ * public function in messages. */
+static int create_prisms(femint_context_t ctx, const char *who, int nvert, const double *coords,
+                         const int64_t *gid, int ncell, const int *cells, femint_mesh_t *mesh)
 {
-  FEMINT_CHECK(mesh, ctx, FEMINT_EINVAL, "femint_mesh_create_prisms: mesh (output) is NULL");
+  FEMINT_CHECK(mesh, ctx, FEMINT_EINVAL, "%s: mesh (output) is NULL", who);
   *mesh = NULL;
   FEMINT_CHECK(nvert >= 6, ctx, FEMINT_EINVAL,
-               "femint_mesh_create_prisms: nvert = %d (a prism mesh has 6 vertices or more)",
-               nvert);
+               "%s: nvert = %d (a prism mesh has 6 vertices or more)", who, nvert);
   FEMINT_CHECK(ncell >= 1 && ncell <= INT_MAX / (2 * PRISM_NE), ctx, FEMINT_EINVAL,
-               "femint_mesh_create_prisms: ncell = %d (1 to %d)", ncell,
-               INT_MAX / (2 * PRISM_NE));
-  FEMINT_CHECK(nvert < INT_MAX, ctx, FEMINT_EINVAL, "femint_mesh_create_prisms: nvert too large");
-  FEMINT_CHECK(coords, ctx, FEMINT_EINVAL, "femint_mesh_create_prisms: coords is NULL");
-  FEMINT_CHECK(cells, ctx, FEMINT_EINVAL, "femint_mesh_create_prisms: cells is NULL");
+               "%s: ncell = %d (1 to %d)", who, ncell, INT_MAX / (2 * PRISM_NE));
+  FEMINT_CHECK(nvert < INT_MAX, ctx, FEMINT_EINVAL, "%s: nvert too large", who);
+  FEMINT_CHECK(coords, ctx, FEMINT_EINVAL, "%s: coords is NULL", who);
+  FEMINT_CHECK(cells, ctx, FEMINT_EINVAL, "%s: cells is NULL", who);
   FEMINT_CALL(mesh_check_input(ctx, nvert, coords, 3, ncell, 6, cells));
 
   int ierr = 0, *line = NULL;
@@ -420,21 +426,24 @@ int femint_mesh_create_prisms(femint_context_t ctx, int nvert, const double *coo
   m->cells = malloc(6 * (size_t)ncell * sizeof *m->cells);
   m->vert_gid = malloc((size_t)nvert * sizeof *m->vert_gid);
   m->cell_mat = calloc((size_t)ncell, sizeof *m->cell_mat);
-  if (!m->coords || !m->cells || !m->vert_gid || !m->cell_mat) {
+  line = malloc((size_t)nvert * sizeof *line);
+  if (!m->coords || !m->cells || !m->vert_gid || !m->cell_mat || !line) {
     ierr = femint_seterr(ctx, FEMINT_ENOMEM, "out of memory creating a mesh of %d cells", ncell);
     goto fail;
   }
   memcpy(m->coords, coords, 3 * (size_t)nvert * sizeof *m->coords);
-  for (int v = 0; v < nvert; v++) m->vert_gid[v] = v;
-  line = malloc((size_t)nvert * sizeof *line);
-  if (!line) {
-    ierr = femint_seterr(ctx, FEMINT_ENOMEM, "out of memory creating a mesh of %d cells", ncell);
-    goto fail;
+  for (int v = 0; v < nvert; v++) m->vert_gid[v] = gid ? gid[v] : v;
+  /* A whole mesh orders its triangles by vertical lines, whatever its numbering. A part cannot:
+   * its pieces of a line need not reach as low as its neighbour's, so their smallest ids differ.
+   * It orders them by the ids of the vertices themselves (each vertex its own line), which
+   * agrees across parts for a numbering alike on every level. */
+  if (gid) {
+    for (int v = 0; v < nvert; v++) line[v] = v;
+  } else {
+    vertical_lines(nvert, ncell, cells, m->vert_gid, line);
   }
-  vertical_lines(nvert, ncell, cells, line);
   for (int c = 0; c < ncell; c++)
-    normalize_cell(line, &cells[6 * (size_t)c], &m->cells[6 * (size_t)c]);
-  free(line);
+    normalize_cell(line, m->vert_gid, &cells[6 * (size_t)c], &m->cells[6 * (size_t)c]);
   for (int c = 0; c < ncell; c++) {
     double X[18], det, xi[3];
     for (int a = 0; a < 6; a++)
@@ -448,10 +457,68 @@ int femint_mesh_create_prisms(femint_context_t ctx, int nvert, const double *coo
     }
   }
   if ((ierr = mesh_build_topology(m))) goto fail;
+  free(line);
   *mesh = m;
   return 0;
 fail:
+  free(line);
   mesh_free(m);
+  return ierr;
+}
+
+int femint_mesh_create_prisms(femint_context_t ctx, int nvert, const double *coords, int ncell,
+                              const int *cells, femint_mesh_t *mesh)
+{
+  return create_prisms(ctx, "femint_mesh_create_prisms", nvert, coords, NULL, ncell, cells, mesh);
+}
+
+int mesh_cmp_int64(const void *a, const void *b)
+{
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Check that the global ids are non-negative and distinct (on a sorted copy). */
+static int check_global_ids(femint_context_t ctx, const char *who, int nvert, const int64_t *gid)
+{
+  int64_t *sorted = malloc((size_t)nvert * sizeof *sorted);
+  FEMINT_CHECK(sorted, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  memcpy(sorted, gid, (size_t)nvert * sizeof *sorted);
+  qsort(sorted, (size_t)nvert, sizeof *sorted, mesh_cmp_int64);
+  int64_t bad = sorted[0] < 0 ? sorted[0] : -1;
+  for (int v = 1; v < nvert && bad < 0; v++)
+    if (sorted[v] == sorted[v - 1]) bad = sorted[v];
+  free(sorted);
+  FEMINT_CHECK(bad == -1, ctx, FEMINT_EMESH, "%s: global vertex id %lld is %s", who,
+               (long long)bad, bad < 0 ? "negative" : "given to two vertices");
+  return 0;
+}
+
+int femint_mesh_create_prisms_part(femint_context_t ctx, int nvert, const double *coords,
+                                   const int64_t *global_ids, int ncell, const int *cells,
+                                   const int *materials, int nface, const int *faces,
+                                   const int *tags, femint_mesh_t *mesh)
+{
+  const char *who = "femint_mesh_create_prisms_part";
+  FEMINT_CHECK(mesh, ctx, FEMINT_EINVAL, "%s: mesh (output) is NULL", who);
+  *mesh = NULL;
+  FEMINT_CHECK(global_ids, ctx, FEMINT_EINVAL, "%s: global_ids is NULL", who);
+  FEMINT_CHECK(nface >= 0 && (nface == 0 || (faces && tags)), ctx, FEMINT_EINVAL,
+               "%s: nface = %d with %s faces and %s tags", who, nface, faces ? "a list of" : "no",
+               tags ? "a list of" : "no");
+  FEMINT_CHECK(nvert >= 6, ctx, FEMINT_EINVAL,
+               "%s: nvert = %d (a prism mesh has 6 vertices or more)", who, nvert);
+  FEMINT_CALL(check_global_ids(ctx, who, nvert, global_ids));
+  FEMINT_CALL(create_prisms(ctx, who, nvert, coords, global_ids, ncell, cells, mesh));
+  struct femint_mesh *m = *mesh;
+  if (materials) memcpy(m->cell_mat, materials, (size_t)ncell * sizeof *m->cell_mat);
+  int bad = -1, ierr = mesh_set_face_tags(m, nface, faces, tags, &bad);
+  if (!ierr && bad >= 0)
+    ierr = femint_seterr(ctx, FEMINT_EMESH, "%s: face %d (vertices %d %d %d %d) is not a boundary "
+                                            "face of the cells",
+                         who, bad, faces[4 * (size_t)bad], faces[4 * (size_t)bad + 1],
+                         faces[4 * (size_t)bad + 2], faces[4 * (size_t)bad + 3]);
+  if (ierr) femint_mesh_destroy(mesh);
   return ierr;
 }
 

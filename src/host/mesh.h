@@ -12,6 +12,9 @@
  * det J is positive everywhere, else 0; *det and xi receive the minimum and where it lies. */
 int mesh_check_cell(const double *X, double *det, double xi[3]);
 
+/* qsort's comparison of two int64_t. */
+int mesh_cmp_int64(const void *a, const void *b);
+
 /* Uniform in [-1, 1) from a splitmix64 state: a sequence that depends only on the seed (the
  * perturbations of the generated meshes). */
 double mesh_uniform(uint64_t *state);

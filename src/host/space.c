@@ -29,6 +29,7 @@ static void space_free(struct femint_space *s)
   free(s->cell_mode);
   free(s->cell_sign);
   free(s->vertex_mode);
+  free(s->global_dof);
   free(s);
 }
 
@@ -67,9 +68,10 @@ static int face_compatible(const struct femint_mesh *m, int ca, int fa, int cb, 
 }
 
 /* The sign of a mode of a cell under the canonical orientation of its edge or quad face: an edge
- * runs from its smaller global vertex to its larger one, and an edge mode of odd degree changes
- * sign with the direction. */
-static int mode_sign(int shape, const int *cv, const struct refel_mode *md)
+ * runs from its smaller global vertex id to its larger one, and an edge mode of odd degree
+ * changes sign with the direction. cv: the global ids of the cell's vertices, so that processes
+ * holding different parts of a mesh orient a shared entity alike. */
+static int mode_sign(int shape, const int64_t *cv, const struct refel_mode *md)
 {
   int sign = 1;
   if (shape == FEMINT_QUAD) {
@@ -175,6 +177,8 @@ static int map_cells(struct femint_space *s, struct space_build *b)
     const struct refel *re = b->re[s->order[c]];
     const struct cell_topo *t = m->topo;
     const int *cv = &m->cells[(size_t)t->nv * c];
+    int64_t gv[PRISM_NV]; /* the global ids of the cell's vertices orient its edges and faces */
+    for (int a = 0; a < t->nv; a++) gv[a] = m->vert_gid[cv[a]];
     int64_t *gm = &s->cell_mode[s->cell_off[c]];
     int8_t *sg = &s->cell_sign[s->cell_off[c]];
     for (int i = 0; i < re->nsh; i++) {
@@ -198,7 +202,7 @@ static int map_cells(struct femint_space *s, struct space_build *b)
       default: g = next++; break;
       }
       gm[i] = g;
-      sg[i] = (int8_t)(g >= 0 ? mode_sign(t->shape, cv, md) : 1);
+      sg[i] = (int8_t)(g >= 0 ? mode_sign(t->shape, gv, md) : 1);
     }
   }
   s->nmode = next;

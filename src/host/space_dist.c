@@ -49,6 +49,7 @@ static int mode_on_face(const struct cell_topo *t, const struct refel_mode *md, 
 static int face_selected(int tag, int ntag, const int *tags)
 {
   if (ntag == 0) return 1;
+  if (ntag < 0) return tag > 0;
   for (int i = 0; i < ntag; i++)
     if (tags[i] == tag) return 1;
   return 0;
@@ -79,7 +80,7 @@ int femint_space_boundary_dofs(femint_space_t space, int ntag, const int *tags, 
   FEMINT_CHECK(space, NULL, FEMINT_EINVAL, "femint_space_boundary_dofs: space is NULL");
   femint_context_t ctx = space->ctx;
   FEMINT_CHECK(ndofs, ctx, FEMINT_EINVAL, "femint_space_boundary_dofs: ndofs is NULL");
-  FEMINT_CHECK(ntag >= 0 && (ntag == 0 || tags), ctx, FEMINT_EINVAL,
+  FEMINT_CHECK(ntag >= -1 && (ntag <= 0 || tags), ctx, FEMINT_EINVAL,
                "femint_space_boundary_dofs: ntag = %d with %s tags", ntag,
                tags ? "a list of" : "no");
   unsigned char *mark = calloc((size_t)space->nmode + 1, 1);

@@ -358,9 +358,13 @@ static int deliver(femint_context_t ctx, const struct plan *p, struct batch *b,
     return femint_seterr(ctx, FEMINT_ENOMEM, "femint_integrate: out of memory");
   }
   int err = 0;
+  const int64_t *global = p->space->global_dof;
   for (int k = 0; k < b->ncell && !err; k++)
     err = femint_space_cell_dofs((femint_space_t)p->space, b->cells[k], dofs + (size_t)k * n,
                                  signs + (size_t)k * n);
+  if (global)
+    for (size_t i = 0; i < (size_t)b->ncell * n; i++)
+      if (dofs[i] >= 0) dofs[i] = global[dofs[i]];
   if (!err && starpu_data_acquire(b->h_mats, STARPU_R)) {
     err = femint_seterr(ctx, FEMINT_ERUNTIME, "femint_integrate: the element matrices of a batch "
                                               "of order %d could not be brought to memory",
@@ -519,6 +523,9 @@ int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t fo
   FEMINT_CHECK(space && form && matrix, ctx, FEMINT_EINVAL,
                "femint_assemble: NULL space, form or matrix pointer");
   *matrix = NULL;
+  FEMINT_CHECK(!space->global_dof, ctx, FEMINT_ESTATE,
+               "femint_assemble: the space has global DOF numbers (femint_space_set_global_dofs); "
+               "its element matrices go to the caller's matrix through femint_integrate");
   return run(ctx, space, form, opt ? opt : &defaults, matrix, NULL, NULL, stats);
 }
 
