@@ -8,9 +8,12 @@
  *   - every rank builds the same mesh and space and takes a run of cells; the DOFs it owns are a
  *     contiguous range (femint_space_dof_range), PETSc's ownership range;
  *   - femint_integrate with the rank's cells (femint_assemble_options.cells) hands the element
- *     matrices to a function that adds them, orientation signs applied, into a MATMPIAIJ with
- *     MatSetValues(ADD_VALUES) (negative DOFs, modes the minimum rule drops, are skipped by
- *     PETSc), while femint's load tasks integrate the body force of the same cells;
+ *     matrices to a function that puts them, orientation signs applied, in their places of the
+ *     COO values of a MATMPIAIJ (MatSetPreallocationCOO once with the rank's (row, column)
+ *     pairs, MatSetValuesCOO at each assembly: PETSc sums the duplicates and sends the rows of
+ *     other ranks), or with -setvalues adds them by MatSetValues(ADD_VALUES); rows of negative
+ *     DOFs (modes the minimum rule drops) are left out; femint's load tasks integrate the body
+ *     force of the same cells meanwhile;
  *   - Dirichlet rows and columns from femint_space_boundary_dofs (MatZeroRowsColumns);
  *   - CG + GAMG with the 6 rigid-body modes as near null space: hierarchical bases represent
  *     linear fields by their vertex modes, so femint_space_interpolate_linear gives them exactly;
@@ -38,7 +41,10 @@
  *   -timing    print each rank's assembly times
  *   -repeat K  assemble K times and report the fastest (the first run builds the OpenCL programs
  *              and calibrates StarPU's performance models) (1)
- *   -no_solve  stop after the assembly (for timing it) */
+ *   -no_solve  stop after the assembly (for timing it)
+ *   -setvalues insert element matrices with MatSetValues (into a matrix preallocated by
+ *              MATPREALLOCATOR) instead of the COO interface (MatSetPreallocationCOO once,
+ *              MatSetValuesCOO at each assembly) */
 #include <femint.h>
 #include <math.h>
 #include <petscksp.h>
@@ -104,6 +110,8 @@ static void body_force(const double x[3], const double n[3], int tag, void *user
   }
 }
 
+struct coo;
+
 /* What the element function needs: the matrix, a buffer for one signed element matrix, and the
  * first PETSc error (femint_integrate stops when the function returns non-zero). */
 struct sink {
@@ -111,6 +119,7 @@ struct sink {
   PetscScalar *Ae;
   PetscInt *rows;
   int *order; /* local rows by ascending DOF */
+  const struct coo *coo; /* not NULL: the entries go to the COO values instead */
   PetscErrorCode perr;
   double t_set, c_set; /* wall and CPU seconds spent in here (signs and MatSetValues) */
 };
@@ -154,12 +163,46 @@ static int sorted_rows(int n, const int64_t *dofs, int *order)
   return m;
 }
 
+/* The COO form of the matrix (PETSc's MatSetPreallocationCOO / MatSetValuesCOO): the rank's
+ * cells' entries (row, column) given once, each cell's n_k^2 entries (its rows with a DOF, in
+ * local order, squared) from off[k]; every assembly only fills v in the same places and PETSc
+ * sums the duplicates and sends other ranks' rows. No search of the sparse structure per entry,
+ * which is what MatSetValues spends its time on. */
+struct coo {
+  PetscCount n;
+  PetscCount *off; /* [ncell of the part] */
+  int *pos;        /* [cells of the mesh] the part's index of a cell, -1 if not the rank's */
+  PetscScalar *v;  /* [n] */
+};
+
+/* An element batch into the COO values: each cell's signed matrix at its place. */
+static void batch_to_coo(const struct femint_element_batch *b, const struct coo *coo)
+{
+  const int n = b->n;
+  for (int k = 0; k < b->ncell; k++) {
+    const int64_t *dofs = b->dofs + (size_t)k * n;
+    const int *sg = b->signs + (size_t)k * n;
+    PetscScalar *v = coo->v + coo->off[coo->pos[b->cells[k]]];
+    for (int i = 0; i < n; i++) {
+      if (dofs[i] < 0) continue;
+      for (int j = 0; j < n; j++)
+        if (dofs[j] >= 0) *v++ = sg[i] * sg[j] * batch_entry(b, k, i, j);
+    }
+  }
+}
+
 /* femint_integrate's function: add each element matrix, signs applied, to the PETSc matrix. */
 static int add_batch(const struct femint_element_batch *b, void *user)
 {
   struct sink *s = user;
   const int n = b->n;
   const double t0 = MPI_Wtime(), c0 = thread_cpu_seconds();
+  if (s->coo) {
+    batch_to_coo(b, s->coo);
+    s->t_set += MPI_Wtime() - t0;
+    s->c_set += thread_cpu_seconds() - c0;
+    return 0;
+  }
   for (int k = 0; k < b->ncell; k++) {
     const int64_t *dofs = b->dofs + (size_t)k * n;
     const int *sg = b->signs + (size_t)k * n;
@@ -228,6 +271,48 @@ static PetscErrorCode create_matrix(femint_space_t space, const struct part *pt,
   return 0;
 }
 
+/* A MATMPIAIJ with the COO entries of the rank's cells (see struct coo), block size 3. */
+static PetscErrorCode create_matrix_coo(femint_space_t space, const struct part *pt, int ncell_mesh,
+                                        Mat *A, struct coo *coo)
+{
+  const PetscInt nlocal = (PetscInt)(pt->dof_end - pt->dof_begin), N = (PetscInt)pt->ndof;
+  int64_t dofs[288 * 3];
+  PetscInt rows[288 * 3], *ci, *cj;
+  PetscCall(PetscMalloc1(pt->ncell + 1, &coo->off));
+  PetscCall(PetscMalloc1(ncell_mesh + 1, &coo->pos));
+  for (int c = 0; c < ncell_mesh; c++) coo->pos[c] = -1;
+  coo->n = 0;
+  for (int k = 0; k < pt->ncell; k++) {
+    int n, m = 0;
+    PetscCall(cell_rows(space, pt, pt->cells[k], dofs, rows, &n));
+    for (int i = 0; i < n; i++) m += rows[i] >= 0;
+    coo->pos[pt->cells[k]] = k;
+    coo->off[k] = coo->n;
+    coo->n += (PetscCount)m * m;
+  }
+  PetscCall(PetscMalloc1(coo->n + 1, &ci));
+  PetscCall(PetscMalloc1(coo->n + 1, &cj));
+  PetscCall(PetscMalloc1(coo->n + 1, &coo->v));
+  for (int k = 0; k < pt->ncell; k++) {
+    int n;
+    PetscCall(cell_rows(space, pt, pt->cells[k], dofs, rows, &n));
+    PetscCount at = coo->off[k];
+    for (int i = 0; i < n; i++) {
+      if (rows[i] < 0) continue;
+      for (int j = 0; j < n; j++)
+        if (rows[j] >= 0) ci[at] = rows[i], cj[at++] = rows[j];
+    }
+  }
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, nlocal, nlocal, N, N));
+  PetscCall(MatSetBlockSize(*A, 3));
+  PetscCall(MatSetType(*A, MATMPIAIJ));
+  PetscCall(MatSetPreallocationCOO(*A, coo->n, ci, cj));
+  PetscCall(PetscFree(ci));
+  PetscCall(PetscFree(cj));
+  return 0;
+}
+
 /* The global DOFs the rank's cells meet (owned and ghost), ascending. */
 static PetscErrorCode cell_dof_list(femint_space_t space, const struct part *pt, PetscInt *n,
                                     PetscInt **list)
@@ -266,10 +351,10 @@ struct times {
  * load vector is an array over the DOFs of the rank's space, zero outside its cells; its entries
  * are added to b at their global numbers). */
 static PetscErrorCode assemble(femint_context_t ctx, femint_space_t space, femint_form_t form,
-                               const struct part *pt, struct material *mat, int where, Mat A,
-                               Vec b, struct times *t)
+                               const struct part *pt, struct material *mat, int where,
+                               const struct coo *coo, Mat A, Vec b, struct times *t)
 {
-  struct sink s = {.A = A};
+  struct sink s = {.A = A, .coo = coo};
   double *rhs;
   PetscCall(PetscMalloc1((size_t)288 * 3 * 288 * 3, &s.Ae));
   PetscCall(PetscMalloc1(288 * 3, &s.rows));
@@ -283,6 +368,7 @@ static PetscErrorCode assemble(femint_context_t ctx, femint_space_t space, femin
   PetscCall(s.perr);
   FEMINT_TRY(ctx, err);
   double t1 = MPI_Wtime();
+  if (coo) PetscCall(MatSetValuesCOO(A, coo->v, INSERT_VALUES));
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   t->integrate = t1 - t0;
@@ -548,7 +634,7 @@ static PetscErrorCode start_femint(int where, femint_context_t *ctx)
 
 struct settings {
   PetscInt n, order, repeat;
-  PetscBool weak, timing, no_solve, distributed;
+  PetscBool weak, timing, no_solve, distributed, setvalues;
   PetscReal perturb;
   char mesh[PETSC_MAX_PATH_LEN];
   int where;
@@ -559,7 +645,7 @@ static PetscErrorCode read_settings(struct settings *st)
   char where[16] = "any";
   PetscBool has_mesh = PETSC_FALSE;
   st->n = 4, st->order = 2, st->repeat = 1, st->perturb = 0;
-  st->weak = st->timing = st->no_solve = st->distributed = PETSC_FALSE;
+  st->weak = st->timing = st->no_solve = st->distributed = st->setvalues = PETSC_FALSE;
   st->mesh[0] = '\0';
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &st->n, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-order", &st->order, NULL));
@@ -568,6 +654,7 @@ static PetscErrorCode read_settings(struct settings *st)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-repeat", &st->repeat, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-no_solve", &st->no_solve, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-distributed", &st->distributed, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-setvalues", &st->setvalues, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-perturb", &st->perturb, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mesh", st->mesh, sizeof st->mesh, &has_mesh));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-where", where, sizeof where, NULL));
@@ -806,13 +893,16 @@ static PetscErrorCode run(void)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "mesh: %s\norder %d, %lld DOFs, %d ranks%s\n", what,
                         (int)st.order, (long long)pt.ndof, size,
                         st.distributed ? ", each with its part" : ""));
-  PetscCall(create_matrix(space, &pt, &A));
+  struct coo coo = {0};
+  if (st.setvalues) PetscCall(create_matrix(space, &pt, &A));
+  else PetscCall(create_matrix_coo(space, &pt, femint_mesh_num_cells(mesh), &A, &coo));
   PetscCall(MatCreateVecs(A, &x, &b));
   for (int r = 0; r < st.repeat; r++) {
     struct times t = {0};
     PetscCall(MatZeroEntries(A));
     PetscCall(VecSet(b, 0));
-    PetscCall(assemble(ctx, space, form, &pt, &mat, st.where, A, b, &t));
+    PetscCall(assemble(ctx, space, form, &pt, &mat, st.where, st.setvalues ? NULL : &coo, A, b,
+                       &t));
     if (r == 0 || t.integrate + t.assembly < best.integrate + best.assembly) best = t;
   }
   PetscCall(report_times(&pt, st.timing, st.repeat, &best));
@@ -824,6 +914,9 @@ static PetscErrorCode run(void)
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
   PetscCall(MatDestroy(&A));
+  PetscCall(PetscFree(coo.off));
+  PetscCall(PetscFree(coo.pos));
+  PetscCall(PetscFree(coo.v));
   PetscCall(PetscFree(pt.cells));
   PetscCall(PetscFree(pt.global));
   femint_form_destroy(&form);

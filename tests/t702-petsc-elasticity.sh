@@ -92,6 +92,12 @@ ok $st "p = 2, box 4^3, 1 rank and 4 ranks (CPU workers): $line"
 run p1n8-2 2 -order 1 -n 8
 line=$(agree p1n8 p1n8-2)
 ok $? "p = 1, box 8^3, 1 rank and 2 ranks: $line"
+# The element matrices inserted by MatSetValues instead of the COO interface: the same solution.
+run p2n4-2s 2 -order 2 -n 4 -setvalues
+line=$(agree p2n4 p2n4-2s)
+st=$?
+ok $st "p = 2, box 4^3, 2 ranks with MatSetValues and 1 rank with the COO interface: $line"
+[ $st -eq 0 ] || show p2n4-2s
 
 # The Gmsh file of prisms on [0,2]x[0,1]x[0,1] (the exact solution vanishes on its boundary).
 run gmsh-1 1 -order 2 -mesh "$data/prisms.msh"
