@@ -82,6 +82,10 @@ run() {
         mpirun -n $np "${bind[@]}" $ex -n "$n" -order $p -repeat 3 -no_solve -timing -where cpu
       done
     done
+    for np in 1 4; do
+      echo "== strong, order 2, $np ranks, box 24^3, MatSetValues instead of the COO interface"
+      mpirun -n $np "${bind[@]}" $ex -n 24 -order 2 -repeat 3 -no_solve -timing -setvalues
+    done
     # Weak scaling: N x N x N*R hexahedra, the same cells on each rank.
     for np in 1 2 4; do
       echo "== weak, order 2, $np ranks, box 16x16x$((16 * np))"
