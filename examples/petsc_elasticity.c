@@ -121,7 +121,7 @@ struct sink {
   int *order; /* local rows by ascending DOF */
   const struct coo *coo; /* not NULL: the entries go to the COO values instead */
   PetscErrorCode perr;
-  double t_set, c_set; /* wall and CPU seconds spent in here (signs and MatSetValues) */
+  double t_set, c_set; /* wall and CPU seconds spent in here (signs, COO values or MatSetValues) */
 };
 
 /* Entry (i, j) of element matrix k of a batch, in either precision and storage. */
@@ -340,7 +340,8 @@ struct times {
   double integrate; /* femint_integrate, the element function included */
   double set;       /* of which in the element function (signs, MatSetValues) */
   double set_cpu;   /* the CPU seconds of the element function */
-  double assembly;  /* MatAssemblyBegin/End: the entries of other ranks' rows travel */
+  double assembly;  /* PETSc's assembly: MatSetValuesCOO (the COO interface), MatAssemblyBegin/End;
+                       the entries of other ranks' rows travel */
   double cpu;       /* CPU seconds of the whole process (every thread) over both: the work
                        done, whatever else runs on the cores */
 };
@@ -845,16 +846,16 @@ static PetscErrorCode report_times(const struct part *pt, PetscBool each, PetscI
   if (each) {
     PetscCall(PetscSynchronizedPrintf(
         PETSC_COMM_WORLD,
-        "rank %d: %d cells, DOFs [%lld, %lld), femint_integrate %.4f s (of which MatSetValues "
-        "%.4f s, CPU %.4f s), MatAssembly %.4f s, CPU time %.4f s\n",
+        "rank %d: %d cells, DOFs [%lld, %lld), femint_integrate %.4f s (of which the element "
+        "function %.4f s, CPU %.4f s), PETSc assembly %.4f s, CPU time %.4f s\n",
         pt->rank, pt->ncell, (long long)pt->dof_begin, (long long)pt->dof_end, t->integrate,
         t->set, t->set_cpu, t->assembly, t->cpu));
     PetscCall(PetscSynchronizedFlush(PETSC_COMM_WORLD, PETSC_STDOUT));
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "assembly: femint_integrate %.4f s (of which MatSetValues %.4f s, CPU "
-                        "%.4f s), MatAssembly %.4f s, total %.4f s, CPU time %.4f s (largest "
-                        "over the ranks%s)\n",
+                        "assembly: femint_integrate %.4f s (of which the element function "
+                        "%.4f s, CPU %.4f s), PETSc assembly %.4f s, total %.4f s, CPU time "
+                        "%.4f s (largest over the ranks%s)\n",
                         top[0], top[1], top[5], top[2], top[3], top[4],
                         repeat > 1 ? ", best run" : ""));
   return 0;
