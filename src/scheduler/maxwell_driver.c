@@ -240,6 +240,20 @@ static int check_args(femint_context_t ctx, femint_maxwell_t mx, int ncv, const 
   return 0;
 }
 
+/* Submit t, to be waited for and destroyed by the caller (*slot = t), or destroy it. */
+static int submit(femint_context_t ctx, struct starpu_task *t, struct starpu_task **slot)
+{
+  t->destroy = 0;
+  t->detach = 0;
+  const int r = starpu_task_submit(t);
+  if (r) {
+    starpu_task_destroy(t);
+    return femint_seterr(ctx, FEMINT_ERUNTIME, "Maxwell assembly: task submission failed (%d)", r);
+  }
+  *slot = t;
+  return 0;
+}
+
 /* Wait for the integration tasks and collect their errors. */
 static int finish_tasks(femint_context_t ctx, struct starpu_task **tasks, int ntask,
                         const struct maxwell_batch *b)
@@ -386,15 +400,7 @@ int femint_maxwell_assemble(femint_context_t ctx, femint_maxwell_t mx, int ncv, 
       t->handles[3] = starpu_data_get_sub_data(h_coo[which], 1, i);
       t->cl_arg = &b[2 * i + which];
       t->where = where;
-      t->destroy = 0;
-      t->detach = 0;
-      const int r = starpu_task_submit(t);
-      if (r) {
-        starpu_task_destroy(t);
-        err = femint_seterr(ctx, FEMINT_ERUNTIME, "Maxwell assembly: task submission failed (%d)", r);
-      } else {
-        tasks[2 * i + which] = t;
-      }
+      err = submit(ctx, t, &tasks[2 * i + which]);
     }
   if (o.phases || err) {
     int e2 = finish_tasks(ctx, tasks, 2 * nbatch, b);
@@ -420,15 +426,7 @@ int femint_maxwell_assemble(femint_context_t ctx, femint_maxwell_t mx, int ncv, 
       t->execute_on_a_specific_worker = 1;
       t->workerid = (unsigned)gworker;
     }
-    t->destroy = 0;
-    t->detach = 0;
-    const int r = starpu_task_submit(t);
-    if (r) {
-      starpu_task_destroy(t);
-      err = femint_seterr(ctx, FEMINT_ERUNTIME, "Maxwell assembly: task submission failed (%d)", r);
-    } else {
-      sums[which] = t;
-    }
+    err = submit(ctx, t, &sums[which]);
   }
   if (!o.phases) {
     int e2 = finish_tasks(ctx, tasks, 2 * nbatch, b);
