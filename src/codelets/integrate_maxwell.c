@@ -179,6 +179,8 @@ static void maxwell_pattern_opencl(void *buffers[], void *arg)
                        m[4], &a->nvalid, &a->nnz);
   if (row) clReleaseMemObject(row);
   if (col) clReleaseMemObject(col);
+  /* not an asynchronous codelet: its work is over when it returns */
+  clFinish(queue);
   if (err) {
     a->status = err;
     snprintf(a->msg, sizeof a->msg, "maxwell_pattern: %s", femint_thread_error());
