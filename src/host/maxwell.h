@@ -49,7 +49,7 @@ struct maxwell_batch {
   const struct femint_maxwell *mx;
   int which;                /* MAXWELL_T or MAXWELL_S */
   int precision;
-  int first, ncell;         /* cells first .. first + ncell - 1 */
+  int first, ncell;         /* cells first .. first + ncell - 1 (its parts of the vectors) */
   struct cl_program_entry *program[FEMINT_MAX_CL_DEVICES]; /* the kernel on each OpenCL device (NULL: none) */
   int ran_on;               /* 1: a CPU worker ran it, 2: an OpenCL worker */
   int status;
@@ -62,10 +62,10 @@ int maxwell_wg_size(int nsh);
 /* Coefficients per cell as the codelets read them: eps[9] then nu = mu^-1 [9]. */
 #define MAXWELL_NCOEF 18
 
-/* One cell's T_e or S_e (row-major nsh x nsh, REAL of the precision) from its nodes
- * X[nnode][3] and coefficients k[18], on the points of the tables (what the CPU codelet does per
- * cell; the OpenCL kernel does the same). scratch: 3 nq nsh + 3 nsh^2 doubles... see the
- * implementation for the size: maxwell_cell_scratch(). */
+/* One cell's T_e or S_e (which: MAXWELL_T or MAXWELL_S; row-major nsh x nsh, float when single,
+ * else double) from its nodes X[nnode][3] and coefficients k[18], on the points of re: what the
+ * CPU codelet does per cell (the OpenCL kernel computes the same). scratch holds
+ * maxwell_cell_scratch(re) doubles. */
 size_t maxwell_cell_scratch(const struct refel_tet *re);
 void maxwell_cell_matrix(const struct refel_tet *re, int which, int nnode, const double *X,
                          const double *k, double *scratch, int single, void *M);
