@@ -139,9 +139,11 @@ FEMINT_EXPORT int femint_context_local_rank(femint_context_t ctx, int *rank, con
 /* ---- Reference elements ---- */
 
 /** Element shapes: the prism (3D, seed 000) and the quadrilateral (2D, seed 003; straight or
- *  curved with the 8-node geometry). Meshes, spaces, forms, assembly, integration and loads take
- *  either; a mesh holds cells of one shape. */
-enum femint_shape { FEMINT_PRISM = 1, FEMINT_QUAD = 2 };
+ *  curved with the 8-node geometry): meshes, spaces, forms, assembly, integration and loads take
+ *  either; a mesh holds cells of one shape. The tetrahedron (H(curl), orders 1-3, seed 004) has
+ *  its own mesh and space objects (femint_tet_mesh_t, femint_maxwell_t); femint_refel_info
+ *  describes it too. */
+enum femint_shape { FEMINT_PRISM = 1, FEMINT_QUAD = 2, FEMINT_TET = 3 };
 #define FEMINT_MAX_ORDER 7
 
 struct femint_refel_info {
@@ -151,7 +153,9 @@ struct femint_refel_info {
   int tri_points;  /**< points of the triangle rule (prism: nq = tri_points * line_points) */
   int line_points; /**< points of the Gauss-Legendre rule */
 };
-/** @brief Sizes of the reference element of a shape and order. @return 0, FEMINT_EORDER. */
+/** @brief Sizes of the reference element of a shape and order (the tetrahedron: its H(curl)
+ *  functions, orders 1-3, and its symmetric rule; no triangle or line points).
+ *  @return 0, FEMINT_EORDER, FEMINT_ENOTSUP (an unknown shape). */
 FEMINT_EXPORT int femint_refel_info(int shape, int order, struct femint_refel_info *info);
 
 /* ---- Meshes ---- */

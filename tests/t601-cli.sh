@@ -239,6 +239,16 @@ else
   skip "plan --order 2" "no OpenCL worker"
 fi
 
+# refel of the H(curl) tetrahedron: 6, 20, 45 functions, symmetric rules of degree 2p + 4.
+for row in "1 6 24 6" "2 20 46 8" "3 45 79 10"; do
+  # shellcheck disable=SC2086 # split "p nsh nq degree" on purpose
+  set -- $row
+  "$FEMINT" refel --element tet --order "$1" --json >refel.json 2>refel.err
+  got="$(field nsh refel.json) $(field nq refel.json) $(field degree refel.json)"
+  [ "$got" = "$2 $3 $4" ]
+  ok $? "refel --element tet --order $1: nsh nq degree = $2 $3 $4 (got '$got')"
+done
+
 # Tetrahedra: the Maxwell matrices T and S of a small curved box, written and summarized.
 "$FEMINT" run --element tet --space hcurl --problem maxwell --order 2 --mesh box:2,2,2 \
   --curved 0.1 --output mx --json >tet.json 2>tet.err
@@ -287,6 +297,8 @@ bad "orders 1, 2 and 3" run --element tet --order 4
 bad "rect:2,2" run --element tet --mesh rect:2,2
 bad "h1" run --element tet --space h1
 bad "0.7" run --element tet --curved 0.7
+bad "1..3" refel --element tet --order 5
+bad "--element tet" plan --element tet
 if ls core* >/dev/null 2>&1; then r=1; else r=0; fi
 ok $r "no core dump"
 

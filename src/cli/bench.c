@@ -158,6 +158,8 @@ static int bench_parse(int argc, char **argv, struct cli_bench *b)
       orders_set = 1;
     } else if (strcmp(name, "--element") == 0) {
       if (cli_parse_element(v, &b->shape)) return EXIT_USAGE;
+      if (b->shape == FEMINT_TET) /* femint bench --element tet has options of its own */
+        return cli_fail_usage("--element tet: see 'femint bench --element tet --help'");
     } else if (strcmp(name, "--variant") == 0) {
       if (parse_variants(v, b)) return EXIT_USAGE;
       variants_set = 1;

@@ -112,10 +112,12 @@ static const char run_usage_text[] =
   "  --help                   this text\n";
 
 static const char refel_usage_text[] =
-  "Usage: femint refel [--element prism|quad] [--order P] [--json]\n"
+  "Usage: femint refel [--element prism|quad|tet] [--order P] [--json]\n"
   "\n"
   "Prints the number of shape functions N_sh, of quadrature points N_Q, the exactness degree of\n"
-  "the quadrature and its triangle and line points; without --order, a table for p = 1..7.\n"
+  "the quadrature and its triangle and line points; without --order, a table for p = 1..7\n"
+  "(1..3 for the H(curl) tetrahedron, whose N_sh counts vector functions and whose rule is a\n"
+  "symmetric one).\n"
   "A quadrilateral's N_sh is per displacement component (seed 003's matrices of plane\n"
   "elasticity have 2 N_sh rows); its degree is per variable (Gauss rule of p+1 points).\n";
 
@@ -648,14 +650,16 @@ static int refel_command(int argc, char **argv)
       return cli_fail_usage("unknown option '%s'", name);
     }
   }
-  int first = order ? (int)order : 1, last = order ? (int)order : FEMINT_MAX_ORDER;
+  const int pmax = shape == FEMINT_TET ? 3 : FEMINT_MAX_ORDER;
+  if (order > pmax) return cli_fail_usage("--order: tetrahedra have orders 1..3, not %ld", order);
+  int first = order ? (int)order : 1, last = order ? (int)order : pmax;
   if (json && !order) putchar('[');
   if (!json) printf("%5s %6s %6s %7s %11s %12s\n", "order", "N_sh", "N_Q", "degree",
                     "tri_points", "line_points");
   for (int p = first; p <= last; p++) {
     struct femint_refel_info r;
     int rc = femint_refel_info(shape, p, &r);
-    const char *ename = shape == FEMINT_QUAD ? "quad" : "prism";
+    const char *ename = shape == FEMINT_QUAD ? "quad" : shape == FEMINT_TET ? "tet" : "prism";
     if (rc) {
       fprintf(stderr, "femint: %s of order %d: %s\n", ename, p, femint_strerror(rc));
       return EXIT_RUNTIME;

@@ -70,6 +70,9 @@ int cli_plan_command(int argc, char **argv)
       return 0;
     } else if (strcmp(name, "--element") == 0) {
       if (cli_parse_element(v, &shape)) return EXIT_USAGE;
+      if (shape == FEMINT_TET)
+        return cli_fail_usage("--element tet: plan describes the H1 kernels; for tetrahedra see "
+                              "femint bench --element tet");
     } else if (strcmp(name, "--order") == 0) {
       if (cli_parse_count(v, &order))
         return cli_fail_usage("--order: expected an order 1..%d, got '%s'", FEMINT_MAX_ORDER, v);

@@ -187,6 +187,7 @@ int cli_parse_element(const char *text, int *shape)
 {
   if (strcmp(text, "prism") == 0) *shape = FEMINT_PRISM;
   else if (strcmp(text, "quad") == 0) *shape = FEMINT_QUAD;
+  else if (strcmp(text, "tet") == 0) *shape = FEMINT_TET;
   else return cli_fail_usage("--element: unsupported element '%s' (femint has: prism, quad, tet)", text);
   return 0;
 }

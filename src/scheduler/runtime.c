@@ -8,6 +8,7 @@
 #include <sys/time.h>
 
 #include "host/refel_quad.h"
+#include "host/refel_tet.h"
 #include "scheduler.h"
 
 double femint_now(void)
@@ -470,12 +471,20 @@ int femint_context_local_rank(femint_context_t ctx, int *rank, const char **sour
 
 int femint_refel_info(int shape, int order, struct femint_refel_info *info)
 {
-  FEMINT_CHECK(shape == FEMINT_PRISM || shape == FEMINT_QUAD, NULL, FEMINT_ENOTSUP,
-               "refel: element shape %d is not supported (prism %d, quad %d)", shape,
-               FEMINT_PRISM, FEMINT_QUAD);
-  FEMINT_CHECK(order >= 1 && order <= FEMINT_MAX_ORDER, NULL, FEMINT_EORDER,
-               "refel: order %d is outside 1..%d", order, FEMINT_MAX_ORDER);
+  FEMINT_CHECK(shape == FEMINT_PRISM || shape == FEMINT_QUAD || shape == FEMINT_TET, NULL,
+               FEMINT_ENOTSUP, "refel: element shape %d is not supported (prism %d, quad %d, tet %d)",
+               shape, FEMINT_PRISM, FEMINT_QUAD, FEMINT_TET);
+  const int pmax = shape == FEMINT_TET ? TET_MAX_ORDER : FEMINT_MAX_ORDER;
+  FEMINT_CHECK(order >= 1 && order <= pmax, NULL, FEMINT_EORDER, "refel: order %d is outside 1..%d",
+               order, pmax);
   FEMINT_CHECK(info, NULL, FEMINT_EINVAL, "refel: NULL output");
+  if (shape == FEMINT_TET) {
+    struct refel_tet *re = NULL;
+    FEMINT_CALL(refel_tet_create(order, &re));
+    *info = (struct femint_refel_info){re->nsh, re->nq, re->degree, 0, 0};
+    refel_tet_destroy(&re);
+    return 0;
+  }
   if (shape == FEMINT_QUAD) { /* seed 003: (p+1)^2 Gauss points, exact to 2p+1 per variable */
     info->nsh = refel_quad_nsh(order);
     info->tri_points = 0;
