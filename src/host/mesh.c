@@ -155,6 +155,29 @@ static void mesh_free(struct femint_mesh *m)
   free(m);
 }
 
+int mesh_alloc(femint_context_t ctx, const struct cell_topo *topo, int nvert, int ncell,
+               struct femint_mesh **mesh)
+{
+  struct femint_mesh *m = calloc(1, sizeof *m);
+  if (m) {
+    m->ctx = ctx;
+    m->topo = topo;
+    m->nvert = nvert;
+    m->ncell = ncell;
+    m->coords = malloc(3 * (size_t)nvert * sizeof *m->coords);
+    m->cells = malloc((size_t)topo->nv * ncell * sizeof *m->cells);
+    m->vert_gid = malloc((size_t)nvert * sizeof *m->vert_gid);
+    m->cell_mat = calloc((size_t)ncell, sizeof *m->cell_mat);
+  }
+  if (!m || !m->coords || !m->cells || !m->vert_gid || !m->cell_mat) {
+    mesh_free(m);
+    *mesh = NULL;
+    return femint_seterr(ctx, FEMINT_ENOMEM, "out of memory creating a mesh of %d cells", ncell);
+  }
+  *mesh = m;
+  return 0;
+}
+
 /* Global edges: the edges of every cell sorted by their (smaller, larger) vertex ids. */
 static int build_edges(struct femint_mesh *m)
 {
@@ -415,19 +438,10 @@ static int create_prisms(femint_context_t ctx, const char *who, int nvert, const
   FEMINT_CHECK(cells, ctx, FEMINT_EINVAL, "%s: cells is NULL", who);
   FEMINT_CALL(mesh_check_input(ctx, nvert, coords, 3, ncell, 6, cells));
 
-  int ierr = 0, *line = NULL;
-  struct femint_mesh *m = calloc(1, sizeof *m);
-  if (!m) return femint_seterr(ctx, FEMINT_ENOMEM, "out of memory creating a mesh");
-  m->ctx = ctx;
-  m->topo = &topo_prism;
-  m->nvert = nvert;
-  m->ncell = ncell;
-  m->coords = malloc(3 * (size_t)nvert * sizeof *m->coords);
-  m->cells = malloc(6 * (size_t)ncell * sizeof *m->cells);
-  m->vert_gid = malloc((size_t)nvert * sizeof *m->vert_gid);
-  m->cell_mat = calloc((size_t)ncell, sizeof *m->cell_mat);
-  line = malloc((size_t)nvert * sizeof *line);
-  if (!m->coords || !m->cells || !m->vert_gid || !m->cell_mat || !line) {
+  struct femint_mesh *m;
+  FEMINT_CALL(mesh_alloc(ctx, &topo_prism, nvert, ncell, &m));
+  int ierr = 0, *line = malloc((size_t)nvert * sizeof *line);
+  if (!line) {
     ierr = femint_seterr(ctx, FEMINT_ENOMEM, "out of memory creating a mesh of %d cells", ncell);
     goto fail;
   }

@@ -24,6 +24,11 @@ double mesh_uniform(uint64_t *state);
 int mesh_check_input(femint_context_t ctx, int nvert, const double *coords, int dim, int ncell,
                      int nv, const int *cells);
 
+/* A mesh of the shape of topo with room for nvert vertices (coordinates, global ids) and ncell
+ * cells (vertices, materials zeroed), nothing else set. FEMINT_ENOMEM. */
+int mesh_alloc(femint_context_t ctx, const struct cell_topo *topo, int nvert, int ncell,
+               struct femint_mesh **mesh);
+
 /* Edges, faces and boundary faces (tag 0) of a mesh whose topo, nvert, ncell and cells are set. */
 int mesh_build_topology(struct femint_mesh *m);
 

@@ -111,19 +111,10 @@ int femint_mesh_create_quads(femint_context_t ctx, int nvert, const double *coor
       FEMINT_CHECK(isfinite(mid[k]), ctx, FEMINT_EMESH,
                    "cell %d: the midpoint of edge %d has a coordinate that is not finite (%g)",
                    (int)(k / 8), (int)(k % 8) / 2, mid[k]);
-  struct femint_mesh *m = calloc(1, sizeof *m);
-  if (!m) return femint_seterr(ctx, FEMINT_ENOMEM, "out of memory creating a mesh");
+  struct femint_mesh *m;
+  FEMINT_CALL(mesh_alloc(ctx, &topo_quad, nvert, ncell, &m));
   int ierr = 0;
-  m->ctx = ctx;
-  m->topo = &topo_quad;
-  m->nvert = nvert;
-  m->ncell = ncell;
-  m->coords = malloc(3 * (size_t)nvert * sizeof *m->coords);
-  m->cells = malloc(4 * (size_t)ncell * sizeof *m->cells);
-  m->vert_gid = malloc((size_t)nvert * sizeof *m->vert_gid);
-  m->cell_mat = calloc((size_t)ncell, sizeof *m->cell_mat);
-  m->cell_mid = mid ? malloc(8 * (size_t)ncell * sizeof *m->cell_mid) : NULL;
-  if (!m->coords || !m->cells || !m->vert_gid || !m->cell_mat || (mid && !m->cell_mid)) {
+  if (mid && !(m->cell_mid = malloc(8 * (size_t)ncell * sizeof *m->cell_mid))) {
     ierr = femint_seterr(ctx, FEMINT_ENOMEM, "out of memory creating a mesh of %d cells", ncell);
     goto fail;
   }
