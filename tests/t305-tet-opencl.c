@@ -1,6 +1,8 @@
 /* Test: the OpenCL kernels of the H(curl) tetrahedron reproduce the host: T_e and S_e of batches
- * of curved cells (orders 1-3, double and single) and the COO -> CSR steps after the sort. */
+ * of curved cells by the pipeline's tet_matrix kernel (orders 1-3, double and single) and the
+ * COO -> CSR steps after the sort. */
 #include "codelets/volume_opencl.h"
+#include "host/maxwell.h"
 #include "host/mesh_tet.h"
 #include "opencl_common.h"
 #include "scheduler/kernels.h"
@@ -27,12 +29,20 @@ struct karg {
 };
 #define KARG(x) ((struct karg){sizeof(x), &(x)})
 
-/* Set the arguments of k and enqueue it on `global` work-items; 1 when that succeeded. */
-static int launch(struct cl_env *env, cl_kernel k, size_t global, int nargs, const struct karg *a)
+/* Set the arguments of k and enqueue it on `global` work-items in groups of `local` (0: the
+ * implementation's choice); 1 when that succeeded. */
+static int launch_wg(struct cl_env *env, cl_kernel k, size_t global, size_t local, int nargs,
+                     const struct karg *a)
 {
   for (int i = 0; i < nargs; i++)
     if (clSetKernelArg(k, (cl_uint)i, a[i].size, a[i].value) != CL_SUCCESS) return 0;
-  return clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL) == CL_SUCCESS;
+  return clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &global, local ? &local : NULL, 0, NULL,
+                                NULL) == CL_SUCCESS;
+}
+
+static int launch(struct cl_env *env, cl_kernel k, size_t global, int nargs, const struct karg *a)
+{
+  return launch_wg(env, k, global, 0, nargs, a);
 }
 
 static void download(struct cl_env *env, cl_mem m, size_t n, int single, double *out)
@@ -44,19 +54,22 @@ static void download(struct cl_env *env, cl_mem m, size_t n, int single, double 
   free(host);
 }
 
-/* T_e and S_e of ncell random curved cells by the kernel against tet_element_reference: the
- * largest relative Frobenius difference of a cell, or -1 on an OpenCL failure. */
+/* T_e and S_e of ncell random curved cells by tet_matrix (its T and S builds) against
+ * tet_element_reference: the largest relative Frobenius difference of a cell, or -1 on an OpenCL
+ * failure. */
 static double batch_case(struct cl_env *env, int p, int single, int ncell)
 {
   struct refel_tet *re = NULL;
   TAP_CALL(NULL, refel_tet_create(p, &re));
-  const int n = re->nsh, nq = re->nq;
-  const size_t n2 = (size_t)n * n;
-  double *terms = malloc(sizeof(double) * ncell * nq * TET_NTERMS);
-  double *Tref = malloc(sizeof(double) * ncell * n2), *Sref = malloc(sizeof(double) * ncell * n2);
-  double *T = malloc(sizeof(double) * ncell * n2), *S = malloc(sizeof(double) * ncell * n2);
+  const int n = re->nsh, wg = maxwell_wg_size(n);
+  const size_t n2 = (size_t)n * n, ntab = maxwell_table_size(re, 10);
+  double *tab = malloc(sizeof(double) * ntab), *nodes = malloc(sizeof(double) * ncell * 30);
+  double *coef = malloc(sizeof(double) * ncell * MAXWELL_NCOEF);
+  double *ref[2] = {malloc(sizeof(double) * ncell * n2), malloc(sizeof(double) * ncell * n2)};
+  double *M = malloc(sizeof(double) * ncell * n2);
+  maxwell_table_fill(re, 10, tab);
   for (int c = 0; c < ncell; c++) {
-    double X[12], X10[30], e[9] = {0}, m[9] = {0};
+    double X[12], *X10 = nodes + 30 * c, e[9] = {0}, m[9] = {0};
     random_affine_tet(1, 0.2, X);
     affine_nodes10(X, X10);
     for (int k = 12; k < 30; k++) X10[k] += 0.05 * (2 * drand48() - 1);
@@ -67,47 +80,47 @@ static double batch_case(struct cl_env *env, int p, int single, int ncell)
     e[1] = e[3] = 0.2;
     struct tet_coef k;
     TAP_CALL(NULL, tet_coef_tensor(e, m, &k));
-    TAP_CALL(NULL, tet_element_reference(re, 10, X10, &k, Tref + c * n2, Sref + c * n2));
-    TAP_CALL(NULL, tet_pack_terms(re, 10, X10, &k, terms + (size_t)c * nq * TET_NTERMS));
+    memcpy(coef + MAXWELL_NCOEF * c, k.eps, sizeof k.eps);
+    memcpy(coef + MAXWELL_NCOEF * c + 9, k.nu, sizeof k.nu);
+    TAP_CALL(NULL, tet_element_reference(re, 10, X10, &k, ref[0] + c * n2, ref[1] + c * n2));
   }
-  char opts[256];
-  snprintf(opts, sizeof opts, "-DNSH=%d -DNQ=%d %s", n, nq,
-           single ? "-DREAL=float" : "-DREAL=double -DFEMINT_FP64");
-  cl_program prog = NULL;
-  cl_kernel k = build(env, "tet_maxwell.cl", "tet_maxwell", opts, &prog);
-  double worst = -1;
-  cl_int e1, e2, e3, e4 = CL_SUCCESS, e5 = CL_SUCCESS;
   const size_t rs = single ? sizeof(float) : sizeof(double), nout = (size_t)ncell * n2;
-  cl_mem dval = upload(env, re->val, (size_t)nq * 3 * n, single, &e1);
-  cl_mem dcurl = upload(env, re->curl, (size_t)nq * 3 * n, single, &e2);
-  cl_mem dterms = upload(env, terms, (size_t)ncell * nq * TET_NTERMS, single, &e3);
-  cl_mem dT = clCreateBuffer(env->ctx, CL_MEM_WRITE_ONLY, nout * rs, NULL, &e4);
-  cl_mem dS = clCreateBuffer(env->ctx, CL_MEM_WRITE_ONLY, nout * rs, NULL, &e5);
-  if (k && e1 == CL_SUCCESS && e2 == CL_SUCCESS && e3 == CL_SUCCESS && e4 == CL_SUCCESS &&
-      e5 == CL_SUCCESS) {
-    const struct karg a[] = {KARG(ncell),  KARG(dval), KARG(dcurl),
-                             KARG(dterms), KARG(dT),   KARG(dS)};
-    if (launch(env, k, nout, 6, a)) {
-      download(env, dT, nout, single, T);
-      download(env, dS, nout, single, S);
-      worst = 0;
+  cl_int e1, e2, e3, e4 = CL_SUCCESS;
+  cl_mem dtab = upload(env, tab, ntab, single, &e1);
+  cl_mem dnodes = upload(env, nodes, (size_t)ncell * 30, single, &e2);
+  cl_mem dcoef = upload(env, coef, (size_t)ncell * MAXWELL_NCOEF, single, &e3);
+  cl_mem dM = clCreateBuffer(env->ctx, CL_MEM_WRITE_ONLY, nout * rs, NULL, &e4);
+  double worst = e1 == CL_SUCCESS && e2 == CL_SUCCESS && e3 == CL_SUCCESS && e4 == CL_SUCCESS ? 0 : -1;
+  for (int which = 0; which < 2 && worst >= 0; which++) {
+    char opts[256];
+    snprintf(opts, sizeof opts, "-DNSH=%d -DNQ=%d -DNNODE=10 -DWHICH=%d -DWG_SIZE=%d %s", n,
+             re->nq, which, wg, single ? "-DREAL=float" : "-DREAL=double -DFEMINT_FP64");
+    cl_program prog = NULL;
+    cl_kernel k = build(env, "tet_maxwell.cl", "tet_matrix", opts, &prog);
+    const cl_int nc = ncell;
+    const cl_long zero = 0;
+    const struct karg a[] = {KARG(nc),   KARG(dtab), KARG(dnodes), KARG(zero),
+                             KARG(dcoef), KARG(zero), KARG(dM),     KARG(zero)};
+    if (k && launch_wg(env, k, (size_t)wg * ncell, (size_t)wg, 8, a)) {
+      download(env, dM, nout, single, M);
       for (int c = 0; c < ncell; c++)
-        worst = fmax(worst, fmax(tap_reldiff(T + c * n2, Tref + c * n2, n2),
-                                 tap_reldiff(S + c * n2, Sref + c * n2, n2)));
+        worst = fmax(worst, tap_reldiff(M + c * n2, ref[which] + c * n2, n2));
+    } else {
+      worst = -1;
     }
+    if (k) clReleaseKernel(k);
+    if (prog) clReleaseProgram(prog);
   }
-  clReleaseMemObject(dval);
-  clReleaseMemObject(dcurl);
-  clReleaseMemObject(dterms);
-  clReleaseMemObject(dT);
-  clReleaseMemObject(dS);
-  if (k) clReleaseKernel(k);
-  if (prog) clReleaseProgram(prog);
-  free(terms);
-  free(Tref);
-  free(Sref);
-  free(T);
-  free(S);
+  clReleaseMemObject(dtab);
+  clReleaseMemObject(dnodes);
+  clReleaseMemObject(dcoef);
+  clReleaseMemObject(dM);
+  free(tab);
+  free(nodes);
+  free(coef);
+  free(ref[0]);
+  free(ref[1]);
+  free(M);
   refel_tet_destroy(&re);
   return worst;
 }
@@ -122,8 +135,8 @@ static void test_batches(struct cl_env *env)
     ws = fmax(ws, s);
   }
   tap_ok(wd < 1e-12,
-         "tet_maxwell.cl, p = 1..3, 17 curved cells with tensor eps and mu: T_e and "
-         "S_e in double equal tet_element_reference (%.2g)",
+         "tet_matrix (tet_maxwell.cl), p = 1..3, 17 curved cells with tensor eps and mu: T_e "
+         "and S_e in double equal tet_element_reference (%.2g)",
          wd);
   tap_ok(ws < 1e-5, "the same in single precision (%.2g)", ws);
 }

@@ -183,6 +183,21 @@ int femint_maxwell_gradient(femint_maxwell_t mx, const double *phi, double *u)
 
 /* ---- reference tables ---- */
 
+size_t maxwell_table_size(const struct refel_tet *re, int nnode)
+{
+  return (size_t)re->nq * (6 * re->nsh + 3 * nnode + 1);
+}
+
+void maxwell_table_fill(const struct refel_tet *re, int nnode, double *d)
+{
+  const int nq = re->nq;
+  const size_t nv = (size_t)nq * 3 * re->nsh, nd = (size_t)nq * nnode * 3;
+  memcpy(d, re->val, sizeof *d * nv);
+  memcpy(d + nv, re->curl, sizeof *d * nv);
+  for (int q = 0; q < nq; q++) geom_tet_nodes(nnode, &re->xq[3 * q], NULL, d + 2 * nv + (size_t)q * nnode * 3);
+  memcpy(d + 2 * nv + nd, re->wq, sizeof *d * nq);
+}
+
 int maxwell_tables(struct femint_maxwell *mx, int precision, starpu_data_handle_t *h)
 {
   struct maxwell_tables *t = &mx->tab[precision == FEMINT_SINGLE];
@@ -190,16 +205,10 @@ int maxwell_tables(struct femint_maxwell *mx, int precision, starpu_data_handle_
     *h = t->h;
     return 0;
   }
-  const struct refel_tet *re = mx->re;
-  const int nq = re->nq, nsh = re->nsh, nnode = mx->mesh->m->nnode;
-  const size_t nv = (size_t)nq * 3 * nsh, nd = (size_t)nq * nnode * 3;
-  t->n = 2 * nv + nd + nq;
+  t->n = maxwell_table_size(mx->re, mx->mesh->m->nnode);
   double *d = malloc(sizeof *d * t->n);
   FEMINT_CHECK(d, mx->ctx, FEMINT_ENOMEM, "Maxwell tables: out of memory");
-  memcpy(d, re->val, sizeof *d * nv);
-  memcpy(d + nv, re->curl, sizeof *d * nv);
-  for (int q = 0; q < nq; q++) geom_tet_nodes(nnode, &re->xq[3 * q], NULL, d + 2 * nv + (size_t)q * nnode * 3);
-  memcpy(d + 2 * nv + nd, re->wq, sizeof *d * nq);
+  maxwell_table_fill(mx->re, mx->mesh->m->nnode, d);
   if (precision == FEMINT_SINGLE) {
     float *f = malloc(sizeof *f * t->n);
     if (!f) {
@@ -238,19 +247,6 @@ static void cholesky3(const double *A, double *R)
   R[8] = sqrt(A[8] - R[2] * R[2] - R[5] * R[5]);
 }
 
-/* B = s P C P^T with P, C 3 x 3 (row-major). */
-static void congruence(double s, const double *P, const double *C, double *B)
-{
-  double PC[9];
-  for (int a = 0; a < 3; a++)
-    for (int j = 0; j < 3; j++)
-      PC[3 * a + j] = P[3 * a] * C[j] + P[3 * a + 1] * C[3 + j] + P[3 * a + 2] * C[6 + j];
-  for (int a = 0; a < 3; a++)
-    for (int b = 0; b < 3; b++)
-      B[3 * a + b] = s * (PC[3 * a] * P[3 * b] + PC[3 * a + 1] * P[3 * b + 1] +
-                          PC[3 * a + 2] * P[3 * b + 2]);
-}
-
 /* T_e = sum_q N_q^T A_q N_q with A_q = w |det J| J^-1 eps J^-T, S_e the same with the curls and
  * A_q = (w / |det J|) J^T nu J. Each A_q = R_q^T R_q, so that with the rows R_q F_q of all points
  * stacked into P (3 nq x nsh), M = P^T P: one symmetric rank-k update per cell. */
@@ -265,12 +261,12 @@ void maxwell_cell_matrix(const struct refel_tet *re, int which, int nnode, const
     geom_tet_jacobian(nnode, X, &re->xq[3 * q], J);
     const double adet = fabs(geom_inverse3(J, K));
     if (which == MAXWELL_T) {
-      congruence(re->wq[q] * adet, K, k, A);
+      tet_congruence(re->wq[q] * adet, K, k, A);
     } else {
       double JT[9];
       for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) JT[3 * i + j] = J[3 * j + i];
-      congruence(re->wq[q] / adet, JT, k + 9, A);
+      tet_congruence(re->wq[q] / adet, JT, k + 9, A);
     }
     cholesky3(A, R);
     const double *f = F + (size_t)q * 3 * nsh;

@@ -49,8 +49,9 @@ struct maxwell_batch {
   const struct femint_maxwell *mx;
   int which;                /* MAXWELL_T or MAXWELL_S */
   int precision;
-  int first, ncell;         /* cells first .. first + ncell - 1 (its parts of the vectors) */
-  struct cl_program_entry *program[FEMINT_MAX_CL_DEVICES]; /* the kernel on each OpenCL device (NULL: none) */
+  int ncell;                /* its cells (its parts of the vectors) */
+  struct cl_program_entry *const *program; /* [FEMINT_MAX_CL_DEVICES] the kernel of its matrix
+                                              on each OpenCL device (NULL: none) */
   int ran_on;               /* 1: a CPU worker ran it, 2: an OpenCL worker */
   int status;
   char msg[192];
@@ -87,10 +88,15 @@ struct maxwell_pattern_arg {
 struct maxwell_sum_arg {
   const struct femint_maxwell *mx;
   int precision;
-  struct cl_program_entry *program[FEMINT_MAX_CL_DEVICES];
+  struct cl_program_entry *const *program; /* [FEMINT_MAX_CL_DEVICES] coo_sum on each device */
   int status;
   char msg[192];
 };
+
+/* The doubles of the reference tables of re for cells of nnode nodes, and the tables themselves
+ * (the layout of struct maxwell_tables). */
+size_t maxwell_table_size(const struct refel_tet *re, int nnode);
+void maxwell_table_fill(const struct refel_tet *re, int nnode, double *d);
 
 /* The reference tables of a precision, built and registered on first use. */
 int maxwell_tables(struct femint_maxwell *mx, int precision, starpu_data_handle_t *h);

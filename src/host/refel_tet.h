@@ -163,18 +163,14 @@ int tet_coef_scalar(double eps_r, double mu_r, struct tet_coef *k);
  * FEMINT_EINVAL when either is not symmetric (to 1e-12 relative) or not positive definite. */
 int tet_coef_tensor(const double *eps_r, const double *mu_r, struct tet_coef *k);
 
+/* B = s P C P^T with P, C 3 x 3 (row-major): the per-point matrices of T and S. */
+void tet_congruence(double s, const double *P, const double *C, double *B);
+
 /* T[nsh*nsh] and S[nsh*nsh] (row-major; either may be NULL) of the cell with nodes X[nnode][3]
  * (nnode 4 or 10) and coefficients k, on the points of re, computing the geometry from scratch.
  * Returns 0, FEMINT_EINVAL (nnode), FEMINT_EJACOBIAN (det J = 0 at a point, or a sign change,
  * named in the message) or FEMINT_ENOMEM. */
 int tet_element_reference(const struct refel_tet *re, int nnode, const double *X,
                           const struct tet_coef *k, double *T, double *S);
-
-/* The per-point input of the batch kernel (kernels/tet_maxwell.cl): terms[nq][TET_NTERMS], the
- * symmetric w |det J| J^-1 eps J^-T then (w / |det J|) J^T nu J, each as xx, yy, zz, xy, xz, yz.
- * The errors of tet_element_reference. */
-#define TET_NTERMS 12
-int tet_pack_terms(const struct refel_tet *re, int nnode, const double *X, const struct tet_coef *k,
-                   double *terms);
 
 #endif

@@ -62,8 +62,7 @@ static void add_congruence(int nsh, const double *F, const double *A, double *Y,
           F[i] * Y[j] + F[nsh + i] * Y[nsh + j] + F[2 * nsh + i] * Y[2 * nsh + j];
 }
 
-/* B = s * P C P^T with P, C 3 x 3 (row-major). */
-static void congruence3(double s, const double *P, const double *C, double *B)
+void tet_congruence(double s, const double *P, const double *C, double *B)
 {
   for (int a = 0; a < 3; a++)
     for (int b = 0; b < 3; b++) {
@@ -88,10 +87,10 @@ static int point_matrices(const struct refel_tet *re, int q, int nnode, const do
                "tetrahedron integration: det J = %g at point %d (%g, %g, %g), sign %+g at point 0",
                det, q, re->xq[3 * q], re->xq[3 * q + 1], re->xq[3 * q + 2], *sign);
   const double adet = fabs(det);
-  congruence3(re->wq[q] * adet, K, k->eps, AT);
+  tet_congruence(re->wq[q] * adet, K, k->eps, AT);
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) JT[3 * i + j] = J[3 * j + i];
-  congruence3(re->wq[q] / adet, JT, k->nu, AS);
+  tet_congruence(re->wq[q] / adet, JT, k->nu, AS);
   return 0;
 }
 
@@ -118,24 +117,5 @@ int tet_element_reference(const struct refel_tet *re, int nnode, const double *X
     if (S) add_congruence(nsh, re->curl + at, AS, Y, S);
   }
   free(Y);
-  return 0;
-}
-
-int tet_pack_terms(const struct refel_tet *re, int nnode, const double *X, const struct tet_coef *k,
-                   double *terms)
-{
-  FEMINT_CHECK(nnode == 4 || nnode == 10, NULL, FEMINT_EINVAL,
-               "tetrahedron integration: %d nodes (4 or 10 supported)", nnode);
-  /* Packed symmetric order: xx, yy, zz, xy, xz, yz. */
-  static const int at[6] = {0, 4, 8, 1, 2, 5};
-  double sign = 0;
-  for (int q = 0; q < re->nq; q++) {
-    double AT[9], AS[9];
-    FEMINT_CALL(point_matrices(re, q, nnode, X, k, &sign, AT, AS));
-    for (int m = 0; m < 6; m++) {
-      terms[TET_NTERMS * q + m] = AT[at[m]];
-      terms[TET_NTERMS * q + 6 + m] = AS[at[m]];
-    }
-  }
   return 0;
 }

@@ -35,10 +35,10 @@ static int batch_cells(const struct femint_maxwell *mx, int nworker, int max_bat
   return n < 16 ? 16 : n;
 }
 
-/* Build the OpenCL programs a run needs on every driven device: the batch kernel of T and of S,
- * and the segmented sum. */
+/* Build the OpenCL programs a run needs on every driven device: the batch kernel of T
+ * (prog[MAXWELL_T]) and of S (prog[MAXWELL_S]), and the segmented sum (prog[2]). */
 static int build_programs(femint_context_t ctx, const struct femint_maxwell *mx, int precision,
-                          struct maxwell_batch *proto, struct maxwell_sum_arg *sum)
+                          struct cl_program_entry *prog[3][FEMINT_MAX_CL_DEVICES])
 {
   char *tet = femint_kernel_text("tet_maxwell.cl"), *coo = femint_kernel_text("coo.cl");
   int err = tet && coo ? 0 : femint_seterr(ctx, FEMINT_ENOMEM, "Maxwell kernels: out of memory");
@@ -51,9 +51,9 @@ static int build_programs(femint_context_t ctx, const struct femint_maxwell *mx,
       snprintf(opts, sizeof opts, "-DNSH=%d -DNQ=%d -DNNODE=%d -DWHICH=%d -DWG_SIZE=%d %s",
                mx->re->nsh, mx->re->nq, mx->mesh->m->nnode, which, maxwell_wg_size(mx->re->nsh),
                real);
-      err = femint_context_program(ctx, dev, tet, opts, "tet_matrix", &proto[which].program[dev]);
+      err = femint_context_program(ctx, dev, tet, opts, "tet_matrix", &prog[which][dev]);
     }
-    if (!err) err = femint_context_program(ctx, dev, coo, real, "coo_sum", &sum->program[dev]);
+    if (!err) err = femint_context_program(ctx, dev, coo, real, "coo_sum", &prog[2][dev]);
   }
   free(tet);
   free(coo);
@@ -316,24 +316,25 @@ int femint_maxwell_assemble(femint_context_t ctx, femint_maxwell_t mx, int ncv, 
 
   /* Batches: contiguous runs of cells. */
   const int per = batch_cells(mx, ctx->nworker, o.max_batch, rs);
-  const int nbatch = m->ncell ? (m->ncell + per - 1) / per : 0;
-  struct maxwell_batch *b = calloc((size_t)2 * (nbatch + 1), sizeof *b);
-  uint32_t *len = malloc(sizeof *len * (3 * (size_t)nbatch + 1));
-  struct starpu_task **tasks = calloc((size_t)2 * (nbatch + 1), sizeof *tasks);
+  const int nbatch = (m->ncell + per - 1) / per; /* a mesh has cells */
+  struct maxwell_batch *b = calloc((size_t)2 * nbatch, sizeof *b);
+  uint32_t *len = malloc(sizeof *len * 3 * (size_t)nbatch);
+  struct starpu_task **tasks = calloc((size_t)2 * nbatch, sizeof *tasks);
   void *nodes = NULL, *coef = NULL;
   int err = !b || !len || !tasks ? femint_seterr(ctx, FEMINT_ENOMEM, "Maxwell assembly: out of memory") : 0;
   if (!err) err = femint_host_alloc(ctx, (size_t)m->ncell * nn * rs + 64, &nodes);
   if (!err) err = femint_host_alloc(ctx, (size_t)m->ncell * MAXWELL_NCOEF * rs + 64, &coef);
-  struct maxwell_sum_arg sum[2];
-  memset(sum, 0, sizeof sum);
+  struct cl_program_entry *prog[3][FEMINT_MAX_CL_DEVICES] = {{NULL}};
   const double tb = femint_now();
-  if (!err && usable) err = build_programs(ctx, mx, o.precision, b, &sum[0]);
+  if (!err && usable) err = build_programs(ctx, mx, o.precision, prog);
   st.t_programs += femint_now() - tb;
   if (err) goto out;
-  memcpy(sum[1].program, sum[0].program, sizeof sum[0].program);
+  struct maxwell_sum_arg sum[2];
+  memset(sum, 0, sizeof sum);
   for (int which = 0; which < 2; which++) {
     sum[which].mx = mx;
     sum[which].precision = o.precision;
+    sum[which].program = prog[2];
   }
 
   const double tk = femint_now();
@@ -349,11 +350,10 @@ int femint_maxwell_assemble(femint_context_t ctx, femint_maxwell_t mx, int ncv, 
     len[2 * nbatch + i] = (uint32_t)(nc * n2);
     for (int which = 0; which < 2; which++) {
       struct maxwell_batch *x = &b[2 * i + which];
-      if (i > 0) memcpy(x->program, b[which].program, sizeof x->program);
+      x->program = prog[which];
       x->mx = mx;
       x->which = which;
       x->precision = o.precision;
-      x->first = i * per;
       x->ncell = nc;
     }
   }
@@ -368,24 +368,22 @@ int femint_maxwell_assemble(femint_context_t ctx, femint_maxwell_t mx, int ncv, 
   if (!err) err = new_matrix(ctx, mx, S);
   st.t_pack += femint_now() - tm;
   if (err) goto release;
-  if (nbatch > 0) {
-    for (int which = 0; which < 2 && !err; which++) {
-      coo_mem[which] = starpu_malloc_on_node(gnode, coo_bytes);
-      if (femint_host_alloc(ctx, rs * (mx->nnz + 1), &val[which])) val[which] = NULL;
-      if (!coo_mem[which] || !val[which])
-        err = femint_seterr(ctx, FEMINT_ENOMEM,
-                            "Maxwell assembly: out of memory for %lld COO values on node %u",
-                            (long long)mx->nslot, gnode);
-    }
-    if (err) goto release;
-    h_nodes = partitioned(STARPU_MAIN_RAM, (uintptr_t)nodes, (size_t)m->ncell * nn, rs, nbatch, len);
-    h_coef = partitioned(STARPU_MAIN_RAM, (uintptr_t)coef, (size_t)m->ncell * MAXWELL_NCOEF, rs,
-                         nbatch, len + nbatch);
-    for (int which = 0; which < 2; which++) {
-      h_coo[which] = partitioned(gnode, coo_mem[which], (size_t)mx->nslot, rs, nbatch, len + 2 * nbatch);
-      starpu_vector_data_register(&h_val[which], STARPU_MAIN_RAM, (uintptr_t)val[which],
-                                  (uint32_t)(mx->nnz + 1), rs);
-    }
+  for (int which = 0; which < 2 && !err; which++) {
+    coo_mem[which] = starpu_malloc_on_node(gnode, coo_bytes);
+    if (femint_host_alloc(ctx, rs * (mx->nnz + 1), &val[which])) val[which] = NULL;
+    if (!coo_mem[which] || !val[which])
+      err = femint_seterr(ctx, FEMINT_ENOMEM,
+                          "Maxwell assembly: out of memory for %lld COO values on node %u",
+                          (long long)mx->nslot, gnode);
+  }
+  if (err) goto release;
+  h_nodes = partitioned(STARPU_MAIN_RAM, (uintptr_t)nodes, (size_t)m->ncell * nn, rs, nbatch, len);
+  h_coef = partitioned(STARPU_MAIN_RAM, (uintptr_t)coef, (size_t)m->ncell * MAXWELL_NCOEF, rs,
+                       nbatch, len + nbatch);
+  for (int which = 0; which < 2; which++) {
+    h_coo[which] = partitioned(gnode, coo_mem[which], (size_t)mx->nslot, rs, nbatch, len + 2 * nbatch);
+    starpu_vector_data_register(&h_val[which], STARPU_MAIN_RAM, (uintptr_t)val[which],
+                                (uint32_t)(mx->nnz + 1), rs);
   }
 
   /* Integration: the T and S tasks of each batch. */
@@ -411,7 +409,7 @@ int femint_maxwell_assemble(femint_context_t ctx, femint_maxwell_t mx, int ncv, 
   /* Sums where the COO values are gathered. */
   const double ts = femint_now();
   struct starpu_task *sums[2] = {NULL, NULL};
-  for (int which = 0; which < 2 && nbatch > 0; which++) {
+  for (int which = 0; which < 2; which++) {
     starpu_data_unpartition(h_coo[which], gnode);
     if (err) continue;
     struct starpu_task *t = starpu_task_create();
@@ -448,7 +446,7 @@ int femint_maxwell_assemble(femint_context_t ctx, femint_maxwell_t mx, int ncv, 
 
   /* The CSR values to the host. */
   const double td = femint_now();
-  for (int which = 0; which < 2 && !err && nbatch > 0; which++) {
+  for (int which = 0; which < 2 && !err; which++) {
     starpu_data_acquire(h_val[which], STARPU_R);
     double *dst = (which ? *S : *T)->csr.values;
     const float *fs = val[which];
@@ -457,8 +455,6 @@ int femint_maxwell_assemble(femint_context_t ctx, femint_maxwell_t mx, int ncv, 
     for (int64_t u = 0; u < mx->nnz; u++) dst[u] = single ? fs[u] : ds[u];
     starpu_data_release(h_val[which]);
   }
-  if (!err && nbatch == 0)
-    for (int which = 0; which < 2; which++) memset((which ? *S : *T)->csr.values, 0, sizeof(double) * mx->nnz);
   st.t_download = femint_now() - td;
   for (int i = 0; i < 2 * nbatch; i++) {
     st.tasks_cpu += b[i].ran_on == 1;
