@@ -4,10 +4,31 @@
 #define FEMINT_TEST_COMMON_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "femint.h"
 #include "tap.h"
+
+/* A fresh StarPU home for this test, with dmda: uncalibrated performance models make dmda
+ * calibrate every kind of worker, so both kinds get tasks. Call before test_init. */
+static char test_starpu_home[64];
+static inline void test_fresh_dmda(const char *test)
+{
+  snprintf(test_starpu_home, sizeof test_starpu_home, "/tmp/femint-%s-XXXXXX", test);
+  if (!mkdtemp(test_starpu_home)) tap_skip_all("cannot create a temporary StarPU home");
+  setenv("STARPU_HOME", test_starpu_home, 1);
+  setenv("STARPU_SCHED", "dmda", 1);
+}
+
+/* Remove that StarPU home (after femint_finalize). */
+static inline void test_fresh_dmda_remove(void)
+{
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", test_starpu_home);
+  if (system(cmd)) tap_diag("could not remove %s", test_starpu_home);
+}
 
 /* Start femint quietly; NULL (and a TAP skip of everything) if StarPU cannot start. */
 static inline femint_context_t test_init(void)

@@ -1,7 +1,6 @@
 /* Test: with CPU and OpenCL workers, dmda gives integration tasks to both kinds, and the assembled
  * matrix equals the CPU-only and the OpenCL-only results (double to rounding, single to 1e-5). */
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "common.h"
 
@@ -27,11 +26,7 @@ static double matrix_reldiff(femint_matrix_t A, femint_matrix_t B)
 
 int main(void)
 {
-  /* A fresh StarPU home: uncalibrated models make dmda calibrate every worker kind. */
-  char home[] = "/tmp/femint-t401-XXXXXX";
-  if (!mkdtemp(home)) tap_skip_all("cannot create a temporary StarPU home");
-  setenv("STARPU_HOME", home, 1);
-  setenv("STARPU_SCHED", "dmda", 1);
+  test_fresh_dmda("t401");
   femint_context_t ctx = test_init();
   int ncpu, nocl;
   femint_context_workers(ctx, &ncpu, &nocl, NULL);
@@ -79,8 +74,6 @@ int main(void)
   femint_mesh_destroy(&mesh);
   free(orders);
   femint_finalize(&ctx);
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", home);
-  if (system(cmd)) tap_diag("could not remove %s", home);
+  test_fresh_dmda_remove();
   return tap_done();
 }

@@ -4,7 +4,6 @@
  * discrete gradients are in the kernel of S; bad input is refused with the culprit named. */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "host/maxwell.h"
 #include "tet_common.h"
@@ -98,10 +97,7 @@ static void pattern_case(const struct tet_space *sp, uint64_t *rng)
 
 int main(void)
 {
-  char home[] = "/tmp/femint-t406-XXXXXX";
-  if (!mkdtemp(home)) tap_skip_all("cannot create a temporary StarPU home");
-  setenv("STARPU_HOME", home, 1);
-  setenv("STARPU_SCHED", "dmda", 1);
+  test_fresh_dmda("t406");
   femint_context_t ctx = test_init();
   int ncpu, nocl;
   femint_context_workers(ctx, &ncpu, &nocl, NULL);
@@ -226,5 +222,6 @@ int main(void)
   free(k);
   femint_tet_mesh_destroy(&mesh);
   femint_finalize(&ctx);
+  test_fresh_dmda_remove();
   return tap_done();
 }
