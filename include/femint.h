@@ -138,95 +138,142 @@ FEMINT_EXPORT int femint_context_local_rank(femint_context_t ctx, int *rank, con
 
 /* ---- Reference elements ---- */
 
-/** Element shapes: the prism (3D, seed 000) and the quadrilateral (2D, seed 003; straight or
- *  curved with the 8-node geometry): meshes, spaces, forms, assembly, integration and loads take
- *  either; a mesh holds cells of one shape. The tetrahedron (H(curl), orders 1-3, seed 004) has
- *  its own mesh and space objects (femint_tet_mesh_t, femint_maxwell_t); femint_refel_info
- *  describes it too. */
-enum femint_shape { FEMINT_PRISM = 1, FEMINT_QUAD = 2, FEMINT_TET = 3 };
+/** Element shapes. Meshes, spaces, forms and operators take every shape; the families a shape
+ *  has are in femint_refel_info. */
+enum femint_shape {
+  FEMINT_PRISM = 1, /**< 3D, 6 vertices: hierarchical H1 of orders 1-7 (seed 000) */
+  FEMINT_QUAD = 2,  /**< 2D, 4 vertices, straight or curved (8-node geometry): seed 003's
+                         reduced Lobatto H1 space of orders 1-7 */
+  FEMINT_TET = 3    /**< 3D, 4 vertices, straight or curved (10-node geometry): hierarchical
+                         H(curl) of orders 1-3 (seed 004) */
+};
+/** Function space families. */
+enum femint_family {
+  FEMINT_H1 = 1,   /**< continuous fields of 1..5 components (prisms, quadrilaterals) */
+  FEMINT_HCURL = 2 /**< vector fields with continuous tangential traces (tetrahedra) */
+};
 #define FEMINT_MAX_ORDER 7
 
 struct femint_refel_info {
-  int nsh;       /**< shape functions */
+  int nsh;       /**< shape functions (H(curl): vector functions) */
   int nq;        /**< quadrature points */
-  int degree;    /**< exactness degree of the quadrature (polynomials of total degree <= degree) */
-  int tri_points;  /**< points of the triangle rule (prism: nq = tri_points * line_points) */
-  int line_points; /**< points of the Gauss-Legendre rule */
+  int degree;    /**< exactness degree of the quadrature (polynomials of total degree <= degree;
+                      the quadrilateral: in each variable) */
+  int tri_points;  /**< prism: points of the triangle rule (nq = tri_points * line_points) */
+  int line_points; /**< prism and quadrilateral: points of the Gauss-Legendre rule */
 };
-/** @brief Sizes of the reference element of a shape and order (the tetrahedron: its H(curl)
- *  functions, orders 1-3, and its symmetric rule; no triangle or line points).
- *  @return 0, FEMINT_EORDER, FEMINT_ENOTSUP (an unknown shape). */
-FEMINT_EXPORT int femint_refel_info(int shape, int order, struct femint_refel_info *info);
+/** @brief Sizes of the reference element of a shape, family and order (the tetrahedron's rule
+ *  is a symmetric one: no triangle or line points).
+ *  @return 0; FEMINT_EORDER; FEMINT_ENOTSUP (an unknown shape, or a family the shape does not
+ *  have, named). */
+FEMINT_EXPORT int femint_refel_info(int shape, int family, int order,
+                                    struct femint_refel_info *info);
 
-/* ---- Meshes ---- */
+/* ---- Meshes ----
+ * One mesh type for every shape; a mesh holds cells of one shape. Vertices have 3 coordinates
+ * (z = 0 for quadrilaterals). Cells are straight, or curved with one geometric node per edge
+ * (8-node quadrilaterals, 10-node tetrahedra: the image of the edge's midpoint). Every cell has
+ * a material (0 unless a file or the caller gives one), every vertex a global id (its index,
+ * unless a file or the caller gives one), every boundary face a tag (0: untagged).
+ * Local vertex orders: a prism lists its bottom triangle 0,1,2 counter-clockwise seen from
+ * above, then its top 3,4,5 above 0,1,2 (femint reorders the vertices of each cell so that
+ * cells sharing a triangle list it alike); a quadrilateral lists its vertices counter-clockwise;
+ * a tetrahedron is stored with its vertices in ascending order of their global ids, so that a
+ * shared edge or face meets the same vertex order from both of its cells. */
 
 typedef struct femint_mesh *femint_mesh_t;
 
-/** @brief A box [0,lx]x[0,ly]x[0,lz] of nx*ny*nz hexahedral cells, each cut into 2 prisms.
- *  Interior vertices are moved at random by up to perturb times the smallest spacing (0 <= perturb
- *  < 0.5); the move is shrunk until every Jacobian is positive. Boundary faces are tagged 1..6 for
- *  x=0, x=lx, y=0, y=ly, z=0, z=lz. */
-FEMINT_EXPORT int femint_mesh_create_box(femint_context_t ctx, int nx, int ny, int nz, double lx,
-                                         double ly, double lz, double perturb, unsigned seed,
-                                         femint_mesh_t *mesh);
-/** @brief A prism mesh from arrays: coords[nvert][3], cells[ncell][6] (bottom triangle 0,1,2
- *  counter-clockwise seen from above, then top 3,4,5 above 0,1,2). Checks every Jacobian. */
-FEMINT_EXPORT int femint_mesh_create_prisms(femint_context_t ctx, int nvert, const double *coords,
-                                            int ncell, const int *cells, femint_mesh_t *mesh);
-/** @brief A rank's part of a prism mesh: femint_mesh_create_prisms with the global id of every
- *  vertex (which decides the local vertex order of the cells, the directions of the edges and
- *  the orientations of the faces; see "Distributed codes" below), the material of every cell and
- *  the tags of boundary faces. Boundary faces not listed, the faces between parts among them,
- *  have tag 0.
+/** @brief A mesh of one shape from arrays. Checks every cell (det J > 0 everywhere on prisms
+ *  and quadrilaterals, certified, not sampled; tetrahedra must not be flat or folded).
+ *  @param[in] shape FEMINT_PRISM, FEMINT_QUAD or FEMINT_TET.
+ *  @param[in] coords [nvert][dim] vertex coordinates, dim 3 (prisms, tetrahedra) or 2
+ *  (quadrilaterals). @param[in] cells [ncell][nv] vertex indices (6, 4 or 4 per cell, in the
+ *  local order above; tetrahedra in any order).
+ *  @param[in] edge_nodes NULL (straight cells) or [ncell][ne][dim]: the geometric node of each
+ *  edge of each cell, making the cells curved. The edges of a cell are taken in the order of
+ *  its vertices as given: a quadrilateral's (0,1), (1,2), (2,3), (3,0), a tetrahedron's (0,1),
+ *  (0,2), (0,3), (1,2), (1,3), (2,3); cells sharing an edge must give it the same node. Prisms
+ *  are straight (NULL). Boundary faces get tag 0.
+ *  @return 0; FEMINT_EINVAL (a NULL array, a count out of range); FEMINT_EMESH (a vertex index
+ *  out of range or repeated, a coordinate that is not finite, a face of more than two cells,
+ *  edge nodes that disagree: the cells named); FEMINT_EJACOBIAN (a tangled, clockwise or flat
+ *  cell, named); FEMINT_ENOTSUP (edge nodes for prisms); FEMINT_ENOMEM. */
+FEMINT_EXPORT int femint_mesh_create(femint_context_t ctx, int shape, int nvert,
+                                     const double *coords, int ncell, const int *cells,
+                                     const double *edge_nodes, femint_mesh_t *mesh);
+/** @brief A rank's part of a mesh: femint_mesh_create with the global id of every vertex (which
+ *  decides the local vertex order of the cells, the directions of the edges and the orientations
+ *  of the faces; see "Distributed codes" below), the material of every cell and the tags of
+ *  boundary faces. Boundary faces not listed, the faces between parts among them, have tag 0.
  *  @param[in] global_ids [nvert] distinct ids >= 0 (the numbers of the vertices in the whole mesh).
  *  @param[in] materials NULL (0 for every cell) or [ncell] (femint_mesh_cell_materials).
  *  @param[in] faces [nface][4] the vertices (indices into coords) of boundary faces in any order,
- *  -1 as the fourth of a triangle. @param[in] tags [nface] their tags (> 0 for
- *  femint_assemble_options.traction). @return 0; FEMINT_EINVAL; FEMINT_EMESH (a repeated or
- *  negative global id, a listed face that is not a boundary face, and as
- *  femint_mesh_create_prisms); FEMINT_EJACOBIAN; FEMINT_ENOMEM. */
-FEMINT_EXPORT int femint_mesh_create_prisms_part(femint_context_t ctx, int nvert,
-                                                 const double *coords, const int64_t *global_ids,
-                                                 int ncell, const int *cells,
-                                                 const int *materials, int nface,
-                                                 const int *faces, const int *tags,
-                                                 femint_mesh_t *mesh);
-/** @brief A prism mesh (3D) or a quadrilateral mesh (2D) from a Gmsh MSH file: ASCII format
- *  2.2, ASCII or binary format 4.1 (sections $MeshFormat, $PhysicalNames, $Nodes, $Elements;
- *  $Entities and $PartitionedEntities in 4.1; others are skipped). Elements of every type whose
- *  node count is known (Gmsh's types 1-33, 36-66, 71-75, 90-98, 106-110, 118-124 and 137) are
- *  read. The cells are the file's elements of the highest dimension; their dimension decides the
- *  mesh:
- *  - 3D: 6-node prisms (element type 6), whose node order (bottom triangle 0,1,2, top 3,4,5
- *    above them) is the one of femint_mesh_create_prisms. Triangles and quadrangles give their
- *    physical tag (2.2: the first tag; 4.1: the first physical tag of their surface entity; 0 if
- *    none) to the boundary face with their corners.
- *  - 2D: 4-, 8- and 9-node quadrangles (types 3, 16, 10) in the plane z = 0, as
- *    femint_mesh_create_quads makes them: a clockwise cell (a surface whose normal is -z) is
- *    reversed; the edge nodes of 8- and 9-node cells are the midpoint nodes of curved edges (a
- *    4-node cell among them has straight edges); the centre node of a 9-node cell is ignored
- *    (femint's curved quadrilateral is the 8-node serendipity element). Lines (types 1 and 8)
- *    give their physical tag to the boundary edge with their end nodes.
- *  A file whose cells include other shapes (tetrahedra, hexahedra, pyramids, prisms of higher
- *  order; triangles or higher-order quadrangles of a 2D mesh) is refused, naming them. Points are
- *  ignored, and so are faces (edges) without a physical tag.
- *  The physical tag of a cell (found the same way from its volume or surface entity) is its
- *  material (femint_mesh_cell_materials), the node tag of a vertex its global id
+ *  -1 after the last (a triangle has 3, a quadrilateral's edge 2). @param[in] tags [nface] their
+ *  tags (> 0). @return as femint_mesh_create; FEMINT_EMESH also for a repeated or negative global
+ *  id and a listed face that is not a boundary face. */
+FEMINT_EXPORT int femint_mesh_create_part(femint_context_t ctx, int shape, int nvert,
+                                          const double *coords, const int64_t *global_ids,
+                                          int ncell, const int *cells, const double *edge_nodes,
+                                          const int *materials, int nface, const int *faces,
+                                          const int *tags, femint_mesh_t *mesh);
+/** @brief The box [0,lx]x[0,ly]x[0,lz] of nx*ny*nz hexahedral blocks, each cut into 2 prisms
+ *  (FEMINT_PRISM) or into the 6 tetrahedra around its diagonal from (0,0,0) to (1,1,1)
+ *  (FEMINT_TET); with FEMINT_QUAD the rectangle [0,lx]x[0,ly] of nx*ny quadrilaterals (nz must
+ *  be 1; lz is ignored). Interior vertices are moved at random by up to perturb times the
+ *  smallest spacing (0 <= perturb < 0.5; the sequence depends on seed only); the move is shrunk
+ *  until every cell is valid. Boundary faces are tagged 1..6 for x=0, x=lx, y=0, y=ly, z=0,
+ *  z=lz (1..4 in 2D). Cells are numbered block by block, x fastest, then y, then z. */
+FEMINT_EXPORT int femint_mesh_create_box(femint_context_t ctx, int shape, int nx, int ny, int nz,
+                                         double lx, double ly, double lz, double perturb,
+                                         unsigned seed, femint_mesh_t *mesh);
+/** @brief The annulus sector r0 <= r <= r1, 0 <= theta <= angle as nr (radially) x nt curved
+ *  8-node quadrilaterals whose circumferential edges have their nodes on the exact circles (the
+ *  quadratic map approximates the arcs). Boundary edges are tagged 1: r = r0, 2: r = r1,
+ *  3: theta = 0, 4: theta = angle. */
+FEMINT_EXPORT int femint_mesh_create_annulus(femint_context_t ctx, int nr, int nt, double r0,
+                                             double r1, double angle, femint_mesh_t *mesh);
+/** @brief Make the cells curved (one node per edge, at its midpoint, if they were straight) and
+ *  move every vertex and edge node x by y = x + amplitude * s(x) (1, 1, 1), s(x) = sin(pi x'/lx)
+ *  sin(pi y'/ly) sin(pi z'/lz) with x' = x - the lower corner of the mesh's bounding box
+ *  lx x ly x lz (in 2D without the z factor and component): the faces of the bounding box stay
+ *  where they are. Quadrilaterals and tetrahedra; the cells keep the exact image of the map at
+ *  their nodes. Call before creating spaces on the mesh.
+ *  @return 0; FEMINT_EINVAL (amplitude not finite); FEMINT_ENOTSUP (prisms);
+ *  FEMINT_EJACOBIAN when a cell folds (named; the mesh is then unusable: destroy it). */
+FEMINT_EXPORT int femint_mesh_warp(femint_mesh_t mesh, double amplitude);
+/** @brief A mesh from a Gmsh MSH file: ASCII format 2.2, ASCII or binary format 4.1 (sections
+ *  $MeshFormat, $PhysicalNames, $Nodes, $Elements; $Entities and $PartitionedEntities in 4.1;
+ *  others are skipped). Elements of every type whose node count is known (Gmsh's types 1-33,
+ *  36-66, 71-75, 90-98, 106-110, 118-124 and 137) are read. The cells are the file's elements
+ *  of the highest dimension; their type decides the mesh:
+ *  - 6-node prisms (type 6), whose node order (bottom triangle 0,1,2, top 3,4,5 above them) is
+ *    the one of femint_mesh_create;
+ *  - 4- and 10-node tetrahedra (types 4 and 11; the edge nodes of a 10-node cell make it curved,
+ *    and a 4-node cell among them has straight edges);
+ *  - 2D: 4-, 8- and 9-node quadrangles (types 3, 16, 10) in the plane z = 0: a clockwise cell
+ *    (a surface whose normal is -z) is reversed; the edge nodes of 8- and 9-node cells make them
+ *    curved; the centre node of a 9-node cell is ignored (femint's curved quadrilateral is the
+ *    8-node serendipity element).
+ *  The boundary faces take the physical tag (2.2: the first tag; 4.1: the first physical tag of
+ *  its entity; 0 if none) of the elements one dimension lower with their corners: triangles and
+ *  quadrangles in 3D, lines in 2D. A file whose cells mix shapes, or are of another shape
+ *  (hexahedra, pyramids, prisms of higher order, triangles), is refused, naming them. Points are
+ *  ignored, and so are faces without a physical tag.
+ *  The physical tag of a cell (found the same way from its entity) is its material
+ *  (femint_mesh_cell_materials), the node tag of a vertex its global id
  *  (femint_mesh_vertex_global_ids). Vertices are the corner nodes of the cells, numbered by
- *  ascending node tag; cells keep the order of the file (type by type in a file of 4-node
- *  and curved quadrangles). A partitioned file (one written whole or
- *  one partition of it, as Gmsh writes with Mesh.PartitionSplitMeshFiles = 1) gives all the
- *  cells it holds, ghost cells left out; the entities of its partitions take the physical tags of
- *  their parents. ctx may be NULL (the message then goes to femint_last_error(NULL)).
- *  @param[in] path the file. @param[out] mesh the mesh.
+ *  ascending node tag; cells keep the order of the file (type by type in a file of straight and
+ *  curved cells). A partitioned file (one written whole or one partition of it, as Gmsh writes
+ *  with Mesh.PartitionSplitMeshFiles = 1) gives all the cells it holds, ghost cells left out; the
+ *  entities of its partitions take the physical tags of their parents. ctx may be NULL (the
+ *  message then goes to femint_last_error(NULL)).
  *  @return 0; FEMINT_EIO (the file cannot be read); FEMINT_ENOTSUP (binary 2.2, a version other
- *  than 2.x and 4.1, cells of another shape: "PATH: 120 tetrahedra (Gmsh type 4): this femint
- *  mesh holds prisms only ...", a quadrangle off the plane z = 0); FEMINT_EMESH ("PATH:LINE: ..."
- *  in an ASCII file, "PATH: byte N: ..." in a binary one, for a missing or truncated section, a
- *  bad number, a count that does not match, an unknown element type or node tag, a bad
- *  byte-order marker, a tagged face or edge that is not on the boundary, cells that give a shared
- *  edge different midpoints); FEMINT_EJACOBIAN (a tangled cell, named by its cell and line);
- *  FEMINT_ENOMEM. */
+ *  than 2.x and 4.1, cells of another shape: "PATH: 120 hexahedra (Gmsh type 5): ...", a
+ *  quadrangle off the plane z = 0); FEMINT_EMESH ("PATH:LINE: ..." in an ASCII file,
+ *  "PATH: byte N: ..." in a binary one, for a missing or truncated section, a bad number, a count
+ *  that does not match, an unknown element type or node tag, a bad byte-order marker, a tagged
+ *  face that is not on the boundary, cells that give a shared edge different nodes);
+ *  FEMINT_EJACOBIAN (a tangled or flat cell, named by its cell and line); FEMINT_ENOMEM. */
 FEMINT_EXPORT int femint_mesh_read_gmsh(femint_context_t ctx, const char *path,
                                         femint_mesh_t *mesh);
 /** @brief femint_mesh_read_gmsh, keeping only partition part of a partitioned file: the cells
@@ -240,90 +287,109 @@ FEMINT_EXPORT int femint_mesh_read_gmsh(femint_context_t ctx, const char *path,
  *  has no cell). */
 FEMINT_EXPORT int femint_mesh_read_gmsh_part(femint_context_t ctx, const char *path, int part,
                                              femint_mesh_t *mesh);
-/** @brief A quadrilateral mesh (2D) from arrays: coords[nvert][2]; cells[ncell][4], the vertices
- *  of each cell counter-clockwise; mid NULL (straight edges: the 4-node bilinear map) or
- *  mid[ncell][4][2], the midpoint node of each edge of each cell in edge order (0: vertices 0-1,
- *  1: 1-2, 2: 2-3, 3: 3-0), which makes every cell an 8-node (serendipity) element of seed 003;
- *  cells sharing an edge give it the same midpoint. det J > 0 is certified on every cell (not
- *  just sampled). Boundary faces are the boundary edges (2 vertices each), with tag 0.
- *  @return 0; FEMINT_EINVAL; FEMINT_EMESH (a vertex index out of range or repeated, a coordinate
- *  not finite, an edge of more than 2 cells, midpoints that disagree: the cells are named);
- *  FEMINT_EJACOBIAN (a tangled or clockwise cell, named); FEMINT_ENOMEM. */
-FEMINT_EXPORT int femint_mesh_create_quads(femint_context_t ctx, int nvert, const double *coords,
-                                           int ncell, const int *cells, const double *mid,
-                                           femint_mesh_t *mesh);
-/** @brief The rectangle [0,lx]x[0,ly] as nx*ny straight quadrilaterals; interior vertices moved at
- *  random by up to perturb times the smallest spacing (0 <= perturb < 0.5; the move is halved
- *  until every cell is valid). Boundary edges are tagged 1..4 for x=0, x=lx, y=0, y=ly. */
-FEMINT_EXPORT int femint_mesh_create_rectangle(femint_context_t ctx, int nx, int ny, double lx,
-                                               double ly, double perturb, unsigned seed,
-                                               femint_mesh_t *mesh);
-/** @brief The annulus sector r0 <= r <= r1, 0 <= theta <= angle as nr (radially) x nt curved
- *  8-node quadrilaterals whose circumferential edges have their midpoints on the exact circles
- *  (the quadratic map approximates the arcs). Boundary edges are tagged 1: r = r0, 2: r = r1,
- *  3: theta = 0, 4: theta = angle. */
-FEMINT_EXPORT int femint_mesh_create_annulus(femint_context_t ctx, int nr, int nt, double r0,
-                                             double r1, double angle, femint_mesh_t *mesh);
-/** @brief The shape of a mesh's cells: FEMINT_PRISM or FEMINT_QUAD (or FEMINT_EINVAL). */
+/** @brief The shape of a mesh's cells (enum femint_shape), or FEMINT_EINVAL. */
 FEMINT_EXPORT int femint_mesh_shape(femint_mesh_t mesh);
 FEMINT_EXPORT int femint_mesh_destroy(femint_mesh_t *mesh);
 FEMINT_EXPORT int femint_mesh_num_cells(femint_mesh_t mesh);
 FEMINT_EXPORT int femint_mesh_num_vertices(femint_mesh_t mesh);
 FEMINT_EXPORT int femint_mesh_num_boundary_faces(femint_mesh_t mesh);
-/** @brief Vertex coordinates of a cell in femint's local order: X[6][3] for a prism, X[4][3]
- *  (z = 0) for a quadrilateral. */
+/** @brief Geometric nodes per cell: the vertices (6, 4, 4) of straight cells, 8 for curved
+ *  quadrilaterals, 10 for curved tetrahedra. */
+FEMINT_EXPORT int femint_mesh_num_nodes(femint_mesh_t mesh);
+/** @brief Vertex coordinates of a cell in femint's local order: X[nv][3] (z = 0 in 2D). */
 FEMINT_EXPORT int femint_mesh_cell_coords(femint_mesh_t mesh, int cell, double *X);
+/** @brief The geometric nodes of a cell: X[femint_mesh_num_nodes][3], the vertices as
+ *  femint_mesh_cell_coords gives them, then the edge nodes of a curved cell in the local edge
+ *  order (a quadrilateral's (0,1), (1,2), (2,3), (3,0); a tetrahedron's (0,1), (0,2), (0,3),
+ *  (1,2), (1,3), (2,3)). */
+FEMINT_EXPORT int femint_mesh_cell_nodes(femint_mesh_t mesh, int cell, double *X);
 FEMINT_EXPORT int femint_mesh_vertex_coords(femint_mesh_t mesh, int vertex, double *x);
 /** @brief Whether a vertex lies on the boundary (1) or not (0). */
 FEMINT_EXPORT int femint_mesh_vertex_on_boundary(femint_mesh_t mesh, int vertex);
 /** @brief Borrow the global id of every vertex (num_vertices values, valid until the mesh is
  *  destroyed): the Gmsh node tag for a mesh read from a file, the caller's for
- *  femint_mesh_create_prisms_part, the vertex index otherwise.
+ *  femint_mesh_create_part, the vertex index otherwise.
  *  @param[out] ids the array. @return 0, FEMINT_EINVAL. */
 FEMINT_EXPORT int femint_mesh_vertex_global_ids(femint_mesh_t mesh, const int64_t **ids);
 /** @brief Borrow the material of every cell (num_cells values, valid until the mesh is
- *  destroyed): the physical tag of the prism for a mesh read from a Gmsh file (0 if it has
- *  none), 0 otherwise. Forms take one coefficient per cell: a caller maps materials to them.
+ *  destroyed): the physical tag of the cell for a mesh read from a Gmsh file (0 if it has
+ *  none), the caller's for femint_mesh_create_part, 0 otherwise. Forms take one coefficient per
+ *  cell: a caller maps materials to them.
  *  @param[out] materials the array. @return 0, FEMINT_EINVAL. */
 FEMINT_EXPORT int femint_mesh_cell_materials(femint_mesh_t mesh, const int **materials);
-/** @brief The volume (area in 2D) of a mesh: the sum over its cells of the integral of det J
- *  (exact for prisms with straight edges and bilinear quadrilateral faces, and for 4- and 8-node
- *  quadrilaterals). @return 0, FEMINT_EINVAL. */
+/** @brief The volume (area in 2D) of a mesh: the sum over its cells of the integral of |det J|
+ *  (exact for prisms with straight edges and bilinear quadrilateral faces, 4- and 8-node
+ *  quadrilaterals and 4- and 10-node tetrahedra). @return 0, FEMINT_EINVAL. */
 FEMINT_EXPORT int femint_mesh_volume(femint_mesh_t mesh, double *volume);
 
-/* ---- Function spaces: DOF maps of H1 hierarchical vector fields ----
- * Prisms: the hierarchical basis of seed 000 (vertex, edge, face and interior modes).
- * Quadrilaterals: seed 003's reduced Lobatto space (vertex, edge and interior modes; p >= 4 keeps
- * the interior modes of total degree <= p). Per-cell orders with the minimum rule on shared
- * entities; modes of odd degree change sign with the direction of their edge. */
+/* ---- Function spaces: DOF maps ----
+ * FEMINT_H1: prisms take the hierarchical basis of seed 000 (vertex, edge, face and interior
+ * modes), quadrilaterals seed 003's reduced Lobatto space (vertex, edge and interior modes; p >= 4
+ * keeps the interior modes of total degree <= p); per-cell orders with the minimum rule on
+ * shared entities; modes of odd degree change sign with the direction of their edge.
+ * FEMINT_HCURL: tetrahedra take the hierarchical Nedelec (first kind) basis of seed 004 (edge,
+ * face and interior functions; 6, 20, 45 per cell at orders 1, 2, 3), one order for every cell;
+ * its functions are vector valued (one component). DOFs are numbered in the order in which the
+ * cells meet them (cell 0's first, then those of cell 1 not met yet, ...). */
 
 typedef struct femint_space *femint_space_t;
 
-/** @brief An H1 space of ncomp (1..5) components on a mesh. orders: one order per cell (1..7), or
- *  NULL with uniform_order. Shared edges and faces take the lowest order of their cells (the
- *  minimum rule) so that the space is conforming. */
-FEMINT_EXPORT int femint_space_create(femint_context_t ctx, femint_mesh_t mesh, int ncomp,
-                                      const int *orders, int uniform_order, femint_space_t *space);
+/** @brief A space of a family on a mesh.
+ *  @param[in] family FEMINT_H1 (prisms, quadrilaterals) or FEMINT_HCURL (tetrahedra).
+ *  @param[in] ncomp components: 1..5 for H1, 1 for H(curl).
+ *  @param[in] orders one order per cell (H1: 1..7; H(curl): 1..3, the same for every cell), or
+ *  NULL with uniform_order. Shared edges and faces of an H1 space take the lowest order of their
+ *  cells (the minimum rule) so that the space is conforming.
+ *  @return 0; FEMINT_EINVAL; FEMINT_EORDER (a cell and its order named); FEMINT_ENOTSUP (a family
+ *  the shape does not have, mixed orders in H(curl)); FEMINT_EMESH (prisms that see a shared
+ *  face in incompatible orders); FEMINT_ENOMEM. */
+FEMINT_EXPORT int femint_space_create(femint_context_t ctx, femint_mesh_t mesh, int family,
+                                      int ncomp, const int *orders, int uniform_order,
+                                      femint_space_t *space);
 FEMINT_EXPORT int femint_space_destroy(femint_space_t *space);
-/** @brief Number of global degrees of freedom (scalar modes times components). */
+/** @brief FEMINT_H1 or FEMINT_HCURL (or FEMINT_EINVAL). */
+FEMINT_EXPORT int femint_space_family(femint_space_t space);
+/** @brief Number of degrees of freedom (scalar modes times components; without removed ones). */
 FEMINT_EXPORT int64_t femint_space_num_dofs(femint_space_t space);
 FEMINT_EXPORT int femint_space_num_components(femint_space_t space);
 FEMINT_EXPORT int femint_space_cell_order(femint_space_t space, int cell);
 /** @brief Local-to-global map of a cell: for local index l = idof*ncomp + icomp (idof over the
- *  cell's nsh shape functions), dofs[l] is the global DOF or -1 (mode dropped by the minimum
- *  rule) and signs[l] is +1 or -1 (orientation of the hierarchical mode). Either may be NULL. */
+ *  cell's nsh shape functions), dofs[l] is the DOF or -1 (a mode dropped by the minimum rule or
+ *  removed by femint_space_remove_boundary_dofs) and signs[l] is +1 or -1 (orientation of the
+ *  hierarchical mode; always +1 in H(curl)). Either may be NULL. */
 FEMINT_EXPORT int femint_space_cell_dofs(femint_space_t space, int cell, int64_t *dofs,
                                          int *signs);
-/** @brief Interpolate a field that is linear in x: u[c] = a[c] + sum_i b[c][i] x_i, b given
- *  row-major [ncomp][3] (in 2D the z column is ignored); u must hold num_dofs. The coefficients
- *  are those of the vertex modes, and on curved (8-node) quadrilaterals also of the second edge
- *  modes, which the field needs there: exact wherever the edge order is >= 2 (an order-1 curved
- *  edge cannot hold a linear field). Either a or b may be NULL (zero). */
+/** @brief Remove the DOFs of the boundary faces selected: ntag = 0, every boundary face, tagged
+ *  or not; ntag = -1, every face with a tag > 0; else the faces whose tag is one of
+ *  tags[0..ntag). H1: every component of the vertex, edge and face modes of those faces
+ *  (homogeneous Dirichlet conditions); H(curl): the edge and face functions of those faces, whose
+ *  tangential traces live there (perfect electric conductor walls, n x E = 0). The DOFs left are
+ *  numbered again, in the same order. Calls add up. Call it before creating operators on the
+ *  space: an operator made before it refuses its later verbs (FEMINT_ESTATE).
+ *  @return 0; FEMINT_EINVAL; FEMINT_ESTATE (the space has global DOF numbers: remove first, then
+ *  number); FEMINT_ENOMEM. */
+FEMINT_EXPORT int femint_space_remove_boundary_dofs(femint_space_t space, int ntag,
+                                                    const int *tags);
+/** @brief The discrete gradient of an H(curl) space: u[num_dofs] = the coefficients of
+ *  grad phi_h, phi_h the piecewise linear function with the vertex values phi[nvert], taken as
+ *  0 at the vertices of edges whose DOFs were removed: phi[b] - phi[a] on the lowest-order
+ *  (Whitney) function of every edge from vertex a to vertex b (a before b in the cells' order),
+ *  0 on the others. A curl-curl matrix maps u to 0; a mass matrix does not.
+ *  @return 0; FEMINT_EINVAL (NULL, or an H1 space). */
+FEMINT_EXPORT int femint_space_gradient(femint_space_t space, const double *phi, double *u);
+/** @brief Interpolate a field that is linear in x into an H1 space: u[c] = a[c] + sum_i b[c][i]
+ *  x_i, b given row-major [ncomp][3] (in 2D the z column is ignored); u must hold num_dofs. The
+ *  coefficients are those of the vertex modes, and on curved quadrilaterals also of the second
+ *  edge modes, which the field needs there: exact wherever the edge order is >= 2 (an order-1
+ *  curved edge cannot hold a linear field); removed DOFs are skipped. Either a or b may be NULL
+ *  (zero). @return 0, FEMINT_EINVAL, FEMINT_ENOTSUP (an H(curl) space). */
 FEMINT_EXPORT int femint_space_interpolate_linear(femint_space_t space, const double *a,
                                                   const double *b, double *u);
-/** @brief Evaluate a finite element function at reference point xi of a cell: val[ncomp], and
- *  the physical point x[3] (either may be NULL). A quadrilateral reads xi[0], xi[1] in [-1,1]^2
- *  and gives z = 0. */
+/** @brief Evaluate a finite element function at reference point xi of a cell: the physical
+ *  point x[3] and the value val (ncomp values in H1; the 3 components of the vector field in
+ *  H(curl), mapped covariantly); either output may be NULL. Reference cells: the prism
+ *  {xi1, xi2 >= 0, xi1 + xi2 <= 1} x [-1,1]; the quadrilateral [-1,1]^2 (xi[0], xi[1]; z = 0);
+ *  the tetrahedron {xi1, xi2, xi3 >= 0, xi1 + xi2 + xi3 <= 1}. Removed DOFs count as 0. */
 FEMINT_EXPORT int femint_space_eval(femint_space_t space, const double *u, int cell,
                                     const double *xi, double *x, double *val);
 
@@ -332,7 +398,7 @@ FEMINT_EXPORT int femint_space_eval(femint_space_t space, const double *u, int c
 typedef struct femint_form *femint_form_t;
 
 /** @brief Linear elasticity in 3D, Young's modulus and Poisson ratio per cell (ncell values
- *  each; a single value each when ncell_values == 1). 3 components. */
+ *  each; a single value each when ncell_values == 1). 3 components, H1. */
 FEMINT_EXPORT int femint_form_create_elasticity(femint_context_t ctx, int ncell_values,
                                                 const double *young, const double *poisson,
                                                 femint_form_t *form);
@@ -340,39 +406,61 @@ FEMINT_EXPORT int femint_form_create_elasticity(femint_context_t ctx, int ncell_
  *  (eps_zz = 0). */
 enum femint_plane { FEMINT_PLANE_STRESS = 0, FEMINT_PLANE_STRAIN = 1 };
 /** @brief Plane linear elasticity of seed 003 on quadrilateral meshes, Young's modulus and
- *  Poisson ratio per cell (or one value each when ncell_values == 1). 2 components. */
+ *  Poisson ratio per cell (or one value each when ncell_values == 1). 2 components, H1. */
 FEMINT_EXPORT int femint_form_create_plane_elasticity(femint_context_t ctx, int plane,
                                                       int ncell_values, const double *young,
                                                       const double *poisson,
                                                       femint_form_t *form);
-/** @brief The Laplacian with a scalar coefficient per cell, on each of ncomp components. */
+/** @brief The Laplacian with a scalar coefficient per cell, on each of ncomp components (H1). */
 FEMINT_EXPORT int femint_form_create_laplace(femint_context_t ctx, int ncomp, int ncell_values,
                                              const double *kappa, femint_form_t *form);
-/** @brief The mass matrix with a density per cell, on each of ncomp components. */
+/** @brief The mass matrix with a density per cell, on each of ncomp components (H1). */
 FEMINT_EXPORT int femint_form_create_mass(femint_context_t ctx, int ncomp, int ncell_values,
                                           const double *rho, femint_form_t *form);
-/** @brief The generic form of seed 000: per cell c[iE][jE][iD][jD] (ne*ne*16 values, iD,jD = 0
- *  for values and 1..3 for x,y,z derivatives; iE/iD belong to the test function). On a 2D mesh
- *  the z entries (iD or jD = 3) must be zero. The Laplace, mass and generic forms serve both
- *  dimensions; 3D elasticity needs prisms, plane elasticity quadrilaterals. */
+/** @brief The generic form of seed 000 (H1): per cell c[iE][jE][iD][jD] (ne*ne*16 values,
+ *  iD,jD = 0 for values and 1..3 for x,y,z derivatives; iE/iD belong to the test function). On a
+ *  2D mesh the z entries (iD or jD = 3) must be zero. The Laplace, mass and generic forms serve
+ *  both dimensions; 3D elasticity needs prisms, plane elasticity quadrilaterals. */
 FEMINT_EXPORT int femint_form_create_generic(femint_context_t ctx, int ne, int ncell_values,
                                              const double *c, femint_form_t *form);
+/** @brief The H(curl) mass form, entries integral of N_i . eps N_j (seed 004's T): eps per cell
+ *  (or one for every cell when ncell_values == 1), a positive scalar each (tensor = 0:
+ *  eps[ncell_values]) or a symmetric positive definite 3 x 3 tensor each (tensor = 1:
+ *  eps[ncell_values][9], row-major). @return 0; FEMINT_EINVAL (a value that is not positive, a
+ *  tensor that is not symmetric or not positive definite: the cell named); FEMINT_ENOMEM. */
+FEMINT_EXPORT int femint_form_create_hcurl_mass(femint_context_t ctx, int ncell_values,
+                                                int tensor, const double *eps,
+                                                femint_form_t *form);
+/** @brief The curl-curl form, entries integral of curl N_i . mu^-1 curl N_j (seed 004's S),
+ *  with mu per cell as eps of femint_form_create_hcurl_mass (femint inverts it). */
+FEMINT_EXPORT int femint_form_create_curlcurl(femint_context_t ctx, int ncell_values, int tensor,
+                                              const double *mu, femint_form_t *form);
 FEMINT_EXPORT int femint_form_destroy(femint_form_t *form);
+/** @brief Components of the fields the form acts on (1 for the H(curl) forms). */
 FEMINT_EXPORT int femint_form_num_components(femint_form_t form);
 
-/* ---- Assembly: integration and assembly as StarPU tasks ---- */
+/* ---- Sparse matrices ---- */
 
 typedef struct femint_matrix *femint_matrix_t;
 
-/** Body force or boundary data: value[ncomp] at physical point x, unit outward normal n (boundary
- *  only; NULL for body forces), on face tag (0 for body forces). Called from worker threads, so it
- *  must be thread-safe. */
-typedef void (*femint_field_fn)(const double x[3], const double n[3], int tag, void *user,
-                                double *value);
+FEMINT_EXPORT int femint_matrix_destroy(femint_matrix_t *matrix);
+/** @brief Borrow the CSR arrays (valid until the matrix is destroyed); columns ascend in each
+ *  row. Any output may be NULL. */
+FEMINT_EXPORT int femint_matrix_csr(femint_matrix_t matrix, int64_t *nrows, const int64_t **rowptr,
+                                    const int64_t **colind, const double **values);
+/** @brief y = A x. */
+FEMINT_EXPORT int femint_matrix_mult(femint_matrix_t matrix, const double *x, double *y);
+/** @brief Write the matrix in Matrix Market coordinate format (general, real). */
+FEMINT_EXPORT int femint_matrix_write_mm(femint_context_t ctx, femint_matrix_t matrix,
+                                         const char *path);
 
-/** OpenCL kernel variants of the volume integration (seed 000's four and the dense-product form).
- *  AUTO takes the fastest measured one for the device, order and precision (measured once and
- *  cached next to StarPU's performance models), or GEMM before any measurement. */
+/* ---- Operators: a space and its forms, with what does not change between calls kept ---- */
+
+typedef struct femint_operator *femint_operator_t;
+
+/** OpenCL kernel variants of the H1 volume integration (seed 000's four and the dense-product
+ *  form). AUTO takes the fastest measured one for the device, order and precision (measured
+ *  once and cached next to StarPU's performance models), or GEMM before any measurement. */
 enum femint_variant {
   FEMINT_VARIANT_AUTO = 0,
   FEMINT_VARIANT_REG_NOJAC = 1, /**< element matrix blocks in registers, Jacobian terms from the host */
@@ -385,133 +473,181 @@ enum femint_variant {
 FEMINT_EXPORT const char *femint_variant_name(int variant);
 /** @brief The variant of a name, or -1. */
 FEMINT_EXPORT int femint_variant_parse(const char *name);
-/** @brief How the host plans the integration kernel of an order on OpenCL device `device`
- *  (seed 000's Tables 3-4) as "key: value" lines in buf. */
-FEMINT_EXPORT int femint_plan_describe(femint_context_t ctx, femint_form_t form, int order,
-                                       int precision, int variant, int symmetric, int device,
-                                       char *buf, size_t len);
 
-struct femint_assemble_options {
-  int precision;      /**< FEMINT_DOUBLE or FEMINT_SINGLE (integration only) */
-  int where;          /**< FEMINT_WHERE_ANY, _CPU or _OPENCL */
+/** How femint_operator_assemble sums the element matrices into the CSR matrices. */
+enum femint_assembly {
+  FEMINT_ASSEMBLY_AUTO = 0, /**< COO where an OpenCL device may do the sums, ROWS otherwise */
+  FEMINT_ASSEMBLY_ROWS = 1, /**< assembly tasks on CPU workers add each batch's element matrices
+                                 into the row blocks of the matrices it touches (batches that
+                                 share no block at the same time) */
+  FEMINT_ASSEMBLY_COO = 2   /**< the element matrices of every batch gathered as COO values on
+                                 one node (the first usable OpenCL device, or main memory), then
+                                 summed into CSR values through a kept pattern (seed 004): only
+                                 the CSR values come back from a device */
+};
+
+struct femint_operator_options {
+  int precision;      /**< FEMINT_DOUBLE or FEMINT_SINGLE (integration and COO sums; ROWS
+                           assembly is double) */
+  int where;          /**< FEMINT_WHERE_ANY, _CPU or _OPENCL: the workers that may integrate */
   int max_batch;      /**< most cells per batch; 0: chosen from the element matrix size */
-  int variant;        /**< enum femint_variant of the OpenCL kernel (0: automatic) */
+  int variant;        /**< enum femint_variant of the H1 OpenCL kernel (0: automatic) */
   int symmetric;      /**< 1: element matrices travel as their upper half (symmetric forms) */
-  const char *timeline; /**< NULL, or a CSV file to write the tasks to (worker, kind, codelet,
-                             order, cells, start and end in seconds): a Gantt chart's data */
-  /* Optional load vector, integrated by CPU tasks beside the matrix tasks: rhs += the integrals
-   * of body . v over the cells and of traction . v over the tagged boundary faces. */
-  double *rhs;              /**< NULL: no load vector */
-  femint_field_fn body;     /**< NULL: no body force */
-  femint_field_fn traction; /**< NULL: no boundary term; applied on every face with a tag > 0 */
-  void *user;               /**< passed to body and traction */
+  int assembly;       /**< enum femint_assembly */
+  int phases;         /**< 1: wait for each phase before the next, so that femint_stats times
+                           them apart (integration, then assembly or sums); 0: they overlap */
+  const char *timeline; /**< NULL, or a CSV file that each verb writes its tasks to (worker,
+                             kind, codelet, order, cells, start and end in seconds, batch, ready
+                             time): a Gantt chart's data */
   /* Optional subset of the cells: a rank's part of a mesh that every rank of an MPI code holds
-   * whole (see "Distributed codes" below). The matrix, the element matrices handed to a
-   * femint_element_fn and the load vector then come from these cells only: body forces over
-   * them, tractions over the tagged boundary faces of them. */
+   * whole (see "Distributed codes" below). The matrices, the element matrices handed to a
+   * femint_element_fn and the load vectors then come from these cells only. */
   const int *cells; /**< NULL: every cell of the mesh; else ncells distinct cell numbers, in the
                          order in which they should be batched */
   int ncells;       /**< how many cells lists (0 is allowed: nothing is integrated) */
 };
 
+/** @brief An operator: the forms (nform of them, all of the space's family and components) on
+ *  the space, with their plan (cells grouped by order and form and cut into batches of
+ *  neighbouring cells), reference tables and OpenCL programs made now, and the sparsity pattern
+ *  made by the first assembly and kept. The space and the forms must outlive the operator and
+ *  keep their DOFs (femint_space_remove_boundary_dofs afterwards makes the verbs fail).
+ *  @param[in] opt NULL for the defaults (double, every worker, automatic batches, variant and
+ *  assembly). @return 0; FEMINT_EINVAL (a bad option, a cell of opt->cells outside the mesh or
+ *  listed twice, forms of another family or number of components or for another dimension,
+ *  coefficients for a different number of cells: each named); FEMINT_ENODEV (opt->where names
+ *  workers StarPU does not have); FEMINT_ENOTSUP (symmetric storage of a form that is not
+ *  symmetric); FEMINT_EOPENCL (a program that does not build: its log in the message);
+ *  FEMINT_ENOMEM. */
+FEMINT_EXPORT int femint_operator_create(femint_context_t ctx, femint_space_t space, int nform,
+                                         const femint_form_t *forms,
+                                         const struct femint_operator_options *opt,
+                                         femint_operator_t *op);
+FEMINT_EXPORT int femint_operator_destroy(femint_operator_t *op);
+
 #define FEMINT_MAX_WORKERS 64
-#define FEMINT_STAGES 4
-/** Statistics of one assembly. Stage times in seconds (wall clock). */
+/** Statistics of one call of a verb. Times in seconds (wall clock). */
 struct femint_stats {
-  int ncell, nbatch, ntask, ngroup;
-  int nblock;          /**< row blocks of the matrix (assembly tasks hold those they write) */
-  double blocks_per_batch; /**< row blocks an assembly task writes, on average */
-  int64_t ndof, nnz;
+  int nform, ncell, nbatch, ngroup;
+  int ntask;           /**< StarPU tasks submitted */
+  int assembly;        /**< femint_operator_assemble: FEMINT_ASSEMBLY_ROWS or _COO as taken;
+                            0 for the other verbs */
+  int on_device;       /**< COO: the pattern and the sums ran on an OpenCL device */
+  int pattern_built;   /**< this call built the sparsity pattern (the first assembly) */
+  int nblock;          /**< ROWS: row blocks of each matrix */
+  double blocks_per_batch; /**< ROWS: row blocks an assembly task writes, on average */
+  int64_t ndof, nnz;   /**< DOFs; non-zeros of each matrix (0 when not assembled) */
+  int64_t ncontrib;    /**< COO: element matrix entries summed into each matrix */
   int calibrating;     /**< integration tasks placed while their performance model was not
                             calibrated on some worker (dmda measures them; later runs place them
                             by the model) */
-  double flops_seed;   /**< flops counted as seed 000 counts them (63 per 3x3 block for elasticity) */
-  double t_plan;       /**< grouping, batching, sparsity pattern, row blocks */
-  double t_pack;       /**< Jacobian terms and coefficients of every batch */
-  double t_tasks;      /**< submission to the end of the last task */
+  double flops_seed;   /**< flops counted as seed 000 counts them (63 per 3x3 block for
+                            elasticity; H(curl): 2 per term of the element matrices) */
+  double t_programs;   /**< OpenCL programs this call built (the COO kernels of the first
+                            assembly on a device) */
+  double t_pattern;    /**< the sparsity pattern (first assembly only) */
+  double t_pack;       /**< inputs of every batch (geometry, coefficients) and the matrices'
+                            arrays */
+  double t_integrate;  /**< the element matrices (with phases = 0: every task, assembly or sums
+                            included) */
+  double t_sum;        /**< phases = 1: assembly tasks (ROWS) or COO sums; else 0 */
+  double t_download;   /**< COO on a device: the CSR values to main memory */
+  double t_tasks;      /**< submission of the first task to the end of the last one */
   double t_total;
+  int tasks_cpu, tasks_opencl; /**< integration tasks run by each kind of worker */
   int nworker;
   int worker_is_opencl[FEMINT_MAX_WORKERS];
   int worker_tasks_integrate[FEMINT_MAX_WORKERS];
-  int worker_tasks_assemble[FEMINT_MAX_WORKERS];
-  double worker_busy[FEMINT_MAX_WORKERS];  /**< seconds executing tasks */
+  int worker_tasks_assemble[FEMINT_MAX_WORKERS]; /**< assembly or sum tasks */
+  double worker_busy[FEMINT_MAX_WORKERS];        /**< seconds executing tasks */
 };
 
-/** @brief Integrate the form over every cell (or the cells of opt->cells) and assemble the
- *  global CSR matrix (double): num_dofs rows, the pattern of the cells integrated.
- *  @param[out] stats may be NULL. @return 0; FEMINT_EINVAL (a bad option: a cell of opt->cells
- *  outside the mesh or listed twice, ...); the errors of the runtime. */
-FEMINT_EXPORT int femint_assemble(femint_context_t ctx, femint_space_t space, femint_form_t form,
-                                  const struct femint_assemble_options *opt,
-                                  femint_matrix_t *matrix, struct femint_stats *stats);
-FEMINT_EXPORT int femint_matrix_destroy(femint_matrix_t *matrix);
-/** @brief Borrow the CSR arrays (valid until the matrix is destroyed). */
-FEMINT_EXPORT int femint_matrix_csr(femint_matrix_t matrix, int64_t *nrows, const int64_t **rowptr,
-                                    const int64_t **colind, const double **values);
-/** @brief y = A x. */
-FEMINT_EXPORT int femint_matrix_mult(femint_matrix_t matrix, const double *x, double *y);
-/** @brief Write the matrix in Matrix Market coordinate format (general, real). */
-FEMINT_EXPORT int femint_matrix_write_mm(femint_context_t ctx, femint_matrix_t matrix,
-                                         const char *path);
+/** @brief Integrate the forms over the operator's cells and assemble one CSR matrix (double)
+ *  per form, A[0..nform): num_dofs rows, the pattern of the cells integrated (shared by the
+ *  matrices). The first call builds the pattern, later ones reuse it.
+ *  @param[out] A nform new matrices. @param[out] stats may be NULL.
+ *  @return 0; FEMINT_ESTATE (the space has global DOF numbers, whose matrices belong to the
+ *  caller and come through femint_operator_integrate, or its DOFs changed after the operator
+ *  was made); the errors of the runtime. */
+FEMINT_EXPORT int femint_operator_assemble(femint_operator_t op, femint_matrix_t *A,
+                                           struct femint_stats *stats);
 
-/* ---- Element matrices for a caller: the hook for codes that assemble themselves ---- */
-
-/** A batch of element matrices handed to a femint_element_fn: cells of one order, integrated
- *  together on one worker. Row i of an element matrix is local index idof*ncomp + icomp; the
- *  entry of global DOFs (dofs[i], dofs[j]) is signs[i] * signs[j] * A_ij (orientation of the
- *  hierarchical edge and face modes), and rows with dofs[i] < 0 (modes the minimum rule drops)
- *  are ignored. */
+/** A batch of element matrices handed to a femint_element_fn: cells of one order and form,
+ *  integrated together on one worker. Row i of an element matrix is local index idof*ncomp +
+ *  icomp; the entry of global DOFs (dofs[i], dofs[j]) is signs[i] * signs[j] * A_ij (orientation
+ *  of the hierarchical edge and face modes), and rows with dofs[i] < 0 (modes the minimum rule
+ *  drops, removed DOFs) are ignored. */
 struct femint_element_batch {
+  int form;             /**< which of the operator's forms (0..nform-1) */
   int ncell;            /**< cells in the batch */
   const int *cells;     /**< [ncell] mesh cell numbers */
   int order;            /**< polynomial order of these cells */
   int n;                /**< rows (and columns) of each element matrix: nsh * ncomp */
   int precision;        /**< FEMINT_DOUBLE: mats holds doubles; FEMINT_SINGLE: floats */
   int symmetric;        /**< 0: each matrix is n*n row-major; 1: its upper half, row by row,
-                             n(n+1)/2 values (femint_assemble_options.symmetric) */
+                             n(n+1)/2 values (femint_operator_options.symmetric) */
   const void *mats;     /**< [ncell][n*n or n(n+1)/2] the element matrices */
   const int64_t *dofs;  /**< [ncell][n] global DOF of each row (-1: none) */
   const int *signs;     /**< [ncell][n] orientation sign (+1 or -1) of each row */
 };
-/** What femint_integrate calls for each batch; it returns 0 to go on. It runs on the thread that
- *  called femint_integrate, never on a worker, so it may call MPI or a solver library. The
- *  arrays of the batch are valid during the call only. */
+/** What femint_operator_integrate calls for each batch; it returns 0 to go on. It runs on the
+ *  thread that called femint_operator_integrate, never on a worker, so it may call MPI or a
+ *  solver library. The arrays of the batch are valid during the call only. */
 typedef int (*femint_element_fn)(const struct femint_element_batch *batch, void *user);
 
-/** @brief Integrate the form over every cell (or those of opt->cells), like femint_assemble, and
+/** @brief Integrate the forms over the operator's cells, as femint_operator_assemble does, and
  *  hand the element matrices to fn batch by batch (in the order of the plan, while later batches
- *  are still being integrated) instead of assembling them. opt: precision, where, max_batch,
- *  variant, symmetric, timeline and cells as for femint_assemble; a load vector (rhs) is
- *  assembled as there. fn may be NULL: the matrices are computed, brought to main memory and
- *  dropped (a measure of the integration alone). @return 0, or FEMINT_ECALLBACK when fn returned non-zero (the work stops; the
- *  tasks already submitted finish first), or the errors of femint_assemble. */
-FEMINT_EXPORT int femint_integrate(femint_context_t ctx, femint_space_t space, femint_form_t form,
-                                   const struct femint_assemble_options *opt,
-                                   femint_element_fn fn, void *user, struct femint_stats *stats);
+ *  are still being integrated) instead of assembling them. dofs carry the space's global numbers
+ *  when it has them (femint_space_set_global_dofs). fn may be NULL: the matrices are computed,
+ *  brought to main memory and dropped (a measure of the integration alone).
+ *  @return 0; FEMINT_ECALLBACK when fn returned non-zero (the work stops; the tasks already
+ *  submitted finish first); FEMINT_ESTATE; the errors of the runtime. */
+FEMINT_EXPORT int femint_operator_integrate(femint_operator_t op, femint_element_fn fn,
+                                            void *user, struct femint_stats *stats);
 
-/** @brief Element matrix of one cell, dense row-major n x n with n = nsh*ncomp, local index
- *  idof*ncomp + icomp, orientation signs NOT applied (femint_space_cell_dofs gives them).
- *  Computed on the CPU in double. @param[out] A n*n values. */
-FEMINT_EXPORT int femint_element_matrix(femint_context_t ctx, femint_space_t space,
-                                        femint_form_t form, int cell, double *A);
+/** Body force or boundary data: value[ncomp] (H(curl): the 3 components of a vector) at
+ *  physical point x, unit outward normal n (boundary only; NULL for body forces), on face tag
+ *  (0 for body forces). Called from worker threads, so it must be thread-safe. */
+typedef void (*femint_field_fn)(const double x[3], const double n[3], int tag, void *user,
+                                double *value);
 
-/* ---- Load vectors ---- */
+/** A load vector: the integrals of body . v over the cells and of traction . v over boundary
+ *  faces, v the shape functions (their orientation signs applied). */
+struct femint_load {
+  femint_field_fn body;     /**< NULL: no body force */
+  femint_field_fn traction; /**< NULL: no boundary term (Neumann data: a traction for
+                                 elasticity, a flux for the Laplacian, n x H in H(curl)) */
+  int ntag;                 /**< the faces of the traction: 0, every face with a tag > 0; else
+                                 the faces whose tag is one of tags[0..ntag) */
+  const int *tags;
+  void *user;               /**< passed to body and traction */
+};
+/** @brief rhs += the load over the operator's cells (body forces over them, tractions over their
+ *  boundary faces), in tasks on CPU workers. rhs has num_dofs values; removed DOFs get nothing.
+ *  @return 0; FEMINT_EINVAL (NULL rhs or load, neither function given, bad tags); FEMINT_ENODEV
+ *  (no CPU worker); FEMINT_ESTATE; the errors of the runtime. */
+FEMINT_EXPORT int femint_operator_load(femint_operator_t op, const struct femint_load *load,
+                                       double *rhs);
 
-/** @brief b += integral over the domain of f . v (tasks on CPU workers). Over a subset of the
- *  cells: femint_assemble_options.rhs, body and cells with femint_integrate or femint_assemble. */
-FEMINT_EXPORT int femint_load_volume(femint_context_t ctx, femint_space_t space, femint_field_fn f,
-                                     void *user, double *b);
-/** @brief b += integral over the boundary faces with tag in tags (ntag tags; ntag = 0: every
- *  tagged face) of g . v: Neumann data (traction for elasticity, flux for Laplace). */
-FEMINT_EXPORT int femint_load_boundary(femint_context_t ctx, femint_space_t space, int ntag,
-                                       const int *tags, femint_field_fn g, void *user, double *b);
+/** @brief The element matrix of one cell (any cell of the mesh) for form `form`, dense
+ *  row-major n x n with n = nsh*ncomp, local index idof*ncomp + icomp, orientation signs NOT
+ *  applied (femint_space_cell_dofs gives them). Computed on the CPU in double, as the CPU
+ *  workers compute it. @param[out] A n*n values. */
+FEMINT_EXPORT int femint_operator_element_matrix(femint_operator_t op, int form, int cell,
+                                                 double *A);
+
+/** @brief How the host plans the H1 integration kernel of an order on OpenCL device `device`
+ *  (seed 000's Tables 3-4) as "key: value" lines in buf. */
+FEMINT_EXPORT int femint_plan_describe(femint_context_t ctx, femint_form_t form, int order,
+                                       int precision, int variant, int symmetric, int device,
+                                       char *buf, size_t len);
 
 /* ---- Errors of a solution ---- */
 
 /** @brief The squared L2 distance, sum over the cells listed of the integral of |u_h - exact|^2,
  *  between the finite element function u (num_dofs values) and a field (exact(x, NULL, 0, user,
- *  value[ncomp]); NULL: the squared L2 norm of u_h), with a quadrature of degree 2p+2 (at most
- *  14 on the triangle). A distributed code sums it over its ranks.
+ *  value): ncomp values in H1, 3 in H(curl); NULL: the squared L2 norm of u_h), with a quadrature
+ *  of degree 2p+2 (at most 14). A distributed code sums it over its ranks.
  *  @param[in] cells the ncells cells, or NULL for every cell. @param[out] err2 the sum.
  *  @return 0, FEMINT_EINVAL (a cell outside the mesh). */
 FEMINT_EXPORT int femint_space_l2_error(femint_space_t space, const double *u, int ncells,
@@ -525,41 +661,44 @@ FEMINT_EXPORT int femint_space_l2_error(femint_space_t space, const double *u, i
  * Replicated: every rank builds the same mesh and space (femint_mesh_create_box, or
  * femint_mesh_read_gmsh of the whole file, then femint_space_create with the same orders; their
  * numbering is a deterministic function of the mesh and the orders), and integrates only its own
- * cells through femint_assemble_options.cells. The DOFs are numbered in the order the cells meet
+ * cells through femint_operator_options.cells. The DOFs are numbered in the order the cells meet
  * them, so when rank r takes the contiguous run of cells [c_r, c_{r+1}), the DOFs first met by its
  * cells are the contiguous range femint_space_dof_range gives: a natural ownership range for a
  * distributed matrix (PETSc's MatSetSizes with n = dof_end - dof_begin), and the ranges of the
  * ranks partition [0, num_dofs). A rank's element matrices also touch DOFs owned by other ranks
  * (on the faces between the runs): the caller's matrix library sends those entries (PETSc's
- * MatSetValues with ADD_VALUES does). Cells of a run should be neighbours (a box mesh numbers its
- * cells layer by layer along z, so runs are slabs). The cost: each rank stores the whole mesh and
- * DOF map (O(cells) memory per rank, cheap beside the matrix up to a few million cells).
+ * MatSetValuesCOO or MatSetValues with ADD_VALUES does). Cells of a run should be neighbours (a
+ * box mesh numbers its cells layer by layer along z, so runs are slabs). The cost: each rank
+ * stores the whole mesh and DOF map (O(cells) memory per rank, cheap beside the matrix up to a
+ * few million cells).
  *
- * Distributed: each rank holds only its part of the mesh (femint_mesh_create_prisms_part from
- * its arrays, or femint_mesh_read_gmsh_part), with the global id of every vertex. Everything
- * that must agree across ranks is decided by the global vertex ids: the vertex order of the cells,
+ * Distributed: each rank holds only its part of the mesh (femint_mesh_create_part from its
+ * arrays, or femint_mesh_read_gmsh_part), with the global id of every vertex. Everything that
+ * must agree across ranks is decided by the global vertex ids: the vertex order of the cells,
  * the direction of the edges and the orientation of the faces (and so the signs of the odd edge
  * and face modes), and the keys of femint_space_dof_keys, which name every DOF the same way on
  * every rank that sees it. The caller numbers the keys across ranks (with MPI; see the helper of
  * examples/petsc_elasticity.c) and gives its numbers back with femint_space_set_global_dofs;
- * femint_integrate's batches then carry those numbers. The rules a rank cannot check alone:
+ * femint_operator_integrate's batches then carry those numbers. The rules a rank cannot check
+ * alone:
  *   - the cells on both sides of a face between parts must have the same order (the minimum
  *     rule needs the neighbour's order); femint_dof_key.order lets the caller check it;
- *   - the two cells of a triangle face must list its vertices from the same first vertex (its
- *     bubbles are not symmetric). femint_mesh_create_prisms_part orders the triangles of a cell
- *     by the global ids of their vertices, which the parts agree on when the numbering orders
- *     the vertices of every level of the extrusion alike (the box's: x fastest, then y, then z),
+ *   - the two prisms of a triangle face must list its vertices from the same first vertex (its
+ *     bubbles are not symmetric). femint_mesh_create_part orders the triangles of a prism by the
+ *     global ids of their vertices, which the parts agree on when the numbering orders the
+ *     vertices of every level of the extrusion alike (the box's: x fastest, then y, then z),
  *     however the cells are split; femint_dof_key.first lets the caller check it.
  *     femint_mesh_read_gmsh_part orders them as femint_mesh_read_gmsh does, by the vertical
  *     lines of the part, each known by its smallest node tag there: parts made of whole columns
  *     agree, others where the tags allow (femint_dof_key.first tells). Quadrilateral faces and
- *     edges are oriented from their smallest global id and need no such rule. */
+ *     edges are oriented from their smallest global id, and tetrahedra order their vertices by
+ *     global id: they need no such rule. */
 
 /** What a DOF belongs to (femint_dof_key.kind). */
 enum femint_entity {
   FEMINT_ENTITY_VERTEX = 0,
   FEMINT_ENTITY_EDGE = 1,
-  FEMINT_ENTITY_FACE = 2, /**< a prism's triangle or quadrilateral face */
+  FEMINT_ENTITY_FACE = 2, /**< a prism's triangle or quadrilateral face, a tetrahedron's face */
   FEMINT_ENTITY_CELL = 3  /**< an interior (bubble) mode: never shared between ranks */
 };
 
@@ -568,16 +707,17 @@ enum femint_entity {
  *  (femint_dof_key_compare); order and first are for checks. */
 struct femint_dof_key {
   int64_t vert[4]; /**< the global vertex ids of the entity, ascending, -1 after the last: 1 for
-                        a vertex, 2 for an edge, 3 or 4 for a face; a cell: the 3 of its bottom
-                        triangle and the smallest of its top (a quadrilateral: its 4) */
+                        a vertex, 2 for an edge, 3 or 4 for a face; a cell: a prism the 3 of its
+                        bottom triangle and the smallest of its top, a quadrilateral or a
+                        tetrahedron its 4 */
   int32_t kind;    /**< enum femint_entity */
   int32_t mode;    /**< which mode of the entity (the same number whatever the entity's order) */
   int32_t comp;    /**< the component, 0..ncomp-1 */
   int32_t order;   /**< not part of the name: the order of the entity on this rank (the lowest
                         order of its cells there); ranks that see a DOF with different orders
                         have parts of different orders on two sides of a face */
-  int64_t first;   /**< not part of the name: for a triangle face, the global id of its first
-                        vertex in its cells' order (ranks must agree); -1 otherwise */
+  int64_t first;   /**< not part of the name: for a prism's triangle face, the global id of its
+                        first vertex in its cells' order (ranks must agree); -1 otherwise */
 };
 
 /** @brief Order two keys by their name (vert, kind, mode, comp): qsort's comparison, 0 when they
@@ -591,13 +731,13 @@ FEMINT_EXPORT int femint_dof_key_compare(const void *a, const void *b);
 FEMINT_EXPORT int femint_space_dof_keys(femint_space_t space, struct femint_dof_key *keys);
 
 /** @brief Give every DOF of the space its global number (the caller's numbering of the keys of
- *  all ranks). From then on the batches of femint_integrate carry global numbers in dofs (-1
- *  stays for dropped modes); femint_space_cell_dofs, femint_space_boundary_dofs,
- *  femint_space_eval, femint_space_l2_error, femint_space_interpolate_linear and the load vector
- *  (femint_assemble_options.rhs) keep the space's own numbering, which the caller maps with its
- *  array. femint_assemble refuses such a space (FEMINT_ESTATE): a rank's matrix belongs to the
- *  caller's distributed matrix, fed by femint_integrate; a space without global numbers still
- *  assembles its local matrix.
+ *  all ranks). From then on the batches of femint_operator_integrate carry global numbers in
+ *  dofs (-1 stays for dropped and removed modes); femint_space_cell_dofs,
+ *  femint_space_boundary_dofs, femint_space_eval, femint_space_l2_error,
+ *  femint_space_interpolate_linear and femint_operator_load keep the space's own numbering,
+ *  which the caller maps with its array. femint_operator_assemble refuses such a space
+ *  (FEMINT_ESTATE): a rank's matrix belongs to the caller's distributed matrix, fed by
+ *  femint_operator_integrate; a space without global numbers still assembles its local matrix.
  *  @param[in] global NULL (back to the space's own numbering), or num_dofs distinct values >= 0,
  *  copied. @return 0; FEMINT_EINVAL (a negative or repeated number, named); FEMINT_ENOMEM. */
 FEMINT_EXPORT int femint_space_set_global_dofs(femint_space_t space, const int64_t *global);
@@ -609,104 +749,15 @@ FEMINT_EXPORT int femint_space_set_global_dofs(femint_space_t space, const int64
 FEMINT_EXPORT int femint_space_dof_range(femint_space_t space, int cell_begin, int cell_end,
                                          int64_t *dof_begin, int64_t *dof_end);
 /** @brief The DOFs on boundary faces (every component of the vertex, edge and face modes of
- *  each face), ascending, each once: where Dirichlet conditions go. ntag = 0: every boundary
- *  face, tagged or not (of a part of a mesh, the faces between parts too); ntag = -1 (tags
- *  ignored): every face with a tag > 0 (of a part whose whole has every boundary face tagged, its
- *  share of the boundary of the whole); else the faces whose tag is one of tags[0..ntag). Call
- *  with dofs = NULL for the count.
+ *  each face; in H(curl) its edge and face functions), ascending, each once: where Dirichlet
+ *  conditions go. ntag = 0: every boundary face, tagged or not (of a part of a mesh, the faces
+ *  between parts too); ntag = -1 (tags ignored): every face with a tag > 0 (of a part whose whole
+ *  has every boundary face tagged, its share of the boundary of the whole); else the faces whose
+ *  tag is one of tags[0..ntag). Call with dofs = NULL for the count.
  *  @param[out] ndofs how many. @param[out] dofs NULL, or room for *ndofs values.
  *  @return 0, FEMINT_EINVAL, FEMINT_ENOMEM. */
 FEMINT_EXPORT int femint_space_boundary_dofs(femint_space_t space, int ntag, const int *tags,
                                              int64_t *ndofs, int64_t *dofs);
-
-/* ---- Tetrahedra and H(curl): the Maxwell matrices (seed 004) ---- */
-
-/** A mesh of straight (4-node) or curved (10-node) tetrahedra. Every cell keeps its vertices in
- *  ascending order, so shared edges and faces need no orientation data. */
-typedef struct femint_tet_mesh *femint_tet_mesh_t;
-/** @brief Tetrahedra from arrays: coords[nvert][3], cells[ncell][4] (any vertex order).
- *  Boundary faces get tag 1. @return 0; FEMINT_EMESH (a vertex out of range or repeated, a face
- *  of more than two cells: the cell named), FEMINT_EJACOBIAN (a flat cell, named). */
-FEMINT_EXPORT int femint_tet_mesh_create(femint_context_t ctx, int nvert, const double *coords,
-                                         int ncell, const int *cells, femint_tet_mesh_t *mesh);
-/** @brief The box [0,lx]x[0,ly]x[0,lz] of nx*ny*nz cubes of 6 tetrahedra each; boundary faces
- *  tagged 1..6 (x = 0, x = lx, y = 0, y = ly, z = 0, z = lz). */
-FEMINT_EXPORT int femint_tet_mesh_create_box(femint_context_t ctx, int nx, int ny, int nz,
-                                             double lx, double ly, double lz,
-                                             femint_tet_mesh_t *mesh);
-/** @brief The 4- or 10-node tetrahedra of a Gmsh MSH file (2.2 or 4.1, ASCII or binary): boundary
- *  faces get the physical tags of their triangles (faces no tagged triangle covers: tag 31).
- *  @return 0; the reader's errors (FEMINT_EIO, FEMINT_EMESH with PATH:LINE or the byte offset,
- *  FEMINT_ENOTSUP for other shapes, FEMINT_EJACOBIAN naming a folded cell). */
-FEMINT_EXPORT int femint_tet_mesh_read_gmsh(femint_context_t ctx, const char *path,
-                                            femint_tet_mesh_t *mesh);
-/** @brief Make the cells quadratic (10 nodes) and move every vertex and edge node by
- *  y = x + amplitude * (sin(pi x / lx) sin(pi y / ly) sin(pi z / lz)) (1, 1, 1) over the mesh's
- *  bounding box [0,lx]x[0,ly]x[0,lz] (its faces stay where they are): curved cells with the
- *  exact image of the map at their nodes. @return 0; FEMINT_EJACOBIAN when a cell folds (named;
- *  the mesh is then unusable). */
-FEMINT_EXPORT int femint_tet_mesh_warp(femint_tet_mesh_t mesh, double amplitude);
-FEMINT_EXPORT int femint_tet_mesh_destroy(femint_tet_mesh_t *mesh);
-FEMINT_EXPORT int femint_tet_mesh_num_cells(femint_tet_mesh_t mesh);
-FEMINT_EXPORT int femint_tet_mesh_num_vertices(femint_tet_mesh_t mesh);
-/** @brief 4 (straight cells) or 10 (curved cells). */
-FEMINT_EXPORT int femint_tet_mesh_num_nodes(femint_tet_mesh_t mesh);
-
-/** The H(curl) space of one order on a tetrahedral mesh, its DOF map with perfect electric
- *  conductor walls, and the sparsity pattern shared by T and S (built at the first assembly and
- *  kept where it was built, on the device when there is one, for the later ones). */
-typedef struct femint_maxwell *femint_maxwell_t;
-/** @brief The space of order 1..3 (6, 20, 45 functions per cell); bit t of pec_tags makes the
- *  boundary faces of tag t (1..31) PEC walls (~0u: every boundary face, whatever its tag;
- *  0: none): their tangential DOFs are eliminated. The mesh must outlive the object. */
-FEMINT_EXPORT int femint_maxwell_create(femint_context_t ctx, femint_tet_mesh_t mesh, int order,
-                                        unsigned pec_tags, femint_maxwell_t *mx);
-FEMINT_EXPORT int femint_maxwell_destroy(femint_maxwell_t *mx);
-FEMINT_EXPORT int64_t femint_maxwell_num_dofs(femint_maxwell_t mx);
-/** @brief u[ndof] = the coefficients of grad phi_h, phi_h the piecewise linear function with
- *  the vertex values phi[nvert], taken as 0 at the vertices of the PEC walls: phi[b] - phi[a] on
- *  the lowest-order (Whitney) function of every edge (a, b), a < b, and 0 on the others. S u = 0
- *  (the gradients are the kernel of the curl), T u is not. */
-FEMINT_EXPORT int femint_maxwell_gradient(femint_maxwell_t mx, const double *phi, double *u);
-
-struct femint_maxwell_options {
-  int precision;  /**< FEMINT_DOUBLE or FEMINT_SINGLE (integration and the sums) */
-  int where;      /**< FEMINT_WHERE_ANY, _CPU or _OPENCL */
-  int max_batch;  /**< most cells per integration task; 0: chosen from the sizes */
-  int phases;     /**< 1: wait for each phase before the next (per-phase times, seed 004's
-                       Table 2); 0: T's sums overlap S's integration */
-};
-
-/** Times in seconds of one assembly of T and S. */
-struct femint_maxwell_stats {
-  int ncell, nbatch;
-  int64_t ndof, nnz, nslot;  /**< unknowns, non-zeros of T and S, COO triplets (cells * nsh^2) */
-  int pattern_built;         /**< 1: this call built the pattern (the first assembly) */
-  int pattern_on_device;     /**< the pattern was built (and the sums run) on an OpenCL device */
-  double t_programs;         /**< building the OpenCL programs (first use on a device) */
-  double t_pattern;          /**< COO indices, sort, segments and row pointers (first call) */
-  double t_pack;             /**< cell nodes and coefficients into batch buffers, the CSR arrays
-                                  of the two matrices */
-  double t_integrate;        /**< T_e and S_e of every cell into their COO slots */
-  double t_sum;              /**< COO to CSR values of T and S (segmented sums) */
-  double t_download;         /**< CSR values to the host */
-  double t_total;
-  int tasks_cpu, tasks_opencl;  /**< integration tasks run by each kind of worker */
-};
-
-/** @brief The mass matrix T (entries of N_i eps_r N_j) and the curl-curl matrix S (curl N_i
- *  mu_r^-1 curl N_j) of the space, on the CPU and OpenCL workers: element matrices of batches of
- *  cells (T and S as separate tasks) into COO slots, then the CSR values of both summed on the
- *  shared pattern where the COO data are. eps_r, mu_r: ncell_values (1: every cell, or one per
- *  cell) 3x3 symmetric positive definite tensors, row-major ([ncell_values][9]); NULL mu_r:
- *  1. opt may be NULL (double, anywhere). stats may be NULL.
- *  @return 0; FEMINT_EINVAL (ncell_values, a tensor not SPD: the cell named); the runtime's. */
-FEMINT_EXPORT int femint_maxwell_assemble(femint_context_t ctx, femint_maxwell_t mx,
-                                          int ncell_values, const double *eps_r,
-                                          const double *mu_r,
-                                          const struct femint_maxwell_options *opt,
-                                          femint_matrix_t *T, femint_matrix_t *S,
-                                          struct femint_maxwell_stats *stats);
 
 /* ---- Benchmarks ---- */
 
@@ -741,8 +792,9 @@ struct femint_bench_result {
   double max_error;    /**< relative difference of sampled element matrices from the CPU's */
 };
 
-/** @brief Time the stages of integrating and assembling about opt->ncell cells of one order.
- *  Runs outside StarPU's tasks: call it while no assembly is in progress. */
+/** @brief Time the stages of integrating and assembling about opt->ncell H1 cells of one order
+ *  (the tetrahedra's phases come from femint_operator_assemble with phases set). Runs outside
+ *  StarPU's tasks: call it while no verb is in progress. */
 FEMINT_EXPORT int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options *opt,
                                       struct femint_bench_result *res);
 

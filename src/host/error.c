@@ -3,7 +3,6 @@
 #include <stdio.h>
 
 #include "error.h"
-#include "scheduler/scheduler.h"
 
 const char *femint_strerror(int code)
 {
@@ -33,21 +32,20 @@ static _Thread_local char thread_msg[8192];
 
 const char *femint_thread_error(void) { return thread_msg; }
 
+/* The context's buffer: its first member. */
+static char *context_msg(femint_context_t ctx) { return ((struct femint_errbuf *)(void *)ctx)->msg; }
+
 int femint_seterr(femint_context_t ctx, int code, const char *fmt, ...)
 {
-  char *buf = ctx ? ctx->errmsg : thread_msg;
-  size_t len = ctx ? sizeof ctx->errmsg : sizeof thread_msg;
+  char *buf = ctx ? context_msg(ctx) : thread_msg;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, len, fmt, ap);
+  vsnprintf(buf, sizeof thread_msg, fmt, ap);
   va_end(ap);
-  if (ctx) snprintf(thread_msg, sizeof thread_msg, "%s", ctx->errmsg);
+  if (ctx) snprintf(thread_msg, sizeof thread_msg, "%s", buf);
   return code;
 }
 
-const char *femint_last_error(femint_context_t ctx)
-{
-  return ctx ? ctx->errmsg : thread_msg;
-}
+const char *femint_last_error(femint_context_t ctx) { return ctx ? context_msg(ctx) : thread_msg; }
 
 const char *femint_init_error(void) { return thread_msg; }

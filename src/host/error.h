@@ -4,6 +4,12 @@
 
 #include "femint.h"
 
+/* Where the last detailed message of a context is kept. A context (scheduler/scheduler.h) begins
+ * with one, so that the host layer records messages without knowing the rest of it. */
+struct femint_errbuf {
+  char msg[8192];
+};
+
 /* Record "fmt..." as the last error of ctx (or of the calling thread when ctx is NULL) and
  * return code. */
 int femint_seterr(femint_context_t ctx, int code, const char *fmt, ...)

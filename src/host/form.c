@@ -1,9 +1,11 @@
-/* Weak forms: the generic coefficient array of seed 000 and its instances (linear elasticity in
- * 3D and in plane stress or strain, the Laplacian, the mass matrix), constant per cell. */
+/* Weak forms, constant per cell: the generic coefficient array of seed 000 and its instances
+ * (linear elasticity in 3D and in plane stress or strain, the Laplacian, the mass matrix) on H1
+ * spaces; the mass and curl-curl forms of seed 004 on H(curl) spaces. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "host.h"
+#include "refel_tet.h"
 
 static int form_new_dim(femint_context_t ctx, int kind, int dim, int ne, int ncoef, int nvalues,
                         femint_form_t *form)
@@ -20,7 +22,8 @@ static int form_new_dim(femint_context_t ctx, int kind, int dim, int ne, int nco
     free(f);
     return femint_seterr(ctx, FEMINT_ENOMEM, "form: out of memory for %d cells", nvalues);
   }
-  *f = (struct femint_form){ctx, kind, dim, ne, ncoef, nvalues, coef};
+  const int family = kind == FORM_HCURL_MASS || kind == FORM_CURLCURL ? FEMINT_HCURL : FEMINT_H1;
+  *f = (struct femint_form){ctx, kind, family, dim, ne, ncoef, nvalues, coef};
   *form = f;
   return 0;
 }
@@ -108,6 +111,54 @@ int femint_form_create_generic(femint_context_t ctx, int ne, int nvalues, const 
   return 0;
 }
 
+/* The H(curl) forms: the tensor of each cell (eps, or nu = mu^-1 for the curl-curl form). */
+static int hcurl_form(femint_context_t ctx, int kind, int nvalues, int tensor, const double *v,
+                      femint_form_t *form)
+{
+  const char *what = kind == FORM_HCURL_MASS ? "hcurl_mass" : "curlcurl";
+  FEMINT_CHECK(form, ctx, FEMINT_EINVAL, "%s: the output pointer is NULL", what);
+  *form = NULL;
+  FEMINT_CHECK(v, ctx, FEMINT_EINVAL, "%s: NULL coefficient array", what);
+  FEMINT_CHECK(tensor == 0 || tensor == 1, ctx, FEMINT_EINVAL,
+               "%s: tensor = %d (0: a scalar per cell, 1: a 3 x 3 tensor per cell)", what, tensor);
+  FEMINT_CALL(form_new_dim(ctx, kind, 3, 1, 9, nvalues, form));
+  static const double unit[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  for (int c = 0; c < nvalues; c++) {
+    double A[9];
+    int err = 0;
+    if (tensor) {
+      memcpy(A, v + 9 * (size_t)c, sizeof A);
+    } else if (v[c] > 0 && isfinite(v[c])) {
+      for (int i = 0; i < 9; i++) A[i] = unit[i] * v[c];
+    } else {
+      err = femint_seterr(ctx, FEMINT_EINVAL, "%s: coefficient of cell %d is %g, must be > 0",
+                          what, c, v[c]);
+    }
+    struct tet_coef k;
+    if (!err && (kind == FORM_HCURL_MASS ? tet_coef_tensor(A, unit, &k)
+                                         : tet_coef_tensor(unit, A, &k)))
+      err = femint_seterr(ctx, FEMINT_EINVAL, "%s: cell %d: %s", what, c, femint_thread_error());
+    if (err) {
+      femint_form_destroy(form);
+      return err;
+    }
+    memcpy((*form)->coef + 9 * (size_t)c, kind == FORM_HCURL_MASS ? k.eps : k.nu, sizeof k.eps);
+  }
+  return 0;
+}
+
+int femint_form_create_hcurl_mass(femint_context_t ctx, int nvalues, int tensor,
+                                  const double *eps, femint_form_t *form)
+{
+  return hcurl_form(ctx, FORM_HCURL_MASS, nvalues, tensor, eps, form);
+}
+
+int femint_form_create_curlcurl(femint_context_t ctx, int nvalues, int tensor, const double *mu,
+                                femint_form_t *form)
+{
+  return hcurl_form(ctx, FORM_CURLCURL, nvalues, tensor, mu, form);
+}
+
 int femint_form_destroy(femint_form_t *form)
 {
   if (!form || !*form) return 0;
@@ -157,8 +208,9 @@ void form_expand(const struct femint_form *f, int cell, double *c)
 
 const char *form_kind_name(int kind)
 {
-  static const char *names[] = {"generic", "elasticity", "laplace", "mass"};
-  return kind >= 0 && kind <= 3 ? names[kind] : "unknown";
+  static const char *names[] = {"generic", "elasticity", "laplace", "mass", "hcurl_mass",
+                                "curlcurl"};
+  return kind >= 0 && kind <= FORM_CURLCURL ? names[kind] : "unknown";
 }
 
 double form_flops_per_block(const struct femint_form *f)
@@ -167,6 +219,10 @@ double form_flops_per_block(const struct femint_form *f)
   case FORM_ELASTICITY: return f->ne == 3 ? 63 : 28; /* seed 000, section 5.1: 7 per entry */
   case FORM_LAPLACE: return 7.0 * f->ne;
   case FORM_MASS: return 3.0 * f->ne;
+  case FORM_HCURL_MASS:
+  case FORM_CURLCURL: return 2.0 * 9; /* u . A v with the 3 x 3 A of the point */
   default: return 3.0 * 16 * f->ne * f->ne;
   }
 }
+
+int form_symmetric(const struct femint_form *f) { return f->kind != FORM_GENERIC; }

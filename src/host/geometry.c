@@ -1,8 +1,10 @@
 /* The geometric map of a prism with straight edges and bilinear quadrilateral faces: points,
- * Jacobians, their inverses, and the Jacobian terms that the NOJAC kernels read. */
+ * Jacobians, their inverses, and the Jacobian terms that the NOJAC kernels read; the map of a
+ * cell of any shape (geom_map). */
 #include <math.h>
 
-#include "host.h"
+#include "refel_quad.h"
+#include "refel_tet.h"
 
 /* Vertex functions N_a = l_{a%3} * (1 -+ xi3)/2 and their reference derivatives dN[a][3]. */
 static void vertex_functions(const double xi[3], double *N, double *dN)
@@ -78,4 +80,19 @@ int geom_prism_terms(const struct refel *re, const double *X, double *t, int *ba
     for (int k = 0; k < 9; k++) t[GEOM_NTERMS * q + 1 + k] = K[k];
   }
   return 0;
+}
+
+double geom_map(int shape, int nnode, const double *X, const double *xi, double *x, double *J)
+{
+  switch (shape) {
+  case FEMINT_QUAD:
+    if (x) geom_quad_point(nnode, X, xi, x);
+    return geom_quad_jacobian(nnode, X, xi, J);
+  case FEMINT_TET:
+    if (x) geom_tet_point(nnode, X, xi, x);
+    return geom_tet_jacobian(nnode, X, xi, J);
+  default:
+    if (x) geom_prism_point(X, xi, x);
+    return geom_prism_jacobian(X, xi, J);
+  }
 }

@@ -70,7 +70,7 @@ static double signed_det(int nnode, const double *X, const double xi[3],
   return s;
 }
 
-int geom_tet_check(const struct refel_tet *re, int nnode, const double *X,
+int geom_tet_check(const struct refel *re, int nnode, const double *X,
                    struct geom_tet_report *rep)
 {
   FEMINT_CHECK(nnode == 4 || nnode == 10, NULL, FEMINT_EINVAL,

@@ -1,7 +1,6 @@
 /* Gmsh MSH files read into memory (gmsh_read.c): nodes, the elements of every type of
  * gmsh_types.c with their physical tags and entities, physical names and partitions. mesh_gmsh.c
- * makes femint meshes of them (prisms, quadrilaterals), mesh_gmsh_tet.c tetrahedral meshes.
- * Internal. */
+ * makes femint meshes of them (prisms, tetrahedra, quadrilaterals). Internal. */
 #ifndef FEMINT_HOST_GMSH_H
 #define FEMINT_HOST_GMSH_H
 
@@ -166,43 +165,5 @@ int gmsh_fail_cell(const struct gmsh_file *gf, const struct gmsh_selection *s, i
 int gmsh_fail_wrap(const struct gmsh_file *gf, int code);
 /* The face of a selection that matched no boundary face: FEMINT_EMESH naming its element. */
 int gmsh_fail_face(const struct gmsh_file *gf, const struct gmsh_face *f, const char *cells);
-
-
-/* ---- mesh_gmsh_tet.c: tetrahedral meshes (mesh_tet.h) for the H(curl) problem ---- */
-
-struct tet_mesh;
-
-/* The tag of the boundary faces that no triangle with a physical tag covers: the largest tag a
- * PEC mask of tet_space_create can name, so that TET_PEC_ALL makes them walls and the mask
- * 1u << GMSH_TET_UNTAGGED selects them alone. A file whose physical groups of triangles use tag
- * 31 mixes them with those faces. */
-#define GMSH_TET_UNTAGGED 31
-
-/* The tetrahedral mesh of a Gmsh file (MSH 2.2, ASCII or binary 4.1), or of partition part of a
- * partitioned one (-1: all; 1..the number of partitions).
- * - Cells: the 4-node (type 4) and 10-node (type 11) tetrahedra, in the file's order (those of
- *   type 4 first in a file with both); every other 3D element is refused (FEMINT_ENOTSUP naming
- *   its type and count). Vertices are their corner nodes by ascending node tag; tet_mesh_create
- *   sorts each cell's vertices.
- * - Geometry: with any 10-node cell the mesh is quadratic (nnode 10): every edge gets the node
- *   Gmsh gives it (its nodes 4..9 lie on its edges (0,1), (1,2), (2,0), (3,0), (3,2), (3,1),
- *   found by their corners whatever femint's sorted order); a 4-node cell gives its edges their
- *   midpoints. Two cells must agree on the node of an edge they share (the same point to 1e-12
- *   of the edge's length): FEMINT_EMESH names both cells, their elements and lines (byte offsets
- *   in a binary file). Every cell is then checked (tet_mesh_check: det J keeps its sign).
- * - Face tags: a triangle (type 2 or 9) with a physical tag gives it to the boundary face with its
- *   corners (FEMINT_EMESH when that is no boundary face); other boundary faces have
- *   GMSH_TET_UNTAGGED. Only tags 1..31 can make PEC walls (tet_space_create). The faces of a
- *   partition that it shares with other partitions are boundary faces of its mesh, untagged.
- * - Materials: the physical tags of the volumes are not kept (struct tet_mesh has none).
- * Errors are recorded without a context (femint_last_error(NULL)) and name the file and, where
- * there is one, the line (ASCII) or byte offset (binary): FEMINT_EIO, FEMINT_ENOTSUP,
- * FEMINT_EMESH, FEMINT_EJACOBIAN, FEMINT_EINVAL (part), FEMINT_ENOMEM; *mesh is then NULL.
- * A caller (the command line's tetrahedral run) reads the mesh, builds the space and assembles:
- *   struct tet_mesh *mesh;
- *   FEMINT_CALL(gmsh_read_tet_mesh(path, -1, &mesh));
- *   ... tet_space_create(mesh, re, TET_PEC_ALL, &space) (or a mask of physical tags) ...
- *   tet_mesh_destroy(&mesh); */
-int gmsh_read_tet_mesh(const char *path, int part, struct tet_mesh **mesh);
 
 #endif

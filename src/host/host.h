@@ -1,5 +1,5 @@
-/* Internal interfaces of the host numerics: quadrature, the reference prism, geometry, meshes,
- * DOF maps and forms. Never installed. */
+/* Internal interfaces of the host numerics: quadrature, reference elements, geometry, meshes,
+ * DOF maps and forms. Nothing here knows StarPU or OpenCL. Never installed. */
 #ifndef FEMINT_HOST_H
 #define FEMINT_HOST_H
 
@@ -44,7 +44,9 @@ double quad_refine_orbits(int nu, int m, quad_residual_fn residual, const void *
 
 enum mode_kind { MODE_VERTEX = 0, MODE_EDGE = 1, MODE_FACE = 2, MODE_INTERIOR = 3 };
 
-/* What a shape function is: the entity it belongs to and its degrees, for the DOF map. */
+/* What a shape function is: the entity it belongs to and its degrees, for the DOF map. The
+ * H1 elements (prism, quadrilateral) set the first seven fields, the H(curl) tetrahedron
+ * kind, entity, degree (its level) and the last five (refel_tet.h). */
 struct refel_mode {
   int8_t kind;   /* enum mode_kind */
   int8_t entity; /* local vertex 0..5, edge 0..8, face 0..4; 0 for interior */
@@ -53,28 +55,40 @@ struct refel_mode {
   int8_t vdeg;   /* degree of the vertical Lobatto bubble, 0 if none (sign under vertical flip) */
   int8_t degree; /* degree compared with the entity's order by the minimum rule: vertex 1;
                     edge k or m; triangle face: total degree n of the bubble; quad face:
-                    max(k, m); interior: max(n, m) */
+                    max(k, m); interior: max(n, m); H(curl): the level */
   int8_t i1, i2; /* triangle bubble indices (i, j) with i + j = n - 3 for triangle-face and
                     interior modes; (k, m) for quad faces; 0 otherwise */
+  int8_t level;  /* H(curl): the order (1..3) from which the function is in the basis */
+  int8_t type;   /* H(curl): enum tet_mode_type */
+  int8_t rank;   /* H(curl): index among the functions of its entity (lower orders are prefixes) */
+  int8_t odd;    /* H(curl) edge modes: 1 when the function changes sign with the edge direction */
+  int8_t sorted; /* H(curl) face modes: 1, they assume the face's vertices in ascending order */
 };
 
-/* A tabulated reference element: the prism (dim 3, below) or the quadrilateral (dim 2,
- * refel_quad.h). */
+/* A tabulated reference element: the prism (dim 3, below) and the quadrilateral (dim 2,
+ * refel_quad.h) of the H1 family, the tetrahedron (refel_tet.h) of the H(curl) family. */
 struct refel {
-  int shape, order;
-  int dim;        /* reference dimension: 3 for the prism, 2 for the quadrilateral */
-  int nsh;        /* shape functions */
+  int shape, family, order;
+  int dim;        /* reference dimension: 3 for the prism and the tetrahedron, 2 for the
+                     quadrilateral */
+  int nsh;        /* shape functions (H(curl): vector functions) */
   int nq;         /* quadrature points */
   int degree;     /* exactness degree of the rule (prism: 2p in total degree; quadrilateral:
-                     2p+1 in each variable) */
-  int ntri, nline;/* points of the triangle rule (0 for the quadrilateral) and of the
-                     Gauss-Legendre rule (per direction) */
+                     2p+1 in each variable; tetrahedron: see refel_tet.h) */
+  int ntri, nline;/* points of the triangle rule (prism only) and of the Gauss-Legendre rule
+                     per direction (prism, quadrilateral; the tetrahedron's conical rule: points
+                     per direction, 0 for a symmetric rule) */
   double *xq;     /* [nq][dim] reference coordinates */
   double *wq;     /* [nq] weights (sum = the reference measure: 1 for the prism, 4 for the
-                     quadrilateral) */
+                     quadrilateral, 1/6 for the tetrahedron) */
+  /* H1: */
   double *phi;    /* [nq][dim+1][nsh]: value and the dim reference derivatives of each shape
                      function */
   float *phi_f;   /* the same in single precision */
+  /* H(curl): */
+  double *val;    /* [nq][3][nsh]: component d of function i at point q, val[(q*3 + d)*nsh + i] */
+  double *curl;   /* [nq][3][nsh]: the reference curls, same layout */
+  float *val_f, *curl_f; /* the same in single precision */
   struct refel_mode *mode; /* [nsh] */
 };
 
@@ -94,14 +108,26 @@ int refel_mode_rank(const struct refel_mode *m, int q);
  * (q-1)(q-2)/2, quad face (q-1)^2. face is 0..4 (ignored for edges). */
 int refel_entity_nmodes(int kind, int entity, int q);
 
-/* ---- refel.c: reference elements by shape (enum femint_shape) ---- */
+/* ---- refel.c: reference elements by shape and family ---- */
 
-/* refel_prism_create or refel_quad_create; FEMINT_EINVAL for an unknown shape. */
-int refel_create(int shape, int order, struct refel **re);
-/* Shape functions of an order (negative error for a bad shape or order). */
-int refel_nsh(int shape, int order);
-/* Values and reference derivatives at xi: val[dim+1][nsh] (the shape's eval function). */
-void refel_eval(int shape, int order, const double *xi, double *val);
+/* The element of a shape and family: refel_prism_create, refel_quad_create or refel_tet_create.
+ * FEMINT_ENOTSUP (a family the shape does not have, named), FEMINT_EORDER, FEMINT_ENOMEM. */
+int refel_create(int shape, int family, int order, struct refel **re);
+/* Shape functions of an order (a negative error for a bad shape, family or order). */
+int refel_nsh(int shape, int family, int order);
+/* Values at xi of all shape functions, in the order of the tabulation: H1, the value and the dim
+ * reference derivatives, val[dim+1][nsh]; H(curl), the 3 components of each function and then the
+ * 3 of its curl, val[6][nsh]. */
+void refel_eval(int shape, int family, int order, const double *xi, double *val);
+/* The family a shape has (FEMINT_H1 for prisms and quadrilaterals, FEMINT_HCURL for tetrahedra),
+ * or 0 for an unknown shape. */
+int refel_shape_family(int shape);
+/* The highest order of a family: 7 for H1, 3 for H(curl). */
+int refel_max_order(int family);
+/* Modes of an entity of order q (kind, local entity) of the element's shape and family. */
+int refel_modes(const struct refel *re, int kind, int entity, int q);
+/* Rank of a mode among those of its entity of order q, -1 when it does not exist there. */
+int refel_rank(const struct refel *re, const struct refel_mode *m, int q);
 
 /* ---- geometry.c: the map of a prism with straight edges and bilinear quadrilateral faces ---- */
 
@@ -115,19 +141,30 @@ double geom_inverse3(const double *J, double *K);
  * t[q*10 + 1 + 3*j + i] = dxi_j / dx_i. Returns 0, or FEMINT_EJACOBIAN with *bad = q. */
 int geom_prism_terms(const struct refel *re, const double *X, double *t, int *bad);
 #define GEOM_NTERMS 10
+/* The map of a cell of any shape from its nnode geometric nodes X[nnode][dim] (dim 3, or 2 for
+ * the quadrilateral): the point x(xi) (dim values; NULL: not wanted) and J[dim*i + j] =
+ * dx_i / dxi_j at xi; returns det J. */
+double geom_map(int shape, int nnode, const double *X, const double *xi, double *x, double *J);
 
-/* ---- mesh.c ---- */
+/* ---- mesh.c, mesh_topo.c ---- */
 
-/* The local topology of a cell shape. A quadrilateral's faces are its edges: the boundary of a
- * 2D mesh is made of boundary "faces" of 2 vertices, tagged and integrated over like the faces
- * of a prism. */
+/* The local topology of a cell shape: the shape table of the meshes. A quadrilateral's faces are
+ * its edges: the boundary of a 2D mesh is made of boundary "faces" of 2 vertices, tagged and
+ * integrated over like the faces of a prism or a tetrahedron. */
 struct cell_topo {
   int shape, dim;
   int nv, ne, nf;            /* vertices, edges and faces of a cell */
   const int (*edge_vert)[2]; /* [ne] local vertices of each edge */
   const int (*face_vert)[4]; /* [nf] local vertices of each face, -1 after the last */
+  int curved;                /* 1: cells may carry one geometric node per edge */
+  const char *name, *plural; /* "prism", "prisms" */
 };
-extern const struct cell_topo topo_prism, topo_quad;
+extern const struct cell_topo topo_prism, topo_quad, topo_tet;
+/* The topology of a shape (enum femint_shape), or NULL. */
+const struct cell_topo *topo_of(int shape);
+#define MESH_MAX_NV 6
+#define MESH_MAX_NE 9
+#define MESH_MAX_NODES 10
 
 struct femint_mesh {
   femint_context_t ctx;
@@ -135,20 +172,27 @@ struct femint_mesh {
   int nvert, ncell;
   double *coords;  /* [nvert][3] (z = 0 in 2D) */
   int *cells;      /* [ncell][topo->nv] vertices in femint's local order (see mesh.c) */
-  double *cell_mid; /* quadrilaterals with curved edges: [ncell][4][2] the midpoint node of each
-                       edge (the 8-node geometry of seed 003); NULL when every edge is straight */
+  double *edge_x;  /* curved cells: [nedge][3] the geometric node of every edge (the image of its
+                      midpoint); NULL when every cell is straight */
   uint8_t *vert_bnd; /* [nvert] 1 on the boundary */
   int nbface;
   int *bface;      /* [nbface][3]: cell, local face, tag */
-  int64_t *vert_gid; /* [nvert] global id: the Gmsh node tag, or the vertex index */
-  int *cell_mat;   /* [ncell] material: the Gmsh physical tag, or 0 */
+  int64_t *vert_gid; /* [nvert] global id: the Gmsh node tag, the caller's, or the vertex index */
+  int *cell_mat;   /* [ncell] material: the Gmsh physical tag, the caller's, or 0 */
   /* topology */
   int nedge, nface;
   int *cell_edge;  /* [ncell][topo->ne] global edges */
-  int *edge_vert;  /* [nedge][2] */
+  int *edge_vert;  /* [nedge][2], ascending */
   int *cell_face;  /* [ncell][topo->nf] global faces (a quadrilateral's are its edges) */
   int *face_cell;  /* [nface][2] cells sharing the face (-1 for a boundary face) */
+  const struct mesh_namer *namer; /* while the mesh is made: names its cells in messages */
 };
+
+/* Geometric nodes of a cell: the vertices, and one per edge when the mesh is curved. */
+int mesh_nnode(const struct femint_mesh *m);
+/* The geometric nodes of cell c, X[nnode][dim] (dim 3, or 2 for quadrilaterals): the vertices in
+ * the local order, then the edge nodes in the local edge order; returns nnode. */
+int mesh_cell_nodes(const struct femint_mesh *m, int c, double *X);
 
 /* Local vertices of the edges and faces of the reference prism (quad faces list 4 vertices
  * bottom a, bottom b, top b, top a; triangle faces 3 and -1). */
@@ -160,40 +204,66 @@ extern const int prism_face_vert[PRISM_NF][4];
 struct femint_space {
   femint_context_t ctx;
   femint_mesh_t mesh;
+  int family;         /* FEMINT_H1 or FEMINT_HCURL */
   int ncomp;
   int *order;         /* [ncell] */
   int64_t nmode;      /* scalar modes; ndof = nmode * ncomp */
   int64_t *cell_off;  /* [ncell + 1]: cell c's modes are cell_mode[cell_off[c] .. cell_off[c+1]) */
-  int64_t *cell_mode; /* global scalar mode of each local shape function, -1 if dropped */
+  int64_t *cell_mode; /* global scalar mode of each local shape function, -1 if dropped (minimum
+                         rule) or removed (femint_space_remove_boundary_dofs) */
   int8_t *cell_sign;  /* +1 / -1 */
-  int64_t *vertex_mode; /* [nvert]: the mode of each vertex (-1 for a vertex of no cell) */
+  int64_t *vertex_mode; /* [nvert]: the mode of each vertex (H1; -1 for a vertex of no cell or
+                           a removed one, and in H(curl)) */
   int64_t *global_dof;  /* NULL, or [nmode * ncomp] the caller's global number of each DOF
                            (femint_space_set_global_dofs) */
+  int generation;     /* counts the removals of DOFs: an operator remembers the one it was made
+                         for */
 };
+
+/* Whether a boundary face of tag `tag` is selected by (ntag, tags): ntag = 0 every face, -1 the
+ * faces with a tag > 0, else those whose tag is listed. */
+int space_face_selected(int tag, int ntag, const int *tags);
+/* Mark (mark[mode] = 1) the scalar modes on the boundary faces selected by (ntag, tags): the
+ * modes whose entity lies in the closure of such a face. FEMINT_ENOMEM or a reference element's
+ * error. */
+int space_mark_boundary(const struct femint_space *s, int ntag, const int *tags,
+                        unsigned char *mark);
 
 /* ---- form.c ---- */
 
-enum form_kind { FORM_GENERIC = 0, FORM_ELASTICITY = 1, FORM_LAPLACE = 2, FORM_MASS = 3 };
+enum form_kind {
+  FORM_GENERIC = 0,
+  FORM_ELASTICITY = 1,
+  FORM_LAPLACE = 2,
+  FORM_MASS = 3,
+  FORM_HCURL_MASS = 4, /* N_i . eps N_j (H(curl)) */
+  FORM_CURLCURL = 5    /* curl N_i . nu curl N_j, nu = mu^-1 (H(curl)) */
+};
 
 struct femint_form {
   femint_context_t ctx;
   int kind;
+  int family;    /* FEMINT_H1 or FEMINT_HCURL */
   int dim;       /* the dimension the form is made for (elasticity: 3, or 2 in plane stress or
-                    strain), 0 for any */
+                    strain; the H(curl) forms 3), 0 for any */
   int ne;        /* components of trial and test functions */
-  int ncoef;     /* coefficients per cell: generic ne*ne*16, elasticity 2 (lambda, mu), 1 else */
+  int ncoef;     /* coefficients per cell: generic ne*ne*16, elasticity 2 (lambda, mu), H(curl)
+                    9 (the tensor eps or nu = mu^-1, row-major), 1 else */
   int nvalues;   /* 1 (the same for every cell) or the number of cells */
   double *coef;  /* [nvalues][ncoef] */
 };
 
-/* The generic array c[ne][ne][4][4] (ne*ne*16 values) of the form on a cell (in 2D the index 3,
- * d/dz, is unused). */
+/* The generic array c[ne][ne][4][4] (ne*ne*16 values) of an H1 form on a cell (in 2D the index
+ * 3, d/dz, is unused). */
 void form_expand(const struct femint_form *f, int cell, double *c);
 /* The coefficients of a cell (ncoef values). */
 const double *form_coef(const struct femint_form *f, int cell);
 const char *form_kind_name(int kind);
-/* Flops per (idof, jdof) block as seed 000 counts them (63 for elasticity). */
+/* Flops per (idof, jdof) block as seed 000 counts them (63 for elasticity; 2 per entry of an
+ * H(curl) form's 3 x 3 product terms). */
 double form_flops_per_block(const struct femint_form *f);
+/* Whether the form's element matrices are symmetric (every form but the generic one). */
+int form_symmetric(const struct femint_form *f);
 
 /* ---- reference.c: Algorithm 1 of seed 000, plain, in double ---- */
 

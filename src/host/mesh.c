@@ -1,5 +1,5 @@
-/* Prism meshes from arrays: input checks, the normalized local vertex order, the Jacobian check,
- * the topology (global edges and faces, found by radix sorts) and the boundary faces. */
+/* Meshes of any shape from arrays: the shape table, input checks, femint's local vertex order of
+ * the cells, the checks of their geometry, and the accessors of the public API. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,18 +8,33 @@
 
 #include "mesh.h"
 #include "refel_quad.h"
+#include "refel_tet.h"
 
 const int prism_edge_vert[PRISM_NE][2] = {{0, 1}, {1, 2}, {2, 0}, {3, 4}, {4, 5},
                                           {5, 3}, {0, 3}, {1, 4}, {2, 5}};
 const int prism_face_vert[PRISM_NF][4] = {
     {0, 1, 2, -1}, {3, 4, 5, -1}, {0, 1, 4, 3}, {1, 2, 5, 4}, {2, 0, 3, 5}};
-
 static const int quad_face_vert[4][4] = {{0, 1, -1, -1}, {1, 2, -1, -1}, {2, 3, -1, -1},
                                          {3, 0, -1, -1}};
+static const int tet_face_vert4[TET_NF][4] = {{1, 2, 3, -1}, {0, 2, 3, -1}, {0, 1, 3, -1},
+                                              {0, 1, 2, -1}};
 
 const struct cell_topo topo_prism = {FEMINT_PRISM, 3, PRISM_NV, PRISM_NE, PRISM_NF,
-                                     prism_edge_vert, prism_face_vert};
-const struct cell_topo topo_quad = {FEMINT_QUAD, 2, 4, 4, 4, quad_edge_vert, quad_face_vert};
+                                     prism_edge_vert, prism_face_vert, 0, "prism", "prisms"};
+const struct cell_topo topo_quad = {FEMINT_QUAD, 2, 4, 4, 4, quad_edge_vert, quad_face_vert, 1,
+                                    "quadrilateral", "quadrilaterals"};
+const struct cell_topo topo_tet = {FEMINT_TET, 3, TET_NV, TET_NE, TET_NF, tet_edge_vert,
+                                   tet_face_vert4, 1, "tetrahedron", "tetrahedra"};
+
+const struct cell_topo *topo_of(int shape)
+{
+  switch (shape) {
+  case FEMINT_PRISM: return &topo_prism;
+  case FEMINT_QUAD: return &topo_quad;
+  case FEMINT_TET: return &topo_tet;
+  default: return NULL;
+  }
+}
 
 /* See mesh.h for why the vertical edges decide. */
 int mesh_check_cell(const double *X, double *det, double xi[3])
@@ -81,7 +96,7 @@ static int vertex_before(const int *line, const int64_t *gid, int a, int b)
   return line[a] != line[b] ? gid[line[a]] < gid[line[b]] : gid[a] < gid[b];
 }
 
-/* Reorder the vertices of a cell: the bottom triangle sorted by ascending vertical line (then
+/* Reorder the vertices of a prism: the bottom triangle sorted by ascending vertical line (then
  * vertex) when that permutation is even; when it is odd, the top triangle in that order
  * becomes the bottom and the old bottom the top, which keeps the orientation of the cell. Since
  * a vertex and the one above it share their line, both triangles of the cell are then listed by
@@ -100,41 +115,17 @@ static void normalize_cell(const int *line, const int64_t *gid, const int *in, i
   }
 }
 
-/* Sort n items with nkey integer keys each (keys[i*nkey + k] in [0, range)) lexicographically:
- * a least significant digit radix sort with one counting pass per key. perm receives the item
- * indices in sorted order. Returns 0 or FEMINT_ENOMEM. */
-static int sort_keys(femint_context_t ctx, int n, int nkey, const int *keys, int range, int *perm)
-{
-  int *tmp = malloc((size_t)n * sizeof *tmp);
-  int *count = malloc(((size_t)range + 1) * sizeof *count);
-  if (!tmp || !count) {
-    free(tmp);
-    free(count);
-    return femint_seterr(ctx, FEMINT_ENOMEM, "out of memory sorting %d mesh entities", n);
-  }
-  for (int i = 0; i < n; i++) perm[i] = i;
-  for (int k = nkey - 1; k >= 0; k--) {
-    memset(count, 0, ((size_t)range + 1) * sizeof *count);
-    for (int i = 0; i < n; i++) count[keys[(size_t)i * nkey + k] + 1]++;
-    for (int r = 0; r < range; r++) count[r + 1] += count[r];
-    for (int i = 0; i < n; i++) {
-      int item = perm[i];
-      tmp[count[keys[(size_t)item * nkey + k]]++] = item;
-    }
-    memcpy(perm, tmp, (size_t)n * sizeof *perm);
-  }
-  free(tmp);
-  free(count);
-  return 0;
-}
 
-static void sort_small(int *v, int n)
+/* A tetrahedron's vertices by ascending global id (the vertex index breaks no tie: ids are
+ * distinct). */
+static void sort_tet(const int64_t *gid, const int *in, int *out)
 {
-  for (int i = 1; i < n; i++)
-    for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-      int t = v[j];
-      v[j] = v[j - 1];
-      v[j - 1] = t;
+  memcpy(out, in, 4 * sizeof *out);
+  for (int i = 1; i < 4; i++)
+    for (int j = i; j > 0 && gid[out[j - 1]] > gid[out[j]]; j--) {
+      const int t = out[j];
+      out[j] = out[j - 1];
+      out[j - 1] = t;
     }
 }
 
@@ -143,7 +134,7 @@ static void mesh_free(struct femint_mesh *m)
   if (!m) return;
   free(m->coords);
   free(m->cells);
-  free(m->cell_mid);
+  free(m->edge_x);
   free(m->vert_bnd);
   free(m->bface);
   free(m->vert_gid);
@@ -178,227 +169,6 @@ int mesh_alloc(femint_context_t ctx, const struct cell_topo *topo, int nvert, in
   return 0;
 }
 
-/* Global edges: the edges of every cell sorted by their (smaller, larger) vertex ids. */
-static int build_edges(struct femint_mesh *m)
-{
-  const struct cell_topo *t = m->topo;
-  int n = t->ne * m->ncell, ierr;
-  int *keys = malloc(2 * (size_t)n * sizeof *keys), *perm = malloc((size_t)n * sizeof *perm);
-  m->cell_edge = malloc((size_t)n * sizeof *m->cell_edge);
-  if (!keys || !perm || !m->cell_edge) {
-    ierr = femint_seterr(m->ctx, FEMINT_ENOMEM, "out of memory building the edges of a mesh");
-    goto done;
-  }
-  for (int c = 0; c < m->ncell; c++)
-    for (int e = 0; e < t->ne; e++) {
-      const int *cv = &m->cells[(size_t)t->nv * c];
-      int a = cv[t->edge_vert[e][0]], b = cv[t->edge_vert[e][1]];
-      size_t i = (size_t)t->ne * c + e;
-      keys[2 * i] = a < b ? a : b;
-      keys[2 * i + 1] = a < b ? b : a;
-    }
-  ierr = sort_keys(m->ctx, n, 2, keys, m->nvert, perm);
-  if (ierr) goto done;
-  m->nedge = 0;
-  for (int i = 0; i < n; i++) {
-    const int *k = &keys[2 * (size_t)perm[i]];
-    if (i == 0 || memcmp(k, &keys[2 * (size_t)perm[i - 1]], 2 * sizeof *k)) m->nedge++;
-    m->cell_edge[perm[i]] = m->nedge - 1;
-  }
-  m->edge_vert = malloc(2 * (size_t)(m->nedge ? m->nedge : 1) * sizeof *m->edge_vert);
-  if (!m->edge_vert) {
-    ierr = femint_seterr(m->ctx, FEMINT_ENOMEM, "out of memory building the edges of a mesh");
-    goto done;
-  }
-  for (int i = 0; i < n; i++) {
-    int e = m->cell_edge[i];
-    m->edge_vert[2 * e] = keys[2 * (size_t)i];
-    m->edge_vert[2 * e + 1] = keys[2 * (size_t)i + 1];
-  }
-done:
-  free(keys);
-  free(perm);
-  return ierr;
-}
-
-/* The key of local face f of cell c: its vertex ids, sorted, nvert in place of missing ones (a
- * triangle has the fourth key nvert, an edge of a quadrilateral the last two). */
-static void face_key(const struct femint_mesh *m, int c, int f, int *k)
-{
-  const struct cell_topo *t = m->topo;
-  for (int j = 0; j < 4; j++) {
-    int lv = t->face_vert[f][j];
-    k[j] = lv < 0 ? m->nvert : m->cells[(size_t)t->nv * c + lv];
-  }
-  sort_small(k, 4);
-}
-
-/* Global faces: the faces of every cell sorted by their keys; a face may belong to 2 cells at
- * most. */
-static int build_faces(struct femint_mesh *m)
-{
-  const int nf = m->topo->nf;
-  int n = nf * m->ncell, ierr;
-  int *keys = malloc(4 * (size_t)n * sizeof *keys), *perm = malloc((size_t)n * sizeof *perm);
-  m->cell_face = malloc((size_t)n * sizeof *m->cell_face);
-  if (!keys || !perm || !m->cell_face) {
-    ierr = femint_seterr(m->ctx, FEMINT_ENOMEM, "out of memory building the faces of a mesh");
-    goto done;
-  }
-  for (int c = 0; c < m->ncell; c++)
-    for (int f = 0; f < nf; f++) face_key(m, c, f, &keys[4 * ((size_t)nf * c + f)]);
-  ierr = sort_keys(m->ctx, n, 4, keys, m->nvert + 1, perm);
-  if (ierr) goto done;
-  m->nface = 0;
-  for (int i = 0; i < n; i++) {
-    const int *k = &keys[4 * (size_t)perm[i]];
-    if (i == 0 || memcmp(k, &keys[4 * (size_t)perm[i - 1]], 4 * sizeof *k)) m->nface++;
-    m->cell_face[perm[i]] = m->nface - 1;
-  }
-  m->face_cell = malloc(2 * (size_t)(m->nface ? m->nface : 1) * sizeof *m->face_cell);
-  if (!m->face_cell) {
-    ierr = femint_seterr(m->ctx, FEMINT_ENOMEM, "out of memory building the faces of a mesh");
-    goto done;
-  }
-  for (int f = 0; f < 2 * m->nface; f++) m->face_cell[f] = -1;
-  for (int c = 0; c < m->ncell; c++)
-    for (int f = 0; f < nf; f++) {
-      int g = m->cell_face[nf * c + f];
-      if (m->face_cell[2 * g] < 0) {
-        m->face_cell[2 * g] = c;
-      } else if (m->face_cell[2 * g + 1] < 0) {
-        m->face_cell[2 * g + 1] = c;
-      } else {
-        const int *k = &keys[4 * ((size_t)nf * c + f)];
-        char verts[64] = "";
-        for (int j = 0, at = 0; j < 4 && k[j] < m->nvert; j++)
-          at += snprintf(verts + at, sizeof verts - (size_t)at, " %d", k[j]);
-        ierr = femint_seterr(m->ctx, FEMINT_EMESH,
-                             "the %s with vertices%s is shared by more than 2 cells (%d, %d and "
-                             "%d)",
-                             m->topo->dim == 2 ? "edge" : "face", verts, m->face_cell[2 * g],
-                             m->face_cell[2 * g + 1], c);
-        goto done;
-      }
-    }
-done:
-  free(keys);
-  free(perm);
-  return ierr;
-}
-
-/* The faces with one cell, listed by cell and local face, with tag 0, and their vertices. */
-static int build_boundary(struct femint_mesh *m)
-{
-  m->nbface = 0;
-  for (int g = 0; g < m->nface; g++) m->nbface += m->face_cell[2 * g + 1] < 0;
-  m->bface = malloc(3 * (size_t)(m->nbface ? m->nbface : 1) * sizeof *m->bface);
-  m->vert_bnd = calloc((size_t)m->nvert, sizeof *m->vert_bnd);
-  if (!m->bface || !m->vert_bnd)
-    return femint_seterr(m->ctx, FEMINT_ENOMEM, "out of memory listing the boundary faces");
-  const struct cell_topo *t = m->topo;
-  int n = 0;
-  for (int c = 0; c < m->ncell; c++)
-    for (int f = 0; f < t->nf; f++) {
-      if (m->face_cell[2 * m->cell_face[t->nf * c + f] + 1] >= 0) continue;
-      m->bface[3 * n] = c;
-      m->bface[3 * n + 1] = f;
-      m->bface[3 * n + 2] = 0;
-      n++;
-      for (int j = 0; j < 4 && t->face_vert[f][j] >= 0; j++)
-        m->vert_bnd[m->cells[(size_t)t->nv * c + t->face_vert[f][j]]] = 1;
-    }
-  return 0;
-}
-
-int mesh_build_topology(struct femint_mesh *m)
-{
-  FEMINT_CALL(build_edges(m));
-  FEMINT_CALL(build_faces(m));
-  return build_boundary(m);
-}
-
-int mesh_face_nv(const struct femint_mesh *m, int f)
-{
-  int nv = 0;
-  while (nv < 4 && m->topo->face_vert[f][nv] >= 0) nv++;
-  return nv;
-}
-
-void mesh_tag_boundary(struct femint_mesh *mesh, mesh_tag_fn fn, void *user)
-{
-  for (int b = 0; b < mesh->nbface; b++) {
-    const struct cell_topo *t = mesh->topo;
-    int c = mesh->bface[3 * b], f = mesh->bface[3 * b + 1], nv = mesh_face_nv(mesh, f);
-    double X[12];
-    for (int j = 0; j < nv; j++)
-      memcpy(&X[3 * j],
-             &mesh->coords[3 * (size_t)mesh->cells[(size_t)t->nv * c + t->face_vert[f][j]]],
-             3 * sizeof(double));
-    mesh->bface[3 * b + 2] = fn(nv, X, user);
-  }
-}
-
-/* Lexicographic order of two sorted face keys of 4 vertices. */
-static int face_key_cmp(const int *a, const int *b)
-{
-  for (int j = 0; j < 4; j++)
-    if (a[j] != b[j]) return a[j] < b[j] ? -1 : 1;
-  return 0;
-}
-
-int mesh_set_face_tags(struct femint_mesh *m, int n, const int *faces, const int *tags,
-                       int *unmatched)
-{
-  *unmatched = -1;
-  if (n == 0 || m->nbface == 0) {
-    if (n > 0) *unmatched = 0;
-    return 0;
-  }
-  int nb = m->nbface, ierr;
-  int *keys = malloc(4 * (size_t)nb * sizeof *keys), *perm = malloc((size_t)nb * sizeof *perm);
-  if (!keys || !perm) {
-    ierr = femint_seterr(m->ctx, FEMINT_ENOMEM, "out of memory tagging the boundary faces");
-    goto done;
-  }
-  /* Boundary faces keyed by their sorted vertices (a triangle has the fourth key nvert). */
-  for (int b = 0; b < nb; b++) face_key(m, m->bface[3 * b], m->bface[3 * b + 1], &keys[4 * (size_t)b]);
-  if ((ierr = sort_keys(m->ctx, nb, 4, keys, m->nvert + 1, perm))) goto done;
-  for (int i = 0; i < n; i++) {
-    int k[4], lo = 0, hi = nb, ok = 1;
-    const int first_missing = m->topo->dim == 2 ? 2 : 3; /* an edge has 2 vertices */
-    for (int j = 0; j < 4; j++) {
-      int v = faces[4 * (size_t)i + j];
-      k[j] = j >= first_missing && v == -1 ? m->nvert : v;
-      ok &= (v >= 0 && v < m->nvert) || (j >= first_missing && v == -1);
-    }
-    sort_small(k, 4);
-    while (ok && lo < hi) {
-      int mid = lo + (hi - lo) / 2;
-      if (face_key_cmp(&keys[4 * (size_t)perm[mid]], k) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    if (!ok || lo == nb || face_key_cmp(&keys[4 * (size_t)perm[lo]], k) != 0) {
-      *unmatched = i;
-      break;
-    }
-    m->bface[3 * perm[lo] + 2] = tags[i];
-  }
-done:
-  free(keys);
-  free(perm);
-  return ierr;
-}
-
-double mesh_uniform(uint64_t *state)
-{
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull); /* splitmix64 */
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return (double)(z >> 11) * 0x1.0p-52 - 1.0;
-}
-
 int mesh_check_input(femint_context_t ctx, int nvert, const double *coords, int dim, int ncell,
                      int nv, const int *cells)
 {
@@ -421,57 +191,119 @@ int mesh_check_input(femint_context_t ctx, int nvert, const double *coords, int 
   return 0;
 }
 
-/* femint_mesh_create_prisms (gid NULL: the global ids are the indices) or a part of a mesh with
- * the global ids of its vertices, which decide the local vertex order of the cells. who names the
- * public function in messages. */
-static int create_prisms(femint_context_t ctx, const char *who, int nvert, const double *coords,
-                         const int64_t *gid, int ncell, const int *cells, femint_mesh_t *mesh)
+int mesh_nnode(const struct femint_mesh *m)
+{
+  return m->topo->nv + (m->edge_x ? m->topo->ne : 0);
+}
+
+int mesh_cell_nodes(const struct femint_mesh *m, int c, double *X)
+{
+  const struct cell_topo *t = m->topo;
+  const int dim = t->dim, *cv = &m->cells[(size_t)t->nv * c];
+  for (int a = 0; a < t->nv; a++)
+    memcpy(&X[dim * a], &m->coords[3 * (size_t)cv[a]], (size_t)dim * sizeof *X);
+  if (!m->edge_x) return t->nv;
+  for (int e = 0; e < t->ne; e++)
+    memcpy(&X[dim * (t->nv + e)], &m->edge_x[3 * (size_t)m->cell_edge[(size_t)t->ne * c + e]],
+           (size_t)dim * sizeof *X);
+  return t->nv + t->ne;
+}
+
+const char *mesh_cell_name(const struct femint_mesh *m, int c, char *buf, size_t len)
+{
+  char what[160] = "";
+  if (m->namer) m->namer->fn(m->namer->user, c, what, sizeof what);
+  snprintf(buf, len, what[0] ? "cell %d (%s)" : "cell %d", c, what);
+  return buf;
+}
+
+int mesh_check_geometry(const struct femint_mesh *m, int c)
+{
+  const struct cell_topo *t = m->topo;
+  const int *cv = &m->cells[(size_t)t->nv * c];
+  double X[3 * MESH_MAX_NODES];
+  const int nnode = mesh_cell_nodes(m, c, X);
+  char verts[80] = "", name[200];
+  for (int a = 0, at = 0; a < t->nv; a++)
+    at += snprintf(verts + at, sizeof verts - (size_t)at, "%s%d", a ? " " : "", cv[a]);
+  mesh_cell_name(m, c, name, sizeof name);
+  if (t->shape == FEMINT_PRISM) {
+    double det, xi[3];
+    if (mesh_check_cell(X, &det, xi)) return 0;
+    return femint_seterr(m->ctx, FEMINT_EJACOBIAN,
+                         "%s has a non-positive Jacobian (det J = %g at reference point "
+                         "(%g,%g,%g))",
+                         name, det, xi[0], xi[1], xi[2]);
+  }
+  const int bad = t->shape == FEMINT_QUAD ? geom_quad_check(NULL, nnode, X, NULL)
+                                          : geom_tet_check(NULL, nnode, X, NULL);
+  if (!bad) return 0;
+  return femint_seterr(m->ctx, FEMINT_EJACOBIAN, "%s (vertices %s): %s%s", name, verts,
+                       femint_thread_error(),
+                       t->shape == FEMINT_QUAD
+                           ? "; a quadrilateral lists its vertices counter-clockwise"
+                           : "");
+}
+
+int mesh_create(femint_context_t ctx, const char *who, const struct cell_topo *t, int nvert,
+                const double *coords, const int64_t *gid, int ncell, const int *cells,
+                const double *edge_nodes, const struct mesh_namer *namer,
+                struct femint_mesh **mesh)
 {
   FEMINT_CHECK(mesh, ctx, FEMINT_EINVAL, "%s: mesh (output) is NULL", who);
   *mesh = NULL;
-  FEMINT_CHECK(nvert >= 6, ctx, FEMINT_EINVAL,
-               "%s: nvert = %d (a prism mesh has 6 vertices or more)", who, nvert);
-  FEMINT_CHECK(ncell >= 1 && ncell <= INT_MAX / (2 * PRISM_NE), ctx, FEMINT_EINVAL,
-               "%s: ncell = %d (1 to %d)", who, ncell, INT_MAX / (2 * PRISM_NE));
-  FEMINT_CHECK(nvert < INT_MAX, ctx, FEMINT_EINVAL, "%s: nvert too large", who);
+  FEMINT_CHECK(nvert >= t->nv && nvert < INT_MAX, ctx, FEMINT_EINVAL,
+               "%s: nvert = %d (a mesh of %s has %d vertices or more)", who, nvert, t->plural,
+               t->nv);
+  FEMINT_CHECK(ncell >= 1 && ncell <= INT_MAX / (2 * MESH_MAX_NE), ctx, FEMINT_EINVAL,
+               "%s: ncell = %d (1 to %d)", who, ncell, INT_MAX / (2 * MESH_MAX_NE));
   FEMINT_CHECK(coords, ctx, FEMINT_EINVAL, "%s: coords is NULL", who);
   FEMINT_CHECK(cells, ctx, FEMINT_EINVAL, "%s: cells is NULL", who);
-  FEMINT_CALL(mesh_check_input(ctx, nvert, coords, 3, ncell, 6, cells));
+  FEMINT_CHECK(!edge_nodes || t->curved, ctx, FEMINT_ENOTSUP,
+               "%s: %s have straight edges in femint (edge_nodes must be NULL)", who, t->plural);
+  FEMINT_CALL(mesh_check_input(ctx, nvert, coords, t->dim, ncell, t->nv, cells));
+  if (edge_nodes)
+    for (size_t k = 0; k < (size_t)ncell * t->ne * t->dim; k++)
+      FEMINT_CHECK(isfinite(edge_nodes[k]), ctx, FEMINT_EMESH,
+                   "%s: cell %d: the node of edge %d has a coordinate that is not finite (%g)",
+                   who, (int)(k / ((size_t)t->ne * t->dim)), (int)(k / t->dim % t->ne),
+                   edge_nodes[k]);
 
   struct femint_mesh *m;
-  FEMINT_CALL(mesh_alloc(ctx, &topo_prism, nvert, ncell, &m));
-  int ierr = 0, *line = malloc((size_t)nvert * sizeof *line);
-  if (!line) {
-    ierr = femint_seterr(ctx, FEMINT_ENOMEM, "out of memory creating a mesh of %d cells", ncell);
-    goto fail;
+  FEMINT_CALL(mesh_alloc(ctx, t, nvert, ncell, &m));
+  int ierr = 0, *line = NULL;
+  m->namer = namer;
+  for (int v = 0; v < nvert; v++) {
+    for (int i = 0; i < 3; i++) m->coords[3 * (size_t)v + i] = i < t->dim ? coords[(size_t)t->dim * v + i] : 0;
+    m->vert_gid[v] = gid ? gid[v] : v;
   }
-  memcpy(m->coords, coords, 3 * (size_t)nvert * sizeof *m->coords);
-  for (int v = 0; v < nvert; v++) m->vert_gid[v] = gid ? gid[v] : v;
-  /* A whole mesh orders its triangles by vertical lines, whatever its numbering. A part cannot:
-   * its pieces of a line need not reach as low as its neighbour's, so their smallest ids differ.
-   * It orders them by the ids of the vertices themselves (each vertex its own line), which
-   * agrees across parts for a numbering alike on every level. */
-  if (gid) {
-    for (int v = 0; v < nvert; v++) line[v] = v;
-  } else {
-    vertical_lines(nvert, ncell, cells, m->vert_gid, line);
-  }
-  for (int c = 0; c < ncell; c++)
-    normalize_cell(line, m->vert_gid, &cells[6 * (size_t)c], &m->cells[6 * (size_t)c]);
-  for (int c = 0; c < ncell; c++) {
-    double X[18], det, xi[3];
-    for (int a = 0; a < 6; a++)
-      memcpy(&X[3 * a], &coords[3 * (size_t)m->cells[6 * (size_t)c + a]], 3 * sizeof(double));
-    if (!mesh_check_cell(X, &det, xi)) {
-      ierr = femint_seterr(ctx, FEMINT_EJACOBIAN,
-                           "cell %d has a non-positive Jacobian (det J = %g at reference point "
-                           "(%g,%g,%g))",
-                           c, det, xi[0], xi[1], xi[2]);
+  if (t->shape == FEMINT_PRISM) {
+    if (!(line = malloc((size_t)nvert * sizeof *line))) {
+      ierr = femint_seterr(ctx, FEMINT_ENOMEM, "out of memory creating a mesh of %d cells", ncell);
       goto fail;
     }
+    /* A whole mesh orders its triangles by vertical lines, whatever its numbering. A part
+     * cannot: its pieces of a line need not reach as low as its neighbour's, so their smallest
+     * ids differ. It orders them by the ids of the vertices themselves (each vertex its own
+     * line), which agrees across parts for a numbering alike on every level. */
+    if (gid)
+      for (int v = 0; v < nvert; v++) line[v] = v;
+    else
+      vertical_lines(nvert, ncell, cells, m->vert_gid, line);
+    for (int c = 0; c < ncell; c++)
+      normalize_cell(line, m->vert_gid, &cells[6 * (size_t)c], &m->cells[6 * (size_t)c]);
+  } else if (t->shape == FEMINT_TET) {
+    for (int c = 0; c < ncell; c++)
+      sort_tet(m->vert_gid, &cells[4 * (size_t)c], &m->cells[4 * (size_t)c]);
+  } else {
+    memcpy(m->cells, cells, (size_t)t->nv * ncell * sizeof *cells);
   }
   if ((ierr = mesh_build_topology(m))) goto fail;
+  if (edge_nodes && (ierr = mesh_set_edge_nodes(m, cells, edge_nodes))) goto fail;
+  for (int c = 0; c < ncell && !ierr; c++) ierr = mesh_check_geometry(m, c);
+  if (ierr) goto fail;
   free(line);
+  m->namer = NULL;
   *mesh = m;
   return 0;
 fail:
@@ -480,10 +312,24 @@ fail:
   return ierr;
 }
 
-int femint_mesh_create_prisms(femint_context_t ctx, int nvert, const double *coords, int ncell,
-                              const int *cells, femint_mesh_t *mesh)
+int femint_mesh_create(femint_context_t ctx, int shape, int nvert, const double *coords,
+                       int ncell, const int *cells, const double *edge_nodes, femint_mesh_t *mesh)
 {
-  return create_prisms(ctx, "femint_mesh_create_prisms", nvert, coords, NULL, ncell, cells, mesh);
+  const struct cell_topo *t = topo_of(shape);
+  FEMINT_CHECK(t, ctx, FEMINT_EINVAL,
+               "femint_mesh_create: shape %d is not an element shape (prism %d, quad %d, tet %d)",
+               shape, FEMINT_PRISM, FEMINT_QUAD, FEMINT_TET);
+  return mesh_create(ctx, "femint_mesh_create", t, nvert, coords, NULL, ncell, cells, edge_nodes,
+                     NULL, mesh);
+}
+
+double mesh_uniform(uint64_t *state)
+{
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull); /* splitmix64 */
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return (double)(z >> 11) * 0x1.0p-52 - 1.0;
 }
 
 int mesh_cmp_int64(const void *a, const void *b)
@@ -508,22 +354,28 @@ static int check_global_ids(femint_context_t ctx, const char *who, int nvert, co
   return 0;
 }
 
-int femint_mesh_create_prisms_part(femint_context_t ctx, int nvert, const double *coords,
-                                   const int64_t *global_ids, int ncell, const int *cells,
-                                   const int *materials, int nface, const int *faces,
-                                   const int *tags, femint_mesh_t *mesh)
+int femint_mesh_create_part(femint_context_t ctx, int shape, int nvert, const double *coords,
+                            const int64_t *global_ids, int ncell, const int *cells,
+                            const double *edge_nodes, const int *materials, int nface,
+                            const int *faces, const int *tags, femint_mesh_t *mesh)
 {
-  const char *who = "femint_mesh_create_prisms_part";
+  const char *who = "femint_mesh_create_part";
   FEMINT_CHECK(mesh, ctx, FEMINT_EINVAL, "%s: mesh (output) is NULL", who);
   *mesh = NULL;
+  const struct cell_topo *t = topo_of(shape);
+  FEMINT_CHECK(t, ctx, FEMINT_EINVAL,
+               "%s: shape %d is not an element shape (prism %d, quad %d, tet %d)", who, shape,
+               FEMINT_PRISM, FEMINT_QUAD, FEMINT_TET);
   FEMINT_CHECK(global_ids, ctx, FEMINT_EINVAL, "%s: global_ids is NULL", who);
   FEMINT_CHECK(nface >= 0 && (nface == 0 || (faces && tags)), ctx, FEMINT_EINVAL,
                "%s: nface = %d with %s faces and %s tags", who, nface, faces ? "a list of" : "no",
                tags ? "a list of" : "no");
-  FEMINT_CHECK(nvert >= 6, ctx, FEMINT_EINVAL,
-               "%s: nvert = %d (a prism mesh has 6 vertices or more)", who, nvert);
+  FEMINT_CHECK(nvert >= t->nv, ctx, FEMINT_EINVAL,
+               "%s: nvert = %d (a mesh of %s has %d vertices or more)", who, nvert, t->plural,
+               t->nv);
   FEMINT_CALL(check_global_ids(ctx, who, nvert, global_ids));
-  FEMINT_CALL(create_prisms(ctx, who, nvert, coords, global_ids, ncell, cells, mesh));
+  FEMINT_CALL(
+      mesh_create(ctx, who, t, nvert, coords, global_ids, ncell, cells, edge_nodes, NULL, mesh));
   struct femint_mesh *m = *mesh;
   if (materials) memcpy(m->cell_mat, materials, (size_t)ncell * sizeof *m->cell_mat);
   int bad = -1, ierr = mesh_set_face_tags(m, nface, faces, tags, &bad);
@@ -611,23 +463,72 @@ int femint_mesh_cell_materials(femint_mesh_t mesh, const int **materials)
   return 0;
 }
 
+int femint_mesh_shape(femint_mesh_t mesh)
+{
+  FEMINT_CHECK(mesh, NULL, FEMINT_EINVAL, "femint_mesh_shape: mesh is NULL");
+  return mesh->topo->shape;
+}
+
+int femint_mesh_num_nodes(femint_mesh_t mesh)
+{
+  FEMINT_CHECK(mesh, NULL, FEMINT_EINVAL, "femint_mesh_num_nodes: mesh is NULL");
+  return mesh_nnode(mesh);
+}
+
+int femint_mesh_cell_nodes(femint_mesh_t mesh, int cell, double *X)
+{
+  FEMINT_CHECK(mesh, NULL, FEMINT_EINVAL, "femint_mesh_cell_nodes: mesh is NULL");
+  FEMINT_CHECK(cell >= 0 && cell < mesh->ncell, mesh->ctx, FEMINT_EINVAL,
+               "femint_mesh_cell_nodes: cell %d is outside [0, %d)", cell, mesh->ncell);
+  FEMINT_CHECK(X, mesh->ctx, FEMINT_EINVAL, "femint_mesh_cell_nodes: X is NULL");
+  double Y[3 * MESH_MAX_NODES];
+  const int dim = mesh->topo->dim, nnode = mesh_cell_nodes(mesh, cell, Y);
+  for (int a = 0; a < nnode; a++)
+    for (int i = 0; i < 3; i++) X[3 * a + i] = i < dim ? Y[dim * a + i] : 0;
+  return 0;
+}
+
+/* Points and weights of a rule that integrates det J of a cell exactly: det J of a prism is
+ * linear in xi1, xi2 and quadratic in xi3 (the triangle's centroid times 2 Gauss points), of a
+ * quadrilateral of degree <= 3 in each variable (2 x 2 Gauss points), of a tetrahedron of total
+ * degree <= 3 (a symmetric rule of degree 3). */
+static int volume_rule(int shape, int *n, double *xi, double *w)
+{
+  const double g = 1 / sqrt(3.0);
+  if (shape == FEMINT_PRISM) {
+    const double p[6] = {1 / 3.0, 1 / 3.0, -g, 1 / 3.0, 1 / 3.0, g};
+    memcpy(xi, p, sizeof p);
+    w[0] = w[1] = 0.5;
+    *n = 2;
+  } else if (shape == FEMINT_QUAD) {
+    for (int i = 0; i < 4; i++) {
+      xi[2 * i] = i & 1 ? g : -g;
+      xi[2 * i + 1] = i & 2 ? g : -g;
+      w[i] = 1;
+    }
+    *n = 4;
+  } else {
+    const double *x, *ww;
+    FEMINT_CALL(quad_tet_symmetric(3, n, &x, &ww, NULL));
+    memcpy(xi, x, 3 * (size_t)*n * sizeof *xi);
+    memcpy(w, ww, (size_t)*n * sizeof *w);
+  }
+  return 0;
+}
+
 int femint_mesh_volume(femint_mesh_t mesh, double *volume)
 {
   FEMINT_CHECK(mesh, NULL, FEMINT_EINVAL, "femint_mesh_volume: mesh is NULL");
   FEMINT_CHECK(volume, mesh->ctx, FEMINT_EINVAL, "femint_mesh_volume: volume is NULL");
-  if (mesh->topo->shape == FEMINT_QUAD) {
-    *volume = mesh_quad_area(mesh);
-    return 0;
-  }
-  /* det J is linear in xi1, xi2 and quadratic in xi3: the centroid of the triangle (weight 1/2)
-   * times the 2-point Gauss rule on [-1, 1] integrates it exactly. */
-  const double g = 1 / sqrt(3.0), pts[2][3] = {{1 / 3.0, 1 / 3.0, -g}, {1 / 3.0, 1 / 3.0, g}};
-  double sum = 0, X[18], J[9];
+  double xi[3 * 16], w[16], X[3 * MESH_MAX_NODES], J[9], sum = 0;
+  int n;
+  FEMINT_CALL(volume_rule(mesh->topo->shape, &n, xi, w));
+  const int dim = mesh->topo->dim;
   for (int c = 0; c < mesh->ncell; c++) {
-    for (int a = 0; a < 6; a++)
-      memcpy(&X[3 * a], &mesh->coords[3 * (size_t)mesh->cells[6 * (size_t)c + a]],
-             3 * sizeof(double));
-    for (int q = 0; q < 2; q++) sum += 0.5 * geom_prism_jacobian(X, pts[q], J);
+    const int nnode = mesh_cell_nodes(mesh, c, X);
+    double v = 0;
+    for (int q = 0; q < n; q++) v += w[q] * geom_map(mesh->topo->shape, nnode, X, &xi[dim * q], NULL, J);
+    sum += fabs(v);
   }
   *volume = sum;
   return 0;

@@ -1,7 +1,7 @@
 /* femint meshes from Gmsh MSH files (read by gmsh_read.c): the cells of a file (its elements of
- * the highest dimension) or of one of its partitions, with their tagged faces, shared with the
- * tetrahedral reader (mesh_gmsh_tet.c); 6-node prisms and 4-, 8- or 9-node quadrangles become
- * femint meshes. */
+ * the highest dimension) or of one of its partitions, with their tagged faces. One adapter for
+ * every shape: a table says which Gmsh types make a shape and where their edge nodes are; 6-node
+ * prisms, 4- and 10-node tetrahedra and 4-, 8- or 9-node quadrangles become femint meshes. */
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -249,115 +249,137 @@ static int finish(const struct gmsh_file *gf, const struct gmsh_selection *s,
   return tag_faces(gf, s, m, cells);
 }
 
-/* The mesh of the selected prisms, each checked (a positive Jacobian) to name its element. */
-static int build_prisms(const struct gmsh_file *gf, const struct gmsh_selection *s,
-                        femint_mesh_t *mesh)
+/* How Gmsh's elements make the cells of a femint shape: the types allowed (the first one is
+ * straight), and for each edge of femint's shape (topo->edge_vert applied to the corners in
+ * Gmsh's order) the node of a curved type that lies on it. */
+struct gmsh_shape_map {
+  int shape, dim, ntype, types[3];
+  int edge_node[MESH_MAX_NE];
+  const char *holds, *cells;
+};
+
+static const struct gmsh_shape_map shape_maps[] = {
+    {FEMINT_PRISM, 3, 1, {GMSH_PRISM}, {0}, "this femint mesh holds 6-node prisms only",
+     "6-node prism"},
+    /* Gmsh's 10-node tetrahedron has its nodes 4..9 on the edges (0,1), (1,2), (2,0), (3,0),
+     * (3,2), (3,1) */
+    {FEMINT_TET, 3, 2, {GMSH_TET, GMSH_TET10}, {4, 6, 7, 5, 9, 8},
+     "this femint mesh holds 4- and 10-node tetrahedra only", "tetrahedron"},
+    /* 8- and 9-node quadrangles have their nodes 4..7 on the edges (0,1), (1,2), (2,3), (3,0) */
+    {FEMINT_QUAD, 2, 3, {GMSH_QUAD, GMSH_QUAD8, GMSH_QUAD9}, {4, 5, 6, 7},
+     "a 2D femint mesh holds 4-, 8- and 9-node quadrangles only", "quadrangle"},
+};
+
+/* The shape of a file's cells: the one whose types hold the most of its cells of dimension dim
+ * (the others are then refused by name), or NULL when it has none of them. */
+static const struct gmsh_shape_map *file_shape(const struct gmsh_file *gf, int dim)
 {
-  FEMINT_CHECK(s->ncell <= INT_MAX / (2 * PRISM_NE), gf->ctx, FEMINT_EMESH, "%s: too many prisms",
-               gf->path);
-  for (int c = 0; c < s->ncell; c++) {
-    double X[18], det, xi[3];
-    gmsh_cell_nodes(gf, s, c, X);
-    /* The normalization of femint_mesh_create_prisms keeps det J. */
-    if (!mesh_check_cell(X, &det, xi))
-      return gmsh_fail_cell(gf, s, c, FEMINT_EJACOBIAN,
-                            "has a non-positive Jacobian (det J = %g at reference point "
-                            "(%g,%g,%g))",
-                            det, xi[0], xi[1], xi[2]);
+  const struct gmsh_shape_map *best = NULL;
+  long most = 0;
+  for (size_t k = 0; k < sizeof shape_maps / sizeof *shape_maps; k++) {
+    const struct gmsh_shape_map *sm = &shape_maps[k];
+    long n = 0;
+    for (int j = 0; j < sm->ntype && sm->dim == dim; j++) n += gf->elem[sm->types[j]].n;
+    if (n > most) best = sm, most = n;
   }
-  int *cells = malloc(6 * (size_t)s->ncell * sizeof *cells), ierr = 0;
-  if (!cells)
-    return femint_seterr(gf->ctx, FEMINT_ENOMEM, "%s: out of memory building the mesh", gf->path);
-  for (int c = 0; c < s->ncell; c++)
-    for (int a = 0; a < 6; a++) cells[6 * (size_t)c + a] = s->vert[cell_node(gf, s, c)[a]];
-  if ((ierr = femint_mesh_create_prisms(gf->ctx, s->nvert, s->coords, s->ncell, cells, mesh)))
-    ierr = gmsh_fail_wrap(gf, ierr);
-  else if ((ierr = finish(gf, s, *mesh, "prisms")))
-    femint_mesh_destroy(mesh);
-  free(cells);
-  return ierr;
+  return best;
 }
 
-/* The nodes of quadrangle c as femint's 4- or 8-node geometry (X[nnode][2], refel_quad.h),
- * counter-clockwise: a clockwise cell (a surface meshed with its normal along -z) is reversed,
- * which keeps vertex 0 and reverses the edges. The centre node of a 9-node cell is dropped.
- * Returns nnode, or -1 when a node is off the plane z = 0 (*off: its index in the cell). */
-static int quad_nodes(const struct gmsh_file *gf, const struct gmsh_selection *s, int c,
-                      double tol, int *vert, double *X, int *off)
+/* Gmsh's name of the cell of a selection, for the messages of mesh_create. */
+struct gmsh_namer_data {
+  const struct gmsh_file *gf;
+  const struct gmsh_selection *s;
+};
+
+static void gmsh_cell_namer(const void *user, int c, char *buf, size_t len)
 {
-  double G[27];
+  const struct gmsh_namer_data *d = user;
+  const struct gmsh_elements *el = &d->gf->elem[d->s->cell_type[c]];
+  snprintf(buf, len, "element %" PRId64 " at %s %" PRId64, el->tag[d->s->cell[c]],
+           d->gf->binary ? "byte" : "line", el->pos[d->s->cell[c]]);
+}
+
+/* The corners of cell c in femint's input order and, for curved meshes, the nodes of its edges
+ * (edge_nodes[ne][dim]: Gmsh's node, or the midpoint of a straight cell's edge). A quadrangle must
+ * lie in the plane z = 0 and is made counter-clockwise: a clockwise one (a surface meshed with its
+ * normal along -z) is reversed, which keeps corner 0 and reverses the edges. */
+static int cell_input(const struct gmsh_file *gf, const struct gmsh_selection *s,
+                      const struct gmsh_shape_map *sm, int c, int curved, double tol, int *vert,
+                      double *edge_nodes)
+{
+  const struct cell_topo *t = topo_of(sm->shape);
+  double G[3 * 27];
   const int nodes = gmsh_cell_nodes(gf, s, c, G);
   const int *v = cell_node(gf, s, c);
-  for (int a = 0; a < nodes; a++)
-    if (fabs(G[3 * a + 2]) > tol) {
-      *off = a;
-      return -1;
+  int corner[MESH_MAX_NV];
+  for (int a = 0; a < t->nv; a++) corner[a] = a;
+  if (sm->shape == FEMINT_QUAD) {
+    double area = 0;
+    for (int a = 0; a < nodes; a++)
+      if (fabs(G[3 * a + 2]) > tol)
+        return gmsh_fail_cell(gf, s, c, FEMINT_ENOTSUP,
+                              "has node %" PRId64 " at z = %g: femint's quadrilateral meshes lie "
+                              "in the plane z = 0",
+                              gf->node[v[a]].tag, G[3 * a + 2]);
+    for (int a = 0; a < 4; a++) {
+      const int b = (a + 1) % 4;
+      area += G[3 * a] * G[3 * b + 1] - G[3 * b] * G[3 * a + 1];
     }
-  double area = 0;
-  for (int a = 0; a < 4; a++) {
-    const int b = (a + 1) % 4;
-    area += G[3 * a] * G[3 * b + 1] - G[3 * b] * G[3 * a + 1];
+    if (area < 0)
+      for (int a = 0; a < 4; a++) corner[a] = (4 - a) % 4;
   }
-  /* Corner k of the cell is Gmsh's corner k, or (0, 3, 2, 1)[k]; edge k (from corner k to k + 1)
-   * is Gmsh's edge k, or (3, 2, 1, 0)[k]. */
-  const int flip = area < 0;
-  for (int k = 0; k < 4; k++) {
-    const int a = flip ? (4 - k) % 4 : k, e = flip ? 3 - k : k;
-    vert[k] = s->vert[v[a]];
-    X[2 * k] = G[3 * a];
-    X[2 * k + 1] = G[3 * a + 1];
-    X[8 + 2 * k] = nodes > 4 ? G[3 * (4 + e)] : (G[3 * e] + G[3 * ((e + 1) % 4)]) / 2;
-    X[9 + 2 * k] = nodes > 4 ? G[3 * (4 + e) + 1] : (G[3 * e + 1] + G[3 * ((e + 1) % 4) + 1]) / 2;
+  for (int a = 0; a < t->nv; a++) vert[a] = s->vert[v[corner[a]]];
+  if (!curved) return 0;
+  for (int k = 0; k < t->ne; k++) {
+    const int p = corner[t->edge_vert[k][0]], q = corner[t->edge_vert[k][1]];
+    /* the Gmsh edge with these corners, whichever way the quadrangle was turned */
+    int node = -1;
+    for (int j = 0; j < t->ne && nodes > t->nv; j++) {
+      const int a = t->edge_vert[j][0], b = t->edge_vert[j][1];
+      if ((a == p && b == q) || (a == q && b == p)) node = sm->edge_node[j];
+    }
+    for (int i = 0; i < t->dim; i++)
+      edge_nodes[t->dim * k + i] = node >= 0 ? G[3 * node + i] : (G[3 * p + i] + G[3 * q + i]) / 2;
   }
-  return nodes > 4 ? 8 : 4;
+  return 0;
 }
 
-/* The mesh of the selected quadrangles: plane (z = 0), counter-clockwise, each checked (det J >
- * 0 on the whole cell) to name its element; curved (cell_mid) when one has edge nodes. */
-static int build_quads(const struct gmsh_file *gf, const struct gmsh_selection *s,
-                       femint_mesh_t *mesh)
+/* The mesh of the selected cells: each cell's corners (and edge nodes when some cell is curved),
+ * then mesh_create (which checks every cell, named by its element and line), then ids,
+ * materials and face tags. */
+static int build(const struct gmsh_file *gf, const struct gmsh_selection *s,
+                 const struct gmsh_shape_map *sm, femint_mesh_t *mesh)
 {
-  FEMINT_CHECK(s->ncell <= INT_MAX / 16, gf->ctx, FEMINT_EMESH, "%s: too many quadrangles",
-               gf->path);
-  int curved = 0, ierr = 0, off;
+  const struct cell_topo *t = topo_of(sm->shape);
+  FEMINT_CHECK(s->ncell <= INT_MAX / (2 * MESH_MAX_NE), gf->ctx, FEMINT_EMESH, "%s: too many %s",
+               gf->path, t->plural);
+  int curved = 0, ierr = 0;
   double size = 0;
-  for (int c = 0; c < s->ncell; c++) curved |= gmsh_type_info(s->cell_type[c])->nodes > 4;
+  for (int c = 0; c < s->ncell; c++) curved |= s->cell_type[c] != sm->types[0];
   for (int v = 0; v < 3 * s->nvert; v++) size = fmax(size, fabs(s->coords[v]));
-  int *cells = malloc(4 * (size_t)s->ncell * sizeof *cells);
-  double *mid = malloc(8 * (size_t)s->ncell * sizeof *mid);
-  double *xy = malloc(2 * (size_t)s->nvert * sizeof *xy);
-  if (!cells || !mid || !xy) {
+  int *cells = malloc((size_t)t->nv * s->ncell * sizeof *cells);
+  double *nodes = curved ? malloc((size_t)t->ne * t->dim * s->ncell * sizeof *nodes) : NULL;
+  double *xy = malloc((size_t)t->dim * (s->nvert + 1) * sizeof *xy);
+  if (!cells || (curved && !nodes) || !xy) {
     ierr = femint_seterr(gf->ctx, FEMINT_ENOMEM, "%s: out of memory building the mesh", gf->path);
     goto done;
   }
-  for (int c = 0; c < s->ncell; c++) {
-    double X[16];
-    if (quad_nodes(gf, s, c, 1e-12 * size, &cells[4 * (size_t)c], X, &off) < 0) {
-      const struct gmsh_node *nd = &gf->node[cell_node(gf, s, c)[off]];
-      ierr = gmsh_fail_cell(gf, s, c, FEMINT_ENOTSUP,
-                            "has node %" PRId64 " at z = %g: femint's quadrilateral meshes lie "
-                            "in the plane z = 0",
-                            nd->tag, nd->x[2]);
-      goto done;
-    }
-    if (geom_quad_check(NULL, curved ? 8 : 4, X, NULL)) {
-      ierr = gmsh_fail_cell(gf, s, c, FEMINT_EJACOBIAN, "%s", femint_thread_error());
-      goto done;
-    }
-    memcpy(&mid[8 * (size_t)c], X + 8, 8 * sizeof *X);
-  }
-  for (int v = 0; v < s->nvert; v++) {
-    xy[2 * v] = s->coords[3 * (size_t)v];
-    xy[2 * v + 1] = s->coords[3 * (size_t)v + 1];
-  }
-  if ((ierr = femint_mesh_create_quads(gf->ctx, s->nvert, xy, s->ncell, cells,
-                                       curved ? mid : NULL, mesh)))
+  for (int c = 0; c < s->ncell && !ierr; c++)
+    ierr = cell_input(gf, s, sm, c, curved, 1e-12 * size, &cells[(size_t)t->nv * c],
+                      curved ? &nodes[(size_t)t->ne * t->dim * c] : NULL);
+  if (ierr) goto done;
+  for (int v = 0; v < s->nvert; v++)
+    for (int i = 0; i < t->dim; i++) xy[t->dim * v + i] = s->coords[3 * (size_t)v + i];
+  const struct gmsh_namer_data data = {gf, s};
+  const struct mesh_namer namer = {gmsh_cell_namer, &data};
+  if ((ierr = mesh_create(gf->ctx, "femint_mesh_read_gmsh", t, s->nvert, xy, NULL, s->ncell, cells,
+                          nodes, &namer, mesh)))
     ierr = gmsh_fail_wrap(gf, ierr);
-  else if ((ierr = finish(gf, s, *mesh, "quadrangles")))
+  else if ((ierr = finish(gf, s, *mesh, t->plural)))
     femint_mesh_destroy(mesh);
 done:
   free(cells);
-  free(mid);
+  free(nodes);
   free(xy);
   return ierr;
 }
@@ -370,25 +392,26 @@ int femint_mesh_read_gmsh_part(femint_context_t ctx, const char *path, int part,
   FEMINT_CHECK(path, ctx, FEMINT_EINVAL, "femint_mesh_read_gmsh: path is NULL");
   FEMINT_CHECK(part == -1 || part >= 1, ctx, FEMINT_EINVAL,
                "femint_mesh_read_gmsh_part: part = %d (-1 for all, or a partition from 1)", part);
-  static const int prism[] = {GMSH_PRISM}, quad[] = {GMSH_QUAD, GMSH_QUAD8, GMSH_QUAD9};
   struct gmsh_file gf;
   struct gmsh_selection s = {0};
   FEMINT_CALL(gmsh_file_read_part(ctx, path, part, &gf));
   const int dim = gmsh_cell_dim(&gf);
+  const struct gmsh_shape_map *sm = dim >= 2 ? file_shape(&gf, dim) : NULL;
   int ierr;
-  if (dim == 3) {
-    ierr = gmsh_check_cells(&gf, 3, 1, prism, "this femint mesh holds prisms only");
-    if (!ierr) ierr = gmsh_select(&gf, 3, part, "6-node prism", &s);
-    if (!ierr) ierr = build_prisms(&gf, &s, mesh);
-  } else if (dim == 2) {
-    ierr = gmsh_check_cells(&gf, 2, 3, quad,
-                            "a 2D femint mesh holds 4-, 8- and 9-node quadrangles only");
-    if (!ierr) ierr = gmsh_select(&gf, 2, part, "quadrangle", &s);
-    if (!ierr) ierr = build_quads(&gf, &s, mesh);
+  if (sm) {
+    ierr = gmsh_check_cells(&gf, dim, sm->ntype, sm->types, sm->holds);
+    if (!ierr) ierr = gmsh_select(&gf, dim, part, sm->cells, &s);
+    if (!ierr) ierr = build(&gf, &s, sm, mesh);
+  } else if (dim == 3 || dim == 2) {
+    static const int none[] = {0};
+    ierr = gmsh_check_cells(&gf, dim, 0, none,
+                            dim == 3 ? "femint's 3D meshes hold 6-node prisms or 4- and 10-node "
+                                       "tetrahedra"
+                                     : "a 2D femint mesh holds 4-, 8- and 9-node quadrangles only");
   } else {
     ierr = gmsh_fail_at(&gf, -1, FEMINT_EMESH,
-                        "the file has no cell: no 6-node prism (element type 6) nor quadrangle "
-                        "(types 3, 16, 10)");
+                        "the file has no cell: no 6-node prism (element type 6), tetrahedron "
+                        "(types 4, 11) nor quadrangle (types 3, 16, 10)");
   }
   gmsh_selection_free(&s);
   gmsh_file_free(&gf);

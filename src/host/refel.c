@@ -1,28 +1,113 @@
-/* The reference elements by shape: the prism (refel_prism.c) and the quadrilateral
- * (refel_quad.c) behind one interface for the code that serves both. */
+/* The reference elements by shape and family behind one interface: the H1 prism
+ * (refel_prism.c) and quadrilateral (refel_quad.c), the H(curl) tetrahedron (refel_tet.c), and
+ * femint_refel_info. */
 #include "refel_quad.h"
+#include "refel_tet.h"
 
-int refel_create(int shape, int order, struct refel **re)
+int refel_shape_family(int shape)
+{
+  switch (shape) {
+  case FEMINT_PRISM:
+  case FEMINT_QUAD: return FEMINT_H1;
+  case FEMINT_TET: return FEMINT_HCURL;
+  default: return 0;
+  }
+}
+
+int refel_max_order(int family) { return family == FEMINT_HCURL ? TET_MAX_ORDER : FEMINT_MAX_ORDER; }
+
+static const char *shape_name(int shape)
+{
+  return shape == FEMINT_PRISM ? "prism" : shape == FEMINT_QUAD ? "quadrilateral" : "tetrahedron";
+}
+
+/* FEMINT_ENOTSUP unless the shape is known and has the family. */
+static int check_pair(int shape, int family)
+{
+  const int has = refel_shape_family(shape);
+  FEMINT_CHECK(has, NULL, FEMINT_ENOTSUP,
+               "element shape %d is not supported (prism %d, quad %d, tet %d)", shape,
+               FEMINT_PRISM, FEMINT_QUAD, FEMINT_TET);
+  FEMINT_CHECK(family == FEMINT_H1 || family == FEMINT_HCURL, NULL, FEMINT_ENOTSUP,
+               "space family %d is not supported (H1 %d, H(curl) %d)", family, FEMINT_H1,
+               FEMINT_HCURL);
+  FEMINT_CHECK(family == has, NULL, FEMINT_ENOTSUP, "the %s has no %s space in femint (only %s)",
+               shape_name(shape), family == FEMINT_H1 ? "H1" : "H(curl)",
+               has == FEMINT_H1 ? "H1" : "H(curl)");
+  return 0;
+}
+
+int refel_create(int shape, int family, int order, struct refel **re)
 {
   *re = NULL;
+  FEMINT_CALL(check_pair(shape, family));
   switch (shape) {
   case FEMINT_PRISM: return refel_prism_create(order, re);
   case FEMINT_QUAD: return refel_quad_create(order, re);
-  default: return femint_seterr(NULL, FEMINT_EINVAL, "unknown element shape %d", shape);
+  default: return refel_tet_create(order, re);
   }
 }
 
-int refel_nsh(int shape, int order)
+int refel_nsh(int shape, int family, int order)
 {
+  FEMINT_CALL(check_pair(shape, family));
   switch (shape) {
   case FEMINT_PRISM: return refel_prism_nsh(order);
   case FEMINT_QUAD: return refel_quad_nsh(order);
-  default: return femint_seterr(NULL, FEMINT_EINVAL, "unknown element shape %d", shape);
+  default: return refel_tet_nsh(order);
   }
 }
 
-void refel_eval(int shape, int order, const double *xi, double *val)
+void refel_eval(int shape, int family, int order, const double *xi, double *val)
 {
+  (void)family;
   if (shape == FEMINT_QUAD) refel_quad_eval(order, xi, val);
+  else if (shape == FEMINT_TET) refel_tet_eval(order, xi, val, val + 3 * refel_tet_nsh(order));
   else refel_prism_eval(order, xi, val);
+}
+
+int refel_modes(const struct refel *re, int kind, int entity, int q)
+{
+  switch (re->shape) {
+  case FEMINT_QUAD: return refel_quad_entity_nmodes(kind, q);
+  case FEMINT_TET: return refel_tet_entity_nmodes(kind, q);
+  default: return refel_entity_nmodes(kind, entity, q);
+  }
+}
+
+int refel_rank(const struct refel *re, const struct refel_mode *m, int q)
+{
+  switch (re->shape) {
+  case FEMINT_QUAD: return refel_quad_mode_rank(m, q);
+  case FEMINT_TET: return m->level <= q ? m->rank : -1;
+  default: return refel_mode_rank(m, q);
+  }
+}
+
+int femint_refel_info(int shape, int family, int order, struct femint_refel_info *info)
+{
+  FEMINT_CHECK(info, NULL, FEMINT_EINVAL, "femint_refel_info: info (output) is NULL");
+  FEMINT_CALL(check_pair(shape, family));
+  const int pmax = refel_max_order(family);
+  FEMINT_CHECK(order >= 1 && order <= pmax, NULL, FEMINT_EORDER,
+               "femint_refel_info: order %d is outside 1..%d for the %s", order, pmax,
+               shape_name(shape));
+  if (shape == FEMINT_TET) {
+    struct refel *re = NULL;
+    FEMINT_CALL(refel_tet_create(order, &re));
+    *info = (struct femint_refel_info){re->nsh, re->nq, re->degree, 0, 0};
+    refel_destroy(&re);
+    return 0;
+  }
+  if (shape == FEMINT_QUAD) { /* seed 003: (p+1)^2 Gauss points, exact to 2p+1 per variable */
+    *info = (struct femint_refel_info){refel_quad_nsh(order), (order + 1) * (order + 1),
+                                       2 * order + 1, 0, order + 1};
+    return 0;
+  }
+  int ntri;
+  const double *xy, *w;
+  FEMINT_CALL(quad_triangle(2 * order, &ntri, &xy, &w));
+  *info = (struct femint_refel_info){refel_prism_nsh(order), ntri * (order + 1), 2 * order, ntri,
+                                     order + 1};
+  return 0;
 }

@@ -115,8 +115,10 @@ static void put(struct prism_writer *w, const struct tri_fn *t, const struct lin
     w->val[3 * w->nsh + w->i] = t->v * l->dz;
   }
   if (w->mode)
-    w->mode[w->i] = (struct refel_mode){(int8_t)kind,   (int8_t)entity, (int8_t)hdeg, (int8_t)vdeg,
-                                        (int8_t)degree, (int8_t)i1,     (int8_t)i2};
+    w->mode[w->i] = (struct refel_mode){.kind = (int8_t)kind,     .entity = (int8_t)entity,
+                                        .hdeg = (int8_t)hdeg,     .vdeg = (int8_t)vdeg,
+                                        .degree = (int8_t)degree, .i1 = (int8_t)i1,
+                                        .i2 = (int8_t)i2};
   w->i++;
 }
 
@@ -180,6 +182,7 @@ int refel_prism_create(int order, struct refel **re)
   r = calloc(1, sizeof *r);
   if (!r) goto nomem;
   r->shape = FEMINT_PRISM;
+  r->family = FEMINT_H1;
   r->order = order;
   r->dim = 3;
   r->nsh = refel_prism_nsh(order);
@@ -226,6 +229,10 @@ void refel_destroy(struct refel **re)
   free((*re)->wq);
   free((*re)->phi);
   free((*re)->phi_f);
+  free((*re)->val);
+  free((*re)->curl);
+  free((*re)->val_f);
+  free((*re)->curl_f);
   free((*re)->mode);
   free(*re);
   *re = NULL;

@@ -48,8 +48,10 @@ static void put(struct quad_writer *w, const struct line_fn *fx, const struct li
     w->val[2 * w->nsh + w->i] = sign * fx->v * fy->d;
   }
   if (w->mode)
-    w->mode[w->i] = (struct refel_mode){(int8_t)kind,   (int8_t)entity, (int8_t)hdeg, (int8_t)vdeg,
-                                        (int8_t)degree, (int8_t)i1,     (int8_t)i2};
+    w->mode[w->i] = (struct refel_mode){.kind = (int8_t)kind,     .entity = (int8_t)entity,
+                                        .hdeg = (int8_t)hdeg,     .vdeg = (int8_t)vdeg,
+                                        .degree = (int8_t)degree, .i1 = (int8_t)i1,
+                                        .i2 = (int8_t)i2};
   w->i++;
 }
 
@@ -99,6 +101,7 @@ int refel_quad_create_rule(int order, int nline, struct refel **re)
   r = calloc(1, sizeof *r);
   if (!r) goto nomem;
   r->shape = FEMINT_QUAD;
+  r->family = FEMINT_H1;
   r->order = order;
   r->dim = 2;
   r->nsh = refel_quad_nsh(order);

@@ -19,7 +19,7 @@ struct tet_writer {
   int nsh, i;
   const double *l; /* barycentrics at the point */
   double *val, *curl;
-  struct tet_mode *mode;
+  struct refel_mode *mode;
 };
 
 static void cross(const double *a, const double *b, double *c)
@@ -29,7 +29,7 @@ static void cross(const double *a, const double *b, double *c)
   c[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-static void put(struct tet_writer *w, const double *v, const double *c, struct tet_mode m)
+static void put(struct tet_writer *w, const double *v, const double *c, struct refel_mode m)
 {
   for (int d = 0; d < 3; d++) {
     if (w->val) w->val[d * w->nsh + w->i] = v[d];
@@ -41,7 +41,7 @@ static void put(struct tet_writer *w, const double *v, const double *c, struct t
 
 /* f w_ab with grad f = df: value f w_ab, curl df x w_ab + 2 f grad l_a x grad l_b. */
 static void put_whitney(struct tet_writer *w, double f, const double *df, int a, int b,
-                        struct tet_mode m)
+                        struct refel_mode m)
 {
   const double *l = w->l;
   double wab[3], v[3], c[3], g[3];
@@ -56,7 +56,7 @@ static void put_whitney(struct tet_writer *w, double f, const double *df, int a,
 }
 
 /* grad g from the partial derivatives dg[k] = dg/dl_k (k = 0..3): curl-free. */
-static void put_gradient(struct tet_writer *w, const double *dg, struct tet_mode m)
+static void put_gradient(struct tet_writer *w, const double *dg, struct refel_mode m)
 {
   double v[3] = {0, 0, 0};
   static const double zero[3] = {0, 0, 0};
@@ -73,9 +73,10 @@ static void combine(const double *c, double *g)
     for (int d = 0; d < 3; d++) g[d] += c[k] * grad_l[k][d];
 }
 
-static struct tet_mode mode(int kind, int entity, int level, int type, int rank)
+static struct refel_mode mode(int kind, int entity, int level, int type, int rank)
 {
-  struct tet_mode m = {.kind = (int8_t)kind, .entity = (int8_t)entity, .level = (int8_t)level};
+  struct refel_mode m = {.kind = (int8_t)kind, .entity = (int8_t)entity, .level = (int8_t)level,
+                         .degree = (int8_t)level};
   m.type = (int8_t)type;
   m.rank = (int8_t)rank;
   m.sorted = kind == MODE_FACE;
@@ -86,7 +87,7 @@ static void write_level1(struct tet_writer *w)
 {
   static const double zero[3] = {0, 0, 0};
   for (int e = 0; e < TET_NE; e++) {
-    struct tet_mode m = mode(MODE_EDGE, e, 1, TET_WHITNEY, 0);
+    struct refel_mode m = mode(MODE_EDGE, e, 1, TET_WHITNEY, 0);
     m.odd = 1;
     put_whitney(w, 1, zero, tet_edge_vert[e][0], tet_edge_vert[e][1], m);
   }
@@ -110,7 +111,7 @@ static void write_level2(struct tet_writer *w)
 }
 
 /* l_i l_j w_ab. */
-static void put_product_whitney(struct tet_writer *w, int i, int j, int a, int b, struct tet_mode m)
+static void put_product_whitney(struct tet_writer *w, int i, int j, int a, int b, struct refel_mode m)
 {
   const double *l = w->l;
   double c[TET_NV] = {0}, g[3];
@@ -129,7 +130,7 @@ static void write_level3(struct tet_writer *w)
     double dg[TET_NV] = {0};
     dg[a] = l[b] * l[b] - 2 * l[a] * l[b];
     dg[b] = 2 * l[a] * l[b] - l[a] * l[a];
-    struct tet_mode m = mode(MODE_EDGE, e, 3, TET_GRADIENT, 2);
+    struct refel_mode m = mode(MODE_EDGE, e, 3, TET_GRADIENT, 2);
     m.odd = 1;
     put_gradient(w, dg, m);
   }
@@ -195,11 +196,14 @@ void refel_tet_eval(int order, const double xi[3], double *val, double *curl)
 
 /* Tabulate the basis of an order on the rule xq[nq][3], wq[nq] (copied). */
 static int tabulate(int order, int nq, const double *xq, const double *wq, int nline, int degree,
-                    struct refel_tet **re)
+                    struct refel **re)
 {
-  struct refel_tet *r = calloc(1, sizeof *r);
+  struct refel *r = calloc(1, sizeof *r);
   *re = NULL;
   if (!r) goto nomem;
+  r->shape = FEMINT_TET;
+  r->family = FEMINT_HCURL;
+  r->dim = 3;
   r->order = order;
   r->nsh = refel_tet_nsh(order);
   r->nline = nline;
@@ -212,7 +216,7 @@ static int tabulate(int order, int nq, const double *xq, const double *wq, int n
   r->curl = malloc(sizeof(double) * ntab);
   r->val_f = malloc(sizeof(float) * ntab);
   r->curl_f = malloc(sizeof(float) * ntab);
-  r->mode = malloc(sizeof(struct tet_mode) * r->nsh);
+  r->mode = malloc(sizeof(struct refel_mode) * r->nsh);
   if (!r->xq || !r->wq || !r->val || !r->curl || !r->val_f || !r->curl_f || !r->mode) goto nomem;
   memcpy(r->xq, xq, sizeof(double) * 3 * nq);
   memcpy(r->wq, wq, sizeof(double) * nq);
@@ -231,12 +235,12 @@ static int tabulate(int order, int nq, const double *xq, const double *wq, int n
   return 0;
 
 nomem:
-  refel_tet_destroy(&r);
+  refel_destroy(&r);
   return femint_seterr(NULL, FEMINT_ENOMEM,
                        "out of memory tabulating the H(curl) tetrahedron of order %d", order);
 }
 
-int refel_tet_create_rule(int order, int nline, struct refel_tet **re)
+int refel_tet_create_rule(int order, int nline, struct refel **re)
 {
   *re = NULL;
   FEMINT_CHECK(order >= 1 && order <= TET_MAX_ORDER, NULL, FEMINT_EORDER,
@@ -254,7 +258,7 @@ int refel_tet_create_rule(int order, int nline, struct refel_tet **re)
   return err;
 }
 
-int refel_tet_create_degree(int order, int degree, struct refel_tet **re)
+int refel_tet_create_degree(int order, int degree, struct refel **re)
 {
   *re = NULL;
   FEMINT_CHECK(order >= 1 && order <= TET_MAX_ORDER, NULL, FEMINT_EORDER,
@@ -275,21 +279,7 @@ int refel_tet_create_degree(int order, int degree, struct refel_tet **re)
  * within 4.5e-6, 5.5e-8 and 2.6e-8 of a 1728-point rule for p = 1, 2, 3, and the cavity
  * eigenvalues of t504 on curved cells agree with those of the 216-point rule to 7 digits. For p =
  * 3 this is the size of rule the H(curl) code of seed 004 used (81 points). */
-int refel_tet_create(int order, struct refel_tet **re)
+int refel_tet_create(int order, struct refel **re)
 {
   return refel_tet_create_degree(order, 2 * order + 4, re);
-}
-
-void refel_tet_destroy(struct refel_tet **re)
-{
-  if (!re || !*re) return;
-  free((*re)->xq);
-  free((*re)->wq);
-  free((*re)->val);
-  free((*re)->curl);
-  free((*re)->val_f);
-  free((*re)->curl_f);
-  free((*re)->mode);
-  free(*re);
-  *re = NULL;
 }

@@ -70,32 +70,15 @@ extern const int tet_face_vert[TET_NF][3];
 
 enum tet_mode_type { TET_WHITNEY = 0, TET_GRADIENT = 1, TET_ROTATIONAL = 2 };
 
-/* What a basis function is, for the DOF map. */
-struct tet_mode {
-  int8_t kind;   /* MODE_EDGE, MODE_FACE or MODE_INTERIOR */
-  int8_t entity; /* local edge 0..5, face 0..3; 0 for interior */
-  int8_t level;  /* the order (1..3) from which the function is in the basis */
-  int8_t type;   /* enum tet_mode_type */
-  int8_t rank;   /* index among the functions of its entity: 0..p-1 on an edge, 0..p(p-1)-1 on a
-                    face, 0..p(p-1)(p-2)/2-1 inside; lower orders are prefixes */
-  int8_t odd;    /* edge modes: 1 when the function changes sign with the edge direction */
-  int8_t sorted; /* face modes: 1, they assume the face's vertices in ascending global order */
-};
-
-/* A tabulated reference tetrahedron: N_ref and curl N_ref at the quadrature points. */
-struct refel_tet {
-  int order;
-  int nsh;      /* basis functions: 6, 20, 45 */
-  int nq;       /* quadrature points (nline^3 for the conical rule) */
-  int nline;    /* points per direction of the conical rule; 0 for a symmetric rule */
-  int degree;   /* exactness degree of the rule (2 nline - 1 for the conical rule) */
-  double *xq;   /* [nq][3] */
-  double *wq;   /* [nq], sum 1/6 */
-  double *val;  /* [nq][3][nsh]: component d of function i at point q, val[(q*3 + d)*nsh + i] */
-  double *curl; /* [nq][3][nsh]: the reference curls, same layout */
-  float *val_f, *curl_f; /* the same in single precision */
-  struct tet_mode *mode; /* [nsh] */
-};
+/* The basis functions' metadata are struct refel_mode (host.h): kind (MODE_EDGE, MODE_FACE or
+ * MODE_INTERIOR), entity (local edge 0..5, face 0..3; 0 for interior), level (= degree, the order
+ * from which the function is in the basis), type (enum tet_mode_type), rank (index among the
+ * functions of its entity: 0..p-1 on an edge, 0..p(p-1)-1 on a face, 0..p(p-1)(p-2)/2-1 inside;
+ * lower orders are prefixes), odd (edge modes: 1 when the function changes sign with the edge
+ * direction), sorted (face modes: 1, they assume the face's vertices in ascending global order).
+ * The tabulation (struct refel with family FEMINT_HCURL) holds the values and curls at the
+ * points of its rule (val, curl and their single-precision copies); nline is the number of
+ * points per direction of a conical rule, 0 for a symmetric rule. */
 
 /* Functions of order p: 6, 20, 45. FEMINT_EORDER outside 1..3. */
 int refel_tet_nsh(int order);
@@ -105,16 +88,15 @@ int refel_tet_entity_nmodes(int kind, int order);
 /* The tabulated tetrahedron of an order on the conical rule of nline points per direction
  * (exact to degree 2 nline - 1). FEMINT_EORDER for an order outside 1..3 or nline outside
  * 1..16; FEMINT_ENOMEM. */
-int refel_tet_create_rule(int order, int nline, struct refel_tet **re);
+int refel_tet_create_rule(int order, int nline, struct refel **re);
 /* The tabulated tetrahedron of an order on the symmetric rule of degree >= degree
  * (quad_tet_symmetric; re->nline = 0, re->degree the rule's own). FEMINT_EORDER for an order
  * outside 1..3 or a degree past 14; FEMINT_ENOMEM. */
-int refel_tet_create_degree(int order, int degree, struct refel_tet **re);
+int refel_tet_create_degree(int order, int degree, struct refel **re);
 /* The default rule: the symmetric rule of degree 2p + 4 (24, 46, 79 points for p = 1, 2, 3),
  * exact on straight cells (degree 2p) and accurate on curved ones, whose integrands are
  * rational (refel_tet.c says why). */
-int refel_tet_create(int order, struct refel_tet **re);
-void refel_tet_destroy(struct refel_tet **re);
+int refel_tet_create(int order, struct refel **re);
 /* Values val[3][nsh] and curls curl[3][nsh] of all functions at one reference point, in the
  * order of the tabulation (either output may be NULL). */
 void refel_tet_eval(int order, const double xi[3], double *val, double *curl);
@@ -144,7 +126,7 @@ struct geom_tet_report {
  * 10-node cell is a cubic). Cells keep their vertices in ascending global order, so half of them
  * are negatively oriented: the element matrices use |det J|. Returns 0, FEMINT_EJACOBIAN (the
  * point and the value in the message) or FEMINT_EINVAL (nnode). rep may be NULL. */
-int geom_tet_check(const struct refel_tet *re, int nnode, const double *X,
+int geom_tet_check(const struct refel *re, int nnode, const double *X,
                    struct geom_tet_report *rep);
 
 /* ---- reference_tet.c: the Maxwell element matrices, plain, in double ----
@@ -170,7 +152,21 @@ void tet_congruence(double s, const double *P, const double *C, double *B);
  * (nnode 4 or 10) and coefficients k, on the points of re, computing the geometry from scratch.
  * Returns 0, FEMINT_EINVAL (nnode), FEMINT_EJACOBIAN (det J = 0 at a point, or a sign change,
  * named in the message) or FEMINT_ENOMEM. */
-int tet_element_reference(const struct refel_tet *re, int nnode, const double *X,
+int tet_element_reference(const struct refel *re, int nnode, const double *X,
                           const struct tet_coef *k, double *T, double *S);
+
+/* ---- hcurl.c: the element matrices as the codelets compute them ---- */
+
+/* The reference tables one kernel reads, in one REAL array: val[nq][3][nsh], curl[nq][3][nsh],
+ * the derivatives of the geometric shape functions dgeo[nq][nnode][3], the weights w[nq]. */
+size_t hcurl_table_size(const struct refel *re, int nnode);
+void hcurl_table_fill(const struct refel *re, int nnode, double *d);
+/* One cell's element matrix of an H(curl) form (kind FORM_HCURL_MASS or FORM_CURLCURL; row-major
+ * nsh x nsh, float when single, else double) from its nodes X[nnode][3] and its tensor k[9] (eps,
+ * or nu = mu^-1), on the points of re: what the CPU codelet does per cell (the OpenCL kernel
+ * computes the same). scratch holds hcurl_cell_scratch(re) doubles. */
+size_t hcurl_cell_scratch(const struct refel *re);
+void hcurl_cell_matrix(const struct refel *re, int kind, int nnode, const double *X,
+                       const double *k, double *scratch, int single, void *M);
 
 #endif

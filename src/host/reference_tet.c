@@ -76,7 +76,7 @@ void tet_congruence(double s, const double *P, const double *C, double *B)
 /* The 3 x 3 matrices of point q: AT = w |det J| J^-1 eps J^-T, AS = (w / |det J|) J^T nu J. *sign
  * is set by point 0 and checked at the others: FEMINT_EJACOBIAN when det J vanishes or changes
  * sign. */
-static int point_matrices(const struct refel_tet *re, int q, int nnode, const double *X,
+static int point_matrices(const struct refel *re, int q, int nnode, const double *X,
                           const struct tet_coef *k, double *sign, double *AT, double *AS)
 {
   double J[9], K[9], JT[9];
@@ -94,7 +94,7 @@ static int point_matrices(const struct refel_tet *re, int q, int nnode, const do
   return 0;
 }
 
-int tet_element_reference(const struct refel_tet *re, int nnode, const double *X,
+int tet_element_reference(const struct refel *re, int nnode, const double *X,
                           const struct tet_coef *k, double *T, double *S)
 {
   FEMINT_CHECK(nnode == 4 || nnode == 10, NULL, FEMINT_EINVAL,

@@ -1,6 +1,7 @@
-/* H1 hierarchical spaces on prism and quadrilateral meshes: the DOF map (orders of the entities
- * by the minimum rule, orientation signs, global numbering in cell order), the interpolation of
- * linear fields and point evaluation. */
+/* Spaces of every family on every shape: the DOF map (orders of the entities by the minimum
+ * rule, orientation signs, numbering in the order the cells meet the modes), the interpolation of
+ * linear fields and point evaluation. H1 on prisms and quadrilaterals, H(curl) on tetrahedra: the
+ * same map over the reference element's mode metadata. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 
 #include "mesh.h"
 #include "refel_quad.h"
+#include "refel_tet.h"
 
 #define SPACE_MAX_NCOMP 5
 
@@ -17,6 +19,7 @@
  * its first cell. */
 struct space_build {
   struct refel *re[FEMINT_MAX_ORDER + 1];
+  struct refel *any; /* one of them, for the mode counts of the shape and family */
   int *edge_order, *face_order, *face_local;
   int64_t *edge_off, *face_off;
 };
@@ -74,6 +77,8 @@ static int face_compatible(const struct femint_mesh *m, int ca, int fa, int cb, 
 static int mode_sign(int shape, const int64_t *cv, const struct refel_mode *md)
 {
   int sign = 1;
+  /* a tetrahedron keeps its vertices in ascending global order: its cells agree on every entity */
+  if (shape == FEMINT_TET) return 1;
   if (shape == FEMINT_QUAD) {
     const int *ev = quad_edge_vert[md->entity];
     if (md->kind == MODE_EDGE && cv[ev[0]] > cv[ev[1]] && (md->degree & 1)) sign = -1;
@@ -100,14 +105,15 @@ static int mode_sign(int shape, const int64_t *cv, const struct refel_mode *md)
 }
 
 /* Orders of the edges and faces (minimum rule), their first global modes, and the check of the
- * orientation of shared faces that carry modes. Sets s->nmode to the first interior mode. */
+ * orientation of shared prism faces that carry modes. Sets s->nmode to the first interior mode.
+ * The modes of the vertices (H1) come first, vertex v's being mode v. */
 static int number_entities(struct femint_space *s, struct space_build *b)
 {
   const struct femint_mesh *m = s->mesh;
   const struct cell_topo *t = m->topo;
   femint_context_t ctx = s->ctx;
   /* A quadrilateral's faces are its edges: the modes are on the edges only. */
-  const int nface = t->dim == 3 ? m->nface : 0;
+  const int nface = t->dim == 3 ? m->nface : 0, nf = t->dim == 3 ? t->nf : 0;
   b->edge_order = malloc((size_t)(m->nedge ? m->nedge : 1) * sizeof *b->edge_order);
   b->edge_off = malloc((size_t)(m->nedge ? m->nedge : 1) * sizeof *b->edge_off);
   b->face_order = malloc((size_t)(nface ? nface : 1) * sizeof *b->face_order);
@@ -123,23 +129,23 @@ static int number_entities(struct femint_space *s, struct space_build *b)
       int *q = &b->edge_order[m->cell_edge[t->ne * (size_t)c + e]];
       if (p < *q) *q = p;
     }
-    for (int f = 0; f < (nface ? PRISM_NF : 0); f++) {
-      int g = m->cell_face[PRISM_NF * (size_t)c + f];
+    for (int f = 0; f < nf; f++) {
+      int g = m->cell_face[(size_t)nf * c + f];
       if (p < b->face_order[g]) b->face_order[g] = p;
       if (m->face_cell[2 * g] == c) b->face_local[g] = f;
     }
   }
-  int64_t n = m->nvert;
+  int64_t n = s->family == FEMINT_H1 ? m->nvert : 0;
   for (int e = 0; e < m->nedge; e++) {
     b->edge_off[e] = n;
-    n += refel_entity_nmodes(MODE_EDGE, 0, b->edge_order[e]);
+    n += refel_modes(b->any, MODE_EDGE, 0, b->edge_order[e]);
   }
   for (int g = 0; g < nface; g++) {
-    int fa = b->face_local[g], q = b->face_order[g], nm = refel_entity_nmodes(MODE_FACE, fa, q);
+    int fa = b->face_local[g], q = b->face_order[g], nm = refel_modes(b->any, MODE_FACE, fa, q);
     b->face_off[g] = n;
     n += nm;
     int ca = m->face_cell[2 * g], cb = m->face_cell[2 * g + 1];
-    if (cb < 0 || nm == 0) continue;
+    if (cb < 0 || nm == 0 || t->shape != FEMINT_PRISM) continue;
     int fb = 0;
     while (fb < PRISM_NF - 1 && m->cell_face[PRISM_NF * (size_t)cb + fb] != g) fb++;
     if (!face_compatible(m, ca, fa, cb, fb)) {
@@ -166,7 +172,7 @@ static int map_cells(struct femint_space *s, struct space_build *b)
     return femint_seterr(s->ctx, FEMINT_ENOMEM, "out of memory numbering the DOFs of a space");
   s->cell_off[0] = 0;
   for (int c = 0; c < m->ncell; c++)
-    s->cell_off[c + 1] = s->cell_off[c] + refel_nsh(m->topo->shape, s->order[c]);
+    s->cell_off[c + 1] = s->cell_off[c] + b->re[s->order[c]]->nsh;
   size_t total = (size_t)s->cell_off[m->ncell];
   s->cell_mode = malloc(total * sizeof *s->cell_mode);
   s->cell_sign = malloc(total * sizeof *s->cell_sign);
@@ -177,7 +183,7 @@ static int map_cells(struct femint_space *s, struct space_build *b)
     const struct refel *re = b->re[s->order[c]];
     const struct cell_topo *t = m->topo;
     const int *cv = &m->cells[(size_t)t->nv * c];
-    int64_t gv[PRISM_NV]; /* the global ids of the cell's vertices orient its edges and faces */
+    int64_t gv[MESH_MAX_NV]; /* the global ids of the cell's vertices orient its edges and faces */
     for (int a = 0; a < t->nv; a++) gv[a] = m->vert_gid[cv[a]];
     int64_t *gm = &s->cell_mode[s->cell_off[c]];
     int8_t *sg = &s->cell_sign[s->cell_off[c]];
@@ -189,13 +195,13 @@ static int map_cells(struct femint_space *s, struct space_build *b)
       case MODE_VERTEX: g = cv[md->entity]; break;
       case MODE_EDGE: {
         int e = m->cell_edge[(size_t)t->ne * c + md->entity];
-        r = refel_mode_rank(md, b->edge_order[e]);
+        r = refel_rank(re, md, b->edge_order[e]);
         if (r >= 0) g = b->edge_off[e] + r;
         break;
       }
       case MODE_FACE: {
-        int f = m->cell_face[PRISM_NF * (size_t)c + md->entity];
-        r = refel_mode_rank(md, b->face_order[f]);
+        int f = m->cell_face[(size_t)t->nf * c + md->entity];
+        r = refel_rank(re, md, b->face_order[f]);
         if (r >= 0) g = b->face_off[f] + r;
         break;
       }
@@ -230,30 +236,43 @@ static int renumber(struct femint_space *s)
     if (perm[g] < 0) perm[g] = next++;
     s->cell_mode[l] = perm[g];
   }
-  /* every vertex of a cell carries a mode (vertex v was mode v before renumbering) */
-  for (int v = 0; v < m->nvert; v++) s->vertex_mode[v] = perm[v];
+  /* in H1 every vertex of a cell carries a mode (vertex v was mode v before renumbering) */
+  for (int v = 0; v < m->nvert; v++) s->vertex_mode[v] = s->family == FEMINT_H1 ? perm[v] : -1;
   s->nmode = next;
   free(perm);
   return 0;
 }
 
-int femint_space_create(femint_context_t ctx, femint_mesh_t mesh, int ncomp, const int *orders,
-                        int uniform_order, femint_space_t *space)
+int femint_space_create(femint_context_t ctx, femint_mesh_t mesh, int family, int ncomp,
+                        const int *orders, int uniform_order, femint_space_t *space)
 {
-  FEMINT_CHECK(space, ctx, FEMINT_EINVAL, "femint_space_create: space (output) is NULL");
+  static const char who[] = "femint_space_create";
+  FEMINT_CHECK(space, ctx, FEMINT_EINVAL, "%s: space (output) is NULL", who);
   *space = NULL;
-  FEMINT_CHECK(mesh, ctx, FEMINT_EINVAL, "femint_space_create: mesh is NULL");
-  FEMINT_CHECK(ncomp >= 1 && ncomp <= SPACE_MAX_NCOMP, ctx, FEMINT_EINVAL,
-               "femint_space_create: ncomp = %d (must be 1..%d)", ncomp, SPACE_MAX_NCOMP);
+  FEMINT_CHECK(mesh, ctx, FEMINT_EINVAL, "%s: mesh is NULL", who);
+  const int shape = mesh->topo->shape;
+  if (family != refel_shape_family(shape)) {
+    struct refel *probe = NULL;
+    const int err = refel_create(shape, family, 1, &probe); /* names what is missing */
+    refel_destroy(&probe);
+    return femint_seterr(ctx, err ? err : FEMINT_ENOTSUP, "%s: %s", who, femint_thread_error());
+  }
+  const int pmax = refel_max_order(family), ncmax = family == FEMINT_H1 ? SPACE_MAX_NCOMP : 1;
+  FEMINT_CHECK(ncomp >= 1 && ncomp <= ncmax, ctx, FEMINT_EINVAL,
+               "%s: ncomp = %d (must be %s)", who, ncomp,
+               family == FEMINT_H1 ? "1..5" : "1: H(curl) functions are vector fields");
   if (orders) {
-    for (int c = 0; c < mesh->ncell; c++)
-      FEMINT_CHECK(orders[c] >= 1 && orders[c] <= FEMINT_MAX_ORDER, ctx, FEMINT_EORDER,
-                   "femint_space_create: cell %d has order %d (must be 1..%d)", c, orders[c],
-                   FEMINT_MAX_ORDER);
+    for (int c = 0; c < mesh->ncell; c++) {
+      FEMINT_CHECK(orders[c] >= 1 && orders[c] <= pmax, ctx, FEMINT_EORDER,
+                   "%s: cell %d has order %d (must be 1..%d)", who, c, orders[c], pmax);
+      FEMINT_CHECK(family == FEMINT_H1 || orders[c] == orders[0], ctx, FEMINT_ENOTSUP,
+                   "%s: cell %d has order %d and cell 0 order %d: an H(curl) space takes one "
+                   "order for every cell",
+                   who, c, orders[c], orders[0]);
+    }
   } else {
-    FEMINT_CHECK(uniform_order >= 1 && uniform_order <= FEMINT_MAX_ORDER, ctx, FEMINT_EORDER,
-                 "femint_space_create: uniform_order = %d (must be 1..%d)", uniform_order,
-                 FEMINT_MAX_ORDER);
+    FEMINT_CHECK(uniform_order >= 1 && uniform_order <= pmax, ctx, FEMINT_EORDER,
+                 "%s: uniform_order = %d (must be 1..%d)", who, uniform_order, pmax);
   }
 
   struct space_build b;
@@ -263,6 +282,7 @@ int femint_space_create(femint_context_t ctx, femint_mesh_t mesh, int ncomp, con
   if (!s) return femint_seterr(ctx, FEMINT_ENOMEM, "out of memory creating a space");
   s->ctx = ctx;
   s->mesh = mesh;
+  s->family = family;
   s->ncomp = ncomp;
   s->order = malloc((size_t)mesh->ncell * sizeof *s->order);
   if (!s->order) {
@@ -272,10 +292,11 @@ int femint_space_create(femint_context_t ctx, femint_mesh_t mesh, int ncomp, con
   for (int c = 0; c < mesh->ncell; c++) {
     int p = orders ? orders[c] : uniform_order;
     s->order[c] = p;
-    if (!b.re[p] && (ierr = refel_create(mesh->topo->shape, p, &b.re[p]))) {
+    if (!b.re[p] && (ierr = refel_create(shape, family, p, &b.re[p]))) {
       if (ctx) femint_seterr(ctx, ierr, "%s", femint_thread_error());
       goto done;
     }
+    b.any = b.re[p];
   }
   if ((ierr = number_entities(s, &b)) || (ierr = map_cells(s, &b)) || (ierr = renumber(s)))
     goto done;
@@ -295,6 +316,12 @@ int femint_space_destroy(femint_space_t *space)
   space_free(*space);
   *space = NULL;
   return 0;
+}
+
+int femint_space_family(femint_space_t space)
+{
+  FEMINT_CHECK(space, NULL, FEMINT_EINVAL, "femint_space_family: space is NULL");
+  return space->family;
 }
 
 int64_t femint_space_num_dofs(femint_space_t space)
@@ -361,8 +388,7 @@ static void interpolate_midpoints(const struct femint_space *space, const double
     for (int e = 0; e < 4; e++) {
       const int64_t g = space->cell_mode[space->cell_off[c] + 4 + e * (p - 1)];
       if (g < 0) continue;
-      const double *xm = &m->cell_mid[8 * (size_t)c + 2 * e];
-      const double xmid[3] = {xm[0], xm[1], 0};
+      const double *xmid = &m->edge_x[3 * (size_t)m->cell_edge[4 * (size_t)c + e]];
       const double *xa = &m->coords[3 * (size_t)m->cells[4 * (size_t)c + quad_edge_vert[e][0]]];
       const double *xb = &m->coords[3 * (size_t)m->cells[4 * (size_t)c + quad_edge_vert[e][1]]];
       for (int k = 0; k < nc; k++)
@@ -378,6 +404,8 @@ int femint_space_interpolate_linear(femint_space_t space, const double *a, const
 {
   FEMINT_CHECK(space, NULL, FEMINT_EINVAL, "femint_space_interpolate_linear: space is NULL");
   FEMINT_CHECK(u, space->ctx, FEMINT_EINVAL, "femint_space_interpolate_linear: u is NULL");
+  FEMINT_CHECK(space->family == FEMINT_H1, space->ctx, FEMINT_ENOTSUP,
+               "femint_space_interpolate_linear: H1 spaces only (the space is H(curl))");
   const struct femint_mesh *m = space->mesh;
   int nc = space->ncomp;
   memset(u, 0, (size_t)(space->nmode * nc) * sizeof *u);
@@ -385,10 +413,10 @@ int femint_space_interpolate_linear(femint_space_t space, const double *a, const
   for (int v = 0; v < m->nvert; v++) {
     const double *x = &m->coords[3 * (size_t)v];
     const int64_t g = space->vertex_mode[v];
-    if (g < 0) continue; /* a vertex of no cell */
+    if (g < 0) continue; /* a vertex of no cell, or removed */
     for (int k = 0; k < nc; k++) u[(size_t)g * nc + k] = linear_value(a, b, k, x);
   }
-  if (m->cell_mid) interpolate_midpoints(space, a, b, u);
+  if (m->edge_x && m->topo->shape == FEMINT_QUAD) interpolate_midpoints(space, a, b, u);
   return 0;
 }
 
@@ -401,28 +429,72 @@ int femint_space_eval(femint_space_t space, const double *u, int cell, const dou
                "femint_space_eval: cell %d is outside [0, %d)", cell, space->mesh->ncell);
   FEMINT_CHECK(xi, ctx, FEMINT_EINVAL, "femint_space_eval: xi is NULL");
   FEMINT_CHECK(!val || u, ctx, FEMINT_EINVAL, "femint_space_eval: u is NULL");
-  const int shape = space->mesh->topo->shape;
-  if (x && shape == FEMINT_QUAD) {
-    double X[16];
-    geom_quad_point(mesh_quad_nodes(space->mesh, cell, X), X, xi, x);
-    x[2] = 0;
-  } else if (x) {
-    double X[18];
-    FEMINT_CALL(femint_mesh_cell_coords(space->mesh, cell, X));
-    geom_prism_point(X, xi, x);
-  }
+  const struct femint_mesh *m = space->mesh;
+  const int shape = m->topo->shape, dim = m->topo->dim;
+  double X[3 * MESH_MAX_NODES], J[9], y[3] = {0, 0, 0};
+  const int nnode = mesh_cell_nodes(m, cell, X);
+  geom_map(shape, nnode, X, xi, y, J);
+  if (x) memcpy(x, y, sizeof y);
   if (!val) return 0;
-  int p = space->order[cell], nsh = refel_nsh(shape, p), nc = space->ncomp;
-  double *phi = malloc(4 * (size_t)nsh * sizeof *phi);
+  const int p = space->order[cell], nsh = refel_nsh(shape, space->family, p), nc = space->ncomp;
+  const int hcurl = space->family == FEMINT_HCURL, nval = hcurl ? 3 : nc;
+  double *phi = malloc((size_t)(hcurl ? 6 : dim + 1) * nsh * sizeof *phi);
   FEMINT_CHECK(phi, ctx, FEMINT_ENOMEM, "femint_space_eval: out of memory");
-  refel_eval(shape, p, xi, phi);
+  refel_eval(shape, space->family, p, xi, phi);
   const int64_t *gm = &space->cell_mode[space->cell_off[cell]];
   const int8_t *sg = &space->cell_sign[space->cell_off[cell]];
-  for (int k = 0; k < nc; k++) val[k] = 0;
-  for (int i = 0; i < nsh; i++) {
-    if (gm[i] < 0) continue;
-    for (int k = 0; k < nc; k++) val[k] += sg[i] * phi[i] * u[gm[i] * nc + k];
+  for (int k = 0; k < nval; k++) val[k] = 0;
+  if (hcurl) {
+    /* the covariant map: N = J^-T N_ref, K = J^-1 (K[3*j + i] = dxi_j / dx_i) */
+    double K[9], ref[3] = {0, 0, 0};
+    geom_inverse3(J, K);
+    for (int i = 0; i < nsh; i++)
+      if (gm[i] >= 0)
+        for (int j = 0; j < 3; j++) ref[j] += sg[i] * phi[j * nsh + i] * u[gm[i]];
+    for (int d = 0; d < 3; d++) val[d] = K[d] * ref[0] + K[3 + d] * ref[1] + K[6 + d] * ref[2];
+  } else {
+    for (int i = 0; i < nsh; i++) {
+      if (gm[i] < 0) continue;
+      for (int k = 0; k < nc; k++) val[k] += sg[i] * phi[i] * u[gm[i] * nc + k];
+    }
   }
   free(phi);
+  return 0;
+}
+
+int femint_space_gradient(femint_space_t space, const double *phi, double *u)
+{
+  FEMINT_CHECK(space && phi && u, space ? space->ctx : NULL, FEMINT_EINVAL,
+               "femint_space_gradient: NULL space, phi or u");
+  FEMINT_CHECK(space->family == FEMINT_HCURL, space->ctx, FEMINT_EINVAL,
+               "femint_space_gradient: the discrete gradient maps into an H(curl) space, not an "
+               "H1 one");
+  const struct femint_mesh *m = space->mesh;
+  const struct cell_topo *t = m->topo;
+  struct refel *re = NULL;
+  FEMINT_CALL(refel_create(t->shape, space->family, space->order[0], &re));
+  /* A vertex is on a wall exactly when one of its edges is: its Whitney DOF is removed. */
+  char *wall = calloc((size_t)m->nvert + 1, 1);
+  if (!wall) {
+    refel_destroy(&re);
+    return femint_seterr(space->ctx, FEMINT_ENOMEM, "femint_space_gradient: out of memory");
+  }
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass) memset(u, 0, (size_t)space->nmode * sizeof *u);
+    for (int c = 0; c < m->ncell; c++) {
+      const int *cv = &m->cells[(size_t)t->nv * c];
+      const int64_t *gm = &space->cell_mode[space->cell_off[c]];
+      for (int i = 0; i < re->nsh; i++) {
+        const struct refel_mode *md = &re->mode[i];
+        if (md->kind != MODE_EDGE || md->level != 1) continue;
+        /* w_ab runs from the cell's lower local vertex a to b: ascending global ids */
+        const int a = cv[t->edge_vert[md->entity][0]], b = cv[t->edge_vert[md->entity][1]];
+        if (!pass && gm[i] < 0) wall[a] = wall[b] = 1;
+        if (pass && gm[i] >= 0) u[gm[i]] = (wall[b] ? 0 : phi[b]) - (wall[a] ? 0 : phi[a]);
+      }
+    }
+  }
+  free(wall);
+  refel_destroy(&re);
   return 0;
 }

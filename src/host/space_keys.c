@@ -46,8 +46,9 @@ static void entity_orders(const struct femint_space *s, int *vertex_order, int *
 
 /* The key of local mode i (described by md) of cell c; `interior` counts the interior modes of
  * the cell before it. */
-static void mode_key(const struct femint_space *s, int c, const struct refel_mode *md,
-                     int interior, const int *const orders[3], struct femint_dof_key *k)
+static void mode_key(const struct femint_space *s, const struct refel *re, int c,
+                     const struct refel_mode *md, int interior, const int *const orders[3],
+                     struct femint_dof_key *k)
 {
   const struct femint_mesh *m = s->mesh;
   const struct cell_topo *t = m->topo;
@@ -66,21 +67,22 @@ static void mode_key(const struct femint_space *s, int c, const struct refel_mod
   case MODE_EDGE:
     k->kind = FEMINT_ENTITY_EDGE;
     for (int j = 0; j < 2; j++) k->vert[nv++] = gid[cv[t->edge_vert[md->entity][j]]];
-    k->mode = refel_mode_rank(md, FEMINT_MAX_ORDER);
+    k->mode = refel_rank(re, md, FEMINT_MAX_ORDER);
     k->order = orders[1][m->cell_edge[(size_t)t->ne * c + md->entity]];
     break;
   case MODE_FACE: {
     const int *fv = t->face_vert[md->entity];
     k->kind = FEMINT_ENTITY_FACE;
     for (int j = 0; j < 4 && fv[j] >= 0; j++) k->vert[nv++] = gid[cv[fv[j]]];
-    if (nv == 3) k->first = k->vert[0];
-    k->mode = refel_mode_rank(md, FEMINT_MAX_ORDER);
+    if (nv == 3 && t->shape == FEMINT_PRISM) k->first = k->vert[0];
+    k->mode = refel_rank(re, md, FEMINT_MAX_ORDER);
     k->order = orders[2][m->cell_face[(size_t)t->nf * c + md->entity]];
     break;
   }
   default:
     /* A cell: its bottom triangle and the smallest vertex of its top (no other cell holds these
-     * four vertices: two cells share at most a face), or a quadrilateral's four vertices. */
+     * four vertices: two cells share at most a face), or a quadrilateral's or a tetrahedron's
+     * four vertices. */
     k->kind = FEMINT_ENTITY_CELL;
     for (int j = 0; j < (t->nv == 6 ? 3 : 4); j++) k->vert[nv++] = gid[cv[j]];
     if (t->nv == 6) {
@@ -116,7 +118,7 @@ int femint_space_dof_keys(femint_space_t space, struct femint_dof_key *keys)
   entity_orders(space, vertex_order, edge_order, face_order);
   for (int c = 0; c < m->ncell && !err; c++) {
     const int p = space->order[c];
-    if (!re[p] && (err = refel_create(m->topo->shape, p, &re[p]))) {
+    if (!re[p] && (err = refel_create(m->topo->shape, space->family, p, &re[p]))) {
       femint_seterr(space->ctx, err, "femint_space_dof_keys: %s", femint_thread_error());
       break;
     }
@@ -128,7 +130,7 @@ int femint_space_dof_keys(femint_space_t space, struct femint_dof_key *keys)
       if (g < 0 || done[g]) continue;
       done[g] = 1;
       struct femint_dof_key k;
-      mode_key(space, c, md, interior - 1, orders, &k);
+      mode_key(space, re[p], c, md, interior - 1, orders, &k);
       for (int comp = 0; comp < nc; comp++) {
         k.comp = comp;
         keys[g * nc + comp] = k;

@@ -1,58 +1,79 @@
 /* The L2 distance between a finite element function and a given field over a set of cells: the
  * error measure of convergence studies, summed per rank in a distributed code. */
+#include <math.h>
+#include <stdlib.h>
+
 #include "mesh.h"
 #include "refel_quad.h"
+#include "refel_tet.h"
 
-/* The most points of the line rule of space_norm; triangle rules stop at degree 14. */
+/* The most points of the line rules; triangle and tetrahedron rules stop at degree 14. */
 #define NORM_MAX_LINE 9
-#define NORM_MAX_TRI_DEGREE 14
+#define NORM_MAX_DEGREE 14
+/* The most points norm_rule gives: the prism's 42-point triangle rule times 9 Gauss points. */
+#define NORM_MAX_POINTS (42 * NORM_MAX_LINE)
 
-/* The same on a quadrilateral: the tensor Gauss rule of p + 2 points per direction. */
-static int quad_cell_error(femint_space_t s, const double *u, int cell, femint_field_fn exact,
-                           void *user, double *sum)
+/* A rule for a cell of order p, beyond the element's own: degree 2p + 2 where the simplex rules
+ * allow it (the prism: that triangle rule times p + 2 Gauss points; the quadrilateral: p + 2
+ * Gauss points per direction; the tetrahedron: the symmetric rule), into the caller's xi[n][dim]
+ * and w[n] of NORM_MAX_POINTS points. */
+static int norm_rule(int shape, int p, int *n, double *xi, double *w)
 {
-  const int nc = s->ncomp, n = s->order[cell] + 2 < NORM_MAX_LINE ? s->order[cell] + 2
-                                                                  : NORM_MAX_LINE;
-  double gx[NORM_MAX_LINE], gw[NORM_MAX_LINE], X[16], J[4];
-  FEMINT_CALL(quad_gauss_legendre(n, gx, gw));
-  const int nnode = mesh_quad_nodes(s->mesh, cell, X);
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) {
-      const double xi[2] = {gx[i], gx[j]};
-      double x[3], uh[5], ue[5] = {0, 0, 0, 0, 0}, e2 = 0;
-      FEMINT_CALL(femint_space_eval(s, u, cell, xi, x, uh));
-      if (exact) exact(x, NULL, 0, user, ue);
-      for (int k = 0; k < nc; k++) e2 += (uh[k] - ue[k]) * (uh[k] - ue[k]);
-      *sum += gw[i] * gw[j] * geom_quad_jacobian(nnode, X, xi, J) * e2;
+  const int degree = 2 * p + 2 < NORM_MAX_DEGREE ? 2 * p + 2 : NORM_MAX_DEGREE;
+  const int nline = p + 2 < NORM_MAX_LINE ? p + 2 : NORM_MAX_LINE;
+  double gx[NORM_MAX_LINE], gw[NORM_MAX_LINE];
+  const double *txy, *tw;
+  int ntri;
+  *n = 0;
+  switch (shape) {
+  case FEMINT_TET:
+    FEMINT_CALL(quad_tet_symmetric(degree, &ntri, &txy, &tw, NULL));
+    for (int q = 0; q < ntri; q++, (*n)++) {
+      for (int i = 0; i < 3; i++) xi[3 * q + i] = txy[3 * q + i];
+      w[q] = tw[q];
     }
-  return 0;
+    return 0;
+  case FEMINT_QUAD:
+    FEMINT_CALL(quad_gauss_legendre(nline, gx, gw));
+    for (int i = 0; i < nline; i++)
+      for (int j = 0; j < nline; j++, (*n)++) {
+        xi[2 * *n] = gx[i];
+        xi[2 * *n + 1] = gx[j];
+        w[*n] = gw[i] * gw[j];
+      }
+    return 0;
+  default:
+    FEMINT_CALL(quad_triangle(degree, &ntri, &txy, &tw));
+    FEMINT_CALL(quad_gauss_legendre(nline, gx, gw));
+    for (int t = 0; t < ntri; t++)
+      for (int l = 0; l < nline; l++, (*n)++) {
+        xi[3 * *n] = txy[2 * t];
+        xi[3 * *n + 1] = txy[2 * t + 1];
+        xi[3 * *n + 2] = gx[l];
+        w[*n] = tw[t] * gw[l];
+      }
+    return 0;
+  }
 }
 
-/* sum over the quadrature points of one cell of w det J |u_h - exact|^2. */
+
+/* sum over the points of one cell of w |det J| |u_h - exact|^2. */
 static int cell_error(femint_space_t s, const double *u, int cell, femint_field_fn exact,
-                      void *user, double *sum)
+                      void *user, double *xi, double *w, double *sum)
 {
-  if (s->mesh->topo->shape == FEMINT_QUAD) return quad_cell_error(s, u, cell, exact, user, sum);
-  const int p = s->order[cell], nc = s->ncomp;
-  /* Degree 2p + 2 so that |u_h - u|^2 of smooth fields is integrated beyond the element's own
-   * rule (2p), where the triangle rules allow it. */
-  int degree = 2 * p + 2, ntri, nline = p + 2;
-  if (degree > NORM_MAX_TRI_DEGREE) degree = NORM_MAX_TRI_DEGREE;
-  if (nline > NORM_MAX_LINE) nline = NORM_MAX_LINE;
-  const double *txy, *tw;
-  double lx[NORM_MAX_LINE], lw[NORM_MAX_LINE], X[18], J[9];
-  FEMINT_CALL(quad_triangle(degree, &ntri, &txy, &tw));
-  FEMINT_CALL(quad_gauss_legendre(nline, lx, lw));
-  FEMINT_CALL(femint_mesh_cell_coords(s->mesh, cell, X));
-  for (int t = 0; t < ntri; t++)
-    for (int l = 0; l < nline; l++) {
-      const double xi[3] = {txy[2 * t], txy[2 * t + 1], lx[l]};
-      double x[3], uh[5], ue[5] = {0, 0, 0, 0, 0}, e2 = 0;
-      FEMINT_CALL(femint_space_eval(s, u, cell, xi, x, uh));
-      if (exact) exact(x, NULL, 0, user, ue);
-      for (int k = 0; k < nc; k++) e2 += (uh[k] - ue[k]) * (uh[k] - ue[k]);
-      *sum += tw[t] * lw[l] * geom_prism_jacobian(X, xi, J) * e2;
-    }
+  const struct femint_mesh *m = s->mesh;
+  const int dim = m->topo->dim, nval = s->family == FEMINT_HCURL ? 3 : s->ncomp;
+  int n;
+  FEMINT_CALL(norm_rule(m->topo->shape, s->order[cell], &n, xi, w));
+  double X[3 * MESH_MAX_NODES], J[9];
+  const int nnode = mesh_cell_nodes(m, cell, X);
+  for (int q = 0; q < n; q++) {
+    double x[3], uh[5], ue[5] = {0, 0, 0, 0, 0}, e2 = 0;
+    FEMINT_CALL(femint_space_eval(s, u, cell, &xi[dim * q], x, uh));
+    if (exact) exact(x, NULL, 0, user, ue);
+    for (int k = 0; k < nval; k++) e2 += (uh[k] - ue[k]) * (uh[k] - ue[k]);
+    *sum += w[q] * fabs(geom_map(m->topo->shape, nnode, X, &xi[dim * q], NULL, J)) * e2;
+  }
   return 0;
 }
 
@@ -66,13 +87,20 @@ int femint_space_l2_error(femint_space_t space, const double *u, int ncells, con
   FEMINT_CHECK(!cells || (ncells >= 0 && ncells <= ncell), ctx, FEMINT_EINVAL,
                "femint_space_l2_error: ncells = %d (must be 0..%d)", ncells, ncell);
   if (!cells) ncells = ncell;
+  double *xi = malloc(3 * NORM_MAX_POINTS * sizeof *xi), *w = malloc(NORM_MAX_POINTS * sizeof *w);
+  int err = xi && w ? 0 : femint_seterr(ctx, FEMINT_ENOMEM, "femint_space_l2_error: out of memory");
   double sum = 0;
-  for (int k = 0; k < ncells; k++) {
+  for (int k = 0; k < ncells && !err; k++) {
     const int c = cells ? cells[k] : k;
-    FEMINT_CHECK(c >= 0 && c < ncell, ctx, FEMINT_EINVAL,
-                 "femint_space_l2_error: cells[%d] = %d is outside [0, %d)", k, c, ncell);
-    FEMINT_CALL(cell_error(space, u, c, exact, user, &sum));
+    if (c < 0 || c >= ncell)
+      err = femint_seterr(ctx, FEMINT_EINVAL, "femint_space_l2_error: cells[%d] = %d is outside "
+                                              "[0, %d)",
+                          k, c, ncell);
+    else
+      err = cell_error(space, u, c, exact, user, xi, w, &sum);
   }
-  *err2 = sum;
-  return 0;
+  free(xi);
+  free(w);
+  if (!err) *err2 = sum;
+  return err;
 }

@@ -1,17 +1,36 @@
-/* The global sparse matrix: CSR pattern from a DOF map, products, Matrix Market output. */
+/* The global sparse matrix (femint_matrix_t): CSR values over a structure that the matrices of an
+ * operator share with it, y = A x and Matrix Market output. Never installed. */
 #ifndef FEMINT_HOST_SPARSE_H
 #define FEMINT_HOST_SPARSE_H
 
-#include "codelets/codelets.h"
+#include <stdint.h>
 
-struct femint_matrix {
-  struct csr csr;
+#include "host.h"
+
+/* A CSR structure (rows, row pointers, columns), immutable once made and counted: the operator
+ * that built it and every matrix made on it hold a reference. */
+struct csr_shape {
+  int refs;
+  int64_t n, nnz;
+  int64_t *rowptr; /* [n + 1] */
+  int64_t *colind; /* [nnz] */
 };
 
-/* The pattern of every (row, column) pair of DOFs that share a cell, columns sorted; values
- * zeroed. cells: the ncell cells that count, or NULL for every cell of the mesh. */
-int csr_build(femint_context_t ctx, const struct femint_space *space, int ncell, const int *cells,
-              struct csr *csr);
-void csr_free(struct csr *csr);
+struct femint_matrix {
+  struct csr_shape *shape;
+  double *values; /* [nnz] */
+};
+
+/* A structure that takes over rowptr and colind (freed with it) with one reference, or NULL (out
+ * of memory: rowptr and colind are freed). */
+struct csr_shape *csr_shape_new(int64_t n, int64_t nnz, int64_t *rowptr, int64_t *colind);
+void csr_shape_ref(struct csr_shape *s);
+/* Drop a reference; the last one frees the structure. *s = NULL. */
+void csr_shape_unref(struct csr_shape **s);
+
+/* A matrix on a structure (one more reference) with its values, zeroed by the threads of the
+ * caller's OpenMP team when zero is set (the first touch of the pages), else left to be written.
+ * FEMINT_ENOMEM. */
+int matrix_create(femint_context_t ctx, struct csr_shape *shape, int zero, femint_matrix_t *A);
 
 #endif

@@ -1,0 +1,170 @@
+/* Load vectors of cells and boundary faces for every shape and family: the cell's own rule for
+ * body forces, and for a face a rule on the reference face (a triangle or a square, or a segment
+ * in 2D) mapped into the reference cell, with the face's tangents for its area and normal. */
+#include <math.h>
+#include <string.h>
+
+#include "load.h"
+#include "mesh.h"
+#include "refel_quad.h"
+#include "refel_tet.h"
+
+/* rhs += w * (value . v_i) for the cell's modes, the values of its shape functions at the point
+ * in val (H1: val[0..nsh) the values, from refel_eval or the tabulation; H(curl): the reference
+ * vectors val[3][nsh], mapped by K = J^-1 here). */
+static void add_point(const struct femint_space *s, int c, const double *val, int stride,
+                      const double *K, double w, const double *value, double *rhs)
+{
+  const int ne = s->ncomp;
+  const int64_t off = s->cell_off[c];
+  const int nsh = (int)(s->cell_off[c + 1] - off);
+  for (int i = 0; i < nsh; i++) {
+    const int64_t m = s->cell_mode[off + i];
+    if (m < 0) continue;
+    const double f = w * s->cell_sign[off + i];
+    if (s->family == FEMINT_HCURL) {
+      /* (K^T N_ref) . value */
+      double d = 0;
+      for (int a = 0; a < 3; a++)
+        d += (K[3 * a] * value[0] + K[3 * a + 1] * value[1] + K[3 * a + 2] * value[2]) *
+             val[a * stride + i];
+      rhs[m] += f * d;
+    } else {
+      for (int comp = 0; comp < ne; comp++) rhs[m * ne + comp] += f * val[i] * value[comp];
+    }
+  }
+}
+
+int load_cell(const struct femint_space *s, const struct refel *re, int c, femint_field_fn f,
+              void *user, double *work, double *rhs)
+{
+  const struct femint_mesh *m = s->mesh;
+  const int shape = m->topo->shape, dim = m->topo->dim, hcurl = s->family == FEMINT_HCURL;
+  FEMINT_CHECK(re->shape == shape && re->order == s->order[c], NULL, FEMINT_EINVAL,
+               "load: cell %d of order %d was given the element of order %d", c, s->order[c],
+               re->order);
+  double X[3 * MESH_MAX_NODES], J[9], K[9];
+  const int nnode = mesh_cell_nodes(m, c, X);
+  (void)work;
+  for (int q = 0; q < re->nq; q++) {
+    double x[3] = {0, 0, 0}, value[5] = {0, 0, 0, 0, 0};
+    const double det = geom_map(shape, nnode, X, &re->xq[dim * q], x, J);
+    if (hcurl) geom_inverse3(J, K);
+    f(x, NULL, 0, user, value);
+    const double *val = hcurl ? re->val + (size_t)q * 3 * re->nsh
+                              : re->phi + (size_t)q * (dim + 1) * re->nsh;
+    add_point(s, c, val, re->nsh, K, fabs(det) * re->wq[q], value, rhs);
+  }
+  return 0;
+}
+
+/* A rule on local face f of a shape: reference points xi[n][dim] on the face, weights w[n], and
+ * the face's tangents du, dv (dxi per unit of the face's own coordinates; dv unused in 2D). */
+struct face_rule {
+  int n;
+  double xi[3 * 200], w[200], du[3], dv[3];
+};
+
+static int face_rule(int shape, int f, int p, struct face_rule *r)
+{
+  const int degree = 2 * p + 2 < 14 ? 2 * p + 2 : 14;
+  int ntri;
+  const double *xy, *tw;
+  double gx[FEMINT_MAX_ORDER + 3], gw[FEMINT_MAX_ORDER + 3];
+  memset(r->du, 0, sizeof r->du);
+  memset(r->dv, 0, sizeof r->dv);
+  r->n = 0;
+  if (shape == FEMINT_QUAD) {
+    /* edge f from vertex a to b, counter-clockwise: outward normal = tangent turned clockwise */
+    const int ng = p + 3;
+    const double *v0 = quad_vert_xi[quad_edge_vert[f][0]], *v1 = quad_vert_xi[quad_edge_vert[f][1]];
+    FEMINT_CALL(quad_gauss_legendre(ng, gx, gw));
+    for (int q = 0; q < ng; q++, r->n++) {
+      for (int i = 0; i < 2; i++) r->xi[2 * q + i] = 0.5 * (1 - gx[q]) * v0[i] + 0.5 * (1 + gx[q]) * v1[i];
+      r->w[q] = gw[q];
+    }
+    for (int i = 0; i < 2; i++) r->du[i] = 0.5 * (v1[i] - v0[i]);
+    return 0;
+  }
+  if (shape == FEMINT_TET || f < 2) {
+    /* a triangle: the prism's bottom or top, or the tetrahedron's face f (opposite vertex f) as
+     * xi = A + u (B - A) + v (C - A) */
+    static const double prism_tri[2][3][3] = {{{0, 0, -1}, {1, 0, -1}, {0, 1, -1}},
+                                              {{0, 0, 1}, {1, 0, 1}, {0, 1, 1}}};
+    double A[3], B[3], C[3];
+    for (int i = 0; i < 3; i++) {
+      A[i] = shape == FEMINT_TET ? tet_vert_xi[tet_face_vert[f][0]][i] : prism_tri[f][0][i];
+      B[i] = shape == FEMINT_TET ? tet_vert_xi[tet_face_vert[f][1]][i] : prism_tri[f][1][i];
+      C[i] = shape == FEMINT_TET ? tet_vert_xi[tet_face_vert[f][2]][i] : prism_tri[f][2][i];
+      r->du[i] = B[i] - A[i];
+      r->dv[i] = C[i] - A[i];
+    }
+    FEMINT_CALL(quad_triangle(degree, &ntri, &xy, &tw));
+    for (int q = 0; q < ntri; q++, r->n++) {
+      for (int i = 0; i < 3; i++) r->xi[3 * q + i] = A[i] + xy[2 * q] * r->du[i] + xy[2 * q + 1] * r->dv[i];
+      r->w[q] = tw[q];
+    }
+    return 0;
+  }
+  /* the prism's quadrilateral over triangle edge e = f - 2: s in [-1,1] along the edge, xi3 */
+  static const double tv[3][2] = {{0, 0}, {1, 0}, {0, 1}};
+  const int a = f - 2, c = (a + 1) % 3, ng = p + 2;
+  FEMINT_CALL(quad_gauss_legendre(ng, gx, gw));
+  r->du[0] = 0.5 * (tv[c][0] - tv[a][0]);
+  r->du[1] = 0.5 * (tv[c][1] - tv[a][1]);
+  r->dv[2] = 1;
+  for (int i = 0; i < ng; i++)
+    for (int j = 0; j < ng; j++, r->n++) {
+      double *xi = &r->xi[3 * r->n];
+      xi[0] = 0.5 * (1 - gx[i]) * tv[a][0] + 0.5 * (1 + gx[i]) * tv[c][0];
+      xi[1] = 0.5 * (1 - gx[i]) * tv[a][1] + 0.5 * (1 + gx[i]) * tv[c][1];
+      xi[2] = gx[j];
+      r->w[r->n] = gw[i] * gw[j];
+    }
+  return 0;
+}
+
+int load_face(const struct femint_space *s, int k, femint_field_fn g, void *user, double *work,
+              double *rhs)
+{
+  const struct femint_mesh *m = s->mesh;
+  const int shape = m->topo->shape, dim = m->topo->dim, hcurl = s->family == FEMINT_HCURL;
+  const int c = m->bface[3 * k], f = m->bface[3 * k + 1], tag = m->bface[3 * k + 2];
+  struct face_rule r;
+  FEMINT_CALL(face_rule(shape, f, s->order[c], &r));
+  double X[3 * MESH_MAX_NODES], J[9], K[9], centroid[3] = {0, 0, 0};
+  const int nnode = mesh_cell_nodes(m, c, X);
+  /* the cell's centre of vertices, to turn the normals outward */
+  for (int a = 0; a < m->topo->nv; a++)
+    for (int i = 0; i < dim; i++) centroid[i] += X[dim * a + i] / m->topo->nv;
+  const int nsh = (int)(s->cell_off[c + 1] - s->cell_off[c]);
+  for (int q = 0; q < r.n; q++) {
+    const double *xi = &r.xi[dim * q];
+    double x[3] = {0, 0, 0}, n[3] = {0, 0, 0}, value[5] = {0, 0, 0, 0, 0}, area;
+    geom_map(shape, nnode, X, xi, x, J);
+    if (dim == 2) {
+      const double t[2] = {J[0] * r.du[0] + J[1] * r.du[1], J[2] * r.du[0] + J[3] * r.du[1]};
+      area = hypot(t[0], t[1]);
+      n[0] = t[1] / area;
+      n[1] = -t[0] / area;
+    } else {
+      double tu[3], tv[3];
+      for (int i = 0; i < 3; i++) {
+        tu[i] = J[3 * i] * r.du[0] + J[3 * i + 1] * r.du[1] + J[3 * i + 2] * r.du[2];
+        tv[i] = J[3 * i] * r.dv[0] + J[3 * i + 1] * r.dv[1] + J[3 * i + 2] * r.dv[2];
+      }
+      n[0] = tu[1] * tv[2] - tu[2] * tv[1];
+      n[1] = tu[2] * tv[0] - tu[0] * tv[2];
+      n[2] = tu[0] * tv[1] - tu[1] * tv[0];
+      area = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+      const double out = (x[0] - centroid[0]) * n[0] + (x[1] - centroid[1]) * n[1] +
+                         (x[2] - centroid[2]) * n[2];
+      for (int i = 0; i < 3; i++) n[i] *= (out < 0 ? -1 : 1) / area;
+    }
+    g(x, n, tag, user, value);
+    refel_eval(shape, s->family, s->order[c], xi, work);
+    if (hcurl) geom_inverse3(J, K);
+    add_point(s, c, work, nsh, K, r.w[q] * area, value, rhs);
+  }
+  return 0;
+}
