@@ -1,7 +1,8 @@
-/* COO to CSR on an OpenCL device (host-side twin: src/host/coo.c): the rows and columns of the
- * slots of tetrahedral cells, keys row * n + col (n^2 for a slot left out), a stable LSD radix
- * sort of (key, slot) pairs, head flags, a multi-level exclusive scan, the scatter of the distinct
- * pairs, the row pointers, and the segmented sum of any value array through the pattern.
+/* COO to CSR on an OpenCL device (host-side twin: src/host/pattern.c): the rows, columns and
+ * values of the entries of the element matrices of a plan's cells, keys row * n + col (n^2 for an
+ * entry left out), a stable LSD radix sort of (key, value) pairs, head flags, a multi-level
+ * exclusive scan, the scatter of the distinct pairs, the row pointers, and the segmented sum of
+ * any value array through the pattern. A value v with the sign -1 travels as ~v (negative).
  *
  * The sort takes 4-bit digits (the host twin takes 8): a work-group ranks its tile of RADIX_IPT
  * keys per work-item stably by counting each digit per work-item in local memory (16 * WG
@@ -52,26 +53,39 @@
 #define CNT_SIZE CNT(RADIX * WG)
 #define SCAN_TILE (WG * SCAN_IPT)
 
-/* Rows and columns of the slots of cells first..first+ncell-1: slot c*nsh*nsh + i*nsh + j holds
- * (cell_dof[c][i], cell_dof[c][j]), both -1 where either DOF is removed (-1). One work-item per
- * slot; row and col are indexed by the global slot. */
-__kernel void coo_indices(long first, long ncell, int nsh, __global const long *cell_dof,
-                          __global long *row, __global long *col)
+/* Rows, columns and values of the entries of ncell cells of one group, one work-item per entry:
+ * the k-th cell of the group has the n DOF codes cdof[dof_base + k n ..] (2 * DOF, plus 1 for a
+ * mode of sign -1; -1 for none) and its n x n matrix starts at value value_base + k * per_cell,
+ * stored full or as its packed upper half (symmetric); entry (r, s) goes to
+ * row/col/val[entry_base + k n^2 + r n + s], both -1 where either DOF is missing. */
+__kernel void coo_indices(long ncell, int n, int symmetric, long dof_base, long entry_base,
+                          long value_base, long per_cell, __global const long *cdof,
+                          __global long *row, __global long *col, __global long *val)
 {
-  const long nn = (long)nsh * nsh, k = first * nn + (long)get_global_id(0);
-  if (k >= (first + ncell) * nn) return;
-  const long c = k / nn, i = k / nsh % nsh, j = k % nsh;
-  const long r = cell_dof[c * nsh + i], s = cell_dof[c * nsh + j];
-  const int both = r >= 0 && s >= 0;
-  row[k] = both ? r : -1;
-  col[k] = both ? s : -1;
+  const long nn = (long)n * n, e = (long)get_global_id(0);
+  if (e >= ncell * nn) return;
+  const long c = e / nn;
+  int r = (int)(e / n % n), s = (int)(e % n);
+  const long a = cdof[dof_base + c * n + r], b = cdof[dof_base + c * n + s];
+  const int both = a >= 0 && b >= 0;
+  row[entry_base + e] = both ? a >> 1 : -1;
+  col[entry_base + e] = both ? b >> 1 : -1;
+  if (symmetric && r > s) {
+    const int t = r;
+    r = s;
+    s = t;
+  }
+  const long at = symmetric ? (long)r * n - (long)r * (r - 1) / 2 + (s - r) : (long)r * n + s;
+  const long v = value_base + c * per_cell + at;
+  val[entry_base + e] = ((a ^ b) & 1) ? ~v : v;
 }
 
-/* key = row * n + col for a slot with both, n^2 otherwise; slot[k] = k. A row or column >= n is
- * an error: the slot is left out and the smallest such slot (up to INT_MAX) goes to *bad, which
- * the host set to INT_MAX. */
+/* key = row * n + col for an entry with both, n^2 otherwise; slot[k] = val[k], or k when there
+ * are no values (has_val 0). A row or column >= n is an error: the entry is left out and the
+ * smallest such entry (up to INT_MAX) goes to *bad, which the host set to INT_MAX. */
 __kernel void coo_keys(long n, long m, __global const long *row, __global const long *col,
-                       __global ulong *key, __global long *slot, __global int *bad)
+                       int has_val, __global const long *val, __global ulong *key,
+                       __global long *slot, __global int *bad)
 {
   const long k = get_global_id(0);
   if (k >= m) return;
@@ -79,7 +93,7 @@ __kernel void coo_keys(long n, long m, __global const long *row, __global const 
   if (r >= n || c >= n) atomic_min(bad, (int)min(k, (long)INT_MAX));
   const int valid = r >= 0 && c >= 0 && r < n && c < n;
   key[k] = valid ? (ulong)r * (ulong)n + (ulong)c : (ulong)n * (ulong)n;
-  slot[k] = k;
+  slot[k] = has_val ? val[k] : k;
 }
 
 /* Exclusive scan of a[0..WG) in local memory by the WG work-items of a group (Blelloch: an
@@ -281,13 +295,17 @@ __kernel void coo_rowptr_counted(long n, __global const long *counts, __global c
   if (u <= nnz) rowptr_pair(n, nnz, u, key, seg, rowptr);
 }
 
-/* val[u] = the sum of coo over the slots of pair u, in sorted order: no atomics, deterministic. */
+/* val[u] = the signed sum of coo over the entries of pair u, in sorted order: no atomics,
+ * deterministic. */
 __kernel void coo_sum(long nnz, __global const long *perm, __global const long *seg,
                       __global const REAL *coo, __global REAL *val)
 {
   const long u = get_global_id(0);
   if (u >= nnz) return;
   REAL s = 0;
-  for (long k = seg[u]; k < seg[u + 1]; k++) s += coo[perm[k]];
+  for (long k = seg[u]; k < seg[u + 1]; k++) {
+    const long p = perm[k];
+    s += p < 0 ? -coo[~p] : coo[p];
+  }
   val[u] = s;
 }

@@ -92,16 +92,19 @@
 
 /* ncell cells; work-group g computes part g % NPARTS of cells (g / NPARTS) * elems_per_group ..
  * + elems_per_group - 1. geo = jac[ncell][NQ][JAC_NTERMS]; coef[ncell][NCOEF];
- * phi[NQ][DIM + 1][NSH]; quad is not read; out[ncell][OUT_SIZE]. */
+ * phi[NQ][DIM + 1][NSH]; quad is not read; out[ncell][OUT_SIZE] from
+ * out_off (REALs). */
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
 femint_volume_gemm(int ncell, int elems_per_group, __global const REAL *restrict geo,
                    __global const REAL *restrict coef, __global const REAL *restrict phi,
-                   __global const REAL *restrict quad, __global REAL *restrict out)
+                   __global const REAL *restrict quad, __global REAL *restrict out,
+                   long out_off)
 {
   __local REAL psi_r[PSI_SIZE];
   __local REAL psi_c[PSI_SIZE];
   __local REAL jac_l[ELEMS * QC * JAC_NTERMS];
   __local REAL coef_l[ELEMS * NCOEF];
+  out += out_off; /* the batch's part of a vector of several batches */
 
   const int lid = (int)get_local_id(0);
   const int part = (int)get_group_id(0) % NPARTS;

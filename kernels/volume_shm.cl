@@ -35,17 +35,20 @@
 
 /* ncell cells; the work-group g integrates cells g*elems_per_group .. (g+1)*elems_per_group - 1.
  * geo: jac[ncell][NQ][10] (NOJAC) or X[ncell][18] (JAC); coef[ncell][NCOEF]; phi[NQ][4][NSH];
- * quad[NQ][4] (JAC only); out[ncell][OUT_SIZE]. */
+ * quad[NQ][4] (JAC only); out[ncell][OUT_SIZE] from
+ * out_off (REALs). */
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
 VOLUME_SHM_KERNEL(int ncell, int elems_per_group, __global const REAL *restrict geo,
                   __global const REAL *restrict coef, __global const REAL *restrict phi,
-                  __global const REAL *restrict quad, __global REAL *restrict out)
+                  __global const REAL *restrict quad, __global REAL *restrict out,
+                  long out_off)
 {
   __local REAL acc_l[BLOCK_NACC * PART_BLOCKS];
   __local REAL phi_l[4 * NSH];
   __local REAL psi_l[4 * NSH];
   __local REAL jac_l[JAC_NTERMS];
   __local REAL coef_l[NCOEF];
+  out += out_off; /* the batch's part of a vector of several batches */
   const int tid = (int)get_local_id(0);
   const int first = (int)get_group_id(0) * elems_per_group;
 

@@ -42,7 +42,7 @@ void assemble_batch(const struct batch *b, const void *mats, double *const *bloc
                     int workerid, int nthreads)
 {
   const struct group *g = b->g;
-  const struct csr *csr = b->csr;
+  const struct rows *csr = b->rows;
   const struct femint_space *s = g->space;
   const int n = g->n, ne = g->ne, nsh = g->nsh, single = g->precision == FEMINT_SINGLE;
   const size_t per_cell = g->symmetric ? (size_t)n * (n + 1) / 2 : (size_t)n * n;
@@ -105,7 +105,7 @@ void assemble_batch(const struct batch *b, const void *mats, double *const *bloc
 static void assemble_cpu(void *buffers[], void *arg)
 {
   struct batch *b = arg;
-  const struct csr *csr = b->csr;
+  const struct rows *csr = b->rows;
   double **base = calloc((size_t)csr->nblock, sizeof *base);
   if (!base) {
     b->status = FEMINT_ENOMEM;

@@ -1,90 +1,144 @@
-/* The StarPU codelets of femint and the batch they work on. */
+/* The StarPU codelets of femint and what they work on: groups of cells of one order and form,
+ * their batches (the unit of an integration task and of an assembly task), the row blocks of the
+ * assembly of CSR values, the sparsity pattern and sums of assembly through coordinates, and the
+ * load vectors. */
 #ifndef FEMINT_CODELETS_H
 #define FEMINT_CODELETS_H
 
 #include <starpu.h>
 
+#include "coo_opencl.h"
 #include "host/host.h"
-#include "scheduler/scheduler.h"
+#include "host/pattern.h"
+#include "runtime.h"
 
-/* Cells of one (shape, order, form) group that share no DOF: the unit of one integration task
- * and one assembly task. */
-struct batch {
-  femint_context_t ctx;
-  const struct group *g;
-  int ncell;
-  const int *cells;
-  void *jac, *coef;         /* packed inputs, REAL of the group's precision (femint_host_alloc) */
-  void *mats;               /* the element matrices in host memory (femint_host_alloc) */
-  starpu_data_handle_t h_jac, h_coef, h_mats;
-  int registered;           /* the three handles are registered with StarPU */
-  int in_arena;             /* jac, coef and mats are slices of the context's arena */
-  /* assembly: the global CSR and the row blocks this batch writes */
-  const struct csr *csr;
-  int nblk;
-  int *blk;
-  /* an error inside a codelet is recorded here and reported after the tasks */
-  int status;
-  char msg[256];
-};
-
-/* What all batches of a group share. */
+/* What the integration tasks of the cells of one order share for one form. */
 struct group {
-  int shape, dim;                      /* enum femint_shape and its dimension */
-  int nterms;                          /* Jacobian terms per point: 1 + dim^2 */
-  int order, kind, ne, ncoef, precision, nsh, n; /* n = nsh * ne; ncoef as packed (a generic
-                                                     form: ne * ne * (dim+1)^2) */
-  int variant;                         /* enum volume_variant of the OpenCL kernel */
+  femint_context_t ctx;
+  int shape, family, dim;              /* enum femint_shape, enum femint_family, dimension */
+  int order, iform;                    /* the cells' order; which of the operator's forms */
+  int nterms;                          /* H1: Jacobian terms per point, 1 + dim^2 */
+  int nnode;                           /* geometric nodes per cell */
+  int kind, ne, ncoef, precision, nsh, n; /* n = nsh * ne; ncoef as packed (a generic form:
+                                             ne * ne * (dim+1)^2) */
+  int variant;                         /* H1: enum femint_variant of the OpenCL kernel */
   int symmetric;                       /* element matrices as their packed upper half */
-  int geo_coords;                      /* batches carry vertex coordinates (JAC variants), not
-                                          Jacobian terms */
+  int geo_coords;                      /* H1: batches carry vertex coordinates (JAC variants),
+                                          not Jacobian terms */
   size_t geo_size, out_size;           /* REALs per cell of the geometry input and the output */
+  size_t real_size;                    /* sizeof(float) or sizeof(double) */
   const struct refel *re;
   const struct femint_form *form;
   const struct femint_space *space;
-  size_t real_size;                    /* sizeof(float) or sizeof(double) */
-  starpu_data_handle_t h_phi, h_quad;
-  struct volume_cl_config cl_cfg[FEMINT_MAX_CL_DEVICES];
-  struct cl_program_entry *program[FEMINT_MAX_CL_DEVICES]; /* NULL: not for OpenCL */
+  /* the reference tables the kernels read: H1 phi and the quadrature; H(curl) one table
+   * (hcurl_table_fill) and no second */
+  starpu_data_handle_t h_tab[2];
+  struct volume_cl_config cl_cfg[FEMINT_MAX_CL_DEVICES];      /* H1 */
+  struct cl_program_entry *program[FEMINT_MAX_CL_DEVICES];    /* NULL: not for OpenCL */
   double flops_seed_per_cell;          /* seed 000's count */
   double flops_per_cell;               /* what the CPU codelet actually does */
 };
 
-/* The global CSR pattern and values (values registered as one vector handle). */
-struct csr {
+/* The CSR structure of an operator's matrices cut into row blocks: an assembly task holds only
+ * the blocks its cells touch, so that tasks of distant regions of the mesh assemble at the same
+ * time. */
+struct rows {
   int64_t nrows;
-  int64_t *rowptr, *colind;
-  double *values;
-  /* Row blocks: assembly tasks hold only the blocks their cells touch, so that tasks of distant
-   * regions of the mesh assemble at the same time. */
+  const int64_t *rowptr, *colind;
   int nblock;
   int64_t *block_row;   /* [nblock + 1] first row of each block */
   int *row_block;       /* [nrows] block of each row */
 };
 
-extern struct starpu_codelet femint_cl_integrate_volume;
+/* Cells of one group that are neighbours: the unit of one integration task and one assembly
+ * task. */
+struct batch {
+  femint_context_t ctx;
+  const struct group *g;
+  int ncell;
+  const int *cells;
+  int64_t voff;             /* COO: its first value in its form's vector of element matrices */
+  void *geo, *coef;         /* packed inputs, REAL of the group's precision */
+  void *mats;               /* the element matrices in host memory (not with COO) */
+  starpu_data_handle_t h_geo, h_coef, h_mats;
+  int registered;           /* h_geo and h_coef (and h_mats, own) are registered with StarPU */
+  int in_arena;             /* geo, coef and mats are slices of the context's arena */
+  /* ROWS assembly: the row blocks this batch writes */
+  const struct rows *rows;
+  int nblk;
+  int *blk;
+  int ran_on;               /* the integration task ran on a CPU worker (1) or an OpenCL one (2) */
+  /* an error inside a codelet is recorded here and reported after the tasks */
+  int status;
+  char msg[256];
+};
+
+extern struct starpu_codelet femint_cl_integrate_volume; /* H1 */
+extern struct starpu_codelet femint_cl_integrate_hcurl;  /* H(curl) */
 extern struct starpu_codelet femint_cl_assemble;
+extern struct starpu_codelet femint_cl_pattern;
+extern struct starpu_codelet femint_cl_sum;
 extern struct starpu_codelet femint_cl_integrate_load;
 
-/* Integrate a batch with a team of nthreads (the body of the CPU codelet) into mats (REAL);
+/* Integrate an H1 batch with a team of nthreads (the body of the CPU codelet) into mats (REAL);
  * workerid >= 0 binds the team to that worker's cores. */
 void integrate_volume_batch_cpu(const struct batch *b, const void *jac, const void *coef,
                                 const void *phi, void *mats, int workerid, int nthreads);
 /* Flops the CPU codelet performs per cell of a group (the basis, the product, the combination). */
 double volume_cpu_flops(const struct group *g);
+/* Integrate an H(curl) batch with a team of nthreads (the body of the CPU codelet). */
+void integrate_hcurl_batch_cpu(struct batch *b, const void *nodes, const void *coef, void *mats,
+                               int workerid, int nthreads);
+/* The work-group size of the H(curl) batch kernel for nsh functions (one work-group per cell). */
+int hcurl_wg_size(int nsh);
 /* Scatter a batch of element matrices (REAL) into the CSR values. block_base[k] points to the
  * values of row block k, shifted so that it is indexed by the global position in the CSR arrays
  * (every block the batch touches must be there). */
 void assemble_batch(const struct batch *b, const void *mats, double *const *block_base,
                     int workerid, int nthreads);
-/* The performance-model footprint of a batch task: shape, order, form, components, precision
- * and number of cells. */
+/* The performance-model footprint of a batch task: shape, family, order, form, components,
+ * precision, number of cells, variant, storage and geometric nodes. */
 uint32_t batch_footprint(struct starpu_task *task);
+
+/* The pattern task of assembly through coordinates (femint_cl_pattern): the plan's cells in groups
+ * of one order, the DOF codes of the cells (buffer 0: 2 * DOF + 1 for sign -1, -1 for none, n per
+ * cell in plan order) and where their element matrices lie in the value vectors. It writes perm,
+ * seg, rowptr and colind (buffers 1..4, each sized for every entry) and returns ncontrib and nnz. */
+struct pattern_group {
+  int64_t ncell, dof_base, entry_base, value_base, per_cell;
+  int n;
+};
+struct pattern_arg {
+  femint_context_t ctx;
+  const struct femint_space *space;
+  int ncell;                 /* the plan's cells, for the CPU implementation */
+  const int *cells;
+  const int64_t *voff;       /* [ncell] first value of each cell */
+  int symmetric;
+  int ngroup;
+  const struct pattern_group *groups;
+  int64_t nentry;            /* sum of n^2 over the cells */
+  struct coo_cl *const *coo_cl; /* [FEMINT_MAX_CL_DEVICES] the device kernels */
+  int64_t ncontrib, nnz;     /* out */
+  int status;
+  char msg[256];
+};
+
+/* A sum task (femint_cl_sum): buffers perm, seg, the COO values of a form, its CSR values. */
+struct sum_arg {
+  femint_context_t ctx;
+  int64_t nnz;
+  int precision;
+  struct cl_program_entry *const *program; /* [FEMINT_MAX_CL_DEVICES] coo_sum on each device */
+  int status;
+  char msg[192];
+};
 
 /* A batch of load integrals: cells for body forces, boundary faces for tractions. */
 struct load_batch {
   femint_context_t ctx;
   const struct femint_space *space;
+  const struct refel *const *re; /* [FEMINT_MAX_ORDER + 1] by order */
   femint_field_fn body, traction;
   void *user;
   int ncell;

@@ -7,7 +7,7 @@
 
 #include "coo_opencl.h"
 #include "host/error.h"
-#include "scheduler/kernels.h"
+#include "kernels.h"
 #include "volume_opencl.h"
 
 /* Keys per work-item of a radix pass and values per work-item of a scan block (coo.cl). */
@@ -195,16 +195,17 @@ int coo_cl_create(cl_context ctx, cl_device_id dev, int single, struct coo_cl *k
   return 0;
 }
 
-int coo_cl_indices(const struct coo_cl *k, cl_command_queue q, int64_t first, int64_t ncell,
-                   int nsh, cl_mem cell_dof, cl_mem row, cl_mem col)
+int coo_cl_indices(const struct coo_cl *k, cl_command_queue q, int64_t ncell, int n,
+                   int symmetric, int64_t dof_base, int64_t entry_base, int64_t value_base,
+                   int64_t per_cell, cl_mem cdof, cl_mem row, cl_mem col, cl_mem val)
 {
-  FEMINT_CHECK(first >= 0 && ncell >= 0 && nsh >= 1, NULL, FEMINT_EINVAL,
-               "COO on the device: cells %lld.. (%lld of them) of %d functions", (long long)first,
-               (long long)ncell, nsh);
-  const cl_long f = first, nc = ncell;
-  const cl_int ns = nsh;
-  const struct karg a[] = {KARG(f), KARG(nc), KARG(ns), KARG(cell_dof), KARG(row), KARG(col)};
-  return run(q, k->indices, (size_t)(ncell * nsh * nsh), k->wg, 6, a);
+  FEMINT_CHECK(ncell >= 0 && n >= 1 && dof_base >= 0 && entry_base >= 0 && value_base >= 0, NULL,
+               FEMINT_EINVAL, "COO on the device: %lld cells of %d rows", (long long)ncell, n);
+  const cl_long nc = ncell, db = dof_base, eb = entry_base, vb = value_base, pc = per_cell;
+  const cl_int nn = n, sym = symmetric;
+  const struct karg a[] = {KARG(nc),  KARG(nn),   KARG(sym), KARG(db),  KARG(eb), KARG(vb),
+                           KARG(pc), KARG(cdof), KARG(row), KARG(col), KARG(val)};
+  return run(q, k->indices, (size_t)(ncell * n * n), k->wg, 11, a);
 }
 
 int coo_cl_sum(const struct coo_cl *k, cl_command_queue q, int64_t nnz, cl_mem perm, cl_mem seg,
@@ -279,15 +280,18 @@ int coo_cl_scan(const struct coo_cl *k, cl_command_queue q, int64_t m, cl_mem in
 /* The LSD radix sort of the keys of m > 0 slots: the (key, slot) pairs are made in (key2, slot2)
  * or (key, perm), so that after the passes they end in (key, perm). */
 static int radix_sort(const struct coo_cl *k, cl_command_queue q, int64_t n, int64_t m,
-                      int passes, cl_mem row, cl_mem col, cl_mem key, cl_mem perm, cl_mem key2,
-                      cl_mem slot2, cl_mem hist, cl_mem bad, const struct scan_scratch *s)
+                      int passes, cl_mem row, cl_mem col, cl_mem val, cl_mem key, cl_mem perm,
+                      cl_mem key2, cl_mem slot2, cl_mem hist, cl_mem bad,
+                      const struct scan_scratch *s)
 {
   const cl_long nn = n, mm = m;
+  const cl_int has_val = val != NULL;
   cl_mem kin = passes % 2 ? key2 : key, sin = passes % 2 ? slot2 : perm;
   cl_mem kout = passes % 2 ? key : key2, sout = passes % 2 ? perm : slot2;
-  const struct karg ak[] = {KARG(nn), KARG(mm), KARG(row), KARG(col), KARG(kin), KARG(sin),
-                            KARG(bad)};
-  FEMINT_CALL(run(q, k->keys, (size_t)m, k->wg, 7, ak));
+  const cl_mem vin = val ? val : row; /* not read without values */
+  const struct karg ak[] = {KARG(nn), KARG(mm), KARG(row), KARG(col), KARG(has_val),
+                            KARG(vin), KARG(kin), KARG(sin), KARG(bad)};
+  FEMINT_CALL(run(q, k->keys, (size_t)m, k->wg, 9, ak));
   const int64_t tile = (int64_t)k->wg * RADIX_IPT, groups = (m + tile - 1) / tile;
   for (int pass = 0; pass < passes; pass++) {
     const cl_int shift = pass * RADIX_BITS;
@@ -308,7 +312,7 @@ static int radix_sort(const struct coo_cl *k, cl_command_queue q, int64_t n, int
 }
 
 int coo_cl_build(const struct coo_cl *k, cl_command_queue q, int64_t n, int64_t nslot, cl_mem row,
-                 cl_mem col, cl_mem perm, cl_mem seg, cl_mem rowptr, cl_mem colind,
+                 cl_mem col, cl_mem val, cl_mem perm, cl_mem seg, cl_mem rowptr, cl_mem colind,
                  int64_t *nvalid, int64_t *nnz)
 {
   *nvalid = *nnz = 0;
@@ -343,7 +347,8 @@ int coo_cl_build(const struct coo_cl *k, cl_command_queue q, int64_t n, int64_t 
         (err = buffer(k->ctx, (size_t)nhist + 1, sizeof(cl_long), "histogram", &hist)) ||
         (err = scan_scratch_create(k, scan_max, &s)))
       goto done;
-    if ((err = radix_sort(k, q, n, m, passes, row, col, key, perm, key2, slot2, hist, bad, &s)))
+    if ((err = radix_sort(k, q, n, m, passes, row, col, val, key, perm, key2, slot2, hist, bad,
+                          &s)))
       goto done;
   }
   if (m == 0 || n == 0) {

@@ -1,6 +1,7 @@
-/* Host side of kernels/coo.cl: the CSR pattern of COO slots built entirely on an OpenCL device
- * (keys, a stable LSD radix sort, head flags, multi-level scans, segments and row pointers) and
- * the segmented sums of value arrays through it. Free of StarPU: any in-order command queue. */
+/* Host side of kernels/coo.cl: the CSR pattern of the entries of element matrices built entirely
+ * on an OpenCL device (keys, a stable LSD radix sort, head flags, multi-level scans, segments and
+ * row pointers; the same as host/pattern.c's) and the segmented sums of value arrays through it.
+ * Free of StarPU: any in-order command queue. */
 #ifndef FEMINT_CODELETS_COO_OPENCL_H
 #define FEMINT_CODELETS_COO_OPENCL_H
 
@@ -36,27 +37,29 @@ void coo_cl_destroy(struct coo_cl *k);
  * Buffers hold cl_long (int64_t) unless said otherwise. They return 0, FEMINT_EINVAL (an argument,
  * named) or FEMINT_EOPENCL (the OpenCL call and its error code). */
 
-/* Rows and columns of the slots of cells first..first+ncell-1 of a space with nsh functions per
- * cell: slot c*nsh*nsh + i*nsh + j (c the global cell) holds (cell_dof[c][i], cell_dof[c][j]),
- * both -1 when either is -1 (a removed DOF). cell_dof holds [first + ncell][nsh]; row and col
- * (first + ncell) * nsh^2 values, of which those of the batch are written. */
-int coo_cl_indices(const struct coo_cl *k, cl_command_queue q, int64_t first, int64_t ncell,
-                   int nsh, cl_mem cell_dof, cl_mem row, cl_mem col);
+/* Rows, columns and values of the entries of the ncell cells of one group of a plan (coo.cl's
+ * coo_indices): the cells' DOF codes cdof (2 * DOF + 1 for a mode of sign -1, -1 for none) from
+ * dof_base, n per cell; their entries written from entry_base, n^2 per cell; their matrices in the
+ * value array from value_base, per_cell values each, full or packed upper halves (symmetric). */
+int coo_cl_indices(const struct coo_cl *k, cl_command_queue q, int64_t ncell, int n,
+                   int symmetric, int64_t dof_base, int64_t entry_base, int64_t value_base,
+                   int64_t per_cell, cl_mem cdof, cl_mem row, cl_mem col, cl_mem val);
 
-/* The pattern of the slots (row[s], col[s]), s < nslot, on the device; a negative row or column
- * leaves the slot out. The outputs, allocated by the caller (at least one value each): perm[nslot]
- * the slots in (row, column) order, the nvalid valid ones first, then the others in slot order;
+/* The pattern of the entries (row[s], col[s]), s < nslot, on the device; a negative row or column
+ * leaves the entry out. val (NULL: the entry numbers s) is what perm carries. The outputs,
+ * allocated by the caller (at least one value each): perm[nslot] the values of the entries in
+ * (row, column) order, stable (ties in entry order), the nvalid valid ones first;
  * seg[nslot + 1] whose first nnz + 1 values are the first sorted entry of each distinct pair and
  * seg[nnz] = nvalid; rowptr[n + 1]; colind[nslot] whose first nnz values are the columns. The
  * same values as coo_pattern_build. Scratch buffers (24 bytes a slot and a little more) are made
  * and released inside; *nvalid and *nnz are read back at the end, the only wait. FEMINT_EINVAL
  * also for a row or column >= n (the first such slot named), as coo_pattern_build. */
 int coo_cl_build(const struct coo_cl *k, cl_command_queue q, int64_t n, int64_t nslot, cl_mem row,
-                 cl_mem col, cl_mem perm, cl_mem seg, cl_mem rowptr, cl_mem colind,
+                 cl_mem col, cl_mem val, cl_mem perm, cl_mem seg, cl_mem rowptr, cl_mem colind,
                  int64_t *nvalid, int64_t *nnz);
 
-/* val[u] = the sum of coo[s] over the slots s of pair u (u < nnz), in sorted order as
- * coo_pattern_sum; coo and val hold floats or doubles as k->single says. */
+/* val[u] = the signed sum of the values coo[v] of pair u (u < nnz), in sorted order as
+ * pattern_value; coo and val hold floats or doubles as k->single says. */
 int coo_cl_sum(const struct coo_cl *k, cl_command_queue q, int64_t nnz, cl_mem perm, cl_mem seg,
                cl_mem coo, cl_mem val);
 

@@ -1,6 +1,7 @@
-/* integrate_volume: element matrices of a batch of cells as a StarPU codelet: its CPU
+/* integrate_volume: the element matrices of an H1 batch as a StarPU codelet: its CPU
  * implementation (volume_cpu.c, an OpenMP team over the cells), its OpenCL implementation (an
- * asynchronous launch of the group's kernel) and its history-based performance model. */
+ * asynchronous launch of the group's kernel) and its history-based performance model, whose
+ * footprint serves every batch task. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -41,6 +42,7 @@ static void integrate_volume_cpu(void *buffers[], void *arg)
     snprintf(b->msg, sizeof b->msg, "integrate_volume: out of memory");
     return;
   }
+  b->ran_on = 1;
   integrate_volume_batch_cpu(b, jac ? jac : geo, (const void *)STARPU_VECTOR_GET_PTR(buffers[1]),
                              (const void *)STARPU_VECTOR_GET_PTR(buffers[2]),
                              (void *)STARPU_VECTOR_GET_PTR(buffers[4]), w,
@@ -57,10 +59,13 @@ static void integrate_volume_opencl(void *buffers[], void *arg)
   starpu_opencl_get_current_queue(&queue);
   cl_mem m[5];
   for (int k = 0; k < 5; k++) m[k] = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[k]);
+  /* the output may be a batch's part of a form's vector of element matrices */
+  const size_t out_off = STARPU_VECTOR_GET_OFFSET(buffers[4]) / g->real_size;
   cl_event ev = NULL;
+  b->ran_on = 2;
   cl_int err = g->program[dev] ? volume_cl_enqueue(queue, g->program[dev]->kernel, &g->cl_cfg[dev],
-                                                   &b->ctx->cl_dev[dev], b->ncell, m[0], m[1],
-                                                   m[2], m[3], m[4], &ev)
+                                                   femint_cl_dev(b->ctx, dev), b->ncell, m[0],
+                                                   m[1], m[2], m[3], m[4], out_off, &ev)
                                : CL_INVALID_PROGRAM;
   if (ev) clReleaseEvent(ev);
   if (err != CL_SUCCESS) {
@@ -70,22 +75,24 @@ static void integrate_volume_opencl(void *buffers[], void *arg)
   }
 }
 
-/* History is indexed by what decides the cost: order, form, components, precision, cells, kernel
- * variant and storage. */
+/* History is indexed by what decides the cost: shape, family, order, form, components,
+ * precision, cells, kernel variant, storage and geometric nodes. */
 uint32_t batch_footprint(struct starpu_task *task)
 {
   const struct batch *b = task->cl_arg;
-  uint32_t key[8] = {(uint32_t)b->g->shape, (uint32_t)b->g->order,    (uint32_t)b->g->kind,
-                     (uint32_t)b->g->ne,     (uint32_t)b->g->precision, (uint32_t)b->ncell,
-                     (uint32_t)b->g->variant, (uint32_t)b->g->symmetric};
+  const struct group *g = b->g;
+  const uint32_t key[10] = {(uint32_t)g->shape,     (uint32_t)g->family, (uint32_t)g->order,
+                            (uint32_t)g->kind,      (uint32_t)g->ne,     (uint32_t)g->precision,
+                            (uint32_t)b->ncell,     (uint32_t)g->variant, (uint32_t)g->symmetric,
+                            (uint32_t)g->nnode};
   uint32_t h = 0;
-  for (int i = 0; i < 8; i++) h = starpu_hash_crc32c_be(key[i], h);
+  for (int i = 0; i < 10; i++) h = starpu_hash_crc32c_be(key[i], h);
   return h;
 }
 
 static struct starpu_perfmodel integrate_volume_model = {
     .type = STARPU_HISTORY_BASED,
-    .symbol = "femint_integrate_volume_v2",
+    .symbol = "femint_integrate_volume_v3",
     .footprint = batch_footprint,
 };
 

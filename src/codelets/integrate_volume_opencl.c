@@ -11,7 +11,7 @@
 #include "codelets/volume_opencl.h"
 #include "host/error.h"
 #include "host/host.h"
-#include "scheduler/kernels.h"
+#include "kernels.h"
 
 /* Work-groups per compute unit that volume_cl_launch_shape aims at. */
 #define VOLUME_CL_GROUPS_PER_CU 8
@@ -73,32 +73,34 @@ int femint_cl_device_query(cl_device_id dev, struct femint_cl_device *info)
   return 0;
 }
 
-static const char *const variant_names[VARIANT_COUNT] = {"reg_nojac", "reg_jac", "shm_nojac",
-                                                         "shm_jac", "gemm"};
-static const char *const kernel_names[VARIANT_COUNT] = {
-    "femint_volume_reg_nojac", "femint_volume_reg_jac", "femint_volume_shm_nojac",
+static const char *const variant_names[] = {"auto",      "reg_nojac", "reg_jac",
+                                             "shm_nojac", "shm_jac",   "gemm"};
+static const char *const kernel_names[] = {
+    NULL, "femint_volume_reg_nojac", "femint_volume_reg_jac", "femint_volume_shm_nojac",
     "femint_volume_shm_jac", "femint_volume_gemm"};
 
-const char *volume_variant_name(int variant)
+const char *femint_variant_name(int variant)
 {
-  return variant >= 0 && variant < VARIANT_COUNT ? variant_names[variant] : "unknown";
+  return variant >= FEMINT_VARIANT_AUTO && variant <= FEMINT_VARIANT_GEMM ? variant_names[variant]
+                                                                           : NULL;
 }
 
-int volume_variant_parse(const char *name)
+int femint_variant_parse(const char *name)
 {
-  for (int v = 0; name && v < VARIANT_COUNT; v++)
+  for (int v = FEMINT_VARIANT_AUTO; name && v <= FEMINT_VARIANT_GEMM; v++)
     if (!strcmp(name, variant_names[v])) return v;
   return -1;
 }
 
 int volume_variant_jac(int variant)
 {
-  return variant == VARIANT_REG_JAC || variant == VARIANT_SHM_JAC;
+  return variant == FEMINT_VARIANT_REG_JAC || variant == FEMINT_VARIANT_SHM_JAC;
 }
 
 const char *volume_cl_kernel_name(int variant)
 {
-  return variant >= 0 && variant < VARIANT_COUNT ? kernel_names[variant] : NULL;
+  return variant > FEMINT_VARIANT_AUTO && variant <= FEMINT_VARIANT_GEMM ? kernel_names[variant]
+                                                                          : NULL;
 }
 
 /* The number of coefficients per cell that a form kind takes in a dimension, or -1. */
@@ -158,7 +160,7 @@ static int plan_blocks(const struct femint_cl_device *dev, size_t cap, struct vo
                dev->name);
   const size_t nblocks = reg_blocks(cfg);
   size_t bpt = 1;
-  if (cfg->variant == VARIANT_SHM_NOJAC || cfg->variant == VARIANT_SHM_JAC) {
+  if (cfg->variant == FEMINT_VARIANT_SHM_NOJAC || cfg->variant == FEMINT_VARIANT_SHM_JAC) {
     /* Seed 000, section 4.2: the part fills the local memory, which gives the blocks per thread;
      * fewer threads when not even one block each fits. */
     const size_t per_block = (size_t)reg_nacc(cfg) * rs;
@@ -182,7 +184,7 @@ static int plan_blocks(const struct femint_cl_device *dev, size_t cap, struct vo
   cfg->blocks_per_thread = (int)bpt;
   cfg->nparts = (int)ceil_div(nblocks, wg * bpt);
   cfg->local_bytes = fixed;
-  if (cfg->variant == VARIANT_SHM_NOJAC || cfg->variant == VARIANT_SHM_JAC)
+  if (cfg->variant == FEMINT_VARIANT_SHM_NOJAC || cfg->variant == FEMINT_VARIANT_SHM_JAC)
     cfg->local_bytes += wg * bpt * (size_t)reg_nacc(cfg) * rs;
   return 0;
 }
@@ -302,7 +304,7 @@ int volume_cl_configure(const struct femint_cl_device *dev, int dim, int nsh, in
                form_kind_name(form_kind), ne, dim, ncoef);
   FEMINT_CHECK(precision == FEMINT_DOUBLE || precision == FEMINT_SINGLE, NULL, FEMINT_EINVAL,
                "volume kernel: invalid precision %d", precision);
-  FEMINT_CHECK(variant >= 0 && variant < VARIANT_COUNT, NULL, FEMINT_EINVAL,
+  FEMINT_CHECK(variant > FEMINT_VARIANT_AUTO && variant <= FEMINT_VARIANT_GEMM, NULL, FEMINT_EINVAL,
                "volume kernel: unknown variant %d", variant);
   FEMINT_CHECK(symmetric == 0 || symmetric == 1, NULL, FEMINT_EINVAL,
                "volume kernel: symmetric must be 0 or 1, not %d", symmetric);
@@ -310,9 +312,9 @@ int volume_cl_configure(const struct femint_cl_device *dev, int dim, int nsh, in
                "volume kernel: symmetric storage needs a symmetric form, not the generic one");
   FEMINT_CHECK(precision == FEMINT_SINGLE || dev->fp64, NULL, FEMINT_ENOTSUP,
                "volume kernel: device %s has no double precision (cl_khr_fp64)", dev->name);
-  FEMINT_CHECK(dim == 3 || variant == VARIANT_GEMM, NULL, FEMINT_ENOTSUP,
+  FEMINT_CHECK(dim == 3 || variant == FEMINT_VARIANT_GEMM, NULL, FEMINT_ENOTSUP,
                "volume kernel: the %s variant is for prisms; 2D elements have the gemm variant",
-               volume_variant_name(variant));
+               femint_variant_name(variant));
   struct volume_cl_config c;
   memset(&c, 0, sizeof c);
   c.dim = dim;
@@ -325,7 +327,7 @@ int volume_cl_configure(const struct femint_cl_device *dev, int dim, int nsh, in
   c.variant = variant;
   c.symmetric = symmetric;
   c.blocks_per_thread = 1;
-  if (variant == VARIANT_GEMM) {
+  if (variant == FEMINT_VARIANT_GEMM) {
     FEMINT_CALL(plan_gemm(dev, &c));
   } else {
     size_t cap = (dev->type & CL_DEVICE_TYPE_GPU) ? VOLUME_CL_GPU_MAX_WG : VOLUME_CL_MAX_WG;
@@ -338,9 +340,9 @@ int volume_cl_configure(const struct femint_cl_device *dev, int dim, int nsh, in
 int volume_cl_set_gemm(const struct femint_cl_device *dev, struct volume_cl_config *cfg, int tile,
                        int block, int qchunk, int elems, int half)
 {
-  FEMINT_CHECK(cfg->variant == VARIANT_GEMM, NULL, FEMINT_EINVAL,
+  FEMINT_CHECK(cfg->variant == FEMINT_VARIANT_GEMM, NULL, FEMINT_EINVAL,
                "volume kernel: tiles belong to the GEMM variant, not %s",
-               volume_variant_name(cfg->variant));
+               femint_variant_name(cfg->variant));
   FEMINT_CHECK(tile >= 0 && tile <= 8 && block >= 0 && qchunk >= 0 && elems >= 0 && half >= -1 &&
                    half <= 1,
                NULL, FEMINT_EINVAL, "volume kernel: invalid GEMM tiles (%d, %d, %d, %d, %d)",
@@ -363,7 +365,7 @@ int volume_cl_replan(const struct femint_cl_device *dev, struct volume_cl_config
                "volume kernel: device %s cannot run the kernel with any work-group size",
                dev->name);
   struct volume_cl_config c = *cfg;
-  if (cfg->variant == VARIANT_GEMM) {
+  if (cfg->variant == FEMINT_VARIANT_GEMM) {
     /* Fewer elements at a time, then smaller blocks. */
     if (cfg->elems > 1)
       FEMINT_CALL(plan_gemm_tiles(dev, &c, cfg->tile, cfg->block, cfg->qchunk, cfg->elems / 2,
@@ -393,7 +395,7 @@ int volume_cl_options(const struct volume_cl_config *cfg, char *buf, size_t len)
                    cfg->precision == FEMINT_DOUBLE ? " -DFEMINT_FP64" : "");
   if (n >= 0 && (size_t)n < len) {
     int m;
-    if (cfg->variant == VARIANT_GEMM)
+    if (cfg->variant == FEMINT_VARIANT_GEMM)
       m = snprintf(buf + n, len - (size_t)n, " -DTILE=%d -DBLK=%d -DELEMS=%d -DWPE=%d -DQC=%d -DHALF=%d",
                    cfg->tile, cfg->block, cfg->elems, cfg->wpe, cfg->qchunk, cfg->half);
     else
@@ -410,11 +412,11 @@ int volume_cl_options(const struct volume_cl_config *cfg, char *buf, size_t len)
 static const char *variant_file(int variant)
 {
   switch (variant) {
-  case VARIANT_REG_NOJAC:
-  case VARIANT_REG_JAC: return "volume_reg.cl";
-  case VARIANT_SHM_NOJAC:
-  case VARIANT_SHM_JAC: return "volume_shm.cl";
-  case VARIANT_GEMM: return "volume_gemm.cl";
+  case FEMINT_VARIANT_REG_NOJAC:
+  case FEMINT_VARIANT_REG_JAC: return "volume_reg.cl";
+  case FEMINT_VARIANT_SHM_NOJAC:
+  case FEMINT_VARIANT_SHM_JAC: return "volume_shm.cl";
+  case FEMINT_VARIANT_GEMM: return "volume_gemm.cl";
   }
   return NULL;
 }
@@ -476,7 +478,7 @@ void volume_cl_launch_shape(const struct femint_cl_device *dev, const struct vol
   if (target < 1) target = 1;
   const size_t n = ncell > 0 ? (size_t)ncell : 0;
   size_t epg, ngroups;
-  if (cfg->variant == VARIANT_GEMM) {
+  if (cfg->variant == FEMINT_VARIANT_GEMM) {
     /* Work-groups of one part and cfg->elems elements, each part its own work-group, unless
      * there are far more than enough of them. */
     const size_t e = cfg->elems > 0 ? (size_t)cfg->elems : 1, nparts = (size_t)cfg->nparts;
@@ -495,7 +497,7 @@ void volume_cl_launch_shape(const struct femint_cl_device *dev, const struct vol
 
 cl_int volume_cl_enqueue(cl_command_queue q, cl_kernel k, const struct volume_cl_config *cfg,
                          const struct femint_cl_device *dev, int ncell, cl_mem geo, cl_mem coef,
-                         cl_mem phi, cl_mem quad, cl_mem out, cl_event *ev)
+                         cl_mem phi, cl_mem quad, cl_mem out, size_t out_off, cl_event *ev)
 {
   size_t global, local;
   int epg;
@@ -508,6 +510,8 @@ cl_int volume_cl_enqueue(cl_command_queue q, cl_kernel k, const struct volume_cl
   for (int i = 0; i < 5; i++)
     if ((err = clSetKernelArg(k, (cl_uint)(2 + i), sizeof(cl_mem), &mems[i])) != CL_SUCCESS)
       return err;
+  if ((err = clSetKernelArg(k, 7, sizeof(cl_long), &(cl_long){(cl_long)out_off})) != CL_SUCCESS)
+    return err;
   return clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, ev);
 }
 
@@ -545,7 +549,7 @@ static double block_flops(const struct volume_cl_config *cfg)
 double volume_cl_flops(const struct volume_cl_config *cfg)
 {
   const double nsh = cfg->nsh, nq = cfg->nq, nparts = cfg->nparts;
-  if (cfg->variant != VARIANT_GEMM) {
+  if (cfg->variant != FEMINT_VARIANT_GEMM) {
     /* Each part computes the physical derivatives again (none for the mass form) and, in the
      * JAC variants, the Jacobian terms. */
     double per_point = (cfg->form_kind == FORM_MASS ? 0 : 15 * nsh) +
@@ -617,11 +621,11 @@ int volume_cl_describe(const struct femint_cl_device *dev, const struct volume_c
                    "work-group size: %zu\n"
                    "parts of the element matrix: %d\n"
                    "blocks per thread: %d\n",
-                   volume_variant_name(cfg->variant), dev->name,
+                   femint_variant_name(cfg->variant), dev->name,
                    cfg->precision == FEMINT_DOUBLE ? "double" : "single",
                    cfg->symmetric ? "symmetric (upper half)" : "full", cfg->wg_size, cfg->nparts,
                    cfg->blocks_per_thread);
-  if (w >= 0 && (size_t)w < len && cfg->variant == VARIANT_GEMM) {
+  if (w >= 0 && (size_t)w < len && cfg->variant == FEMINT_VARIANT_GEMM) {
     int m = snprintf(buf + w, len - (size_t)w,
                      "tile: %d x %d pairs, blocks of %d x %d tiles, %s\n"
                      "elements at a time per work-group: %d (%d work-items each)\n"

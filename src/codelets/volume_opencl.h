@@ -25,23 +25,11 @@ struct femint_cl_device {
 /* Fill info from the device's properties. Returns 0 or FEMINT_EOPENCL. */
 int femint_cl_device_query(cl_device_id dev, struct femint_cl_device *info);
 
-/* The kernel variants. REG_* and SHM_* are seed 000's Algorithms 3 and 4: element matrix blocks
- * accumulated in registers or in local memory, with the Jacobian terms read (NOJAC) or computed
- * on the device from the vertices (JAC). GEMM forms the element matrix from small dense products
- * with register tiling (kernels/volume_gemm.cl). */
-enum volume_variant {
-  VARIANT_REG_NOJAC = 0,
-  VARIANT_REG_JAC,
-  VARIANT_SHM_NOJAC,
-  VARIANT_SHM_JAC,
-  VARIANT_GEMM,
-  VARIANT_COUNT
-};
+/* The kernel variants are enum femint_variant (femint.h): REG_* and SHM_* are seed 000's
+ * Algorithms 3 and 4 (element matrix blocks accumulated in registers or in local memory, with the
+ * Jacobian terms read (NOJAC) or computed on the device from the vertices (JAC)); GEMM forms the
+ * element matrix from small dense products with register tiling (kernels/volume_gemm.cl). */
 
-/* "reg_nojac", "reg_jac", "shm_nojac", "shm_jac", "gemm"; "unknown" out of range. */
-const char *volume_variant_name(int variant);
-/* The variant of a name as volume_variant_name gives it, or -1. */
-int volume_variant_parse(const char *name);
 /* 1 if the variant computes the Jacobian terms from the vertices (geo = X[ncell][18]). */
 int volume_variant_jac(int variant);
 
@@ -57,7 +45,7 @@ struct volume_cl_config {
   int dim;            /* 3: prisms; 2: quadrilaterals (GEMM variant only) */
   int nsh, nq, ne, ncoef, form_kind;
   int precision;      /* FEMINT_DOUBLE (0) or FEMINT_SINGLE (1) */
-  int variant;        /* enum volume_variant */
+  int variant;        /* enum femint_variant (not AUTO) */
   int symmetric;      /* 1: the upper half of each element matrix, packed (volume_packed_index) */
   size_t wg_size;     /* work-items per work-group */
   int nparts;         /* parts of the element matrix, integrated one after the other (REG, SHM)
@@ -122,12 +110,13 @@ void volume_cl_launch_shape(const struct femint_cl_device *dev, const struct vol
 
 /* Set the arguments and enqueue the kernel on ncell cells (no clFinish). geo holds the Jacobian
  * terms, ncell*nq*nterms REALs (NOJAC variants and GEMM), or the vertex coordinates, ncell*18
- * REALs (JAC variants); coef ncell*ncoef; phi nq*(dim+1)*nsh; quad nq*4 (xi1, xi2, xi3, w), read by the JAC
- * variants only (others accept NULL); out ncell*volume_cl_out_size(cfg). With ncell == 0 a marker
- * is enqueued so that *ev is still valid. Returns CL_SUCCESS or the OpenCL error. */
+ * REALs (JAC variants); coef ncell*ncoef; phi nq*(dim+1)*nsh; quad nq*4 (xi1, xi2, xi3, w), read
+ * by the JAC variants only (others accept NULL); out ncell*volume_cl_out_size(cfg) REALs from
+ * out_off (REALs: a batch's part of a larger vector). With ncell == 0 a marker is enqueued so
+ * that *ev is still valid. Returns CL_SUCCESS or the OpenCL error. */
 cl_int volume_cl_enqueue(cl_command_queue q, cl_kernel k, const struct volume_cl_config *cfg,
                          const struct femint_cl_device *dev, int ncell, cl_mem geo, cl_mem coef,
-                         cl_mem phi, cl_mem quad, cl_mem out, cl_event *ev);
+                         cl_mem phi, cl_mem quad, cl_mem out, size_t out_off, cl_event *ev);
 
 /* REALs of input geometry per cell: nq*nterms or 18. */
 size_t volume_cl_geo_size(const struct volume_cl_config *cfg);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/pattern.h"
 #include "plan.h"
 
 #define CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000
@@ -80,6 +81,9 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
   femint_space_t space = NULL;
   struct plan *p = NULL;
   void *geo = NULL, *mats = NULL;
+  struct pattern pat = {0};
+  double *values = NULL;
+  int *row_block = NULL;
   struct bench_buffers m = {0};
   cl_command_queue q = NULL;
   cl_program prog = NULL;
@@ -88,16 +92,19 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
                FEMINT_EINVAL, "bench: unknown shape %d", opt->shape);
   if (opt->shape == FEMINT_QUAD) {
     const int side = (int)ceil(sqrt(opt->ncell > 0 ? opt->ncell : 1024));
-    FEMINT_CALL(femint_mesh_create_rectangle(ctx, side, side, side, side, 0.2, 1, &mesh));
+    FEMINT_CALL(femint_mesh_create_box(ctx, FEMINT_QUAD, side, side, 1, side, side, 1, 0.2, 1,
+                                       &mesh));
   } else {
-    FEMINT_CALL(femint_mesh_create_box(ctx, nx, ny, nz, nx, ny, nz, 0.2, 1, &mesh));
+    FEMINT_CALL(femint_mesh_create_box(ctx, FEMINT_PRISM, nx, ny, nz, nx, ny, nz, 0.2, 1, &mesh));
   }
   /* StarPU's idle workers poll for tasks: pause them while the host stages are timed. */
   starpu_pause();
-  if ((err = femint_space_create(ctx, mesh, form->ne, NULL, opt->order, &space))) goto done;
-  struct femint_assemble_options aopt = {.precision = opt->precision, .where = FEMINT_WHERE_CPU,
+  if ((err = femint_space_create(ctx, mesh, FEMINT_H1, form->ne, NULL, opt->order, &space)))
+    goto done;
+  struct femint_operator_options aopt = {.precision = opt->precision, .where = FEMINT_WHERE_CPU,
                                          .max_batch = 1 << 30, .symmetric = opt->symmetric};
-  if ((err = plan_create(ctx, space, form, &aopt, 1, &p))) goto done;
+  const struct femint_form *const forms[1] = {form};
+  if ((err = plan_create(ctx, space, 1, forms, &aopt, &p))) goto done;
   struct group *g = &p->groups[0];
   const int ncell = mesh->ncell, nq = g->re->nq;
   const size_t rs = g->real_size, out_per = g->out_size;
@@ -109,7 +116,7 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
     g->variant = v;
     g->geo_coords = volume_variant_jac(v);
     g->geo_size = g->geo_coords ? 18 : (size_t)nq * g->nterms;
-    res->variant = v + 1;
+    res->variant = v;
   }
   /* input preparation: the geometry and coefficients of every cell, batch after batch */
   double t = femint_now();
@@ -123,7 +130,7 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
     t = femint_now();
     for (int i = 0; i < p->nbatch; i++) {
       struct batch *b = &p->batches[i];
-      integrate_volume_batch_cpu(b, b->jac, b->coef, precision_phi(g), (char *)mats + off * rs, -1,
+      integrate_volume_batch_cpu(b, b->geo, b->coef, precision_phi(g), (char *)mats + off * rs, -1,
                                  ctx->cores);
       off += (size_t)b->ncell * out_per;
     }
@@ -163,7 +170,7 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
     size_t cells = 0;
     for (int i = 0; i < p->nbatch; i++) {
       struct batch *b = &p->batches[i];
-      memcpy((char *)geo + cells * g->geo_size * rs, b->jac, (size_t)b->ncell * g->geo_size * rs);
+      memcpy((char *)geo + cells * g->geo_size * rs, b->geo, (size_t)b->ncell * g->geo_size * rs);
       memcpy((char *)geo + (ngeo + cells * g->ncoef) * rs, b->coef, (size_t)b->ncell * g->ncoef * rs);
       cells += b->ncell;
     }
@@ -202,7 +209,7 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
     for (int r = 0; r < (opt->repeat > 0 ? opt->repeat : 3) && !err; r++) {
       cl_event kev;
       cerr = volume_cl_enqueue(q, kern, &cfg, &ctx->cl_dev[dev], ncell, m.geo, m.coef, m.phi,
-                               m.quad, m.out, &kev);
+                               m.quad, m.out, 0, &kev);
       if (cerr != CL_SUCCESS) {
         err = femint_seterr(ctx, FEMINT_EOPENCL, "bench: kernel launch failed (%d)", cerr);
         break;
@@ -248,23 +255,35 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
     free(cd);
     free(jd);
   }
-  /* assembly of the element matrices into the CSR values with one team on every core */
-  double **base = malloc((size_t)p->csr.nblock * sizeof *base);
-  if (!base) {
+  /* assembly of the element matrices into the CSR values with one team on every core, the
+   * matrix one row block */
+  if ((err = pattern_build(ctx, space, 0, NULL, 0, NULL, &pat))) goto done;
+  values = calloc((size_t)pat.nnz + 1, sizeof *values);
+  row_block = calloc((size_t)pat.n + 1, sizeof *row_block);
+  if (!values || !row_block) {
     err = femint_seterr(ctx, FEMINT_ENOMEM, "bench: out of memory");
     goto done;
   }
-  for (int k = 0; k < p->csr.nblock; k++) base[k] = p->csr.values;
+  int64_t block_row[2] = {0, pat.n};
+  const struct rows rows = {pat.n, pat.rowptr, pat.colind, 1, block_row, row_block};
+  static int block0 = 0;
+  double *base[1] = {values};
   t = femint_now();
   off = 0;
   for (int i = 0; i < p->nbatch; i++) {
     struct batch *b = &p->batches[i];
+    b->rows = &rows;
+    b->blk = &block0;
+    b->nblk = 1;
     assemble_batch(b, (char *)mats + off * rs, base, -1, ctx->cores);
+    b->blk = NULL;
     off += (size_t)b->ncell * out_per;
   }
   res->t_assemble = (femint_now() - t) / ncell;
-  free(base);
 done:
+  pattern_free(&pat);
+  free(values);
+  free(row_block);
   starpu_resume();
   release_buffers(&m);
   if (kern) clReleaseKernel(kern);

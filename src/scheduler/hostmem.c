@@ -4,8 +4,16 @@
  * for reuse; without a GPU the memory comes from malloc. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "scheduler.h"
+
+double femint_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
 
 struct hostmem_block {
   void *ptr;

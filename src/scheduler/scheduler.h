@@ -1,5 +1,6 @@
-/* Internal interfaces of the runtime (StarPU + hwloc + OpenCL programs) and of the plan that turns
- * cells into batches and batches into tasks. */
+/* Internal interfaces of the scheduler: the context (StarPU, the division of the cores by hwloc,
+ * the OpenCL devices and their program cache, the reference tables, host memory), and what its
+ * files share. */
 #ifndef FEMINT_SCHEDULER_H
 #define FEMINT_SCHEDULER_H
 
@@ -8,26 +9,21 @@
 #include <pthread.h>
 #include <starpu.h>
 
-#include "codelets/volume_opencl.h"
-
-struct group;
+#include "codelets/codelets.h"
+#include "host/error.h"
 #include "host/host.h"
 
-#define FEMINT_MAX_CL_DEVICES 16
 /* Shapes are enum femint_shape values, below FEMINT_NSHAPE. */
-#define FEMINT_NSHAPE 3
+#define FEMINT_NSHAPE 4
 
-/* A built OpenCL program and its kernel on one OpenCL device, under a key (device, kernel,
- * options). Only that device's worker thread uses the kernel object. */
-struct cl_program_entry {
-  char *key;
-  cl_program program;
-  cl_kernel kernel;
-  struct cl_program_entry *next;
+/* The reference tables of an H(curl) element in one precision (hcurl_table_fill). */
+struct hcurl_tables {
+  void *data;
+  starpu_data_handle_t h;
 };
 
 struct femint_context {
-  char errmsg[8192];
+  struct femint_errbuf err; /* first: the host layer records messages there */
   /* workers */
   int nworker;                        /* StarPU workers */
   int ncpu, nopencl;                  /* CPU workers (OpenMP teams) and OpenCL workers */
@@ -46,42 +42,84 @@ struct femint_context {
   int cl_driven[FEMINT_MAX_CL_DEVICES];
   struct femint_cl_device cl_dev[FEMINT_MAX_CL_DEVICES];
   struct cl_program_entry *programs;
-  /* reference elements by shape and order and their registered tabulations (phi in double and
-   * single) */
+  /* reference elements by shape and order, and their registered tables (tables.c): H1 phi and
+   * quadrature in double and single, H(curl) tables by geometric nodes (straight, curved) */
   struct refel *refel[FEMINT_NSHAPE][FEMINT_MAX_ORDER + 1];
   starpu_data_handle_t phi_handle[FEMINT_NSHAPE][FEMINT_MAX_ORDER + 1][2];
   void *quad[FEMINT_NSHAPE][FEMINT_MAX_ORDER + 1][2]; /* [nq][4] points and weights, REAL */
   starpu_data_handle_t quad_handle[FEMINT_NSHAPE][FEMINT_MAX_ORDER + 1][2];
+  struct hcurl_tables hcurl[FEMINT_MAX_ORDER + 1][2][2]; /* [order][curved][precision] */
   /* host memory for batches (hostmem.c): pinned through the first GPU's OpenCL context */
   struct hostmem_block *hostmem;
-  struct hostmem_block *arena;  /* one block for all batches of an assembly, kept for the next */
+  struct hostmem_block *arena;  /* one block for all batches of a verb, kept for the next */
   cl_context pin_context;
   cl_command_queue pin_queue;
   pthread_mutex_t lock;
 };
 
-/* The reference element of a shape and order, built on first use and kept by the context. */
-int femint_context_refel(femint_context_t ctx, int shape, int order, const struct refel **re);
-/* The StarPU handle of the tabulated phi of a shape and order in a precision (registered once). */
-int femint_context_phi(femint_context_t ctx, int shape, int order, int precision,
-                       starpu_data_handle_t *h);
-/* The StarPU handle of the quadrature ([nq][4]: xi1, xi2, xi3 (0 in 2D), w) of a shape and order
- * in a precision. */
-int femint_context_quad(femint_context_t ctx, int shape, int order, int precision,
-                        starpu_data_handle_t *h);
-/* The kernel variant for a group: the requested one, $FEMINT_VARIANT, or the fastest measured on
- * the group's first OpenCL device (measured once, kept in $STARPU_HOME/.starpu). */
-int femint_variant_choose(femint_context_t ctx, const struct group *g, int requested, int *variant);
+/* ---- cores.c: the division of the process's cores among the workers ---- */
+
+/* How the cores are shared: a group of cores per CPU worker, a core per OpenCL driver. */
+struct division {
+  int ncpu, nopencl;
+  hwloc_cpuset_t group[STARPU_NMAXWORKERS];
+  int group_size[STARPU_NMAXWORKERS];
+  hwloc_cpuset_t driver[STARPU_NMAXWORKERS];
+  int taken[STARPU_NMAXWORKERS]; /* a group (then a driver core) given to a worker */
+};
+/* The process's cpuset: its binding, within the PUs the system lets it use. */
+void cores_process_cpuset(hwloc_topology_t topo, hwloc_cpuset_t set);
+/* The cores (PUs where hwloc finds no cores) that hold PUs of set, each cut down to set. */
+int cores_list(hwloc_topology_t topo, hwloc_const_cpuset_t set, hwloc_cpuset_t *cores, int max);
+/* Divide ncores cores among ncpu CPU workers and nopencl drivers. */
+void cores_divide(hwloc_cpuset_t *cores, int ncores, int ncpu, int nopencl, struct division *d);
+void cores_division_free(struct division *d);
+/* StarPU's binding of the workers to the groups and driver cores (conf->workers_bindid). */
+void cores_set_bindids(hwloc_topology_t topo, const struct division *d, struct starpu_conf *conf);
+/* Give worker w (a CPU worker when cpu is set) its group or driver core: ctx->team_set and
+ * team_size. */
+void cores_give(femint_context_t ctx, struct division *d, int w, int cpu);
+/* Whether the user set StarPU's own binding (femint then leaves it to StarPU). */
+int cores_starpu_binds_itself(void);
+/* Bind every worker's threads and record where they are (ctx->bound_set), on the workers. */
+void cores_bind_workers(femint_context_t ctx);
+
+/* ---- devices.c: the OpenCL devices and the program cache ---- */
+
 /* The first OpenCL device that a worker drives, or -1. */
 int femint_context_first_device(femint_context_t ctx);
 /* Build (once) the program of `source` with `options` on OpenCL device dev, and its kernel (an
  * entry without them on a device no worker drives). */
 int femint_context_program(femint_context_t ctx, int dev, const char *source, const char *options,
                            const char *kernel_name, struct cl_program_entry **entry);
-/* Run on a CPU worker's thread at the start of a codelet: the team size of this worker, with the
- * team's threads bound to the worker's cores (binding happens once per thread). */
-int femint_team_enter(femint_context_t ctx);
-void femint_team_bind_thread(femint_context_t ctx, int workerid, int rank);
+/* Release every program of the cache. */
+void devices_release(femint_context_t ctx);
+
+/* ---- tables.c: reference elements and their tables, kept by the context ---- */
+
+/* The reference element of a shape, family and order, built on first use. */
+int femint_context_refel(femint_context_t ctx, int shape, int family, int order,
+                         const struct refel **re);
+/* The StarPU handle of the tabulated phi of an H1 shape and order in a precision. */
+int femint_context_phi(femint_context_t ctx, int shape, int order, int precision,
+                       starpu_data_handle_t *h);
+/* The StarPU handle of the quadrature ([nq][4]: xi1, xi2, xi3 (0 in 2D), w) of an H1 shape and
+ * order in a precision. */
+int femint_context_quad(femint_context_t ctx, int shape, int order, int precision,
+                        starpu_data_handle_t *h);
+/* The StarPU handle of the H(curl) tables of an order for cells of nnode nodes in a precision. */
+int femint_context_hcurl_tables(femint_context_t ctx, int order, int nnode, int precision,
+                                starpu_data_handle_t *h);
+/* Unregister and free every table. */
+void tables_release(femint_context_t ctx);
+
+/* ---- variants.c ---- */
+
+/* The kernel variant for an H1 group: the requested one, $FEMINT_VARIANT, or the fastest
+ * measured on the first OpenCL device (measured once, kept in $STARPU_HOME/.starpu). */
+int femint_variant_choose(femint_context_t ctx, const struct group *g, int requested, int *variant);
+
+/* ---- hostmem.c ---- */
 
 double femint_now(void);
 
@@ -90,7 +128,7 @@ int femint_host_alloc(femint_context_t ctx, size_t bytes, void **ptr);
 void femint_host_free(femint_context_t ctx, void *ptr);
 void femint_host_release_all(femint_context_t ctx);
 /* One block of at least `bytes` (pinned like femint_host_alloc's), kept by the context and grown
- * when a larger one is asked for: the batches of one assembly take slices of it. */
+ * when a larger one is asked for: the batches of one verb take slices of it. */
 int femint_host_arena(femint_context_t ctx, size_t bytes, void **base);
 /* Whether femint_host_alloc gives pinned memory. */
 int femint_host_pinned(femint_context_t ctx);

@@ -1,28 +1,13 @@
-/* The kernel variants of the volume integration: their names, and the choice of the fastest one
- * per (device, order, precision), measured once and kept next to StarPU's performance models. */
+/* The choice of the fastest kernel variant of the H1 volume integration per (device, order,
+ * form, precision, storage), measured once and kept next to StarPU's performance models, and the
+ * plan of a kernel in words. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "codelets/codelets.h"
 #include "plan.h"
-
-static const char *const variant_names[] = {"auto", "reg_nojac", "reg_jac", "shm_nojac", "shm_jac",
-                                            "gemm"};
-
-const char *femint_variant_name(int variant)
-{
-  return variant >= 0 && variant <= FEMINT_VARIANT_GEMM ? variant_names[variant] : NULL;
-}
-
-int femint_variant_parse(const char *name)
-{
-  for (int v = 0; name && v <= FEMINT_VARIANT_GEMM; v++)
-    if (!strcmp(name, variant_names[v])) return v;
-  return -1;
-}
 
 /* The file of measured choices: $STARPU_HOME/.starpu/femint-variants (StarPU's models are in
  * $STARPU_HOME/.starpu/sampling). */
@@ -51,7 +36,7 @@ static int cache_lookup(const char *key)
   int found = -1;
   while (fgets(line, sizeof line, f))
     if (sscanf(line, "%511s %63s", k, name) == 2 && !strcmp(k, key))
-      found = volume_variant_parse(name); /* the last line of a key counts */
+      found = femint_variant_parse(name); /* the last line of a key counts */
   fclose(f);
   return found;
 }
@@ -68,7 +53,7 @@ static void cache_store(const char *key, int variant, double seconds)
   }
   FILE *f = fopen(path, "a");
   if (!f) return; /* no cache: the choice is measured again next time */
-  fprintf(f, "%s %s %.3e\n", key, volume_variant_name(variant), seconds);
+  fprintf(f, "%s %s %.3e\n", key, femint_variant_name(variant), seconds);
   fclose(f);
 }
 
@@ -96,7 +81,7 @@ static int measure(femint_context_t ctx, int dev, const struct group *g, int *be
   if (!t || !host || geom_prism_terms(g->re, X, t, &bad)) err = FEMINT_ENOMEM;
   *best = -1;
   *tbest = INFINITY;
-  for (int v = 0; v < VARIANT_COUNT && !err; v++) {
+  for (int v = FEMINT_VARIANT_REG_NOJAC; v <= FEMINT_VARIANT_GEMM && !err; v++) {
     struct volume_cl_config cfg;
     if (volume_cl_configure(d, g->dim, g->nsh, nq, g->ne, g->ncoef, g->kind, g->precision, v, g->symmetric,
                             &cfg))
@@ -149,7 +134,7 @@ static int measure(femint_context_t ctx, int dev, const struct group *g, int *be
       double tv = INFINITY;
       for (int r = 0; r < 3; r++) {
         cl_event ev = NULL;
-        if (volume_cl_enqueue(q, kern, &cfg, d, nc, mg, mc, mp, mq, mo, &ev) != CL_SUCCESS) break;
+        if (volume_cl_enqueue(q, kern, &cfg, d, nc, mg, mc, mp, mq, mo, 0, &ev) != CL_SUCCESS) break;
         clWaitForEvents(1, &ev);
         cl_ulong a = 0, e = 0;
         clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof a, &a, NULL);
@@ -179,23 +164,23 @@ int femint_variant_choose(femint_context_t ctx, const struct group *g, int reque
                  FEMINT_ENOTSUP,
                  "the %s kernel variant is for prisms; quadrilaterals have the gemm variant",
                  femint_variant_name(requested));
-    *variant = VARIANT_GEMM;
+    *variant = FEMINT_VARIANT_GEMM;
     return 0;
   }
   if (requested != FEMINT_VARIANT_AUTO) {
-    *variant = requested - 1;
+    *variant = requested;
     return 0;
   }
   const char *env = getenv("FEMINT_VARIANT");
   if (env && *env) {
-    int v = volume_variant_parse(env);
+    int v = femint_variant_parse(env);
     FEMINT_CHECK(v >= 0, ctx, FEMINT_EINVAL,
                  "FEMINT_VARIANT='%s' is not a variant (reg_nojac, reg_jac, shm_nojac, shm_jac, "
                  "gemm)", env);
     *variant = v;
     return 0;
   }
-  *variant = VARIANT_GEMM; /* the default before any measurement, and on CPU OpenCL devices */
+  *variant = FEMINT_VARIANT_GEMM; /* the default before any measurement, and on CPU OpenCL devices */
   const int dev = femint_context_first_device(ctx);
   if (dev < 0 || !(ctx->cl_dev[dev].type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)))
     return 0;

@@ -1,4 +1,4 @@
-/* The Maxwell element matrices of H(curl) tetrahedra on a batch (seed 004, equations 6 and 7):
+/* The element matrices of the H(curl) forms on a batch of tetrahedra (seed 004, equations 6 and 7):
  * T_e[i][j] = sum_q N_i(q)^T A_T(q) N_j(q), S_e[i][j] = sum_q C_i(q)^T A_S(q) C_j(q), with the
  * reference values N and curls C tabulated once and, per cell and point, the symmetric 3 x 3
  * matrices A_T = w |det J| J^-1 eps J^-T and A_S = (w / |det J|) J^T nu J. */
@@ -6,12 +6,12 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
-/* T_e (WHICH 0) or S_e (WHICH 1) of a batch straight from the cells' nodes. One work-group per
- * cell: its work-items first compute the packed A_T or A_S of every point into local memory, then
- * the entries (i, j) of the element matrix, WG_SIZE at a time. ref holds val[NQ][3][NSH],
- * curl[NQ][3][NSH], the geometric shape derivatives dgeo[NQ][NNODE][3] and the weights w[NQ];
- * nodes [ncell][NNODE][3]; coef [ncell][18] (eps, then nu = mu^-1, row-major); M [ncell][NSH][NSH],
- * each from its offset (in REALs) into its buffer.
+/* T_e (the mass form, WHICH 0) or S_e (the curl-curl form, WHICH 1) of a batch straight from the
+ * cells' nodes. One work-group per cell: its work-items first compute the packed A_T or A_S of
+ * every point into local memory, then the entries (i, j) of the element matrix, WG_SIZE at a time.
+ * ref holds val[NQ][3][NSH], curl[NQ][3][NSH], the geometric shape derivatives dgeo[NQ][NNODE][3]
+ * and the weights w[NQ]; nodes [ncell][NNODE][3]; coef [ncell][9] (eps for T, nu = mu^-1 for S,
+ * row-major); M [ncell][NSH][NSH], each from its offset (in REALs) into its buffer.
  * Compiled with -DNSH, -DNQ, -DNNODE, -DWHICH, -DWG_SIZE and -DREAL=float|double
  * (-DFEMINT_FP64 with double). */
 #define TAB_OFF (WHICH * NQ * 3 * NSH)
@@ -19,14 +19,14 @@
 #define W_OFF (DGEO_OFF + NQ * NNODE * 3)
 
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
-tet_matrix(int ncell, __global const REAL *ref, __global const REAL *nodes, long nodes_off,
+hcurl_matrix(int ncell, __global const REAL *ref, __global const REAL *nodes, long nodes_off,
            __global const REAL *coef, long coef_off, __global REAL *M, long m_off)
 {
   __local REAL A[NQ * 6];
   const int cell = get_group_id(0), lid = get_local_id(0);
   if (cell >= ncell) return;
   __global const REAL *X = nodes + nodes_off + (size_t)cell * NNODE * 3;
-  __global const REAL *k = coef + coef_off + (size_t)cell * 18 + WHICH * 9;
+  __global const REAL *k = coef + coef_off + (size_t)cell * 9;
   for (int q = lid; q < NQ; q += WG_SIZE) {
     __global const REAL *dN = ref + DGEO_OFF + q * NNODE * 3;
     REAL J[9];

@@ -1,6 +1,6 @@
 /* The OpenCL sources of kernels/, embedded in the library at build time. */
-#ifndef FEMINT_SCHEDULER_KERNELS_H
-#define FEMINT_SCHEDULER_KERNELS_H
+#ifndef FEMINT_CODELETS_KERNELS_H
+#define FEMINT_CODELETS_KERNELS_H
 
 struct femint_kernel_source {
   const char *name; /* file name, e.g. "volume_reg_nojac.cl" */

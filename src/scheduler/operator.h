@@ -1,0 +1,75 @@
+/* The operator object (femint_operator_t) and what its verbs share: the plan, the kept sparsity
+ * pattern of each assembly path, the task helpers and the statistics. */
+#ifndef FEMINT_SCHEDULER_OPERATOR_H
+#define FEMINT_SCHEDULER_OPERATOR_H
+
+#include "host/sparse.h"
+#include "plan.h"
+
+struct femint_operator {
+  femint_context_t ctx;
+  struct femint_space *space;
+  int generation;                 /* the space's when the operator was made */
+  int nform;
+  const struct femint_form **forms;
+  int *cells;                     /* a copy of the options' cells (or NULL) */
+  struct plan *plan;
+  int assembly;                   /* FEMINT_ASSEMBLY_ROWS or FEMINT_ASSEMBLY_COO */
+  /* the CSR structure the matrices share, made by the first assembly */
+  struct csr_shape *shape;
+  /* ROWS: its row blocks */
+  struct rows rows;
+  /* COO: where the element matrices are gathered and summed (an OpenCL device, or main memory
+   * with dev -1), the kept permutation there, and the layout of the element matrices */
+  int coo_dev, coo_worker;
+  unsigned coo_node;
+  int64_t nvalue;                 /* values of one form's element matrices */
+  int64_t ncontrib, nnz;
+  starpu_data_handle_t h_perm, h_seg;
+  struct coo_cl *coo_cl[FEMINT_MAX_CL_DEVICES];
+  struct cl_program_entry *sum_prog[FEMINT_MAX_CL_DEVICES];
+};
+
+/* ---- operator_tasks.c: what the verbs share ---- */
+
+/* Register a batch's inputs (and its own element matrices when mats is set) with StarPU. */
+void batch_register(struct batch *b, int mats);
+/* Unregister the data of a batch whose tasks are done and give its own buffers back. */
+void batch_release(femint_context_t ctx, struct batch *b);
+/* Give the input buffers (and element matrices when mats is set) of every batch of every form
+ * slices of one block kept by the context (pinned where there is a GPU) when they fit in an
+ * eighth of the memory. Returns how many batches may be in flight: all of them, or, when the
+ * buffers are allocated per batch, a window whose buffers are reused once a batch is retired. */
+int batch_buffers(femint_context_t ctx, struct plan *p, int mats);
+/* The integration task of a packed and registered batch into out (its element matrices). */
+struct starpu_task *integration_task(const struct plan *p, struct batch *b,
+                                     starpu_data_handle_t out, uint32_t *where);
+/* Submit t, to be waited for and destroyed by the caller (*slot = t), or destroy it. */
+int task_submit(femint_context_t ctx, struct starpu_task *t, struct starpu_task **slot,
+                const char *what);
+/* Whether every worker that may run the task (where) has a history for it. */
+int model_calibrated(femint_context_t ctx, struct starpu_task *t, uint32_t where);
+/* Add a finished task to the statistics (per worker: tasks and busy time). */
+void stats_task(struct femint_stats *st, struct starpu_task *t, int integrate);
+/* The statistics that do not depend on the path: cells, batches, groups, workers, flops. */
+void stats_plan(const struct femint_operator *op, struct femint_stats *st);
+/* The tasks as CSV rows (worker, kind, codelet, order, cells, start and end in seconds from the
+ * first start, batch, ready time): tasks[2 * i] integrates batch i (of every form), tasks[2 * i +
+ * 1] assembles it (NULL where there is none), and the tasks after 2 * nform * nbatch (sums) have
+ * no batch (-1). */
+int timeline_write(femint_context_t ctx, const char *path, const struct plan *p,
+                   struct starpu_task **tasks, int ntask);
+
+/* ---- the paths of femint_operator_assemble and femint_operator_integrate ---- */
+
+/* operator_rows.c: integration tasks into per-batch element matrices, then assembly tasks on
+ * the row blocks of the matrices (A set), or the element matrices to fn (A NULL). */
+int operator_rows(struct femint_operator *op, femint_matrix_t *A, femint_element_fn fn,
+                  void *user, struct femint_stats *st);
+/* operator_coo.c: integration tasks into each form's vector of element matrices on the
+ * gathering node, then the sums on the kept pattern. */
+int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_stats *st);
+/* Free the COO pattern of an operator. */
+void operator_coo_release(struct femint_operator *op);
+
+#endif

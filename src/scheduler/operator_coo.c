@@ -1,0 +1,374 @@
+/* femint_operator_assemble through coordinates (seed 004), for every shape and family:
+ *
+ *   pattern (first call)   the entries of every cell's element matrix, sorted into the CSR
+ *                          pattern the matrices share and the permutation that sums them (on the
+ *                          gathering node: the first usable OpenCL device, or a CPU team); perm
+ *                          and seg stay there for the later calls
+ *   integrate (per batch)  each form's element matrices of the batch into its part of the form's
+ *                          vector of element matrices, which lives on the gathering node and is
+ *                          partitioned into the batches' parts while they integrate, on any
+ *                          worker
+ *   sum (per form)         the CSR values as segmented sums of the vector, gathered on its node
+ *                          by unpartitioning: only the CSR values come back from a device. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codelets/kernels.h"
+#include "operator.h"
+
+/* The DOF code of every local row of every cell of the plan (2 * DOF + 1 for a mode of sign -1,
+ * -1 for none), the value offset of every cell (the element matrices of all forms are laid out
+ * alike), and the groups of the pattern task; the batches learn their offsets. */
+static int coo_layout(struct femint_operator *op, int64_t **cdof, int64_t *ncode,
+                      int64_t **voff, struct pattern_group **pg, int64_t *nentry)
+{
+  const struct plan *p = op->plan;
+  const struct femint_space *s = op->space;
+  const int ne = s->ncomp;
+  *ncode = 0;
+  for (int k = 0; k < p->ncell; k++)
+    *ncode += (s->cell_off[p->cells[k] + 1] - s->cell_off[p->cells[k]]) * ne;
+  *cdof = malloc(((size_t)*ncode + 1) * sizeof **cdof);
+  *voff = malloc(((size_t)p->ncell + 1) * sizeof **voff);
+  *pg = calloc((size_t)p->ngroup + 1, sizeof **pg);
+  if (!*cdof || !*voff || !*pg) return FEMINT_ENOMEM;
+  int64_t code = 0, value = 0, entry = 0;
+  int k = 0;
+  for (int j = 0; j < p->nbatch; j++) {
+    const struct batch *b0 = &p->batches[j];
+    const struct group *g = b0->g;
+    struct pattern_group *grp = &(*pg)[g - p->groups];
+    if (grp->n == 0)
+      *grp = (struct pattern_group){0, code, entry, value, (int64_t)g->out_size, g->n};
+    for (int f = 0; f < p->nform; f++) p->batches[f * p->nbatch + j].voff = value;
+    for (int c = 0; c < b0->ncell; c++, k++) {
+      const int cell = p->cells[k];
+      const int64_t off = s->cell_off[cell];
+      for (int64_t l = off; l < s->cell_off[cell + 1]; l++)
+        for (int a = 0; a < ne; a++)
+          (*cdof)[code++] = s->cell_mode[l] < 0 ? -1
+                                                : 2 * (s->cell_mode[l] * ne + a) +
+                                                      (s->cell_sign[l] < 0);
+      (*voff)[k] = value;
+      value += (int64_t)g->out_size;
+      entry += (int64_t)g->n * g->n;
+      grp->ncell++;
+    }
+  }
+  op->nvalue = value;
+  *nentry = entry;
+  return 0;
+}
+
+/* The COO kernels of the gathering device and its sum programs of a precision. */
+static int coo_programs(struct femint_operator *op, int precision)
+{
+  femint_context_t ctx = op->ctx;
+  const int dev = op->coo_dev;
+  if (!op->coo_cl[dev]) {
+    struct coo_cl *k = calloc(1, sizeof *k);
+    FEMINT_CHECK(k, ctx, FEMINT_ENOMEM, "COO assembly: out of memory");
+    cl_context cctx;
+    cl_device_id cdev;
+    starpu_opencl_get_context(dev, &cctx);
+    starpu_opencl_get_device(dev, &cdev);
+    const int err = coo_cl_create(cctx, cdev, !ctx->cl_dev[dev].fp64, k);
+    if (err) {
+      free(k);
+      return femint_seterr(ctx, err, "%s", femint_thread_error());
+    }
+    op->coo_cl[dev] = k;
+  }
+  char *coo = femint_kernel_text("coo.cl");
+  FEMINT_CHECK(coo, ctx, FEMINT_ENOMEM, "COO assembly: out of memory");
+  const char *real = precision == FEMINT_SINGLE ? "-DREAL=float" : "-DREAL=double -DFEMINT_FP64";
+  const int err = femint_context_program(ctx, dev, coo, real, "coo_sum", &op->sum_prog[dev]);
+  free(coo);
+  return err;
+}
+
+/* The pattern (first call): one task on the gathering node, then the CSR structure to the host. */
+static int coo_prepare(struct femint_operator *op, struct femint_stats *st)
+{
+  femint_context_t ctx = op->ctx;
+  const struct plan *p = op->plan;
+  const int64_t n = op->space->nmode * op->space->ncomp;
+  int64_t *cdof = NULL, *voff = NULL, nentry = 0, ncode = 0;
+  struct pattern_group *pg = NULL;
+  int64_t *rowptr = malloc(((size_t)n + 1) * sizeof *rowptr), *colind = NULL;
+  int err = rowptr ? coo_layout(op, &cdof, &ncode, &voff, &pg, &nentry) : FEMINT_ENOMEM;
+  if (err) {
+    free(rowptr);
+    free(cdof);
+    free(voff);
+    free(pg);
+    return femint_seterr(ctx, err, "COO assembly: out of memory for the layout of %d cells",
+                         p->ncell);
+  }
+  if (nentry >= UINT32_MAX) {
+    free(rowptr);
+    free(cdof);
+    free(voff);
+    free(pg);
+    return femint_seterr(ctx, FEMINT_EINVAL,
+                         "COO assembly: %lld entries of element matrices (at most 2^32 - 1 in one "
+                         "assembly)",
+                         (long long)nentry);
+  }
+  starpu_data_handle_t h_dof, h_rowptr, h_colind;
+  starpu_vector_data_register(&h_dof, STARPU_MAIN_RAM, (uintptr_t)cdof, (uint32_t)(ncode + 1),
+                              sizeof(int64_t));
+  starpu_vector_data_register(&op->h_perm, -1, 0, (uint32_t)(nentry + 1), sizeof(int64_t));
+  starpu_vector_data_register(&op->h_seg, -1, 0, (uint32_t)(nentry + 1), sizeof(int64_t));
+  starpu_vector_data_register(&h_rowptr, STARPU_MAIN_RAM, (uintptr_t)rowptr, (uint32_t)(n + 1),
+                              sizeof(int64_t));
+  starpu_vector_data_register(&h_colind, -1, 0, (uint32_t)(nentry + 1), sizeof(int64_t));
+  struct pattern_arg arg = {.ctx = ctx,
+                            .space = op->space,
+                            .ncell = p->ncell,
+                            .cells = p->cells,
+                            .voff = voff,
+                            .symmetric = p->opt.symmetric,
+                            .ngroup = p->ngroup,
+                            .groups = pg,
+                            .nentry = nentry,
+                            .coo_cl = op->coo_cl};
+  struct starpu_task *t = starpu_task_create();
+  t->cl = &femint_cl_pattern;
+  t->where = op->coo_worker >= 0 ? STARPU_OPENCL : STARPU_CPU;
+  if (op->coo_worker >= 0) {
+    t->execute_on_a_specific_worker = 1;
+    t->workerid = (unsigned)op->coo_worker;
+  }
+  t->handles[0] = h_dof;
+  t->handles[1] = op->h_perm;
+  t->handles[2] = op->h_seg;
+  t->handles[3] = h_rowptr;
+  t->handles[4] = h_colind;
+  t->cl_arg = &arg;
+  t->synchronous = 1;
+  const double t0 = femint_now();
+  err = starpu_task_submit(t);
+  if (err) err = femint_seterr(ctx, FEMINT_ERUNTIME, "COO pattern: task submission failed (%d)", err);
+  else if (arg.status) err = femint_seterr(ctx, arg.status, "%s", arg.msg);
+  if (!err && !(colind = malloc(((size_t)arg.nnz + 1) * sizeof *colind)))
+    err = femint_seterr(ctx, FEMINT_ENOMEM, "COO pattern: out of memory");
+  if (!err) {
+    /* Only the nnz columns come back: the buffer was sized for every entry. */
+    uint32_t part[2] = {(uint32_t)arg.nnz + 1, (uint32_t)(nentry - arg.nnz)};
+    struct starpu_data_filter f = {.filter_func = starpu_vector_filter_list, .nchildren = 2,
+                                   .filter_arg_ptr = part};
+    starpu_data_partition(h_colind, &f);
+    starpu_data_handle_t used = starpu_data_get_sub_data(h_colind, 1, 0);
+    starpu_data_acquire(used, STARPU_R);
+    memcpy(colind, (void *)starpu_data_get_local_ptr(used), sizeof(int64_t) * arg.nnz);
+    starpu_data_release(used);
+    /* gathered where the whole buffer is valid: nothing moves */
+    starpu_data_unpartition(h_colind, op->coo_node);
+    starpu_data_acquire(h_rowptr, STARPU_R);
+    starpu_data_release(h_rowptr);
+  }
+  starpu_data_unregister(h_dof);
+  starpu_data_unregister(h_rowptr);
+  starpu_data_unregister_no_coherency(h_colind);
+  free(cdof);
+  free(voff);
+  free(pg);
+  if (!err && !(op->shape = csr_shape_new(n, arg.nnz, rowptr, colind)))
+    err = femint_seterr(ctx, FEMINT_ENOMEM, "COO pattern: out of memory");
+  if (err) {
+    if (!op->shape) {
+      free(rowptr);
+      free(colind);
+    }
+    operator_coo_release(op);
+    return err;
+  }
+  op->ncontrib = arg.ncontrib;
+  op->nnz = arg.nnz;
+  st->pattern_built = 1;
+  st->t_pattern = femint_now() - t0;
+  return 0;
+}
+
+void operator_coo_release(struct femint_operator *op)
+{
+  if (op->h_perm) starpu_data_unregister_no_coherency(op->h_perm);
+  if (op->h_seg) starpu_data_unregister_no_coherency(op->h_seg);
+  op->h_perm = op->h_seg = NULL;
+  for (int d = 0; d < FEMINT_MAX_CL_DEVICES; d++)
+    if (op->coo_cl[d]) {
+      coo_cl_destroy(op->coo_cl[d]);
+      free(op->coo_cl[d]);
+      op->coo_cl[d] = NULL;
+    }
+}
+
+/* A vector of n REALs allocated on node and registered there, partitioned by the lengths len. */
+static starpu_data_handle_t partitioned(unsigned node, uintptr_t ptr, size_t n, size_t rs,
+                                        int nbatch, uint32_t *len)
+{
+  starpu_data_handle_t h;
+  starpu_vector_data_register(&h, (int)node, ptr, (uint32_t)n, rs);
+  struct starpu_data_filter f = {.filter_func = starpu_vector_filter_list,
+                                 .nchildren = (unsigned)nbatch,
+                                 .filter_arg_ptr = len};
+  if (nbatch > 0) starpu_data_partition(h, &f);
+  return h;
+}
+
+/* The per-call state: each form's vector of element matrices on the gathering node, its CSR
+ * values in pinned host memory, and their handles. */
+struct coo_run {
+  uintptr_t coo_mem;
+  starpu_data_handle_t h_coo, h_val;
+  void *val;
+  struct sum_arg sum;
+};
+
+int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_stats *st)
+{
+  femint_context_t ctx = op->ctx;
+  struct plan *p = op->plan;
+  const int nform = p->nform, nb = nform * p->nbatch, single = p->opt.precision == FEMINT_SINGLE;
+  const size_t rs = single ? sizeof(float) : sizeof(double);
+  if (op->coo_dev >= 0) {
+    const double tc = femint_now();
+    FEMINT_CALL(coo_programs(op, p->opt.precision));
+    st->t_programs = femint_now() - tc;
+  }
+  if (!op->shape) FEMINT_CALL(coo_prepare(op, st));
+  struct starpu_task **tasks = calloc((size_t)2 * nb + nform + 1, sizeof *tasks);
+  struct coo_run *run = calloc((size_t)nform, sizeof *run);
+  uint32_t *len = malloc(((size_t)p->nbatch + 1) * sizeof *len);
+  FEMINT_CHECK(tasks && run && len, ctx, FEMINT_ENOMEM, "COO assembly: out of memory");
+  for (int j = 0; j < p->nbatch; j++)
+    len[j] = (uint32_t)((size_t)p->batches[j].ncell * p->batches[j].g->out_size);
+  int err = 0;
+  const double tm = femint_now();
+  const size_t coo_bytes = (size_t)op->nvalue * rs + 64;
+  for (int f = 0; f < nform && !err; f++) {
+    struct coo_run *r = &run[f];
+    err = matrix_create(ctx, op->shape, 0, &A[f]);
+    if (!err) {
+      r->coo_mem = starpu_malloc_on_node(op->coo_node, coo_bytes);
+      if (femint_host_alloc(ctx, rs * (size_t)(op->nnz + 1), &r->val)) r->val = NULL;
+      if (!r->coo_mem || !r->val)
+        err = femint_seterr(ctx, FEMINT_ENOMEM,
+                            "COO assembly: out of memory for %lld element matrix values on node "
+                            "%u",
+                            (long long)op->nvalue, op->coo_node);
+    }
+    if (err) break;
+    r->h_coo = partitioned(op->coo_node, r->coo_mem, (size_t)op->nvalue, rs, p->nbatch, len);
+    starpu_vector_data_register(&r->h_val, STARPU_MAIN_RAM, (uintptr_t)r->val,
+                                (uint32_t)(op->nnz + 1), rs);
+    r->sum = (struct sum_arg){.ctx = ctx, .nnz = op->nnz, .precision = p->opt.precision,
+                              .program = op->sum_prog};
+  }
+  st->t_pack += femint_now() - tm;
+
+  /* Integration: the tasks of each batch, the forms of a batch together. */
+  const double ti = femint_now();
+  batch_buffers(ctx, p, 0);
+  for (int k = 0; k < nb && !err; k++) {
+    const int f = k % nform, j = k / nform, i = f * p->nbatch + j;
+    struct batch *b = &p->batches[i];
+    const double tp = femint_now();
+    err = plan_pack_batch(p, b);
+    st->t_pack += femint_now() - tp;
+    if (err) break;
+    batch_register(b, 0);
+    uint32_t where;
+    struct starpu_task *t =
+        integration_task(p, b, starpu_data_get_sub_data(run[f].h_coo, 1, j), &where);
+    st->calibrating += !model_calibrated(ctx, t, where);
+    err = task_submit(ctx, t, &tasks[2 * i], "integration");
+  }
+  if (p->opt.phases || err) {
+    for (int i = 0; i < nb; i++)
+      if (tasks[2 * i] && starpu_task_wait(tasks[2 * i]) && !err)
+        err = femint_seterr(ctx, FEMINT_ERUNTIME, "COO assembly: a task failed");
+  }
+  st->t_integrate = femint_now() - ti;
+
+  /* The sums where the element matrices are gathered. */
+  const double ts = femint_now();
+  for (int f = 0; f < nform; f++) {
+    struct coo_run *r = &run[f];
+    if (!r->h_coo) continue;
+    if (p->nbatch > 0) starpu_data_unpartition(r->h_coo, op->coo_node);
+    if (err) continue;
+    struct starpu_task *t = starpu_task_create();
+    t->cl = &femint_cl_sum;
+    t->handles[0] = op->h_perm;
+    t->handles[1] = op->h_seg;
+    t->handles[2] = r->h_coo;
+    t->handles[3] = r->h_val;
+    t->cl_arg = &r->sum;
+    t->where = op->coo_worker >= 0 ? STARPU_OPENCL : STARPU_CPU;
+    if (op->coo_worker >= 0) {
+      t->execute_on_a_specific_worker = 1;
+      t->workerid = (unsigned)op->coo_worker;
+    }
+    err = task_submit(ctx, t, &tasks[2 * nb + f], "COO sum");
+  }
+  for (int i = 0; i < 2 * nb + nform; i++)
+    if (tasks[i] && starpu_task_wait(tasks[i]) && !err)
+      err = femint_seterr(ctx, FEMINT_ERUNTIME, "COO assembly: a task failed");
+  for (int f = 0; f < nform && !err; f++)
+    if (run[f].sum.status) err = femint_seterr(ctx, run[f].sum.status, "%s", run[f].sum.msg);
+  st->t_sum = femint_now() - ts;
+  if (!p->opt.phases) {
+    /* a form's sums overlapped the other forms' integration: reported together as integration */
+    st->t_integrate += st->t_sum;
+    st->t_sum = 0;
+  }
+
+  /* The CSR values to the host. */
+  const double td = femint_now();
+  for (int f = 0; f < nform && !err; f++) {
+    starpu_data_acquire(run[f].h_val, STARPU_R);
+    double *dst = A[f]->values;
+    const float *fs = run[f].val;
+    const double *ds = run[f].val;
+#pragma omp parallel for schedule(static)
+    for (int64_t u = 0; u < op->nnz; u++) dst[u] = single ? fs[u] : ds[u];
+    starpu_data_release(run[f].h_val);
+  }
+  st->t_download = femint_now() - td;
+  st->t_tasks = femint_now() - ti;
+
+  for (int i = 0; i < nb; i++) {
+    struct batch *b = &p->batches[i];
+    stats_task(st, tasks[2 * i], 1);
+    if (b->status && !err) err = femint_seterr(ctx, b->status, "%s", b->msg);
+    b->status = 0;
+    batch_release(ctx, b);
+  }
+  for (int f = 0; f < nform; f++) stats_task(st, tasks[2 * nb + f], 0);
+  if (p->opt.timeline && !err) err = timeline_write(ctx, p->opt.timeline, p, tasks, 2 * nb + nform);
+  for (int i = 0; i < 2 * nb + nform; i++)
+    if (tasks[i]) {
+      st->ntask++;
+      starpu_task_destroy(tasks[i]);
+    }
+  for (int f = 0; f < nform; f++) {
+    struct coo_run *r = &run[f];
+    if (r->h_coo) starpu_data_unregister_no_coherency(r->h_coo);
+    if (r->coo_mem) starpu_free_on_node(op->coo_node, r->coo_mem, coo_bytes);
+    if (r->h_val) starpu_data_unregister_no_coherency(r->h_val);
+    if (r->val) femint_host_free(ctx, r->val);
+  }
+  free(run);
+  free(len);
+  free(tasks);
+  st->assembly = FEMINT_ASSEMBLY_COO;
+  st->on_device = op->coo_dev >= 0;
+  st->ncontrib = op->ncontrib;
+  st->nnz = op->nnz;
+  if (err)
+    for (int f = 0; f < nform; f++) femint_matrix_destroy(&A[f]);
+  return err;
+}

@@ -1,0 +1,220 @@
+/* What the verbs of an operator share: the buffers and StarPU handles of the batches, their
+ * integration tasks (the H1 or the H(curl) codelet), submission, the statistics gathered from
+ * StarPU's task profiling, and the timeline of the tasks. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "operator.h"
+
+static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+/* Bytes of the host buffers of a batch. */
+static size_t batch_bytes(const struct batch *b, int mats)
+{
+  const struct group *g = b->g;
+  return align64((size_t)b->ncell * g->geo_size * g->real_size) +
+         align64((size_t)b->ncell * g->ncoef * g->real_size) +
+         (mats ? align64((size_t)b->ncell * g->out_size * g->real_size) : 0);
+}
+
+/* An eighth of the physical memory. */
+static size_t arena_limit(void)
+{
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && size > 0 ? (size_t)pages * (size_t)size / 8 : (size_t)1 << 30;
+}
+
+int batch_buffers(femint_context_t ctx, struct plan *p, int mats)
+{
+  const int n = p->nform * p->nbatch;
+  size_t total = 0;
+  for (int i = 0; i < n; i++) total += batch_bytes(&p->batches[i], mats);
+  void *base;
+  if (total > arena_limit() || femint_host_arena(ctx, total, &base)) return 4 * ctx->nworker + 4;
+  char *at = base;
+  for (int i = 0; i < n; i++) {
+    struct batch *b = &p->batches[i];
+    const struct group *g = b->g;
+    b->in_arena = 1;
+    b->geo = at;
+    at += align64((size_t)b->ncell * g->geo_size * g->real_size);
+    b->coef = at;
+    at += align64((size_t)b->ncell * g->ncoef * g->real_size);
+    b->mats = mats ? at : NULL;
+    at += mats ? align64((size_t)b->ncell * g->out_size * g->real_size) : 0;
+  }
+  return n;
+}
+
+void batch_register(struct batch *b, int mats)
+{
+  const struct group *g = b->g;
+  starpu_vector_data_register(&b->h_geo, STARPU_MAIN_RAM, (uintptr_t)b->geo,
+                              (uint32_t)((size_t)b->ncell * g->geo_size), g->real_size);
+  starpu_vector_data_register(&b->h_coef, STARPU_MAIN_RAM, (uintptr_t)b->coef,
+                              (uint32_t)((size_t)b->ncell * g->ncoef), g->real_size);
+  if (mats)
+    starpu_vector_data_register(&b->h_mats, STARPU_MAIN_RAM, (uintptr_t)b->mats,
+                                (uint32_t)((size_t)b->ncell * g->out_size), g->real_size);
+  b->registered = 1;
+}
+
+void batch_release(femint_context_t ctx, struct batch *b)
+{
+  if (b->registered) {
+    starpu_data_unregister(b->h_geo);
+    starpu_data_unregister(b->h_coef);
+    if (b->h_mats) starpu_data_unregister(b->h_mats);
+    b->h_geo = b->h_coef = b->h_mats = NULL;
+    b->registered = 0;
+  }
+  if (!b->in_arena) {
+    femint_host_free(ctx, b->geo);
+    femint_host_free(ctx, b->coef);
+    femint_host_free(ctx, b->mats);
+  }
+  b->geo = b->coef = b->mats = NULL;
+}
+
+/* Callback of an integration task into a batch's own element matrices: once a device has written
+ * them, start their copy to main memory now, while the assembly task still waits for its row
+ * blocks, instead of when it is scheduled. */
+static void fetch_output(void *arg)
+{
+  const struct batch *b = arg;
+  int w = starpu_worker_get_id();
+  if (w >= 0 && starpu_worker_get_type(w) != STARPU_CPU_WORKER)
+    starpu_data_prefetch_on_node(b->h_mats, STARPU_MAIN_RAM, 1);
+}
+
+struct starpu_task *integration_task(const struct plan *p, struct batch *b,
+                                     starpu_data_handle_t out, uint32_t *where)
+{
+  const struct group *g = b->g;
+  struct starpu_task *t = starpu_task_create();
+  if (g->family == FEMINT_HCURL) {
+    t->cl = &femint_cl_integrate_hcurl;
+    t->handles[0] = g->h_tab[0];
+    t->handles[1] = b->h_geo;
+    t->handles[2] = b->h_coef;
+    t->handles[3] = out;
+  } else {
+    t->cl = &femint_cl_integrate_volume;
+    t->handles[0] = b->h_geo;
+    t->handles[1] = b->h_coef;
+    t->handles[2] = g->h_tab[0];
+    t->handles[3] = g->h_tab[1];
+    t->handles[4] = out;
+  }
+  t->cl_arg = b;
+  if (out == b->h_mats) {
+    t->callback_func = fetch_output;
+    t->callback_arg = b;
+  }
+  t->flops = g->flops_seed_per_cell * b->ncell;
+  t->destroy = 0;
+  t->detach = 0;
+  const int dev = femint_context_first_device(p->ctx);
+  *where = STARPU_CPU | STARPU_OPENCL;
+  if (!p->cl_usable || dev < 0 || !g->program[dev])
+    t->where = *where = STARPU_CPU;
+  else if (p->opt.where == FEMINT_WHERE_OPENCL)
+    t->where = *where = STARPU_OPENCL;
+  return t;
+}
+
+int task_submit(femint_context_t ctx, struct starpu_task *t, struct starpu_task **slot,
+                const char *what)
+{
+  t->destroy = 0;
+  t->detach = 0;
+  const int r = starpu_task_submit(t);
+  if (r) {
+    starpu_task_destroy(t);
+    return femint_seterr(ctx, r == -ENODEV ? FEMINT_ENODEV : FEMINT_ERUNTIME,
+                         "%s: task submission failed (%d%s)", what, r,
+                         r == -ENODEV ? ": no worker can run it" : "");
+  }
+  *slot = t;
+  return 0;
+}
+
+int model_calibrated(femint_context_t ctx, struct starpu_task *t, uint32_t where)
+{
+  for (int w = 0; w < ctx->nworker; w++) {
+    uint32_t kind = starpu_worker_get_type(w) == STARPU_CPU_WORKER ? STARPU_CPU : STARPU_OPENCL;
+    if (!(where & kind)) continue;
+    struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(w, 0);
+    if (isnan(starpu_task_expected_length(t, arch, 0))) return 0;
+  }
+  return 1;
+}
+
+void stats_task(struct femint_stats *st, struct starpu_task *t, int integrate)
+{
+  if (!t || !t->profiling_info) return;
+  int w = t->profiling_info->workerid;
+  if (w < 0 || w >= FEMINT_MAX_WORKERS) return;
+  if (integrate) {
+    st->worker_tasks_integrate[w]++;
+    if (starpu_worker_get_type(w) == STARPU_CPU_WORKER) st->tasks_cpu++;
+    else st->tasks_opencl++;
+  } else {
+    st->worker_tasks_assemble[w]++;
+  }
+  st->worker_busy[w] +=
+      1e-6 * starpu_timing_timespec_delay_us(&t->profiling_info->start_time,
+                                             &t->profiling_info->end_time);
+}
+
+void stats_plan(const struct femint_operator *op, struct femint_stats *st)
+{
+  const struct plan *p = op->plan;
+  femint_context_t ctx = op->ctx;
+  st->nform = p->nform;
+  st->ncell = p->ncell;
+  st->nbatch = p->nbatch * p->nform;
+  st->ngroup = p->ngroup * p->nform;
+  st->ndof = op->space->nmode * op->space->ncomp;
+  st->nworker = ctx->nworker < FEMINT_MAX_WORKERS ? ctx->nworker : FEMINT_MAX_WORKERS;
+  for (int w = 0; w < st->nworker; w++)
+    st->worker_is_opencl[w] = starpu_worker_get_type(w) == STARPU_OPENCL_WORKER;
+  for (int i = 0; i < p->nform * p->nbatch; i++)
+    st->flops_seed += p->batches[i].g->flops_seed_per_cell * p->batches[i].ncell;
+}
+
+int timeline_write(femint_context_t ctx, const char *path, const struct plan *p,
+                   struct starpu_task **tasks, int ntask)
+{
+  FILE *f = fopen(path, "w");
+  FEMINT_CHECK(f, ctx, FEMINT_EIO, "cannot write the timeline '%s': %s", path, strerror(errno));
+  double t0 = INFINITY;
+  for (int i = 0; i < ntask; i++)
+    if (tasks[i] && tasks[i]->profiling_info)
+      t0 = fmin(t0, starpu_timing_timespec_to_us(&tasks[i]->profiling_info->start_time));
+  fprintf(f, "worker,kind,codelet,order,cells,start_s,end_s,batch,ready_s\n");
+  const int nb = p->nform * p->nbatch;
+  for (int i = 0; i < ntask; i++) {
+    const struct starpu_profiling_task_info *pi = tasks[i] ? tasks[i]->profiling_info : NULL;
+    if (!pi || pi->workerid < 0) continue;
+    /* batch i / 2's integration and assembly tasks, then the sums (no batch) */
+    const struct batch *b = i < 2 * nb ? &p->batches[i / 2] : NULL;
+    const char *name = tasks[i]->cl->name + strlen("femint_");
+    if (!strncmp(name, "integrate", strlen("integrate"))) name = "integrate";
+    fprintf(f, "%d,%s,%s,%d,%d,%.6f,%.6f,%d,%.6f\n", pi->workerid,
+            starpu_worker_get_type(pi->workerid) == STARPU_OPENCL_WORKER ? "opencl" : "cpu", name,
+            b ? b->g->order : 0, b ? b->ncell : 0,
+            1e-6 * (starpu_timing_timespec_to_us((struct timespec *)&pi->start_time) - t0),
+            1e-6 * (starpu_timing_timespec_to_us((struct timespec *)&pi->end_time) - t0),
+            b ? i / 2 : -1,
+            1e-6 * (starpu_timing_timespec_to_us((struct timespec *)&pi->push_end_time) - t0));
+  }
+  int bad = ferror(f);
+  bad |= fclose(f) != 0;
+  FEMINT_CHECK(!bad, ctx, FEMINT_EIO, "cannot write the timeline '%s': %s", path, strerror(errno));
+  return 0;
+}
