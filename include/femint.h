@@ -255,10 +255,9 @@ FEMINT_EXPORT int femint_mesh_warp(femint_mesh_t mesh, double amplitude);
  *    curved; the centre node of a 9-node cell is ignored (femint's curved quadrilateral is the
  *    8-node serendipity element).
  *  The boundary faces take the physical tag (2.2: the first tag; 4.1: the first physical tag of
- *  its entity; 0 if none) of the elements one dimension lower with their corners: triangles and
- *  quadrangles in 3D, lines in 2D. A file whose cells mix shapes, or are of another shape
- *  (hexahedra, pyramids, prisms of higher order, triangles), is refused, naming them. Points are
- *  ignored, and so are faces without a physical tag.
+ *  its entity; 0 if none) of the elements one dimension lower with their corners (triangles and
+ *  quadrangles in 3D, lines in 2D; untagged ones are ignored). Cells of other shapes (hexahedra,
+ *  pyramids, higher-order prisms, triangles) or of two shapes are refused, naming them.
  *  The physical tag of a cell (found the same way from its entity) is its material
  *  (femint_mesh_cell_materials), the node tag of a vertex its global id
  *  (femint_mesh_vertex_global_ids). Vertices are the corner nodes of the cells, numbered by
@@ -347,8 +346,7 @@ FEMINT_EXPORT int femint_space_create(femint_context_t ctx, femint_mesh_t mesh, 
                                       int ncomp, const int *orders, int uniform_order,
                                       femint_space_t *space);
 FEMINT_EXPORT int femint_space_destroy(femint_space_t *space);
-/** @brief FEMINT_H1 or FEMINT_HCURL (or FEMINT_EINVAL). */
-FEMINT_EXPORT int femint_space_family(femint_space_t space);
+FEMINT_EXPORT int femint_space_family(femint_space_t space); /**< FEMINT_H1 or FEMINT_HCURL */
 /** @brief Number of degrees of freedom (scalar modes times components; without removed ones). */
 FEMINT_EXPORT int64_t femint_space_num_dofs(femint_space_t space);
 FEMINT_EXPORT int femint_space_num_components(femint_space_t space);
@@ -444,8 +442,8 @@ FEMINT_EXPORT int femint_form_num_components(femint_form_t form);
 typedef struct femint_matrix *femint_matrix_t;
 
 FEMINT_EXPORT int femint_matrix_destroy(femint_matrix_t *matrix);
-/** @brief Borrow the CSR arrays (valid until the matrix is destroyed); columns ascend in each
- *  row. Any output may be NULL. */
+/** @brief Borrow the CSR arrays (valid until the matrix is destroyed; columns ascend in each
+ *  row); any output may be NULL. */
 FEMINT_EXPORT int femint_matrix_csr(femint_matrix_t matrix, int64_t *nrows, const int64_t **rowptr,
                                     const int64_t **colind, const double **values);
 /** @brief y = A x. */
@@ -469,9 +467,9 @@ enum femint_variant {
   FEMINT_VARIANT_SHM_JAC = 4,   /**< blocks in local memory, Jacobians on the device */
   FEMINT_VARIANT_GEMM = 5       /**< S_de = Psi_d^T Psi_e as register-tiled dense products */
 };
-/** @brief The name of a variant ("reg_nojac", ..., "gemm", "auto"), or NULL. */
+/** @brief The name of a variant ("auto", "reg_nojac", ..., "gemm"), or NULL; the variant of a
+ *  name, or -1. */
 FEMINT_EXPORT const char *femint_variant_name(int variant);
-/** @brief The variant of a name, or -1. */
 FEMINT_EXPORT int femint_variant_parse(const char *name);
 
 /** How femint_operator_assemble sums the element matrices into the CSR matrices. */
@@ -655,44 +653,14 @@ FEMINT_EXPORT int femint_space_l2_error(femint_space_t space, const double *u, i
                                         double *err2);
 
 /* ---- Distributed codes (MPI): a rank's part of a mesh ----
- *
- * femint itself never calls MPI; it offers two ways for the ranks of an MPI code to agree.
- *
- * Replicated: every rank builds the same mesh and space (femint_mesh_create_box, or
- * femint_mesh_read_gmsh of the whole file, then femint_space_create with the same orders; their
- * numbering is a deterministic function of the mesh and the orders), and integrates only its own
- * cells through femint_operator_options.cells. The DOFs are numbered in the order the cells meet
- * them, so when rank r takes the contiguous run of cells [c_r, c_{r+1}), the DOFs first met by its
- * cells are the contiguous range femint_space_dof_range gives: a natural ownership range for a
- * distributed matrix (PETSc's MatSetSizes with n = dof_end - dof_begin), and the ranges of the
- * ranks partition [0, num_dofs). A rank's element matrices also touch DOFs owned by other ranks
- * (on the faces between the runs): the caller's matrix library sends those entries (PETSc's
- * MatSetValuesCOO or MatSetValues with ADD_VALUES does). Cells of a run should be neighbours (a
- * box mesh numbers its cells layer by layer along z, so runs are slabs). The cost: each rank
- * stores the whole mesh and DOF map (O(cells) memory per rank, cheap beside the matrix up to a
- * few million cells).
- *
- * Distributed: each rank holds only its part of the mesh (femint_mesh_create_part from its
- * arrays, or femint_mesh_read_gmsh_part), with the global id of every vertex. Everything that
- * must agree across ranks is decided by the global vertex ids: the vertex order of the cells,
- * the direction of the edges and the orientation of the faces (and so the signs of the odd edge
- * and face modes), and the keys of femint_space_dof_keys, which name every DOF the same way on
- * every rank that sees it. The caller numbers the keys across ranks (with MPI; see the helper of
- * examples/petsc_elasticity.c) and gives its numbers back with femint_space_set_global_dofs;
- * femint_operator_integrate's batches then carry those numbers. The rules a rank cannot check
- * alone:
- *   - the cells on both sides of a face between parts must have the same order (the minimum
- *     rule needs the neighbour's order); femint_dof_key.order lets the caller check it;
- *   - the two prisms of a triangle face must list its vertices from the same first vertex (its
- *     bubbles are not symmetric). femint_mesh_create_part orders the triangles of a prism by the
- *     global ids of their vertices, which the parts agree on when the numbering orders the
- *     vertices of every level of the extrusion alike (the box's: x fastest, then y, then z),
- *     however the cells are split; femint_dof_key.first lets the caller check it.
- *     femint_mesh_read_gmsh_part orders them as femint_mesh_read_gmsh does, by the vertical
- *     lines of the part, each known by its smallest node tag there: parts made of whole columns
- *     agree, others where the tags allow (femint_dof_key.first tells). Quadrilateral faces and
- *     edges are oriented from their smallest global id, and tetrahedra order their vertices by
- *     global id: they need no such rule. */
+ * femint never calls MPI. Replicated: every rank builds the same mesh and space and integrates
+ * its run of cells (femint_operator_options.cells); femint_space_dof_range gives the DOFs the run
+ * owns. Distributed: each rank holds its part (femint_mesh_create_part, femint_mesh_read_gmsh_part)
+ * with global vertex ids, which decide everything the ranks must agree on; the caller numbers the
+ * DOF keys across ranks and gives the numbers back (femint_space_set_global_dofs), and
+ * femint_operator_integrate's batches carry them. doc/mpi.md says how, and the rules a rank
+ * cannot check alone (the same order on both sides of a face between parts; the same first vertex
+ * of a prism's triangle face in both parts, which femint_dof_key.first lets the caller check). */
 
 /** What a DOF belongs to (femint_dof_key.kind). */
 enum femint_entity {
@@ -767,13 +735,11 @@ struct femint_bench_options {
   int precision;      /**< FEMINT_DOUBLE or FEMINT_SINGLE */
   int variant;        /**< enum femint_variant (0: automatic) */
   int symmetric;      /**< upper-half storage of the element matrices */
-  int ncell;          /**< about how many cells (a box of prisms or a square of
-                           quadrilaterals is made); 0: 1024 */
+  int ncell;          /**< about how many cells; 0: 1024 */
   int device;         /**< OpenCL device (StarPU's numbering), or -1 for the CPU codelet */
   int repeat;         /**< kernel launches, the best counts (0: 3) */
-  int shape;          /**< FEMINT_PRISM (or 0): a box of prisms; FEMINT_QUAD: a square of
-                           quadrilaterals with perturbed vertices (the form must be 2D or
-                           dimension-free) */
+  int shape;          /**< FEMINT_PRISM (or 0): a box of prisms; FEMINT_QUAD: a square of perturbed
+                           quadrilaterals (a 2D or dimension-free form) */
 };
 
 /** Stage times per element in seconds, one stage after the other (seed 000's Tables 5-7). */
