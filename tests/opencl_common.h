@@ -1,10 +1,11 @@
 /* Helpers of the OpenCL kernel tests: random distorted prisms and coefficients, the OpenCL
- * environment, and uploads in either precision. */
+ * environment, uploads in either precision, and a plain reference of the COO -> CSR pattern. */
 #ifndef FEMINT_TEST_OPENCL_COMMON_H
 #define FEMINT_TEST_OPENCL_COMMON_H
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "codelets/volume_opencl.h"
 #include "host/host.h"
@@ -67,7 +68,8 @@ struct cl_env {
 };
 
 /* A device buffer holding n doubles, converted to float when single. */
-static cl_mem upload(struct cl_env *env, const double *x, size_t n, int single, cl_int *err)
+static inline cl_mem upload(struct cl_env *env, const double *x, size_t n, int single,
+                            cl_int *err)
 {
   size_t rs = single ? sizeof(float) : sizeof(double);
   void *host = malloc(n * rs);
@@ -118,6 +120,81 @@ static inline int cl_env_open(struct cl_env *env)
            env->info.name, env->info.vendor, env->info.compute_units, env->info.max_wg,
            (unsigned long long)env->info.local_mem, env->info.fp64);
   return 0;
+}
+
+/* A plain reference of the COO -> CSR steps of kernels/coo.cl: the slots s < nslot with a row and
+ * a column (row[s], col[s] >= 0) sorted by (row, column, slot), the distinct pairs and the rows. */
+struct coo_ref {
+  int64_t n, nslot, nvalid, nnz;
+  int64_t *perm;   /* [nslot] the payload val[s] (NULL: s) of the sorted valid slots, then of the
+                      left-out slots in slot order */
+  int64_t *seg;    /* [nnz + 1] the first sorted slot of each pair; seg[nnz] = nvalid */
+  int64_t *rowptr; /* [n + 1] */
+  int64_t *colind; /* [nnz] */
+};
+
+struct coo_triplet {
+  int64_t row, col, slot;
+};
+
+static inline int coo_triplet_cmp(const void *a, const void *b)
+{
+  const struct coo_triplet *x = a, *y = b;
+  if (x->row != y->row) return x->row < y->row ? -1 : 1;
+  if (x->col != y->col) return x->col < y->col ? -1 : 1;
+  return (x->slot > y->slot) - (x->slot < y->slot);
+}
+
+/* The reference pattern of the slots (row, col): rows and columns < n, negative for none. */
+static inline void coo_ref_build(int64_t n, int64_t nslot, const int64_t *row, const int64_t *col,
+                                 const int64_t *val, struct coo_ref *p)
+{
+  struct coo_triplet *t = malloc(sizeof *t * (size_t)(nslot + 1));
+  p->n = n;
+  p->nslot = nslot;
+  p->nvalid = 0;
+  for (int64_t s = 0; s < nslot; s++)
+    if (row[s] >= 0 && col[s] >= 0) t[p->nvalid++] = (struct coo_triplet){row[s], col[s], s};
+  qsort(t, (size_t)p->nvalid, sizeof *t, coo_triplet_cmp);
+  p->perm = malloc(sizeof *p->perm * (size_t)(nslot + 1));
+  p->seg = malloc(sizeof *p->seg * (size_t)(nslot + 1));
+  p->colind = malloc(sizeof *p->colind * (size_t)(nslot + 1));
+  p->rowptr = calloc((size_t)n + 1, sizeof *p->rowptr);
+  int64_t k = 0;
+  for (int64_t j = 0; j < p->nvalid; j++) p->perm[k++] = val ? val[t[j].slot] : t[j].slot;
+  for (int64_t s = 0; s < nslot; s++)
+    if (row[s] < 0 || col[s] < 0) p->perm[k++] = val ? val[s] : s;
+  p->nnz = 0;
+  for (int64_t j = 0; j < p->nvalid; j++)
+    if (j == 0 || t[j].row != t[j - 1].row || t[j].col != t[j - 1].col) {
+      p->seg[p->nnz] = j;
+      p->colind[p->nnz++] = t[j].col;
+      p->rowptr[t[j].row + 1]++;
+    }
+  p->seg[p->nnz] = p->nvalid;
+  for (int64_t r = 0; r < n; r++) p->rowptr[r + 1] += p->rowptr[r];
+  free(t);
+}
+
+static inline void coo_ref_free(struct coo_ref *p)
+{
+  free(p->perm);
+  free(p->seg);
+  free(p->rowptr);
+  free(p->colind);
+  memset(p, 0, sizeof *p);
+}
+
+/* The plain exclusive scan: out[i] = in[0] + ... + in[i-1] for i <= m (out[m] the total). */
+static inline void scan_plain(int64_t m, const int64_t *in, int64_t *out)
+{
+  int64_t s = 0;
+  for (int64_t i = 0; i < m; i++) {
+    const int64_t v = in[i];
+    out[i] = s;
+    s += v;
+  }
+  out[m] = s;
 }
 
 #endif

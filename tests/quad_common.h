@@ -71,7 +71,7 @@ static inline void project(const struct refel *re, const double *L, ref_fn f, co
 
 /* A mesh of the unit square, nx x ny curved quadrilaterals: interior vertices moved by up to
  * 0.2 h, every edge bent by moving its midpoint node along the chord's normal by up to amp * h
- * (the same for both cells of the edge). Returns femint_mesh_create_quads's status. */
+ * (the same for both cells of the edge). Returns femint_mesh_create's status. */
 static inline int test_curved_square(femint_context_t ctx, int nx, int ny, double amp,
                                      uint64_t *st, femint_mesh_t *mesh)
 {
@@ -105,7 +105,7 @@ static inline int test_curved_square(femint_context_t ctx, int nx, int ny, doubl
         mid[8 * c + 2 * k + 1] = 0.5 * (x[2 * a + 1] + x[2 * b + 1]) + off[e[k]] * dx / len;
       }
     }
-  int err = femint_mesh_create_quads(ctx, nv, x, nx * ny, cells, mid, mesh);
+  int err = femint_mesh_create(ctx, FEMINT_QUAD, nv, x, nx * ny, cells, mid, mesh);
   free(x);
   free(off);
   free(mid);

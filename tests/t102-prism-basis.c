@@ -67,27 +67,32 @@ static int in_closure(int kind, int id, int as_face, int g)
 
 static int imax(int a, int b) { return a > b ? a : b; }
 
+/* An H1 mode: kind, entity, hdeg, vdeg, degree, i1, i2 (the H(curl) fields zero). */
+#define H1_MODE(k, e, h, v, d, a, b)                                                              \
+  ((struct refel_mode){                                                                            \
+      .kind = k, .entity = e, .hdeg = h, .vdeg = v, .degree = d, .i1 = a, .i2 = b})
+
 /* The documented order of the modes, built independently of the library. */
 static int expected_modes(int p, struct refel_mode *m)
 {
   int n = 0;
-  for (int v = 0; v < 6; v++) m[n++] = (struct refel_mode){MODE_VERTEX, v, 0, 0, 1, 0, 0};
+  for (int v = 0; v < 6; v++) m[n++] = H1_MODE(MODE_VERTEX, v, 0, 0, 1, 0, 0);
   for (int e = 0; e < 9; e++)
     for (int k = 2; k <= p; k++)
-      m[n++] = e < 6 ? (struct refel_mode){MODE_EDGE, e, k, 0, k, 0, 0}
-                     : (struct refel_mode){MODE_EDGE, e, 0, k, k, 0, 0};
+      m[n++] = e < 6 ? H1_MODE(MODE_EDGE, e, k, 0, k, 0, 0)
+                     : H1_MODE(MODE_EDGE, e, 0, k, k, 0, 0);
   for (int f = 0; f < 2; f++)
     for (int d = 3; d <= p; d++)
       for (int i = 0; i <= d - 3; i++)
-        m[n++] = (struct refel_mode){MODE_FACE, f, 0, 0, d, i, d - 3 - i};
+        m[n++] = H1_MODE(MODE_FACE, f, 0, 0, d, i, d - 3 - i);
   for (int f = 2; f < 5; f++)
     for (int k = 2; k <= p; k++)
       for (int j = 2; j <= p; j++)
-        m[n++] = (struct refel_mode){MODE_FACE, f, k, j, imax(k, j), k, j};
+        m[n++] = H1_MODE(MODE_FACE, f, k, j, imax(k, j), k, j);
   for (int d = 3; d <= p; d++)
     for (int i = 0; i <= d - 3; i++)
       for (int j = 2; j <= p; j++)
-        m[n++] = (struct refel_mode){MODE_INTERIOR, 0, 0, j, imax(d, j), i, d - 3 - i};
+        m[n++] = H1_MODE(MODE_INTERIOR, 0, 0, j, imax(d, j), i, d - 3 - i);
   return n;
 }
 

@@ -31,18 +31,23 @@ static void edge_point(int e, double s, double *xi)
   for (int c = 0; c < 2; c++) xi[c] = (1 - s) / 2 * a[c] + (1 + s) / 2 * b[c];
 }
 
+/* An H1 mode: kind, entity, hdeg, vdeg, degree, i1, i2 (the H(curl) fields zero). */
+#define H1_MODE(k, e, h, v, d, a, b)                                                              \
+  ((struct refel_mode){                                                                            \
+      .kind = k, .entity = e, .hdeg = h, .vdeg = v, .degree = d, .i1 = a, .i2 = b})
+
 /* The documented order of the modes, built independently of the library. */
 static int expected_modes(int p, struct refel_mode *m)
 {
   int n = 0;
-  for (int v = 0; v < 4; v++) m[n++] = (struct refel_mode){MODE_VERTEX, v, 0, 0, 1, 0, 0};
+  for (int v = 0; v < 4; v++) m[n++] = H1_MODE(MODE_VERTEX, v, 0, 0, 1, 0, 0);
   for (int e = 0; e < 4; e++)
     for (int k = 2; k <= p; k++)
-      m[n++] = e % 2 ? (struct refel_mode){MODE_EDGE, e, 0, k, k, 0, 0}
-                     : (struct refel_mode){MODE_EDGE, e, k, 0, k, 0, 0};
+      m[n++] = e % 2 ? H1_MODE(MODE_EDGE, e, 0, k, k, 0, 0)
+                     : H1_MODE(MODE_EDGE, e, k, 0, k, 0, 0);
   for (int i = 2; i <= p; i++) /* i + j <= p, listed by i + j */
     for (int j = 2; i + j <= p; j++)
-      m[n++] = (struct refel_mode){MODE_INTERIOR, 0, i, j, i + j, i, j};
+      m[n++] = H1_MODE(MODE_INTERIOR, 0, i, j, i + j, i, j);
   /* Sort the interior modes by total degree, then i (insertion sort, stable). */
   for (int a = 4 + 4 * (p - 1) + 1; a < n; a++) {
     struct refel_mode t = m[a];

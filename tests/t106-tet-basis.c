@@ -16,12 +16,12 @@ static void test_counts_and_modes(void)
   tap_ok(ok, "nsh = 6, 20, 45 for p = 1, 2, 3 (= 6 p + 4 p(p-1) + p(p-1)(p-2)/2), FEMINT_EORDER "
              "outside");
 
-  struct refel_tet *top = NULL;
+  struct refel *top = NULL;
   TAP_CALL(NULL, refel_tet_create(3, &top));
   int bad_rank = 0, bad_prefix = 0, bad_flags = 0;
   double diff = 0, fdiff = 0;
   for (int p = 1; p <= 3; p++) {
-    struct refel_tet *re = NULL;
+    struct refel *re = NULL;
     TAP_CALL(NULL, refel_tet_create(p, &re));
     /* Each entity holds ranks 0..nmodes-1 once; lower orders are prefixes of higher ones. */
     for (int kind = MODE_EDGE; kind <= MODE_INTERIOR; kind++) {
@@ -29,7 +29,7 @@ static void test_counts_and_modes(void)
       for (int ent = 0; ent < nent; ent++) {
         int seen[16] = {0}, count = 0;
         for (int i = 0; i < re->nsh; i++) {
-          const struct tet_mode *m = &re->mode[i];
+          const struct refel_mode *m = &re->mode[i];
           if (m->kind != kind || m->entity != ent) continue;
           if (m->rank < 0 || m->rank >= refel_tet_entity_nmodes(kind, p) || seen[m->rank]++)
             bad_rank++;
@@ -40,7 +40,7 @@ static void test_counts_and_modes(void)
       }
     }
     for (int i = 0; i < re->nsh; i++) {
-      const struct tet_mode *m = &re->mode[i];
+      const struct refel_mode *m = &re->mode[i];
       if (memcmp(m, &top->mode[i], sizeof *m)) bad_prefix++;
       if (m->odd != (m->kind == MODE_EDGE && m->rank % 2 == 0)) bad_flags++;
       if (m->sorted != (m->kind == MODE_FACE)) bad_flags++;
@@ -56,9 +56,9 @@ static void test_counts_and_modes(void)
         fdiff = fmax(fdiff, fabs(re->curl_f[at] - re->curl[at]) / fmax(1, fabs(re->curl[at])));
       }
     }
-    refel_tet_destroy(&re);
+    refel_destroy(&re);
   }
-  refel_tet_destroy(&top);
+  refel_destroy(&top);
   tap_ok(!bad_rank, "p = 1..3: each edge, face and the interior number their modes 0..n-1");
   tap_ok(!bad_prefix, "p = 1, 2: the modes are the first ones of order 3 (hierarchical)");
   tap_ok(!bad_flags, "modes: Whitney at level 1 only, odd on edge ranks 0 and 2, face modes "
@@ -139,7 +139,7 @@ static void test_curls(void)
 /* Gram matrix SPD, and the span: every polynomial field of degree p-1 and every gradient of a
  * polynomial of degree p is reproduced by the L2 projection, so that the 6, 20, 45 independent
  * functions span Nedelec's first-kind space of degree p (of that dimension). */
-static double fit(const struct refel_tet *re, const double *L, int comp, const int *ex, int grad)
+static double fit(const struct refel *re, const double *L, int comp, const int *ex, int grad)
 {
   const int n = re->nsh;
   double coef[NSH] = {0}, err = 0;
@@ -185,7 +185,7 @@ static void test_span(void)
   int bad = 0;
   double rmin = INFINITY, worst = 0, outside = INFINITY;
   for (int p = 1; p <= 3; p++) {
-    struct refel_tet *re = NULL;
+    struct refel *re = NULL;
     TAP_CALL(NULL, refel_tet_create(p, &re));
     const int n = re->nsh;
     double *G = malloc(sizeof(double) * n * n);
@@ -195,7 +195,7 @@ static void test_span(void)
     if (r <= 0) {
       bad++;
       free(G);
-      refel_tet_destroy(&re);
+      refel_destroy(&re);
       continue;
     }
     rmin = fmin(rmin, r);
@@ -211,7 +211,7 @@ static void test_span(void)
     const int ex[3] = {p, 0, 0};
     outside = fmin(outside, fit(re, G, 1, ex, 0));
     free(G);
-    refel_tet_destroy(&re);
+    refel_destroy(&re);
   }
   tap_ok(!bad,
          "p = 1..3: the Gram matrix int N_i . N_j is symmetric positive definite "
@@ -231,7 +231,7 @@ static void test_traces(void)
   int bad_edge = 0, bad_face = 0, bad_parity = 0;
   double whitney = 0;
   const int p = 3, n = refel_tet_nsh(3);
-  struct refel_tet *re = NULL;
+  struct refel *re = NULL;
   TAP_CALL(NULL, refel_tet_create(p, &re));
   double gx[8], gw[8];
   quad_gauss_legendre(8, gx, gw);
@@ -253,7 +253,7 @@ static void test_traces(void)
         const double tan = val[i] * t[0] + val[n + i] * t[1] + val[2 * n + i] * t[2];
         const double tanr = vr[i] * t[0] + vr[n + i] * t[1] + vr[2 * n + i] * t[2];
         integral[i] += gw[k] / 2 * tan;
-        const struct tet_mode *m = &re->mode[i];
+        const struct refel_mode *m = &re->mode[i];
         if (m->kind != MODE_EDGE || m->entity != g) {
           if (fabs(tan) > 1e-14) bad_edge++;
         } else if (fabs(tan - (m->odd ? 1 : -1) * tanr) > 1e-13) {
@@ -279,7 +279,7 @@ static void test_traces(void)
       }
       refel_tet_eval(p, xi, val, NULL);
       for (int i = 0; i < n; i++) {
-        const struct tet_mode *m = &re->mode[i];
+        const struct refel_mode *m = &re->mode[i];
         int on = m->kind == MODE_FACE && m->entity == f;
         if (m->kind == MODE_EDGE) {
           const int a = tet_edge_vert[m->entity][0], b = tet_edge_vert[m->entity][1];
@@ -292,7 +292,7 @@ static void test_traces(void)
       }
     }
   }
-  refel_tet_destroy(&re);
+  refel_destroy(&re);
   tap_ok(!bad_edge, "p = 3: on each edge only its own modes have a tangential component");
   tap_ok(whitney < 1e-14,
          "the Whitney function of an edge has tangential integral 1 along it "

@@ -39,7 +39,7 @@ static double max_abs(int n, const double *a)
 
 /* Coefficients of grad g in the reference basis, for g = x^a y^b z^c of the reference
  * coordinates, by the reference L2 projection (L: the factored reference Gram matrix). */
-static void reference_gradient(const struct refel_tet *re, const double *L, const int *ex,
+static void reference_gradient(const struct refel *re, const double *L, const int *ex,
                                double *c)
 {
   const int n = re->nsh;
@@ -63,7 +63,7 @@ static void test_properties(void)
   double asym = 0, null_rel = 0;
   int bad_spd = 0, count_ok = 1;
   for (int p = 1; p <= 3; p++) {
-    struct refel_tet *re = NULL;
+    struct refel *re = NULL;
     TAP_CALL(NULL, refel_tet_create(p, &re));
     const int n = re->nsh;
     double *L = malloc(sizeof(double) * n * n);
@@ -107,7 +107,7 @@ static void test_properties(void)
       count_ok = count_ok && ngrad == (p + 1) * (p + 2) * (p + 3) / 6 - 1;
     }
     free(L);
-    refel_tet_destroy(&re);
+    refel_destroy(&re);
   }
   tap_ok(asym < 1e-15,
          "p = 1..3, affine and curved cells, scalar and tensor eps, mu: T_e and "
@@ -129,7 +129,7 @@ static void test_null_dimension(void)
   int ok = 1;
   double gap = INFINITY, zero = 0;
   for (int p = 1; p <= 3; p++) {
-    struct refel_tet *re = NULL;
+    struct refel *re = NULL;
     TAP_CALL(NULL, refel_tet_create(p, &re));
     const int n = re->nsh, want = (p + 1) * (p + 2) * (p + 3) / 6 - 1;
     double X[30], lam[NSH];
@@ -143,7 +143,7 @@ static void test_null_dimension(void)
     ok = ok && nz == want;
     zero = fmax(zero, fabs(lam[want - 1]) / lam[n - 1]);
     gap = fmin(gap, lam[want] / lam[n - 1]);
-    refel_tet_destroy(&re);
+    refel_destroy(&re);
   }
   tap_ok(ok,
          "p = 1..3, a curved cell: S x = l T x has exactly 3, 9, 19 zero eigenvalues "
@@ -195,7 +195,7 @@ static void whitney_exact(const double *X, const struct tet_coef *k, double *Te,
 static void test_independent(void)
 {
   double dw = 0, drule = 0, dcurved = 0, d10 = 0;
-  struct refel_tet *re1 = NULL;
+  struct refel *re1 = NULL;
   TAP_CALL(NULL, refel_tet_create(1, &re1));
   for (int t = 0; t < 10; t++) {
     double X[12], e[9], m[9];
@@ -208,14 +208,14 @@ static void test_independent(void)
     whitney_exact(X, &k, T2, S2);
     dw = fmax(dw, fmax(tap_reldiff(T, T2, 36), tap_reldiff(S, S2, 36)));
   }
-  refel_tet_destroy(&re1);
+  refel_destroy(&re1);
   tap_ok(dw < 1e-13,
          "p = 1, affine cells, tensor eps and mu: T_e and S_e are the closed forms "
          "of the Whitney elements (%.2g)",
          dw);
 
   for (int p = 1; p <= 3; p++) {
-    struct refel_tet *re = NULL, *lo = NULL, *hi = NULL;
+    struct refel *re = NULL, *lo = NULL, *hi = NULL;
     TAP_CALL(NULL, refel_tet_create(p, &re));
     TAP_CALL(NULL, refel_tet_create_rule(p, p + 1, &lo));
     TAP_CALL(NULL, refel_tet_create_rule(p, 12, &hi));
@@ -240,9 +240,9 @@ static void test_independent(void)
       TAP_CALL(NULL, tet_element_reference(hi, 10, X10, &k, T2, S2));
       dcurved = fmax(dcurved, fmax(tap_reldiff(T, T2, n * n), tap_reldiff(S, S2, n * n)));
     }
-    refel_tet_destroy(&re);
-    refel_tet_destroy(&lo);
-    refel_tet_destroy(&hi);
+    refel_destroy(&re);
+    refel_destroy(&lo);
+    refel_destroy(&hi);
   }
   tap_ok(drule < 1e-13,
          "p = 1..3, affine: the default rule and the rule of degree 2p+1 agree "
@@ -261,7 +261,7 @@ static void test_transformations(void)
 {
   double drot = 0, dscale = 0, dscalar = 0;
   for (int p = 1; p <= 3; p++) {
-    struct refel_tet *re = NULL;
+    struct refel *re = NULL;
     TAP_CALL(NULL, refel_tet_create(p, &re));
     const int n = re->nsh;
     double X[30], Y[30], e[9], m[9], er[9], mr[9], R[9], h = 0.3;
@@ -312,7 +312,7 @@ static void test_transformations(void)
     TAP_CALL(NULL, tet_coef_scalar(2, 4, &k));
     TAP_CALL(NULL, tet_element_reference(re, 10, X, &k, T2, S2));
     dscalar = fmax(dscalar, fmax(tap_reldiff(T2, T, n * n), tap_reldiff(S2, S, n * n)));
-    refel_tet_destroy(&re);
+    refel_destroy(&re);
   }
   tap_ok(drot < 1e-13,
          "p = 1..3, curved: rotating the cell and its tensors leaves T_e and S_e "
@@ -327,7 +327,7 @@ static void test_transformations(void)
 
 static void test_errors(void)
 {
-  struct refel_tet *re = NULL;
+  struct refel *re = NULL;
   TAP_CALL(NULL, refel_tet_create(2, &re));
   struct tet_coef k;
   const double nonsym[9] = {1, 0.5, 0, 0, 1, 0, 0, 0, 1}, indef[9] = {1, 0, 0, 0, -1, 0, 0, 0, 1};
@@ -370,7 +370,7 @@ static void test_errors(void)
          "geom_tet_check accepts both orientations (%d, %d), refuses a folded 10-node cell "
          "(%s), as the element routine does; 5 or 8 nodes are refused",
          o1, o2, femint_error_name(e1));
-  refel_tet_destroy(&re);
+  refel_destroy(&re);
 }
 
 int main(void)

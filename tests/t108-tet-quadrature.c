@@ -81,12 +81,12 @@ int main(void)
   /* The H(curl) tetrahedron of order p tabulates the rule of degree 2p + 4 by default. */
   int same = 1;
   for (int p = 1; p <= 3; p++) {
-    struct refel_tet *re = NULL;
+    struct refel *re = NULL;
     TAP_CALL(NULL, refel_tet_create(p, &re));
     TAP_CALL(NULL, quad_tet_symmetric(2 * p + 4, &n, &x, &w, NULL));
     same = same && re->nq == n && re->degree == 2 * p + 4 && re->nline == 0 &&
            !memcmp(re->xq, x, sizeof(double) * 3 * n) && !memcmp(re->wq, w, sizeof(double) * n);
-    refel_tet_destroy(&re);
+    refel_destroy(&re);
   }
   tap_ok(same, "refel_tet_create(p) tabulates the symmetric rule of degree 2p + 4 (24, 46, 79 "
                "points for p = 1, 2, 3)");

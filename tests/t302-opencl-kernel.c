@@ -31,17 +31,22 @@ static int build_kernel(struct cl_env *env, const struct volume_cl_config *cfg, 
 }
 
 /* Integrate ncell cells of one order and form in one precision and compare with Algorithm 1.
- * Returns the largest relative Frobenius difference, or -1 on an OpenCL failure. */
+ * With off > 0 the kernel writes into a larger output buffer, from REAL off on, as a batch
+ * writes its part of a vector of several batches: *untouched (when not NULL) says whether the
+ * REALs before and after that part kept their initial contents. Returns the largest relative
+ * Frobenius difference, or -1 on an OpenCL failure. */
 static double run_case(struct cl_env *env, const struct refel *re, const struct form_case *fc,
                        int single, int ncell, const double *jac, const double *coef,
-                       const double *aref, int few_groups, int *epg_out)
+                       const double *aref, int few_groups, int *epg_out, size_t off,
+                       int *untouched)
 {
   const int nsh = re->nsh, n = nsh * fc->ne;
   const int ncoef = fc->kind == FORM_GENERIC ? fc->ne * fc->ne * 16
                     : fc->kind == FORM_ELASTICITY ? 2 : 1;
   struct volume_cl_config cfg;
   if (volume_cl_configure(&env->info, 3, nsh, re->nq, fc->ne, ncoef, fc->kind,
-                          single ? FEMINT_SINGLE : FEMINT_DOUBLE, VARIANT_REG_NOJAC, 0, &cfg)) {
+                          single ? FEMINT_SINGLE : FEMINT_DOUBLE, FEMINT_VARIANT_REG_NOJAC, 0,
+                          &cfg)) {
     tap_diag("%s", femint_thread_error());
     return -1;
   }
@@ -58,17 +63,28 @@ static double run_case(struct cl_env *env, const struct refel *re, const struct 
 
   const size_t rs = single ? sizeof(float) : sizeof(double);
   const size_t nout = (size_t)ncell * n * n;
+  /* The whole buffer: the batch's part from off, and as many REALs again after it. */
+  const size_t nbuf = off ? off + nout + off : nout;
   cl_int e1, e2, e3, e4 = CL_SUCCESS;
   cl_mem djac = upload(env, jac, (size_t)ncell * re->nq * GEOM_NTERMS, single, &e1);
   cl_mem dcoef = upload(env, coef, (size_t)ncell * ncoef, single, &e2);
   cl_mem dphi = upload(env, re->phi, (size_t)re->nq * 4 * nsh, single, &e3);
-  cl_mem dout = clCreateBuffer(env->ctx, CL_MEM_WRITE_ONLY, nout * rs, NULL, &e4);
   double worst = -1;
-  void *out = malloc(nout * rs);
+  void *out = malloc(nbuf * rs);
+  /* A recognizable initial content: -(i + 1) at REAL i. */
+  for (size_t i = 0; out && i < nbuf; i++) {
+    if (single)
+      ((float *)out)[i] = -(float)(i + 1);
+    else
+      ((double *)out)[i] = -(double)(i + 1);
+  }
+  cl_mem dout = clCreateBuffer(env->ctx, off ? CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR
+                                             : CL_MEM_WRITE_ONLY,
+                               nbuf * rs, off ? out : NULL, &e4);
   if (e1 == CL_SUCCESS && e2 == CL_SUCCESS && e3 == CL_SUCCESS && e4 == CL_SUCCESS && out) {
     cl_event ev;
     cl_int err = volume_cl_enqueue(env->queue, k, &cfg, &shape_dev, ncell, djac, dcoef, dphi, NULL,
-                                   dout, &ev);
+                                   dout, off, &ev);
     /* A device that cannot run the planned work-group size gets a smaller one. */
     while ((err == CL_OUT_OF_RESOURCES || err == CL_INVALID_WORK_GROUP_SIZE) &&
            volume_cl_replan(&env->info, &cfg) == 0) {
@@ -83,19 +99,26 @@ static double run_case(struct cl_env *env, const struct refel *re, const struct 
       }
       volume_cl_launch_shape(&shape_dev, &cfg, ncell, &global, &local, epg_out);
       err = volume_cl_enqueue(env->queue, k, &cfg, &shape_dev, ncell, djac, dcoef, dphi, NULL,
-                              dout, &ev);
+                              dout, off, &ev);
     }
     if (err == CL_SUCCESS) {
-      err = clEnqueueReadBuffer(env->queue, dout, CL_TRUE, 0, nout * rs, out, 1, &ev, NULL);
+      err = clEnqueueReadBuffer(env->queue, dout, CL_TRUE, 0, nbuf * rs, out, 1, &ev, NULL);
       clReleaseEvent(ev);
     }
     if (err == CL_SUCCESS) {
       double *a = malloc((size_t)n * n * sizeof *a);
       worst = 0;
+      if (untouched) {
+        *untouched = 1;
+        for (size_t i = 0; i < nbuf; i++)
+          if (i < off || i >= off + nout)
+            *untouched = *untouched && (single ? ((float *)out)[i] == -(float)(i + 1)
+                                               : ((double *)out)[i] == -(double)(i + 1));
+      }
       for (int c = 0; c < ncell; c++) {
         for (size_t i = 0; i < (size_t)n * n; i++)
-          a[i] = single ? ((float *)out)[(size_t)c * n * n + i]
-                        : ((double *)out)[(size_t)c * n * n + i];
+          a[i] = single ? ((float *)out)[off + (size_t)c * n * n + i]
+                        : ((double *)out)[off + (size_t)c * n * n + i];
         double d = tap_reldiff(a, aref + (size_t)c * n * n, (size_t)n * n);
         if (isnan(d)) {
           worst = d;
@@ -132,7 +155,7 @@ int main(void)
 {
   struct cl_env env;
   if (cl_env_open(&env)) return 1;
-  env.src = volume_cl_source(VARIANT_REG_NOJAC);
+  env.src = volume_cl_source(FEMINT_VARIANT_REG_NOJAC);
   if (!env.src) {
     printf("Bail out! the kernel sources are not embedded\n");
     return 1;
@@ -144,15 +167,15 @@ int main(void)
   struct volume_cl_config cfg;
   small.local_mem = 1024;
   tap_ok(volume_cl_configure(&small, 3, 288, 336, 3, 2, FORM_ELASTICITY, FEMINT_SINGLE,
-                             VARIANT_REG_NOJAC, 0, &cfg) == FEMINT_ENOTSUP,
+                             FEMINT_VARIANT_REG_NOJAC, 0, &cfg) == FEMINT_ENOTSUP,
          "a kernel that needs more local memory than the device has is refused");
   small = env.info;
   small.fp64 = 0;
-  tap_ok(volume_cl_configure(&small, 3, 6, 6, 1, 1, FORM_LAPLACE, FEMINT_DOUBLE, VARIANT_REG_NOJAC, 0,
-                             &cfg) == FEMINT_ENOTSUP,
+  tap_ok(volume_cl_configure(&small, 3, 6, 6, 1, 1, FORM_LAPLACE, FEMINT_DOUBLE,
+                             FEMINT_VARIANT_REG_NOJAC, 0, &cfg) == FEMINT_ENOTSUP,
          "double precision on a device without fp64 is refused");
   tap_ok(volume_cl_configure(&env.info, 3, 6, 6, 2, 1, FORM_ELASTICITY, FEMINT_SINGLE,
-                             VARIANT_REG_NOJAC, 0, &cfg) == FEMINT_EINVAL,
+                             FEMINT_VARIANT_REG_NOJAC, 0, &cfg) == FEMINT_EINVAL,
          "elasticity with two components is refused");
   {
     cl_program prog;
@@ -204,10 +227,25 @@ int main(void)
         if (single && !is_single_order(p)) continue;
         const double tol = single ? 1e-4 : 1e-12;
         int epg;
-        double d = run_case(&env, re, fc, single, ncell, jac, coef, aref, p <= 3, &epg);
+        double d =
+            run_case(&env, re, fc, single, ncell, jac, coef, aref, p <= 3, &epg, 0, NULL);
         if (epg > epg_seen) epg_seen = epg;
         tap_ok(d >= 0 && d < tol, "p=%d %s (ne=%d) %s: relative difference %.3g < %g", p,
                form_kind_name(fc->kind), fc->ne, single ? "single" : "double", d, tol);
+      }
+      /* A batch that writes its part of a larger vector: at p = 2, elasticity, from an odd
+       * offset (REALs) that is not a multiple of the element matrix size. */
+      if (p == 2 && fc->kind == FORM_ELASTICITY) {
+        const int single = !env.info.fp64;
+        const double tol = single ? 1e-4 : 1e-12;
+        const size_t off = 3 * (size_t)n * n + 7;
+        int epg, untouched = 0;
+        double d = run_case(&env, re, fc, single, ncell, jac, coef, aref, 1, &epg, off,
+                            &untouched);
+        tap_ok(d >= 0 && d < tol && untouched,
+               "p=%d %s %s into a larger buffer from REAL %zu: relative difference %.3g < %g, "
+               "the rest of the buffer untouched (%d)",
+               p, form_kind_name(fc->kind), single ? "single" : "double", off, d, tol, untouched);
       }
       free(coef);
       free(cfull);

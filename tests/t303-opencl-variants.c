@@ -10,6 +10,11 @@
 #include "opencl_common.h"
 #include "tap.h"
 
+/* The variants are FEMINT_VARIANT_REG_NOJAC (1) .. FEMINT_VARIANT_GEMM; arrays indexed by variant
+ * leave index 0 (automatic) unused. */
+#define VFIRST FEMINT_VARIANT_REG_NOJAC
+#define VEND (FEMINT_VARIANT_GEMM + 1)
+
 /* The inputs of one order: ncell cells, their vertices, Jacobian terms and the quadrature. */
 struct order_case {
   const struct refel *re;
@@ -18,11 +23,15 @@ struct order_case {
 };
 
 /* Integrate the cells of one order and form with one variant, precision and storage, and
- * compare with the reference (full matrices aref). Returns the largest relative Frobenius
- * difference over the cells, or -1 on a failure. */
+ * compare with the reference (full matrices aref). With off > 0 the kernel writes into a larger
+ * output buffer from REAL off on, as a batch writes its part of a vector of several batches:
+ * *untouched (when not NULL) says whether the REALs before and after that part kept their
+ * initial contents. Returns the largest relative Frobenius difference over the cells, or -1 on a
+ * failure. */
 static double run_case(struct cl_env *env, char *const *src, const struct order_case *oc,
                        const struct form_case *fc, int variant, int single, int symmetric,
-                       const double *coef, const double *aref, int few_groups, int *epg_out)
+                       const double *coef, const double *aref, int few_groups, int *epg_out,
+                       size_t off, int *untouched)
 {
   const struct refel *re = oc->re;
   const int nsh = re->nsh, n = nsh * fc->ne, ncell = oc->ncell;
@@ -56,6 +65,8 @@ static double run_case(struct cl_env *env, char *const *src, const struct order_
 
   const size_t rs = single ? sizeof(float) : sizeof(double);
   const size_t per = volume_cl_out_size(&cfg), nout = (size_t)ncell * per;
+  /* The whole buffer: the batch's part from off, and as many REALs again after it. */
+  const size_t nbuf = off ? off + nout + off : nout;
   const int jac = volume_variant_jac(variant);
   cl_int e1, e2, e3, e4, e5 = CL_SUCCESS;
   cl_mem dgeo = jac ? upload(env, oc->X, (size_t)ncell * 18, single, &e1)
@@ -63,25 +74,42 @@ static double run_case(struct cl_env *env, char *const *src, const struct order_
   cl_mem dcoef = upload(env, coef, (size_t)ncell * ncoef, single, &e2);
   cl_mem dphi = upload(env, re->phi, (size_t)re->nq * 4 * nsh, single, &e3);
   cl_mem dquad = upload(env, oc->quad, (size_t)re->nq * 4, single, &e4);
-  cl_mem dout = clCreateBuffer(env->ctx, CL_MEM_WRITE_ONLY, nout * rs, NULL, &e5);
   double worst = -1;
-  void *out = malloc(nout * rs);
+  void *out = malloc(nbuf * rs);
+  /* A recognizable initial content: -(i + 1) at REAL i. */
+  for (size_t i = 0; out && i < nbuf; i++) {
+    if (single)
+      ((float *)out)[i] = -(float)(i + 1);
+    else
+      ((double *)out)[i] = -(double)(i + 1);
+  }
+  cl_mem dout = clCreateBuffer(env->ctx, off ? CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR
+                                             : CL_MEM_WRITE_ONLY,
+                               nbuf * rs, off ? out : NULL, &e5);
   double *a = malloc(per * sizeof *a), *b = malloc(per * sizeof *b);
   if (e1 == CL_SUCCESS && e2 == CL_SUCCESS && e3 == CL_SUCCESS && e4 == CL_SUCCESS &&
       e5 == CL_SUCCESS && out && a && b) {
     cl_event ev;
     err = volume_cl_enqueue(env->queue, k, &cfg, &shape_dev, ncell, dgeo, dcoef, dphi, dquad,
-                            dout, &ev);
+                            dout, off, &ev);
     if (err == CL_SUCCESS) {
-      err = clEnqueueReadBuffer(env->queue, dout, CL_TRUE, 0, nout * rs, out, 1, &ev, NULL);
+      err = clEnqueueReadBuffer(env->queue, dout, CL_TRUE, 0, nbuf * rs, out, 1, &ev, NULL);
       clReleaseEvent(ev);
     }
     if (err == CL_SUCCESS) {
       worst = 0;
+      if (untouched) {
+        *untouched = 1;
+        for (size_t i = 0; i < nbuf; i++)
+          if (i < off || i >= off + nout)
+            *untouched = *untouched && (single ? ((float *)out)[i] == -(float)(i + 1)
+                                               : ((double *)out)[i] == -(double)(i + 1));
+      }
       for (int c = 0; c < ncell; c++) {
         const double *A = aref + (size_t)c * n * n;
+        const size_t at = off + (size_t)c * per;
         for (size_t i = 0; i < per; i++)
-          a[i] = single ? ((float *)out)[(size_t)c * per + i] : ((double *)out)[(size_t)c * per + i];
+          a[i] = single ? ((float *)out)[at + i] : ((double *)out)[at + i];
         if (symmetric) {
           for (int r = 0; r < n; r++)
             for (int s = r; s < n; s++) b[volume_packed_index(n, r, s)] = A[(size_t)r * n + s];
@@ -119,9 +147,9 @@ static double run_case(struct cl_env *env, char *const *src, const struct order_
 static int wanted(int all, int v, int single, int sym, int f, int p)
 {
   if (all) return 1;
-  const int combo = ((v * 2 + single) * 2 + sym) * 4 + f;
+  const int combo = (((v - VFIRST) * 2 + single) * 2 + sym) * 4 + f;
   if (p == 1 + combo % 4) return 1;
-  return (v == VARIANT_GEMM || v == VARIANT_REG_NOJAC) && p == 5 + combo % 3;
+  return (v == FEMINT_VARIANT_GEMM || v == FEMINT_VARIANT_REG_NOJAC) && p == 5 + combo % 3;
 }
 
 int main(int argc, char **argv)
@@ -131,20 +159,23 @@ int main(int argc, char **argv)
   const int pmax = argc > 2 ? atoi(argv[2]) : 7;
   struct cl_env env;
   if (cl_env_open(&env)) return 1;
-  char *src[VARIANT_COUNT];
-  for (int v = 0; v < VARIANT_COUNT; v++)
+  char *src[VEND] = {NULL};
+  for (int v = VFIRST; v < VEND; v++)
     if (!(src[v] = volume_cl_source(v))) {
-      printf("Bail out! the kernel sources of %s are not embedded\n", volume_variant_name(v));
+      printf("Bail out! the kernel sources of %s are not embedded\n", femint_variant_name(v));
       return 1;
     }
   const clock_t start = clock();
 
   /* Names, the packed index and the refusals of the planning. */
-  int names_ok = volume_variant_parse("nonsense") == -1 && volume_cl_source(VARIANT_COUNT) == NULL;
-  for (int v = 0; v < VARIANT_COUNT; v++)
-    names_ok = names_ok && volume_variant_parse(volume_variant_name(v)) == v &&
+  int names_ok = femint_variant_parse("nonsense") == -1 && volume_cl_source(VEND) == NULL &&
+                 volume_cl_source(FEMINT_VARIANT_AUTO) == NULL &&
+                 femint_variant_parse(femint_variant_name(FEMINT_VARIANT_AUTO)) ==
+                     FEMINT_VARIANT_AUTO;
+  for (int v = VFIRST; v < VEND; v++)
+    names_ok = names_ok && femint_variant_parse(femint_variant_name(v)) == v &&
                volume_cl_kernel_name(v) != NULL;
-  tap_ok(names_ok, "variant names parse back and every variant has a kernel");
+  tap_ok(names_ok, "variant names parse back and every variant but auto has a kernel");
   {
     int packed_ok = 1;
     size_t expect = 0;
@@ -153,24 +184,26 @@ int main(int argc, char **argv)
     tap_ok(packed_ok && expect == 28, "the packed index runs over the upper half row by row");
   }
   struct volume_cl_config cfg;
-  for (int v = 0; v < VARIANT_COUNT; v++)
+  for (int v = VFIRST; v < VEND; v++)
     tap_ok(volume_cl_configure(&env.info, 3, 18, 18, 2, 64, FORM_GENERIC, FEMINT_SINGLE, v, 1,
                                &cfg) == FEMINT_ENOTSUP,
-           "%s: symmetric storage of the generic form is refused", volume_variant_name(v));
-  tap_ok(volume_cl_configure(&env.info, 3, 18, 18, 1, 1, FORM_LAPLACE, FEMINT_SINGLE, VARIANT_COUNT,
-                             0, &cfg) == FEMINT_EINVAL,
-         "an unknown variant is refused");
+           "%s: symmetric storage of the generic form is refused", femint_variant_name(v));
+  tap_ok(volume_cl_configure(&env.info, 3, 18, 18, 1, 1, FORM_LAPLACE, FEMINT_SINGLE, VEND, 0,
+                             &cfg) == FEMINT_EINVAL &&
+             volume_cl_configure(&env.info, 3, 18, 18, 1, 1, FORM_LAPLACE, FEMINT_SINGLE,
+                                 FEMINT_VARIANT_AUTO, 0, &cfg) == FEMINT_EINVAL,
+         "an unknown variant, and auto (not a kernel), are refused");
   {
     char text[2048];
     int ok = volume_cl_configure(&env.info, 3, 40, 48, 3, 2, FORM_ELASTICITY, FEMINT_SINGLE,
-                                 VARIANT_SHM_NOJAC, 0, &cfg) == 0 &&
+                                 FEMINT_VARIANT_SHM_NOJAC, 0, &cfg) == 0 &&
              volume_cl_describe(&env.info, &cfg, 100000, text, sizeof text) == 0 &&
              strstr(text, "blocks per thread") && strstr(text, "output data [MB]");
     tap_ok(ok, "the plan is described");
     if (ok) tap_diag("%s", text);
   }
 
-  int epg_seen[VARIANT_COUNT] = {0};
+  int epg_seen[VEND] = {0};
   for (int p = 1; p <= pmax && p <= 7; p++) {
     struct refel *re;
     if (refel_prism_create(p, &re)) {
@@ -194,9 +227,10 @@ int main(int argc, char **argv)
     for (size_t f = 0; f < sizeof forms / sizeof *forms; f++) {
       const struct form_case *fc = &forms[f];
       int any = 0;
-      for (int v = 0; v < VARIANT_COUNT; v++)
+      for (int v = VFIRST; v < VEND; v++)
         for (int k = 0; k < 4; k++) any = any || wanted(all, v, k / 2, k % 2, (int)f, p);
-      if (!any) continue;
+      const int offset_case = p == 2 && fc->kind == FORM_ELASTICITY;
+      if (!any && !offset_case) continue;
       const int n = nsh * fc->ne;
       const int ncoef = fc->kind == FORM_GENERIC ? fc->ne * fc->ne * 16
                         : fc->kind == FORM_ELASTICITY ? 2 : 1;
@@ -213,18 +247,37 @@ int main(int argc, char **argv)
           return 1;
         }
       }
-      for (int v = 0; v < VARIANT_COUNT; v++)
+      for (int v = VFIRST; v < VEND; v++)
         for (int single = 0; single <= 1; single++)
           for (int sym = 0; sym <= (fc->kind == FORM_GENERIC ? 0 : 1); sym++) {
             if ((!single && !env.info.fp64) || !wanted(all, v, single, sym, (int)f, p)) continue;
             const double tol = single ? 1e-4 : 1e-12;
             int epg = 0;
-            double d = run_case(&env, src, &oc, fc, v, single, sym, coef, aref, p <= 2, &epg);
+            double d = run_case(&env, src, &oc, fc, v, single, sym, coef, aref, p <= 2, &epg, 0,
+                                NULL);
             if (epg > epg_seen[v]) epg_seen[v] = epg;
             tap_ok(d >= 0 && d < tol, "p=%d %s (ne=%d) %s %s %s: relative difference %.3g < %g",
-                   p, form_kind_name(fc->kind), fc->ne, volume_variant_name(v),
+                   p, form_kind_name(fc->kind), fc->ne, femint_variant_name(v),
                    single ? "single" : "double", sym ? "symmetric" : "full", d, tol);
           }
+      /* Every variant writes a batch's part of a larger vector: at p = 2, elasticity, in the
+       * storage each variant gets by turns, from an odd offset (REALs) that is not a multiple of
+       * the element matrix size. */
+      if (offset_case)
+        for (int v = VFIRST; v < VEND; v++) {
+          const int single = !env.info.fp64, sym = v % 2;
+          const double tol = single ? 1e-4 : 1e-12;
+          const size_t off = 3 * (size_t)n * n + 7;
+          int epg = 0, untouched = 0;
+          double d = run_case(&env, src, &oc, fc, v, single, sym, coef, aref, 1, &epg, off,
+                              &untouched);
+          tap_ok(d >= 0 && d < tol && untouched,
+                 "p=%d %s %s %s %s into a larger buffer from REAL %zu: relative difference %.3g "
+                 "< %g, the rest of the buffer untouched (%d)",
+                 p, form_kind_name(fc->kind), femint_variant_name(v),
+                 single ? "single" : "double", sym ? "symmetric" : "full", off, d, tol,
+                 untouched);
+        }
       free(coef);
       free(cfull);
       free(aref);
@@ -234,12 +287,12 @@ int main(int argc, char **argv)
     free(quad);
     refel_destroy(&re);
   }
-  for (int v = 0; v < VARIANT_COUNT; v++)
+  for (int v = VFIRST; v < VEND; v++)
     tap_ok(epg_seen[v] > 1, "%s: work-groups integrated up to %d cells each",
-           volume_variant_name(v), epg_seen[v]);
+           femint_variant_name(v), epg_seen[v]);
   tap_diag("CPU time %.1f s", (double)(clock() - start) / CLOCKS_PER_SEC);
 
-  for (int v = 0; v < VARIANT_COUNT; v++) free(src[v]);
+  for (int v = VFIRST; v < VEND; v++) free(src[v]);
   clReleaseCommandQueue(env.queue);
   clReleaseContext(env.ctx);
   return tap_done();

@@ -1,7 +1,8 @@
-/* Test: the quadrilateral element matrices that the pipeline computes (femint_integrate: packing,
- * the CPU codelet and the OpenCL GEMM kernel, in double and single precision, full and upper-half
- * storage) agree with the plain reference of reference_quad.c on random curved 8-node elements,
- * for plane stress, plane strain, Laplace, mass and generic forms with per-cell coefficients. */
+/* Test: the quadrilateral element matrices that the pipeline computes (femint_operator_integrate:
+ * packing, the CPU codelet and the OpenCL GEMM kernel, in double and single precision, full and
+ * upper-half storage) agree with the plain reference of reference_quad.c on random curved 8-node
+ * elements, for plane stress, plane strain, Laplace, mass and generic forms with per-cell
+ * coefficients. */
 #include <math.h>
 
 #include "host/mesh.h"
@@ -75,24 +76,31 @@ static double run_case(femint_context_t ctx, femint_mesh_t mesh, const struct fo
 {
   femint_space_t s;
   femint_form_t f;
-  if (femint_space_create(ctx, mesh, fc->ne, NULL, p, &s)) return -1;
+  femint_operator_t op;
+  if (femint_space_create(ctx, mesh, FEMINT_H1, fc->ne, NULL, p, &s)) return -1;
   if (make_form(ctx, fc, &f)) {
+    femint_space_destroy(&s);
+    return -1;
+  }
+  const struct femint_operator_options opt = {.precision = precision, .symmetric = symmetric,
+                                              .where = where};
+  if (femint_operator_create(ctx, s, 1, &f, &opt, &op)) {
+    tap_diag("femint_operator_create: %s", femint_last_error(ctx));
+    femint_form_destroy(&f);
     femint_space_destroy(&s);
     return -1;
   }
   const int n = refel_quad_nsh(p) * fc->ne;
   const size_t per = symmetric ? (size_t)n * (n + 1) / 2 : (size_t)n * n;
   struct collect col = {n, symmetric, precision, {0}, malloc(NCELL * per * sizeof(double))};
-  struct femint_assemble_options opt = {.precision = precision, .symmetric = symmetric,
-                                        .where = where};
   double worst = -1;
-  if (!femint_integrate(ctx, s, f, &opt, collect, &col, NULL)) {
+  if (!femint_operator_integrate(op, collect, &col, NULL)) {
     struct refel *re;
     refel_quad_create(p, &re);
     double *A = malloc(per * sizeof *A), c[2 * 2 * 9], X[16];
     worst = 0;
     for (int cell = 0; cell < NCELL; cell++) {
-      const int nnode = mesh_quad_nodes(mesh, cell, X);
+      const int nnode = mesh_cell_nodes(mesh, cell, X);
       ref_coef(fc, cell, c);
       integrate_quad_reference(re, nnode, X, fc->ne, c, symmetric, A);
       double d = 0, a = 0;
@@ -106,41 +114,46 @@ static double run_case(femint_context_t ctx, femint_mesh_t mesh, const struct fo
     free(A);
     refel_destroy(&re);
   } else {
-    tap_diag("femint_integrate: %s", femint_last_error(ctx));
+    tap_diag("femint_operator_integrate: %s", femint_last_error(ctx));
   }
   free(col.mats);
+  femint_operator_destroy(&op);
   femint_form_destroy(&f);
   femint_space_destroy(&s);
   return worst;
 }
 
-/* An element matrix of the mesh's first cell through femint_element_matrix against the
+/* An element matrix of the mesh's first cell through femint_operator_element_matrix against the
  * reference, and the plane stress lambda* against seed 003's material matrix directly. */
 static void check_element_matrix(femint_context_t ctx, femint_mesh_t mesh)
 {
   const double E = 3.0, nu = 0.27;
   femint_space_t s;
   femint_form_t f;
-  TAP_CALL(ctx, femint_space_create(ctx, mesh, 2, NULL, 4, &s));
+  femint_operator_t op;
+  TAP_CALL(ctx, femint_space_create(ctx, mesh, FEMINT_H1, 2, NULL, 4, &s));
   TAP_CALL(ctx, femint_form_create_plane_elasticity(ctx, FEMINT_PLANE_STRESS, 1, &E, &nu, &f));
+  TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &f, NULL, &op));
   const int n = 2 * refel_quad_nsh(4);
   double *A = malloc(sizeof *A * n * n), *R = malloc(sizeof *R * n * n), c[36], X[16];
-  TAP_CALL(ctx, femint_element_matrix(ctx, s, f, 0, A));
+  TAP_CALL(ctx, femint_operator_element_matrix(op, 0, 0, A));
   struct refel *re;
   refel_quad_create(4, &re);
   quad_coef_elasticity(QUAD_PLANE_STRESS, E, nu, c);
-  integrate_quad_reference(re, mesh_quad_nodes(mesh, 0, X), X, 2, c, QUAD_STORE_FULL, R);
+  integrate_quad_reference(re, mesh_cell_nodes(mesh, 0, X), X, 2, c, QUAD_STORE_FULL, R);
   double d = 0, a = 0;
   for (int i = 0; i < n * n; i++) {
     d += (A[i] - R[i]) * (A[i] - R[i]);
     a += R[i] * R[i];
   }
-  tap_ok(sqrt(d / a) < 1e-13, "femint_element_matrix of a curved quadrilateral, p = 4: rel. "
-                              "difference %.2e from the reference",
+  tap_ok(sqrt(d / a) < 1e-13,
+         "femint_operator_element_matrix of a curved quadrilateral, p = 4: rel. difference "
+         "%.2e from the reference",
          sqrt(d / a));
   refel_destroy(&re);
   free(A);
   free(R);
+  femint_operator_destroy(&op);
   femint_form_destroy(&f);
   femint_space_destroy(&s);
 }

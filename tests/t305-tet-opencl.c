@@ -1,11 +1,10 @@
 /* Test: the OpenCL kernels of the H(curl) tetrahedron reproduce the host: T_e and S_e of batches
- * of curved cells by the pipeline's tet_matrix kernel (orders 1-3, double and single) and the
- * COO -> CSR steps after the sort. */
-#include "codelets/volume_opencl.h"
-#include "host/maxwell.h"
-#include "host/mesh_tet.h"
+ * of straight and curved cells by the pipeline's hcurl_matrix kernel (orders 1-3, double and
+ * single) and by the CPU codelet's hcurl_cell_matrix, and the COO -> CSR steps after the sort. */
+#include "codelets/codelets.h"
+#include "codelets/kernels.h"
+#include "host/pattern.h"
 #include "opencl_common.h"
-#include "scheduler/kernels.h"
 #include "tet_common.h"
 
 static cl_kernel build(struct cl_env *env, const char *file, const char *name, const char *opts,
@@ -54,25 +53,35 @@ static void download(struct cl_env *env, cl_mem m, size_t n, int single, double 
   free(host);
 }
 
-/* T_e and S_e of ncell random curved cells by tet_matrix (its T and S builds) against
- * tet_element_reference: the largest relative Frobenius difference of a cell, or -1 on an OpenCL
- * failure. */
-static double batch_case(struct cl_env *env, int p, int single, int ncell)
+/* The largest relative Frobenius differences over the cells of a batch from the reference. */
+struct batch_result {
+  double cl, cpu; /* hcurl_matrix; hcurl_cell_matrix (the CPU codelet's); -1 on a failure */
+};
+
+/* T_e and S_e of ncell random cells with nnode nodes (4: straight, 10: curved) and tensor eps
+ * and mu, by hcurl_matrix (builds WHICH = 0, the mass form with coef = eps, and WHICH = 1, the
+ * curl-curl form with coef = nu = mu^-1, on tables from hcurl_table_fill) and by
+ * hcurl_cell_matrix, against tet_element_reference. */
+static struct batch_result batch_case(struct cl_env *env, int p, int single, int ncell, int nnode)
 {
-  struct refel_tet *re = NULL;
+  struct refel *re = NULL;
   TAP_CALL(NULL, refel_tet_create(p, &re));
-  const int n = re->nsh, wg = maxwell_wg_size(n);
-  const size_t n2 = (size_t)n * n, ntab = maxwell_table_size(re, 10);
-  double *tab = malloc(sizeof(double) * ntab), *nodes = malloc(sizeof(double) * ncell * 30);
-  double *coef = malloc(sizeof(double) * ncell * MAXWELL_NCOEF);
+  const int n = re->nsh, wg = hcurl_wg_size(n), nx = 3 * nnode;
+  const size_t n2 = (size_t)n * n, ntab = hcurl_table_size(re, nnode);
+  double *tab = malloc(sizeof(double) * ntab), *nodes = malloc(sizeof(double) * ncell * nx);
+  /* coef[0]: eps of every cell, coef[1]: nu */
+  double *coef[2] = {malloc(sizeof(double) * ncell * 9), malloc(sizeof(double) * ncell * 9)};
   double *ref[2] = {malloc(sizeof(double) * ncell * n2), malloc(sizeof(double) * ncell * n2)};
   double *M = malloc(sizeof(double) * ncell * n2);
-  maxwell_table_fill(re, 10, tab);
+  double *scratch = malloc(sizeof(double) * hcurl_cell_scratch(re));
+  void *Mc = malloc(sizeof(double) * n2);
+  hcurl_table_fill(re, nnode, tab);
   for (int c = 0; c < ncell; c++) {
-    double X[12], *X10 = nodes + 30 * c, e[9] = {0}, m[9] = {0};
+    double X[12], X10[30], e[9] = {0}, m[9] = {0};
     random_affine_tet(1, 0.2, X);
     affine_nodes10(X, X10);
     for (int k = 12; k < 30; k++) X10[k] += 0.05 * (2 * drand48() - 1);
+    memcpy(nodes + (size_t)nx * c, nnode == 10 ? X10 : X, sizeof(double) * nx);
     for (int d = 0; d < 3; d++) {
       e[4 * d] = 1 + drand48();
       m[4 * d] = 1 + drand48();
@@ -80,65 +89,90 @@ static double batch_case(struct cl_env *env, int p, int single, int ncell)
     e[1] = e[3] = 0.2;
     struct tet_coef k;
     TAP_CALL(NULL, tet_coef_tensor(e, m, &k));
-    memcpy(coef + MAXWELL_NCOEF * c, k.eps, sizeof k.eps);
-    memcpy(coef + MAXWELL_NCOEF * c + 9, k.nu, sizeof k.nu);
-    TAP_CALL(NULL, tet_element_reference(re, 10, X10, &k, ref[0] + c * n2, ref[1] + c * n2));
+    memcpy(coef[0] + 9 * c, k.eps, sizeof k.eps);
+    memcpy(coef[1] + 9 * c, k.nu, sizeof k.nu);
+    TAP_CALL(NULL, tet_element_reference(re, nnode, nodes + (size_t)nx * c, &k, ref[0] + c * n2,
+                                         ref[1] + c * n2));
   }
+  struct batch_result r = {0, 0};
+  /* The CPU codelet's element matrices. */
+  for (int which = 0; which < 2; which++)
+    for (int c = 0; c < ncell; c++) {
+      hcurl_cell_matrix(re, which ? FORM_CURLCURL : FORM_HCURL_MASS, nnode,
+                        nodes + (size_t)nx * c, coef[which] + 9 * c, scratch, single, Mc);
+      for (size_t i = 0; i < n2; i++)
+        M[i] = single ? ((float *)Mc)[i] : ((double *)Mc)[i];
+      r.cpu = fmax(r.cpu, tap_reldiff(M, ref[which] + c * n2, n2));
+    }
   const size_t rs = single ? sizeof(float) : sizeof(double), nout = (size_t)ncell * n2;
-  cl_int e1, e2, e3, e4 = CL_SUCCESS;
+  cl_int e1, e2, e3 = CL_SUCCESS;
   cl_mem dtab = upload(env, tab, ntab, single, &e1);
-  cl_mem dnodes = upload(env, nodes, (size_t)ncell * 30, single, &e2);
-  cl_mem dcoef = upload(env, coef, (size_t)ncell * MAXWELL_NCOEF, single, &e3);
-  cl_mem dM = clCreateBuffer(env->ctx, CL_MEM_WRITE_ONLY, nout * rs, NULL, &e4);
-  double worst = e1 == CL_SUCCESS && e2 == CL_SUCCESS && e3 == CL_SUCCESS && e4 == CL_SUCCESS ? 0 : -1;
-  for (int which = 0; which < 2 && worst >= 0; which++) {
+  cl_mem dnodes = upload(env, nodes, (size_t)ncell * nx, single, &e2);
+  cl_mem dM = clCreateBuffer(env->ctx, CL_MEM_WRITE_ONLY, nout * rs, NULL, &e3);
+  if (e1 != CL_SUCCESS || e2 != CL_SUCCESS || e3 != CL_SUCCESS) r.cl = -1;
+  for (int which = 0; which < 2 && r.cl >= 0; which++) {
     char opts[256];
-    snprintf(opts, sizeof opts, "-DNSH=%d -DNQ=%d -DNNODE=10 -DWHICH=%d -DWG_SIZE=%d %s", n,
-             re->nq, which, wg, single ? "-DREAL=float" : "-DREAL=double -DFEMINT_FP64");
+    snprintf(opts, sizeof opts, "-DNSH=%d -DNQ=%d -DNNODE=%d -DWHICH=%d -DWG_SIZE=%d %s", n,
+             re->nq, nnode, which, wg, single ? "-DREAL=float" : "-DREAL=double -DFEMINT_FP64");
+    cl_int e4;
+    cl_mem dcoef = upload(env, coef[which], (size_t)ncell * 9, single, &e4);
     cl_program prog = NULL;
-    cl_kernel k = build(env, "tet_maxwell.cl", "tet_matrix", opts, &prog);
+    cl_kernel k = e4 == CL_SUCCESS ? build(env, "hcurl.cl", "hcurl_matrix", opts, &prog) : NULL;
     const cl_int nc = ncell;
     const cl_long zero = 0;
-    const struct karg a[] = {KARG(nc),   KARG(dtab), KARG(dnodes), KARG(zero),
+    const struct karg a[] = {KARG(nc),    KARG(dtab), KARG(dnodes), KARG(zero),
                              KARG(dcoef), KARG(zero), KARG(dM),     KARG(zero)};
     if (k && launch_wg(env, k, (size_t)wg * ncell, (size_t)wg, 8, a)) {
       download(env, dM, nout, single, M);
       for (int c = 0; c < ncell; c++)
-        worst = fmax(worst, tap_reldiff(M + c * n2, ref[which] + c * n2, n2));
+        r.cl = fmax(r.cl, tap_reldiff(M + c * n2, ref[which] + c * n2, n2));
     } else {
-      worst = -1;
+      r.cl = -1;
     }
     if (k) clReleaseKernel(k);
     if (prog) clReleaseProgram(prog);
+    if (dcoef) clReleaseMemObject(dcoef);
   }
   clReleaseMemObject(dtab);
   clReleaseMemObject(dnodes);
-  clReleaseMemObject(dcoef);
   clReleaseMemObject(dM);
   free(tab);
   free(nodes);
-  free(coef);
+  free(coef[0]);
+  free(coef[1]);
   free(ref[0]);
   free(ref[1]);
   free(M);
-  refel_tet_destroy(&re);
-  return worst;
+  free(scratch);
+  free(Mc);
+  refel_destroy(&re);
+  return r;
 }
 
 static void test_batches(struct cl_env *env)
 {
-  double wd = 0, ws = 0;
-  for (int p = 1; p <= 3; p++) {
-    const double d = batch_case(env, p, 0, 17), s = batch_case(env, p, 1, 17);
-    if (d < 0 || s < 0) wd = INFINITY;
-    wd = fmax(wd, d);
-    ws = fmax(ws, s);
+  for (int nnode = 10; nnode >= 4; nnode -= 6) {
+    double wd = 0, ws = 0, cd = 0, cs = 0;
+    for (int p = 1; p <= 3; p++) {
+      const struct batch_result d = batch_case(env, p, 0, 17, nnode),
+                                s = batch_case(env, p, 1, 17, nnode);
+      if (d.cl < 0 || s.cl < 0) wd = INFINITY;
+      wd = fmax(wd, d.cl);
+      ws = fmax(ws, s.cl);
+      cd = fmax(cd, d.cpu);
+      cs = fmax(cs, s.cpu);
+    }
+    const char *cells = nnode == 10 ? "curved (10-node)" : "straight (4-node)";
+    tap_ok(wd < 1e-12,
+           "hcurl_matrix (hcurl.cl), p = 1..3, 17 %s cells with tensor eps and mu: T_e (WHICH 0) "
+           "and S_e (WHICH 1) in double equal tet_element_reference (%.2g)",
+           cells, wd);
+    tap_ok(ws < 1e-5, "the same in single precision, %s cells (%.2g)", cells, ws);
+    tap_ok(cd < 1e-12 && cs < 1e-5,
+           "hcurl_cell_matrix (the CPU codelet's), %s cells: the same in double (%.2g) and single "
+           "(%.2g)",
+           cells, cd, cs);
   }
-  tap_ok(wd < 1e-12,
-         "tet_matrix (tet_maxwell.cl), p = 1..3, 17 curved cells with tensor eps and mu: T_e "
-         "and S_e in double equal tet_element_reference (%.2g)",
-         wd);
-  tap_ok(ws < 1e-5, "the same in single precision (%.2g)", ws);
 }
 
 static cl_mem buffer(struct cl_env *env, size_t bytes, const void *host, cl_int *err)
@@ -149,8 +183,8 @@ static cl_mem buffer(struct cl_env *env, size_t bytes, const void *host, cl_int 
                         (void *)host, err);
 }
 
-/* The device steps after the sort on the sorted keys of a random COO matrix, and its sum of a
- * value array, against coo_pattern_build and coo_pattern_sum. */
+/* The device steps after the sort on the sorted keys of a random COO matrix, and its signed sum
+ * of a value array, against the plain reference (coo_ref_build) and pattern_value. */
 static void test_coo(struct cl_env *env)
 {
   const cl_long n = 29, nslot = 3000;
@@ -161,13 +195,17 @@ static void test_coo(struct cl_env *env)
     col[k] = (int64_t)(drand48() * n);
     val[k] = 2 * drand48() - 1;
   }
-  struct coo_pattern p;
-  TAP_CALL(NULL, coo_pattern_build(n, nslot, row, col, &p));
-  /* The sorted keys, as the device sort would leave them. */
+  struct coo_ref p;
+  coo_ref_build(n, nslot, row, col, NULL, &p);
+  /* The sorted keys, as the device sort would leave them, and the sorted slots with a sign -1
+   * (~slot) on every third. */
   const cl_long nvalid = p.nvalid, nnz = p.nnz;
   cl_ulong *key = malloc(sizeof *key * nvalid);
-  for (cl_long k = 0; k < nvalid; k++)
+  int64_t *sperm = malloc(sizeof *sperm * nvalid);
+  for (cl_long k = 0; k < nvalid; k++) {
     key[k] = (cl_ulong)row[p.perm[k]] * (cl_ulong)n + (cl_ulong)col[p.perm[k]];
+    sperm[k] = p.perm[k] % 3 == 0 ? ~p.perm[k] : p.perm[k];
+  }
   cl_program prog = NULL;
   const char *opts = "-DREAL=double -DFEMINT_FP64";
   cl_kernel kh = build(env, "coo.cl", "coo_heads", opts, &prog);
@@ -182,7 +220,7 @@ static void test_coo(struct cl_env *env)
   cl_mem dseg = buffer(env, sizeof(cl_long) * (nnz + 1), NULL, &e[3]);
   cl_mem dcol = buffer(env, sizeof(cl_long) * nnz, NULL, &e[4]);
   cl_mem drow = buffer(env, sizeof(cl_long) * (n + 1), NULL, &e[5]);
-  cl_mem dperm = buffer(env, sizeof(cl_long) * nvalid, p.perm, &e[6]);
+  cl_mem dperm = buffer(env, sizeof(cl_long) * nvalid, sperm, &e[6]);
   cl_mem dcoo = buffer(env, sizeof(double) * nslot, val, &e[7]);
   for (int i = 0; i < 8; i++) ok = ok && e[i] == CL_SUCCESS;
   int64_t *flag = malloc(sizeof *flag * nvalid), *pos = malloc(sizeof *pos * (nvalid + 1));
@@ -196,7 +234,7 @@ static void test_coo(struct cl_env *env)
     ok = launch(env, kh, (size_t)nvalid, 3, ah);
     clEnqueueReadBuffer(env->queue, dflag, CL_TRUE, 0, sizeof *flag * nvalid, flag, 0, NULL, NULL);
     /* The scan on the host here (a device scan is a kernel of its own). */
-    scan_exclusive(nvalid, flag, pos);
+    scan_plain(nvalid, flag, pos);
     ok = ok && pos[nvalid] == nnz;
     clEnqueueWriteBuffer(env->queue, dpos, CL_TRUE, 0, sizeof *pos * (nvalid + 1), pos, 0, NULL,
                          NULL);
@@ -214,15 +252,15 @@ static void test_coo(struct cl_env *env)
     clEnqueueReadBuffer(env->queue, drow, CL_TRUE, 0, sizeof *rowptr * (n + 1), rowptr, 0, NULL,
                         NULL);
     clEnqueueReadBuffer(env->queue, dsum, CL_TRUE, 0, sizeof *sum * nnz, sum, 0, NULL, NULL);
-    coo_pattern_sum(&p, val, ref);
+    for (cl_long u = 0; u < nnz; u++) ref[u] = pattern_value(sperm, p.seg, u, val, 0);
     ok = ok && !memcmp(seg, p.seg, sizeof *seg * (nnz + 1)) &&
          !memcmp(colind, p.colind, sizeof *colind * nnz) &&
          !memcmp(rowptr, p.rowptr, sizeof *rowptr * (n + 1)) &&
          !memcmp(sum, ref, sizeof *sum * nnz);
   }
   tap_ok(ok,
-         "coo.cl: head flags, segments, row pointers and the segmented sum of 3000 slots "
-         "(%lld pairs) equal the host's bit for bit",
+         "coo.cl: head flags, segments, row pointers and the signed segmented sum of 3000 slots "
+         "(%lld pairs) equal the plain reference and pattern_value bit for bit",
          (long long)nnz);
   cl_mem all[] = {dkey, dflag, dpos, dseg, dcol, drow, dperm, dcoo, dsum};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++)
@@ -231,11 +269,12 @@ static void test_coo(struct cl_env *env)
   for (int i = 0; i < 4; i++)
     if (ks_all[i]) clReleaseKernel(ks_all[i]);
   if (prog) clReleaseProgram(prog);
-  coo_pattern_free(&p);
+  coo_ref_free(&p);
   free(row);
   free(col);
   free(val);
   free(key);
+  free(sperm);
   free(flag);
   free(pos);
   free(seg);

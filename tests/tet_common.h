@@ -82,7 +82,7 @@ static inline void affine_nodes10(const double *X, double *X10)
 }
 
 /* Reference Gram matrix G[nsh][nsh] = int N_i . N_j from the tabulation of re. */
-static inline void tet_gram(const struct refel_tet *re, double *G)
+static inline void tet_gram(const struct refel *re, double *G)
 {
   const int n = re->nsh;
   for (int i = 0; i < n; i++)
