@@ -62,6 +62,15 @@ static inline int names_line(const char *path, int line, const char *what)
   return strstr(msg, where) == msg && strstr(msg, what) != NULL;
 }
 
+/* Whether the last error message is "PATH: " (no line: a message about the file or a cell of it)
+ * followed by text that contains what. */
+static inline int names_file(const char *path, const char *what)
+{
+  const char *msg = femint_last_error(NULL);
+  const size_t n = strlen(path);
+  return !strncmp(msg, path, n) && !strncmp(msg + n, ": ", 2) && strstr(msg, what) != NULL;
+}
+
 /* A copy of text with the first occurrence of from replaced by to. */
 static inline char *replace(const char *text, const char *from, const char *to)
 {

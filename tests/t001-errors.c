@@ -9,24 +9,74 @@ int main(void)
   tap_ok(!strcmp(femint_error_name(FEMINT_EJACOBIAN), "FEMINT_EJACOBIAN"), "error name");
   tap_ok(!strcmp(femint_strerror(FEMINT_EORDER), "unsupported polynomial order"), "error text");
   tap_ok(!strcmp(femint_error_name(12345), "FEMINT_EUNKNOWN"), "unknown code has a name");
+  /* Every code of the list has its own name and a text. */
+  static const struct {
+    int code;
+    const char *name;
+  } codes[] = {{FEMINT_OK, "FEMINT_OK"},           {FEMINT_EINVAL, "FEMINT_EINVAL"},
+               {FEMINT_ENOMEM, "FEMINT_ENOMEM"},   {FEMINT_EMESH, "FEMINT_EMESH"},
+               {FEMINT_EJACOBIAN, "FEMINT_EJACOBIAN"}, {FEMINT_EORDER, "FEMINT_EORDER"},
+               {FEMINT_ERUNTIME, "FEMINT_ERUNTIME"}, {FEMINT_EOPENCL, "FEMINT_EOPENCL"},
+               {FEMINT_EIO, "FEMINT_EIO"},         {FEMINT_ENODEV, "FEMINT_ENODEV"},
+               {FEMINT_ESTATE, "FEMINT_ESTATE"},   {FEMINT_ENOTSUP, "FEMINT_ENOTSUP"},
+               {FEMINT_ECALLBACK, "FEMINT_ECALLBACK"}};
+  int bad = 0;
+  for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+    bad += strcmp(femint_error_name(codes[i].code), codes[i].name) != 0 ||
+           !strcmp(femint_strerror(codes[i].code), "unknown error");
+  tap_ok(bad == 0 && FEMINT_ECALLBACK == -12, "the 13 codes have their names and texts (%d wrong)",
+         bad);
   struct femint_refel_info info;
-  tap_ok(femint_refel_info(FEMINT_PRISM, 0, &info) == FEMINT_EORDER, "order 0 is refused");
+  tap_ok(femint_refel_info(FEMINT_PRISM, FEMINT_H1, 0, &info) == FEMINT_EORDER,
+         "order 0 is refused");
   tap_ok(strstr(femint_last_error(NULL), "order 0") != NULL, "the message names the order: %s",
          femint_last_error(NULL));
-  tap_ok(femint_refel_info(FEMINT_PRISM, 8, &info) == FEMINT_EORDER, "order 8 is refused");
-  tap_ok(femint_refel_info(99, 2, &info) == FEMINT_ENOTSUP, "unknown shape is refused");
+  tap_ok(femint_refel_info(FEMINT_PRISM, FEMINT_H1, 8, &info) == FEMINT_EORDER,
+         "order 8 is refused");
+  tap_ok(femint_refel_info(99, FEMINT_H1, 2, &info) == FEMINT_ENOTSUP, "unknown shape is refused");
+  /* Families: each shape has one, and the tetrahedron's H(curl) stops at order 3. */
+  int err = femint_refel_info(FEMINT_PRISM, FEMINT_HCURL, 1, &info);
+  tap_ok(err == FEMINT_ENOTSUP && strstr(femint_last_error(NULL), "prism") &&
+             strstr(femint_last_error(NULL), "H(curl)"),
+         "an H(curl) prism is refused, naming the shape and family: %s, \"%s\"",
+         femint_error_name(err), femint_last_error(NULL));
+  err = femint_refel_info(FEMINT_TET, FEMINT_H1, 1, &info);
+  tap_ok(err == FEMINT_ENOTSUP && strstr(femint_last_error(NULL), "tetrahedron"),
+         "an H1 tetrahedron is refused: %s, \"%s\"", femint_error_name(err),
+         femint_last_error(NULL));
+  err = femint_refel_info(FEMINT_QUAD, 7, 1, &info);
+  tap_ok(err == FEMINT_ENOTSUP && strstr(femint_last_error(NULL), "family 7"),
+         "an unknown family is refused: %s, \"%s\"", femint_error_name(err),
+         femint_last_error(NULL));
+  err = femint_refel_info(FEMINT_TET, FEMINT_HCURL, 4, &info);
+  tap_ok(err == FEMINT_EORDER && strstr(femint_last_error(NULL), "order 4"),
+         "H(curl) order 4 is refused: %s, \"%s\"", femint_error_name(err),
+         femint_last_error(NULL));
+  err = femint_refel_info(FEMINT_TET, FEMINT_HCURL, 3, &info);
+  tap_ok(err == 0 && info.nsh == 45, "the tetrahedron of order 3 has 45 functions (%d)",
+         err ? -1 : info.nsh);
+  tap_ok(femint_refel_info(FEMINT_QUAD, FEMINT_H1, 2, NULL) == FEMINT_EINVAL,
+         "a NULL info is refused");
   femint_mesh_t mesh = (femint_mesh_t)0x1;
-  tap_ok(femint_mesh_create_box(NULL, 0, 1, 1, 1, 1, 1, 0, 0, &mesh) == FEMINT_EINVAL &&
+  tap_ok(femint_mesh_create_box(NULL, FEMINT_PRISM, 0, 1, 1, 1, 1, 1, 0, 0, &mesh) ==
+                 FEMINT_EINVAL &&
              mesh == NULL,
          "a box with nx = 0 is refused and the output is NULL");
   tap_ok(strstr(femint_last_error(NULL), "nx") != NULL, "the message names nx: %s",
+         femint_last_error(NULL));
+  mesh = (femint_mesh_t)0x1;
+  err = femint_mesh_create_box(NULL, 0, 1, 1, 1, 1, 1, 1, 0, 0, &mesh);
+  tap_ok(err == FEMINT_EINVAL && mesh == NULL && strstr(femint_last_error(NULL), "shape 0"),
+         "a box of an unknown shape is refused: %s, \"%s\"", femint_error_name(err),
          femint_last_error(NULL));
   femint_form_t form;
   double E = -1, nu = 0.3;
   tap_ok(femint_form_create_elasticity(NULL, 1, &E, &nu, &form) == FEMINT_EINVAL,
          "a negative Young's modulus is refused");
+  femint_operator_t op = NULL;
   tap_ok(femint_mesh_destroy(NULL) == 0 && femint_space_destroy(NULL) == 0 &&
              femint_form_destroy(NULL) == 0 && femint_matrix_destroy(NULL) == 0 &&
+             femint_operator_destroy(&op) == 0 && femint_operator_destroy(NULL) == 0 &&
              femint_finalize(NULL) == 0,
          "destroying NULL is harmless");
   return tap_done();

@@ -1,5 +1,6 @@
 /* Test: Gmsh MSH files (2.2, 4.1 ASCII and binary, partitioned) give prism meshes with tags,
- * materials and global ids; bad, truncated and corrupted files give errors that name the place. */
+ * materials and global ids (and a file of tetrahedra a tetrahedral mesh); bad, truncated and
+ * corrupted files and other shapes give errors that name the place. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +155,20 @@ static void expect_error(const char *name, const char *text, const char *marker,
          femint_error_name(ierr), line, femint_last_error(NULL));
 }
 
+/* Expect a failure with code and a message "PATH: ..." that holds what, whose %d is the line of
+ * marker (a cell named by its element and line). */
+static void expect_cell(const char *name, const char *text, const char *marker, int code,
+                        const char *what)
+{
+  femint_mesh_t m = (femint_mesh_t)&m;
+  const char *path = write_file(name, text);
+  char want[256];
+  snprintf(want, sizeof want, what, line_of(text, marker));
+  int ierr = femint_mesh_read_gmsh(NULL, path, &m);
+  tap_ok(ierr == code && m == NULL && names_file(path, want), "%s: %s, \"%s\"", name,
+         femint_error_name(ierr), femint_last_error(NULL));
+}
+
 /* ---- Files written by the gmsh program (tests/data, see make-meshes.sh) ---- */
 
 static femint_mesh_t read_ok(const char *path, int part)
@@ -167,14 +182,16 @@ static femint_mesh_t read_ok(const char *path, int part)
   return m;
 }
 
-/* The cells of a mesh with a non-positive Jacobian somewhere. */
+/* The cells of a mesh with a non-positive Jacobian somewhere (a fuzzed file may give a mesh of
+ * another shape: its cells are checked as femint checks them). */
 static int tangled_cells(femint_mesh_t m)
 {
   int bad = 0;
   for (int c = 0; c < femint_mesh_num_cells(m); c++) {
     double X[18], det, xi[3];
     femint_mesh_cell_coords(m, c, X);
-    bad += !mesh_check_cell(X, &det, xi);
+    bad += femint_mesh_shape(m) == FEMINT_PRISM ? !mesh_check_cell(X, &det, xi)
+                                                : mesh_check_geometry(m, c) != 0;
   }
   return bad;
 }
@@ -485,7 +502,8 @@ int main(void)
 
   /* (c) A perturbed box written by the public accessors and read back. */
   const double L[3] = {1.5, 1.0, 2.0};
-  TAP_CALL(NULL, femint_mesh_create_box(NULL, 3, 2, 2, L[0], L[1], L[2], 0.3, 5, &box));
+  TAP_CALL(NULL,
+           femint_mesh_create_box(NULL, FEMINT_PRISM, 3, 2, 2, L[0], L[1], L[2], 0.3, 5, &box));
   TAP_CALL(NULL, femint_mesh_read_gmsh(NULL, write_mesh(box, L, "box.msh"), &c));
   double vbox, vc;
   TAP_CALL(NULL, femint_mesh_volume(box, &vbox));
@@ -511,7 +529,7 @@ int main(void)
                   "materials 0 for the box (%d wrong)",
          gw);
   femint_space_t space = NULL;
-  int ierr = femint_space_create(NULL, c, 3, NULL, 3, &space);
+  int ierr = femint_space_create(NULL, c, FEMINT_H1, 3, NULL, 3, &space);
   tap_ok(ierr == 0, "order 3 space on the mesh read back: %s", femint_error_name(ierr));
   femint_space_destroy(&space);
 
@@ -523,11 +541,21 @@ int main(void)
   tap_ok(ierr == FEMINT_EIO && m == NULL && strstr(femint_last_error(NULL), missing) &&
              strstr(femint_last_error(NULL), "No such file"),
          "a missing file: %s, \"%s\"", femint_error_name(ierr), femint_last_error(NULL));
-  char *s = replace(cube22, "31 6 2 100 1 1 3 4 5 7 8", "31 4 2 100 1 1 3 4 5");
+  /* Prisms and tetrahedra in one file: the shape with the most cells makes the mesh, the other
+   * is refused by name. */
+  char *s = replace2(cube22, "$Elements\n13", "$Elements\n14", "31 6 2 100 1 1 3 4 5 7 8\n",
+                     "31 6 2 100 1 1 3 4 5 7 8\n32 4 2 100 1 1 2 3 5\n");
   expect_error("tetra.msh", s, NULL, FEMINT_ENOTSUP,
-               "1 tetrahedron (Gmsh type 4): this femint mesh holds prisms only (the first is "
-               "element 31 at line 34); the file's cells: 1 tetrahedron (type 4), 1 prism (type "
-               "6)");
+               "1 tetrahedron (Gmsh type 4): this femint mesh holds 6-node prisms only (the first "
+               "is element 32 at line 35); the file's cells: 1 tetrahedron (type 4), 2 prisms "
+               "(type 6)");
+  free(s);
+  s = replace2(cube22, "$Elements\n13", "$Elements\n14", "31 6 2 100 1 1 3 4 5 7 8\n",
+               "31 4 2 100 1 1 3 4 5\n32 4 2 100 1 1 2 3 5\n");
+  expect_error("prism-among-tets.msh", s, NULL, FEMINT_ENOTSUP,
+               "1 prism (Gmsh type 6): this femint mesh holds 4- and 10-node tetrahedra only (the "
+               "first is element 30 at line 33); the file's cells: 2 tetrahedra (type 4), 1 prism "
+               "(type 6)");
   free(s);
   s = replace(cube41, "3 1 6 2", "3 1 13 2");
   expect_error("prism18.msh", s, "30 1 2 3 5 6 7", FEMINT_EMESH,
@@ -544,7 +572,8 @@ int main(void)
   expect_error("unknown.msh", s, "5 6 99", FEMINT_EMESH, "unknown node tag 99");
   free(s);
   s = replace(cube22, "8 0 1 1", "8 0 1 -1");
-  expect_error("tangled.msh", s, "31 6 2", FEMINT_EJACOBIAN, "cell 1 (element 31)");
+  expect_cell("tangled.msh", s, "31 6 2", FEMINT_EJACOBIAN,
+              "cell 1 (element 31 at line %d) has a non-positive Jacobian");
   free(s);
   s = replace(cube22, "2 1 0 0\n", "2 1 0 zero\n");
   expect_error("number.msh", s, "1 0 zero", FEMINT_EMESH, "'zero'");
@@ -590,14 +619,36 @@ int main(void)
   femint_mesh_destroy(&m);
   free(s);
 
-  /* (f) Cells of other shapes: refused with their type and count (t207 reads quadrangles and
-   * tetrahedra). */
+  /* (f) A file of tetrahedra is a tetrahedral mesh (t207 reads more of them); cells of other
+   * shapes are refused with their type and count. */
   static const char prisms41[] = "3 1 6 2\n30 1 2 3 5 6 7\n31 1 3 4 5 7 8\n";
+  static const char tets22[] =
+      "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n5\n"
+      "11 0 0 0\n12 1 0 0\n13 1 1 0\n14 0 1 0\n15 0 0 1\n$EndNodes\n$Elements\n3\n"
+      "1 2 2 10 1 11 13 12\n2 4 2 100 1 11 12 13 15\n3 4 2 200 1 11 13 14 15\n$EndElements\n";
+  TAP_CALL(NULL, femint_mesh_read_gmsh(NULL, write_file("tets22.msh", tets22), &m));
+  const int *tmat;
+  const int64_t *tgid;
+  TAP_CALL(NULL, femint_mesh_cell_materials(m, &tmat));
+  TAP_CALL(NULL, femint_mesh_vertex_global_ids(m, &tgid));
+  TAP_CALL(NULL, femint_mesh_volume(m, &vol));
+  int t10 = 0, t0 = 0;
+  for (int k = 0; k < m->nbface; k++)
+    t10 += m->bface[3 * k + 2] == 10, t0 += m->bface[3 * k + 2] == 0;
+  tap_ok(femint_mesh_shape(m) == FEMINT_TET && m->ncell == 2 && m->nvert == 5 && tmat[0] == 100 &&
+             tmat[1] == 200 && tgid[0] == 11 && tgid[4] == 15 && t10 == 1 && t0 == 5 &&
+             fabs(vol - 1 / 3.0) < 1e-15,
+         "a file of two tetrahedra: a tetrahedral mesh, materials 100 and 200, node tags as ids, "
+         "one face of tag 10 and 5 of tag 0, volume %.15g",
+         vol);
+  femint_mesh_destroy(&m);
   s = replace2(cube41, prisms41, "3 1 4 2\n30 1 2 3 5\n31 1 3 4 5\n", "9 12 1 31", "9 12 1 31");
-  expect_shape("tet.msh", s, "2 tetrahedra (Gmsh type 4): this femint mesh holds prisms only");
+  expect_error("tet.msh", s, "12 5 6 7", FEMINT_EMESH,
+               "element 12 (triangle, physical tag 20) is not a boundary face of the tetrahedra");
   free(s);
   s = replace2(cube41, prisms41, "3 1 11 1\n30 1 2 3 5 6 7 8 4 1 2\n", "9 12 1 31", "9 11 1 31");
-  expect_shape("tet10.msh", s, "1 10-node tetrahedron (Gmsh type 11)");
+  expect_error("tet10.msh", s, "30 1 2 3 5 6 7 8 4 1 2", FEMINT_EMESH,
+               "cell 0 (element 30) repeats node 1");
   free(s);
   s = replace2(cube41, prisms41, "3 1 5 1\n30 1 2 3 4 5 6 7 8\n", "9 12 1 31", "9 11 1 31");
   expect_shape("hex.msh", s, "1 hexahedron (Gmsh type 5)");

@@ -1,8 +1,10 @@
 /* Test: what a rank of a distributed code asks of a space: runs of cells own consecutive DOF
  * ranges that partition the DOFs, the boundary DOFs are exactly those whose functions have a
- * trace on the boundary (all faces or by tag), and the L2 error sums over cells. */
+ * trace on the boundary (all faces or by tag), removing them takes exactly those (prisms and
+ * quadrilaterals), and the L2 error sums over cells. */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,11 +126,11 @@ static void test_boundary_box(void)
 {
   const int nx = 3, ny = 2, nz = 2;
   femint_mesh_t m;
-  TAP_CALL(NULL, femint_mesh_create_box(NULL, nx, ny, nz, 1, 1.3, 0.8, 0.3, 4, &m));
+  TAP_CALL(NULL, femint_mesh_create_box(NULL, FEMINT_PRISM, nx, ny, nz, 1, 1.3, 0.8, 0.3, 4, &m));
   for (int p = 1; p <= 4; p++) {
     femint_space_t s;
     const int nc = p == 2 ? 1 : 3;
-    TAP_CALL(NULL, femint_space_create(NULL, m, nc, NULL, p, &s));
+    TAP_CALL(NULL, femint_space_create(NULL, m, FEMINT_H1, nc, NULL, p, &s));
     int64_t n, nz0, nall = 0;
     int64_t *all = boundary_list(s, 0, NULL, &n);
     int sorted = 1;
@@ -156,12 +158,122 @@ static void test_boundary_box(void)
   femint_mesh_destroy(&m);
 }
 
+/* Whether `removed` is `full` without the DOFs that femint_space_boundary_dofs of full lists for
+ * (ntag, tags): its count drops by their number, the cells give -1 exactly there, the other DOFs
+ * keep their order, and femint_space_interpolate_linear gives them the values it gives them in
+ * full. */
+static int removes_listed(femint_space_t full, femint_space_t removed, int ntag, const int *tags)
+{
+  femint_mesh_t m = full->mesh;
+  const int64_t nf = femint_space_num_dofs(full), nr = femint_space_num_dofs(removed);
+  int64_t n, *list = boundary_list(full, ntag, tags, &n), fd[MAX_LOCAL], rd[MAX_LOCAL];
+  int64_t *to = malloc((size_t)nf * sizeof *to);
+  int ok = nr == nf - n && n > 0;
+  for (int64_t d = 0; d < nf; d++) to[d] = -2;
+  for (int c = 0; c < m->ncell; c++) {
+    const int nl = refel_nsh(m->topo->shape, FEMINT_H1, femint_space_cell_order(full, c)) *
+                   femint_space_num_components(full);
+    femint_space_cell_dofs(full, c, fd, NULL);
+    femint_space_cell_dofs(removed, c, rd, NULL);
+    for (int i = 0; i < nl; i++) {
+      if (fd[i] < 0) {
+        ok &= rd[i] < 0;
+        continue;
+      }
+      ok &= to[fd[i]] == -2 || to[fd[i]] == rd[i];
+      to[fd[i]] = rd[i];
+    }
+  }
+  for (int64_t k = 0; k < n; k++) ok &= to[list[k]] == -1, to[list[k]] = -3;
+  for (int64_t d = 0, last = -1; d < nf; d++) {
+    if (to[d] == -3) continue;
+    ok &= to[d] == last + 1;
+    last = to[d];
+  }
+  const double a[3] = {0.5, -1, 2}, b[9] = {1, 2, 3, -1, 0.5, 0.25, 0, 1, -2};
+  double *uf = malloc((size_t)nf * sizeof *uf), *ur = malloc((size_t)(nr + 1) * sizeof *ur);
+  TAP_CALL(NULL, femint_space_interpolate_linear(full, a, b, uf));
+  TAP_CALL(NULL, femint_space_interpolate_linear(removed, a, b, ur));
+  for (int64_t d = 0; d < nf && ok; d++)
+    if (to[d] >= 0) ok &= ur[to[d]] == uf[d];
+  free(uf), free(ur), free(to), free(list);
+  return ok;
+}
+
+/* femint_space_remove_boundary_dofs in H1, on prisms and quadrilaterals of mixed orders with 2
+ * components: the DOFs removed are those femint_space_boundary_dofs lists, calls add up, and the
+ * errors. */
+static void test_remove(int shape)
+{
+  const int prism = shape == FEMINT_PRISM, first = prism ? 5 : 1, both[2] = {prism ? 5 : 1, 2};
+  const int second = 2;
+  const char *name = prism ? "prisms" : "quadrilaterals";
+  femint_mesh_t m;
+  TAP_CALL(NULL, femint_mesh_create_box(NULL, shape, 3, 2, prism ? 2 : 1, 1, 1.3, 0.8, 0.3, 4,
+                                        &m));
+  const int ncell = femint_mesh_num_cells(m);
+  int *orders = malloc((size_t)ncell * sizeof *orders);
+  for (int c = 0; c < ncell; c++) orders[c] = 1 + (int)(rnd() * 4);
+  femint_space_t full, one, two, seq, all;
+  TAP_CALL(NULL, femint_space_create(NULL, m, FEMINT_H1, 2, orders, 0, &full));
+  TAP_CALL(NULL, femint_space_create(NULL, m, FEMINT_H1, 2, orders, 0, &one));
+  TAP_CALL(NULL, femint_space_create(NULL, m, FEMINT_H1, 2, orders, 0, &two));
+  TAP_CALL(NULL, femint_space_create(NULL, m, FEMINT_H1, 2, orders, 0, &seq));
+  TAP_CALL(NULL, femint_space_create(NULL, m, FEMINT_H1, 2, orders, 0, &all));
+  TAP_CALL(NULL, femint_space_remove_boundary_dofs(one, 1, &first));
+  TAP_CALL(NULL, femint_space_remove_boundary_dofs(two, 2, both));
+  TAP_CALL(NULL, femint_space_remove_boundary_dofs(seq, 1, &first));
+  TAP_CALL(NULL, femint_space_remove_boundary_dofs(seq, 1, &second));
+  TAP_CALL(NULL, femint_space_remove_boundary_dofs(all, -1, NULL));
+  int64_t left;
+  TAP_CALL(NULL, femint_space_boundary_dofs(one, 1, &first, &left, NULL));
+  tap_ok(removes_listed(full, one, 1, &first) && left == 0,
+         "%s: removing tag %d takes exactly the %lld DOFs femint_space_boundary_dofs lists for it "
+         "(-1 in the cells, the others in order, interpolation skips them); none is left there",
+         name, first, (long long)(femint_space_num_dofs(full) - femint_space_num_dofs(one)));
+  int same = femint_space_num_dofs(seq) == femint_space_num_dofs(two);
+  int64_t d2[MAX_LOCAL], ds[MAX_LOCAL];
+  for (int c = 0; c < ncell && same; c++) {
+    femint_space_cell_dofs(two, c, d2, NULL);
+    femint_space_cell_dofs(seq, c, ds, NULL);
+    same = !memcmp(d2, ds, (size_t)refel_nsh(shape, FEMINT_H1, orders[c]) * 2 * sizeof *d2);
+  }
+  tap_ok(same && removes_listed(full, two, 2, both) && removes_listed(full, all, 0, NULL),
+         "%s: tags %d and %d in one call or in two give the same space, that of the DOFs listed; "
+         "ntag = -1 removes every boundary DOF (%lld left)",
+         name, both[0], both[1], (long long)femint_space_num_dofs(all));
+  int64_t *ids = malloc((size_t)femint_space_num_dofs(full) * sizeof *ids);
+  for (int64_t d = 0; d < femint_space_num_dofs(full); d++) ids[d] = 7 * d;
+  TAP_CALL(NULL, femint_space_set_global_dofs(full, ids));
+  const int64_t before = femint_space_num_dofs(full);
+  int rc = femint_space_remove_boundary_dofs(full, 0, NULL);
+  tap_ok(rc == FEMINT_ESTATE && femint_space_num_dofs(full) == before &&
+             strstr(femint_last_error(NULL), "femint_space_set_global_dofs"),
+         "%s: removing after femint_space_set_global_dofs: %s, \"%s\"", name,
+         femint_error_name(rc), femint_last_error(NULL));
+  int rc1 = femint_space_remove_boundary_dofs(one, 2, NULL);
+  char msg[256];
+  snprintf(msg, sizeof msg, "%s", femint_last_error(NULL));
+  int named = strstr(msg, "femint_space_remove_boundary_dofs") && strstr(msg, "ntag");
+  int rc2 = femint_space_remove_boundary_dofs(one, -2, both);
+  named &= strstr(femint_last_error(NULL), "ntag = -2") != NULL;
+  int rc3 = femint_space_remove_boundary_dofs(NULL, 0, NULL);
+  tap_ok(rc1 == FEMINT_EINVAL && rc2 == FEMINT_EINVAL && rc3 == FEMINT_EINVAL && named,
+         "%s: two tags without a list, ntag = -2 and a NULL space are refused, naming ntag "
+         "(\"%s\")",
+         name, msg);
+  free(ids), free(orders);
+  femint_space_destroy(&full), femint_space_destroy(&one), femint_space_destroy(&two);
+  femint_space_destroy(&seq), femint_space_destroy(&all);
+  femint_mesh_destroy(&m);
+}
+
 static void test_gmsh(void)
 {
   femint_mesh_t m;
   TAP_CALL(NULL, femint_mesh_read_gmsh(NULL, FEMINT_TEST_DATA "/prisms.msh", &m));
   femint_space_t s;
-  TAP_CALL(NULL, femint_space_create(NULL, m, 3, NULL, 2, &s));
+  TAP_CALL(NULL, femint_space_create(NULL, m, FEMINT_H1, 3, NULL, 2, &s));
   char what[200];
   tap_ok(check_runs(s, 2, what, sizeof what), "prisms.msh, order 2, 2 runs: %s", what);
   tap_ok(check_runs(s, 5, what, sizeof what), "prisms.msh, order 2, 5 runs: %s", what);
@@ -220,12 +332,12 @@ static void test_l2(femint_mesh_t m, femint_space_t s)
 int main(void)
 {
   femint_mesh_t m;
-  TAP_CALL(NULL, femint_mesh_create_box(NULL, 4, 3, 5, 1, 1, 1, 0.3, 9, &m));
+  TAP_CALL(NULL, femint_mesh_create_box(NULL, FEMINT_PRISM, 4, 3, 5, 1, 1, 1, 0.3, 9, &m));
   const int ncell = femint_mesh_num_cells(m);
   int *orders = malloc((size_t)ncell * sizeof *orders);
   for (int c = 0; c < ncell; c++) orders[c] = 1 + (int)(rnd() * 4);
   femint_space_t s;
-  TAP_CALL(NULL, femint_space_create(NULL, m, 3, orders, 0, &s));
+  TAP_CALL(NULL, femint_space_create(NULL, m, FEMINT_H1, 3, orders, 0, &s));
   char what[200];
   for (int nrun = 1; nrun <= 7; nrun += 3)
     tap_ok(check_runs(s, nrun, what, sizeof what), "box, orders 1-4, %d runs: %s", nrun, what);
@@ -243,5 +355,7 @@ int main(void)
   femint_mesh_destroy(&m);
   test_boundary_box();
   test_gmsh();
+  test_remove(FEMINT_PRISM);
+  test_remove(FEMINT_QUAD);
   return tap_done();
 }

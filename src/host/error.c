@@ -1,6 +1,7 @@
 /* Error codes, their texts, and the last detailed message of a context or of a thread. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "error.h"
 
@@ -37,12 +38,15 @@ static char *context_msg(femint_context_t ctx) { return ((struct femint_errbuf *
 
 int femint_seterr(femint_context_t ctx, int code, const char *fmt, ...)
 {
-  char *buf = ctx ? context_msg(ctx) : thread_msg;
+  /* Formatted apart first: the arguments may be the very messages being replaced (a caller that
+   * adds context to femint_thread_error() or femint_last_error()). */
+  char msg[sizeof thread_msg];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof thread_msg, fmt, ap);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (ctx) snprintf(thread_msg, sizeof thread_msg, "%s", buf);
+  if (ctx) memcpy(context_msg(ctx), msg, sizeof msg);
+  memcpy(thread_msg, msg, sizeof msg);
   return code;
 }
 

@@ -87,7 +87,8 @@ int refel_rank(const struct refel *re, const struct refel_mode *m, int q)
 int femint_refel_info(int shape, int family, int order, struct femint_refel_info *info)
 {
   FEMINT_CHECK(info, NULL, FEMINT_EINVAL, "femint_refel_info: info (output) is NULL");
-  FEMINT_CALL(check_pair(shape, family));
+  const int err = check_pair(shape, family);
+  if (err) return femint_seterr(NULL, err, "femint_refel_info: %s", femint_thread_error());
   const int pmax = refel_max_order(family);
   FEMINT_CHECK(order >= 1 && order <= pmax, NULL, FEMINT_EORDER,
                "femint_refel_info: order %d is outside 1..%d for the %s", order, pmax,
