@@ -1,5 +1,7 @@
-/* Example: assemble the linear elasticity matrix of a perturbed box of order-3 prisms on every
- * CPU and OpenCL worker, and check that a rigid translation lies in its null space. */
+/* Example: the first steps with femint. Start the runtime, make a mesh, a space and a form, put
+ * them together in an operator and assemble its matrix on every CPU and OpenCL worker. The
+ * matrix is 3D linear elasticity on a perturbed box of order-3 prisms; a rigid translation lies
+ * in its null space, which the example checks. */
 #include <femint.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@ int main(void)
   femint_mesh_t mesh;
   femint_space_t space;
   femint_form_t form;
+  femint_operator_t op;
   femint_matrix_t A;
   const double young = 1, poisson = 0.3;
   int64_t n;
@@ -30,12 +33,14 @@ int main(void)
     return 1;
   }
   /* [0,1]^3 cut into 3x3x3 hexahedra, 2 prisms each, interior vertices moved by 0.2 h. */
-  CHECK(femint_mesh_create_box(ctx, 3, 3, 3, 1.0, 1.0, 1.0, 0.2, 1, &mesh));
-  /* 3 components, order 3 on every cell (or an array of one order per cell). */
-  CHECK(femint_space_create(ctx, mesh, 3, NULL, 3, &space));
+  CHECK(femint_mesh_create_box(ctx, FEMINT_PRISM, 3, 3, 3, 1.0, 1.0, 1.0, 0.2, 1, &mesh));
+  /* Continuous fields (H1) of 3 components, order 3 on every cell (or one order per cell). */
+  CHECK(femint_space_create(ctx, mesh, FEMINT_H1, 3, NULL, 3, &space));
   CHECK(femint_form_create_elasticity(ctx, 1, &young, &poisson, &form));
-  /* NULL options: double precision, every worker, batch sizes chosen by femint. */
-  CHECK(femint_assemble(ctx, space, form, NULL, &A, NULL));
+  /* The operator plans the work once; NULL options: double precision, every worker, batch
+   * sizes and assembly chosen by femint. */
+  CHECK(femint_operator_create(ctx, space, 1, &form, NULL, &op));
+  CHECK(femint_operator_assemble(op, &A, NULL));
   CHECK(femint_matrix_csr(A, &n, &rowptr, &colind, &values));
   printf("%lld rows, %lld non-zeros\n", (long long)n, (long long)rowptr[n]);
 
@@ -56,6 +61,7 @@ int main(void)
   free(r);
   free(y);
   femint_matrix_destroy(&A);
+  femint_operator_destroy(&op);
   femint_form_destroy(&form);
   femint_space_destroy(&space);
   femint_mesh_destroy(&mesh);

@@ -7,23 +7,23 @@
  * body force f = -div sigma(u) is known. What it teaches:
  *   - every rank builds the same mesh and space and takes a run of cells; the DOFs it owns are a
  *     contiguous range (femint_space_dof_range), PETSc's ownership range;
- *   - femint_integrate with the rank's cells (femint_assemble_options.cells) hands the element
- *     matrices to a function that puts them, orientation signs applied, in their places of the
- *     COO values of a MATMPIAIJ (MatSetPreallocationCOO once with the rank's (row, column)
- *     pairs, MatSetValuesCOO at each assembly: PETSc sums the duplicates and sends the rows of
- *     other ranks), or with -setvalues adds them by MatSetValues(ADD_VALUES); rows of negative
- *     DOFs (modes the minimum rule drops) are left out; femint's load tasks integrate the body
- *     force of the same cells meanwhile;
+ *   - an operator on the rank's cells (femint_operator_options.cells), made once: each
+ *     femint_operator_integrate hands the element matrices to a function that puts them,
+ *     orientation signs applied, in their places of the COO values of a MATMPIAIJ
+ *     (MatSetPreallocationCOO once with the rank's (row, column) pairs, MatSetValuesCOO at each
+ *     assembly: PETSc sums the duplicates and sends the rows of other ranks), or with -setvalues
+ *     adds them by MatSetValues(ADD_VALUES); rows of negative DOFs (modes the minimum rule
+ *     drops) are left out; femint_operator_load integrates the body force of the same cells;
  *   - Dirichlet rows and columns from femint_space_boundary_dofs (MatZeroRowsColumns);
  *   - CG + GAMG with the 6 rigid-body modes as near null space: hierarchical bases represent
  *     linear fields by their vertex modes, so femint_space_interpolate_linear gives them exactly;
  *   - the L2 error from the rank's cells (femint_space_l2_error), with the ghost values of the
  *     solution brought by a VecScatter;
  *   - with -distributed, a truly distributed mesh: each rank builds only its part (its slab of
- *     the box through femint_mesh_create_prisms_part, with the box's vertex numbers as global
- *     ids, or its partition of a partitioned Gmsh file through femint_mesh_read_gmsh_part),
- *     names its DOFs by femint_space_dof_keys, numbers them across the ranks with MPI
- *     (number_dofs) and gives the numbers to femint (femint_space_set_global_dofs), whose
+ *     the box through femint_mesh_create_part, with the box's vertex numbers as global ids, or
+ *     its partition of a partitioned Gmsh file through femint_mesh_read_gmsh_part), names its
+ *     DOFs by femint_space_dof_keys, numbers them across the ranks with MPI (number_dofs in
+ *     petsc_parts.c) and gives the numbers to femint (femint_space_set_global_dofs), whose
  *     element batches then carry them; Dirichlet conditions go on the faces of tag > 0, the
  *     rank's share of the boundary.
  *
@@ -39,26 +39,18 @@
  *              (unperturbed), or with -mesh partition rank + 1 of a file partitioned in R parts
  *   -where W   where femint integrates: any worker, CPU workers only (no OpenCL device), OpenCL
  *   -timing    print each rank's assembly times
- *   -repeat K  assemble K times and report the fastest (the first run builds the OpenCL programs
- *              and calibrates StarPU's performance models) (1)
+ *   -repeat K  assemble K times and report the fastest (the first run calibrates StarPU's
+ *              performance models; the operator built the OpenCL programs before) (1)
  *   -no_solve  stop after the assembly (for timing it)
  *   -setvalues insert element matrices with MatSetValues (into a matrix preallocated by
  *              MATPREALLOCATOR) instead of the COO interface (MatSetPreallocationCOO once,
  *              MatSetValuesCOO at each assembly) */
-#include <femint.h>
 #include <math.h>
-#include <petscksp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-/* A femint call inside a function that returns a PetscErrorCode. */
-#define FEMINT_TRY(ctx, call)                                                                 \
-  do {                                                                                        \
-    int femint_e_ = (call);                                                                   \
-    PetscCheck(femint_e_ == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s: %s (%s)", #call,          \
-               femint_error_name(femint_e_), femint_last_error(ctx));                         \
-  } while (0)
+#include "petsc_common.h"
 
 #define NRIGID 6
 
@@ -67,22 +59,6 @@ static const double amplitude[3] = {1, -2, 1.5};
 struct material {
   double young, poisson, lambda, mu;
 };
-
-/* One rank's share: its run of cells and the DOFs it owns. Replicated, the space is the whole
- * one and its numbering the global one (global NULL); distributed, the space is the rank's part
- * (nlocal DOFs) and global[] numbers its DOFs across the ranks. */
-struct part {
-  int rank, size;
-  int cell_begin, ncell, *cells;
-  int64_t ndof, dof_begin, dof_end;
-  int64_t nlocal, *global;
-};
-
-/* The global number of DOF d of the rank's space (-1 stays -1). */
-static PetscInt to_global(const struct part *pt, int64_t d)
-{
-  return (PetscInt)(d < 0 ? -1 : pt->global ? pt->global[d] : d);
-}
 
 /* The exact displacement u = amplitude * s, s = sin(pi x) sin(pi y) sin(pi z). */
 static void exact(const double x[3], const double n[3], int tag, void *user, double *u)
@@ -113,7 +89,7 @@ static void body_force(const double x[3], const double n[3], int tag, void *user
 struct coo;
 
 /* What the element function needs: the matrix, a buffer for one signed element matrix, and the
- * first PETSc error (femint_integrate stops when the function returns non-zero). */
+ * first PETSc error (femint_operator_integrate stops when the function returns non-zero). */
 struct sink {
   Mat A;
   PetscScalar *Ae;
@@ -191,7 +167,8 @@ static void batch_to_coo(const struct femint_element_batch *b, const struct coo 
   }
 }
 
-/* femint_integrate's function: add each element matrix, signs applied, to the PETSc matrix. */
+/* femint_operator_integrate's function: add each element matrix, signs applied, to the PETSc
+ * matrix (or to its COO values). */
 static int add_batch(const struct femint_element_batch *b, void *user)
 {
   struct sink *s = user;
@@ -227,8 +204,8 @@ static int add_batch(const struct femint_element_batch *b, void *user)
 static PetscErrorCode cell_rows(femint_space_t space, const struct part *pt, int cell,
                                 int64_t *dofs, PetscInt *rows, int *n)
 {
-  const int nc = femint_space_num_components(space), p = femint_space_cell_order(space, cell);
-  *n = (p + 1) * (p + 1) * (p + 2) / 2 * nc; /* shape functions of a prism of order p */
+  *n = femint_space_cell_size(space, cell);
+  FEMINT_TRY(NULL, *n < 0 ? *n : 0);
   FEMINT_TRY(NULL, femint_space_cell_dofs(space, cell, dofs, NULL));
   for (int i = 0; i < *n; i++) rows[i] = to_global(pt, dofs[i]);
   return 0;
@@ -239,7 +216,7 @@ static PetscErrorCode cell_rows(femint_space_t space, const struct part *pt, int
 static PetscErrorCode create_matrix(femint_space_t space, const struct part *pt, Mat *A)
 {
   const PetscInt nlocal = (PetscInt)(pt->dof_end - pt->dof_begin), N = (PetscInt)pt->ndof;
-  const int nmax = 288 * 3;
+  const int nmax = NMAX;
   Mat P;
   int64_t *dofs;
   PetscInt *rows;
@@ -276,8 +253,8 @@ static PetscErrorCode create_matrix_coo(femint_space_t space, const struct part 
                                         Mat *A, struct coo *coo)
 {
   const PetscInt nlocal = (PetscInt)(pt->dof_end - pt->dof_begin), N = (PetscInt)pt->ndof;
-  int64_t dofs[288 * 3];
-  PetscInt rows[288 * 3], *ci, *cj;
+  int64_t dofs[NMAX];
+  PetscInt rows[NMAX], *ci, *cj;
   PetscCall(PetscMalloc1(pt->ncell + 1, &coo->off));
   PetscCall(PetscMalloc1(ncell_mesh + 1, &coo->pos));
   for (int c = 0; c < ncell_mesh; c++) coo->pos[c] = -1;
@@ -317,11 +294,12 @@ static PetscErrorCode create_matrix_coo(femint_space_t space, const struct part 
 static PetscErrorCode cell_dof_list(femint_space_t space, const struct part *pt, PetscInt *n,
                                     PetscInt **list)
 {
-  int64_t dofs[288 * 3];
-  PetscInt rows[288 * 3], room = 0, m = 0;
+  int64_t dofs[NMAX];
+  PetscInt rows[NMAX], room = 0, m = 0;
   for (int k = 0; k < pt->ncell; k++) {
-    const int p = femint_space_cell_order(space, pt->cells[k]);
-    room += (p + 1) * (p + 1) * (p + 2) / 2 * 3;
+    const int n = femint_space_cell_size(space, pt->cells[k]);
+    FEMINT_TRY(NULL, n < 0 ? n : 0);
+    room += n;
   }
   PetscCall(PetscMalloc1(room + 1, list));
   for (int k = 0; k < pt->ncell; k++) {
@@ -337,35 +315,32 @@ static PetscErrorCode cell_dof_list(femint_space_t space, const struct part *pt,
 
 /* Seconds of one assembly on one rank. */
 struct times {
-  double integrate; /* femint_integrate, the element function included */
+  double integrate; /* femint_operator_integrate, the element function included */
   double set;       /* of which in the element function (signs, MatSetValues) */
   double set_cpu;   /* the CPU seconds of the element function */
   double assembly;  /* PETSc's assembly: MatSetValuesCOO (the COO interface), MatAssemblyBegin/End;
                        the entries of other ranks' rows travel */
   double cpu;       /* CPU seconds of the whole process (every thread) over both: the work
                        done, whatever else runs on the cores */
+  double load;      /* femint_operator_load, the body force (not part of the matrix's times) */
 };
 
-
-
-/* Integrate the rank's cells: the element matrices into A and the body force into b (femint's
- * load vector is an array over the DOFs of the rank's space, zero outside its cells; its entries
- * are added to b at their global numbers). */
-static PetscErrorCode assemble(femint_context_t ctx, femint_space_t space, femint_form_t form,
-                               const struct part *pt, struct material *mat, int where,
-                               const struct coo *coo, Mat A, Vec b, struct times *t)
+/* Integrate the rank's cells (the operator's): the element matrices into A and the body force
+ * into b (femint's load vector is an array over the DOFs of the rank's space, zero outside its
+ * cells; its entries are added to b at their global numbers). */
+static PetscErrorCode assemble(femint_context_t ctx, femint_operator_t op, const struct part *pt,
+                               struct material *mat, const struct coo *coo, Mat A, Vec b,
+                               struct times *t)
 {
   struct sink s = {.A = A, .coo = coo};
   double *rhs;
-  PetscCall(PetscMalloc1((size_t)288 * 3 * 288 * 3, &s.Ae));
-  PetscCall(PetscMalloc1(288 * 3, &s.rows));
-  PetscCall(PetscMalloc1(288 * 3, &s.order));
+  PetscCall(PetscMalloc1((size_t)NMAX * NMAX, &s.Ae));
+  PetscCall(PetscMalloc1(NMAX, &s.rows));
+  PetscCall(PetscMalloc1(NMAX, &s.order));
   PetscCall(PetscCalloc1(pt->nlocal, &rhs));
-  struct femint_assemble_options opt = {.where = where, .rhs = rhs, .body = body_force,
-                                        .user = mat, .cells = pt->cells, .ncells = pt->ncell};
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
   double t0 = MPI_Wtime(), c0 = cpu_seconds();
-  int err = femint_integrate(ctx, space, form, &opt, add_batch, &s, NULL);
+  int err = femint_operator_integrate(op, add_batch, &s, NULL);
   PetscCall(s.perr);
   FEMINT_TRY(ctx, err);
   double t1 = MPI_Wtime();
@@ -377,6 +352,10 @@ static PetscErrorCode assemble(femint_context_t ctx, femint_space_t space, femin
   t->set_cpu = s.c_set;
   t->assembly = MPI_Wtime() - t1;
   t->cpu = cpu_seconds() - c0;
+  t1 = MPI_Wtime();
+  const struct femint_load load = {.body = body_force, .user = mat};
+  FEMINT_TRY(ctx, femint_operator_load(op, &load, rhs));
+  t->load = MPI_Wtime() - t1;
   for (int64_t d = 0; d < pt->nlocal; d++)
     if (rhs[d] != 0) PetscCall(VecSetValue(b, to_global(pt, d), rhs[d], ADD_VALUES));
   PetscCall(VecAssemblyBegin(b));
@@ -462,7 +441,7 @@ static PetscErrorCode set_rigid_modes(femint_space_t space, const struct part *p
 static PetscErrorCode local_errors(femint_space_t space, const struct part *pt, Vec x,
                                    double *err2, double *norm2)
 {
-  PetscInt n, *list;
+  PetscInt n = 0, *list;
   IS is;
   Vec xl;
   VecScatter sc;
@@ -509,112 +488,6 @@ static PetscErrorCode checksum(Vec x, double *sum)
   return 0;
 }
 
-/* The rank's run of cells (an even share, in mesh order) and the DOFs it owns. */
-static PetscErrorCode make_part(femint_space_t space, int ncell_mesh, struct part *pt)
-{
-  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &pt->rank));
-  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &pt->size));
-  pt->cell_begin = (int)((int64_t)pt->rank * ncell_mesh / pt->size);
-  const int cell_end = (int)((int64_t)(pt->rank + 1) * ncell_mesh / pt->size);
-  pt->ncell = cell_end - pt->cell_begin;
-  PetscCall(PetscMalloc1(pt->ncell + 1, &pt->cells));
-  for (int k = 0; k < pt->ncell; k++) pt->cells[k] = pt->cell_begin + k;
-  pt->ndof = pt->nlocal = femint_space_num_dofs(space);
-  PetscCheck(pt->ndof < PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "%lld DOFs need PETSc with 64-bit indices", (long long)pt->ndof);
-  FEMINT_TRY(NULL, femint_space_dof_range(space, pt->cell_begin, cell_end, &pt->dof_begin,
-                                          &pt->dof_end));
-  return 0;
-}
-
-/* ---- The distributed mode: each rank builds its part only ---- */
-
-/* A key and the rank that sent it. */
-struct ranked_key {
-  struct femint_dof_key key;
-  int64_t rank;
-};
-
-static int ranked_key_compare(const void *a, const void *b)
-{
-  const struct ranked_key *x = a, *y = b;
-  const int c = femint_dof_key_compare(&x->key, &y->key);
-  return c ? c : (x->rank > y->rank) - (x->rank < y->rank);
-}
-
-/* Number the DOFs of all ranks from their keys: every rank gathers the keys of every rank
- * (MPI_Allgatherv), sorts them and keeps one of each; the owner of a DOF is the lowest rank that
- * sees it, and the DOFs are numbered owner by owner (in key order within an owner), so that each
- * rank owns a contiguous range, PETSc's layout. It also checks what a rank cannot check alone:
- * that the ranks seeing a DOF give its entity the same order and its triangle the same first
- * vertex. Simple and exact, at a cost that grows with the whole mesh: every rank holds every key
- * (64 bytes per DOF and rank that sees it) and sorts them, O(N log N); fine at this example's
- * sizes. A code at scale sends the keys of its partition faces to the neighbours only. */
-static PetscErrorCode number_dofs(femint_space_t space, struct part *pt)
-{
-  const int64_t nlocal = femint_space_num_dofs(space);
-  struct femint_dof_key *keys;
-  struct ranked_key *mine, *all;
-  int *counts, *displs;
-  int64_t *number, *start, nall = 0, nuniq = 0, bad_order = 0, bad_first = 0;
-  PetscCheck(nlocal * (int64_t)sizeof *mine < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "too many DOFs on a rank for this example's gather");
-  PetscCall(PetscMalloc1(nlocal + 1, &keys));
-  PetscCall(PetscMalloc1(nlocal + 1, &mine));
-  FEMINT_TRY(NULL, femint_space_dof_keys(space, keys));
-  for (int64_t d = 0; d < nlocal; d++) mine[d].key = keys[d], mine[d].rank = pt->rank;
-  PetscCall(PetscMalloc2(pt->size, &counts, pt->size, &displs));
-  const int bytes = (int)(nlocal * sizeof *mine);
-  PetscCallMPI(MPI_Allgather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, PETSC_COMM_WORLD));
-  for (int r = 0; r < pt->size; r++) {
-    displs[r] = (int)(nall * sizeof *mine);
-    nall += counts[r] / (int64_t)sizeof *mine;
-  }
-  PetscCall(PetscMalloc1(nall + 1, &all));
-  PetscCallMPI(MPI_Allgatherv(mine, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE,
-                              PETSC_COMM_WORLD));
-  qsort(all, (size_t)nall, sizeof *all, ranked_key_compare);
-  for (int64_t i = 0; i < nall; i++) {
-    if (nuniq > 0 && femint_dof_key_compare(&all[nuniq - 1].key, &all[i].key) == 0) {
-      bad_order += all[nuniq - 1].key.order != all[i].key.order;
-      bad_first += all[nuniq - 1].key.first != all[i].key.first;
-      continue;
-    }
-    all[nuniq++] = all[i]; /* the first of a name comes from its lowest rank: the owner */
-  }
-  PetscCheck(bad_order == 0 && bad_first == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
-             "%lld DOFs seen with different orders by two ranks (the parts on both sides of a "
-             "face must have the same order), %lld on triangles listed from different vertices",
-             (long long)bad_order, (long long)bad_first);
-  PetscCall(PetscCalloc1(pt->size + 1, &start));
-  PetscCall(PetscMalloc1(nuniq + 1, &number));
-  for (int64_t i = 0; i < nuniq; i++) start[all[i].rank + 1]++;
-  for (int r = 0; r < pt->size; r++) start[r + 1] += start[r];
-  pt->dof_begin = start[pt->rank];
-  pt->dof_end = start[pt->rank + 1];
-  for (int64_t i = 0; i < nuniq; i++) number[i] = start[all[i].rank]++;
-  PetscCall(PetscMalloc1(nlocal + 1, &pt->global));
-  for (int64_t d = 0; d < nlocal; d++) {
-    int64_t lo = 0, hi = nuniq; /* the kept key of this name: the first not before it */
-    while (lo < hi) {
-      const int64_t mid = lo + (hi - lo) / 2;
-      if (femint_dof_key_compare(&all[mid].key, &keys[d]) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    pt->global[d] = number[lo];
-  }
-  pt->ndof = nuniq;
-  pt->nlocal = nlocal;
-  FEMINT_TRY(NULL, femint_space_set_global_dofs(space, pt->global));
-  PetscCall(PetscFree(number));
-  PetscCall(PetscFree(start));
-  PetscCall(PetscFree(all));
-  PetscCall(PetscFree2(counts, displs));
-  PetscCall(PetscFree(mine));
-  PetscCall(PetscFree(keys));
-  return 0;
-}
-
 /* femint on this rank: one OpenCL device per rank of the node (local rank modulo the devices),
  * CPU workers on the cores of the rank's binding. */
 static PetscErrorCode start_femint(int where, femint_context_t *ctx)
@@ -632,14 +505,6 @@ static PetscErrorCode start_femint(int where, femint_context_t *ctx)
              femint_init_error());
   return 0;
 }
-
-struct settings {
-  PetscInt n, order, repeat;
-  PetscBool weak, timing, no_solve, distributed, setvalues;
-  PetscReal perturb;
-  char mesh[PETSC_MAX_PATH_LEN];
-  int where;
-};
 
 static PetscErrorCode read_settings(struct settings *st)
 {
@@ -670,134 +535,6 @@ static PetscErrorCode read_settings(struct settings *st)
              (int)st->repeat, (int)st->order, FEMINT_MAX_ORDER);
   PetscCheck(!st->distributed || st->perturb == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-distributed builds the box unperturbed (its perturbation is made on the whole)");
-  return 0;
-}
-
-/* The same mesh on every rank: the box, or the whole Gmsh file. */
-static PetscErrorCode make_mesh(femint_context_t ctx, const struct settings *st, int size,
-                                femint_mesh_t *mesh, char *what, size_t len)
-{
-  if (st->mesh[0]) {
-    FEMINT_TRY(ctx, femint_mesh_read_gmsh(ctx, st->mesh, mesh));
-    snprintf(what, len, "gmsh %s (%d prisms)", st->mesh, femint_mesh_num_cells(*mesh));
-    return 0;
-  }
-  const int n = (int)st->n, nz = st->weak ? n * size : n;
-  FEMINT_TRY(ctx, femint_mesh_create_box(ctx, n, n, nz, 1, 1, st->weak ? size : 1,
-                                         st->perturb, 1, mesh));
-  snprintf(what, len, "box %dx%dx%d on [0,1]x[0,1]x[0,%d] (%d prisms)", n, n, nz,
-           st->weak ? size : 1, femint_mesh_num_cells(*mesh));
-  return 0;
-}
-
-static int cmp_int64(const void *a, const void *b)
-{
-  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* The box vertex numbered v (x fastest, then y, then z, as femint_mesh_create_box numbers them):
- * its grid indices and its coordinates, computed as the box computes them. */
-static void box_vertex(int64_t v, const int n[3], const double l[3], int ijk[3], double x[3])
-{
-  ijk[0] = (int)(v % (n[0] + 1));
-  ijk[1] = (int)(v / (n[0] + 1) % (n[1] + 1));
-  ijk[2] = (int)(v / ((int64_t)(n[0] + 1) * (n[1] + 1)));
-  for (int a = 0; a < 3; a++) x[a] = ijk[a] == n[a] ? l[a] : ijk[a] * (l[a] / n[a]);
-}
-
-/* The rank's run of the cells of the box that femint_mesh_create_box makes unperturbed (the same
- * cells in the same order: hexahedra layer by layer along z, each cut into 2 prisms along the
- * diagonal from (i, j) to (i+1, j+1)), built as a part: the vertices its cells use, with the
- * box's vertex numbers as global ids, and its faces on the sides of the box tagged 1..6 as the
- * box tags them. Nothing of the rest of the box is made. */
-static PetscErrorCode make_box_part(femint_context_t ctx, const int n[3], const double l[3],
-                                    int rank, int size, femint_mesh_t *mesh)
-{
-  static const int face_vert[5][4] = {
-      {0, 1, 2, -1}, {3, 4, 5, -1}, {0, 1, 4, 3}, {1, 2, 5, 4}, {2, 0, 3, 5}};
-  const int64_t ncell_box = 2 * (int64_t)n[0] * n[1] * n[2];
-  const int c0 = (int)(rank * ncell_box / size), nc = (int)((rank + 1) * ncell_box / size) - c0;
-  const int64_t sy = n[0] + 1, sz = sy * (n[1] + 1);
-  int64_t *gv, *ids;
-  int *cells, *faces, *tags, nface = 0;
-  size_t nv = 6 * (size_t)nc, m = 0;
-  double *coords;
-  PetscCall(PetscMalloc2(nv, &gv, nv, &ids));
-  for (int c = c0; c < c0 + nc; c++) {
-    const int64_t h = c / 2, i = h % n[0], j = h / n[0] % n[1], k = h / ((int64_t)n[0] * n[1]);
-    const int64_t v00 = i + j * sy + k * sz, tri[2][3] = {{v00, v00 + 1, v00 + 1 + sy},
-                                                          {v00, v00 + 1 + sy, v00 + sy}};
-    for (int a = 0; a < 3; a++) {
-      gv[6 * (size_t)(c - c0) + a] = tri[c % 2][a];
-      gv[6 * (size_t)(c - c0) + 3 + a] = tri[c % 2][a] + sz;
-    }
-  }
-  memcpy(ids, gv, nv * sizeof *ids);
-  qsort(ids, nv, sizeof *ids, cmp_int64);
-  for (size_t i = 0; i < nv; i++)
-    if (m == 0 || ids[m - 1] != ids[i]) ids[m++] = ids[i];
-  PetscCall(PetscMalloc4(3 * m, &coords, nv, &cells, 20 * (size_t)nc, &faces, 5 * (size_t)nc,
-                         &tags));
-  for (size_t i = 0; i < m; i++) {
-    int ijk[3];
-    box_vertex(ids[i], n, l, ijk, &coords[3 * i]);
-  }
-  for (size_t i = 0; i < nv; i++)
-    cells[i] = (int)((int64_t *)bsearch(&gv[i], ids, m, sizeof *ids, cmp_int64) - ids);
-  for (int c = 0; c < nc; c++)
-    for (int f = 0; f < 5; f++) {
-      int lo[3] = {1, 1, 1}, hi[3] = {1, 1, 1}, tag = 0;
-      for (int j = 0; j < 4 && face_vert[f][j] >= 0; j++) {
-        int ijk[3];
-        double x[3];
-        box_vertex(gv[6 * (size_t)c + face_vert[f][j]], n, l, ijk, x);
-        for (int a = 0; a < 3; a++) lo[a] &= ijk[a] == 0, hi[a] &= ijk[a] == n[a];
-      }
-      for (int a = 2; a >= 0; a--) tag = lo[a] ? 2 * a + 1 : hi[a] ? 2 * a + 2 : tag;
-      if (!tag) continue;
-      for (int j = 0; j < 4; j++)
-        faces[4 * nface + j] = face_vert[f][j] < 0 ? -1 : cells[6 * c + face_vert[f][j]];
-      tags[nface++] = tag;
-    }
-  FEMINT_TRY(ctx, femint_mesh_create_prisms_part(ctx, (int)m, coords, ids, nc, cells, NULL, nface,
-                                                 faces, tags, mesh));
-  PetscCall(PetscFree4(coords, cells, faces, tags));
-  PetscCall(PetscFree2(gv, ids));
-  return 0;
-}
-
-/* The rank's part of the mesh: its slab of the box, or its partition of a partitioned Gmsh file
- * (partition rank + 1; one rank reads the whole file). */
-static PetscErrorCode make_mesh_part(femint_context_t ctx, const struct settings *st, int rank,
-                                     int size, femint_mesh_t *mesh, char *what, size_t len)
-{
-  if (st->mesh[0]) {
-    FEMINT_TRY(ctx, femint_mesh_read_gmsh_part(ctx, st->mesh, size == 1 ? -1 : rank + 1, mesh));
-    snprintf(what, len, "gmsh %s, one partition per rank (%d prisms on rank 0)", st->mesh,
-             femint_mesh_num_cells(*mesh));
-    return 0;
-  }
-  const int nn = (int)st->n, n[3] = {nn, nn, st->weak ? nn * size : nn};
-  const double l[3] = {1, 1, st->weak ? size : 1};
-  PetscCall(make_box_part(ctx, n, l, rank, size, mesh));
-  snprintf(what, len, "box %dx%dx%d on [0,1]x[0,1]x[0,%d] (%d prisms on rank 0), its slabs",
-           n[0], n[1], n[2], (int)l[2], femint_mesh_num_cells(*mesh));
-  return 0;
-}
-
-/* A distributed rank's share: every cell of its part; the DOFs numbered across the ranks. */
-static PetscErrorCode make_dist_part(femint_space_t space, int ncell, struct part *pt)
-{
-  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &pt->rank));
-  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &pt->size));
-  pt->cell_begin = 0;
-  pt->ncell = ncell;
-  PetscCall(PetscMalloc1(ncell + 1, &pt->cells));
-  for (int k = 0; k < ncell; k++) pt->cells[k] = k;
-  PetscCall(number_dofs(space, pt));
-  PetscCheck(pt->ndof < PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "%lld DOFs need PETSc with 64-bit indices", (long long)pt->ndof);
   return 0;
 }
 
@@ -839,25 +576,27 @@ static PetscErrorCode solve_and_report(femint_space_t space, const struct part *
 static PetscErrorCode report_times(const struct part *pt, PetscBool each, PetscInt repeat,
                                    const struct times *t)
 {
-  double mine[6] = {t->integrate, t->set, t->assembly, t->integrate + t->assembly, t->cpu,
-                    t->set_cpu},
-         top[6];
-  PetscCallMPI(MPI_Allreduce(mine, top, 6, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
+  double mine[7] = {t->integrate, t->set, t->assembly, t->integrate + t->assembly, t->cpu,
+                    t->set_cpu, t->load},
+         top[7];
+  PetscCallMPI(MPI_Allreduce(mine, top, 7, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
   if (each) {
     PetscCall(PetscSynchronizedPrintf(
         PETSC_COMM_WORLD,
-        "rank %d: %d cells, DOFs [%lld, %lld), femint_integrate %.4f s (of which the element "
-        "function %.4f s, CPU %.4f s), PETSc assembly %.4f s, CPU time %.4f s\n",
+        "rank %d: %d cells, DOFs [%lld, %lld), femint_operator_integrate %.4f s (of which the "
+        "element function %.4f s, CPU %.4f s), PETSc assembly %.4f s, CPU time %.4f s, "
+        "femint_operator_load %.4f s\n",
         pt->rank, pt->ncell, (long long)pt->dof_begin, (long long)pt->dof_end, t->integrate,
-        t->set, t->set_cpu, t->assembly, t->cpu));
+        t->set, t->set_cpu, t->assembly, t->cpu, t->load));
     PetscCall(PetscSynchronizedFlush(PETSC_COMM_WORLD, PETSC_STDOUT));
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "assembly: femint_integrate %.4f s (of which the element function "
-                        "%.4f s, CPU %.4f s), PETSc assembly %.4f s, total %.4f s, CPU time "
-                        "%.4f s (largest over the ranks%s)\n",
+                        "assembly: femint_operator_integrate %.4f s (of which the element "
+                        "function %.4f s, CPU %.4f s), PETSc assembly %.4f s, total %.4f s, CPU "
+                        "time %.4f s (largest over the ranks%s); the load vector: "
+                        "femint_operator_load %.4f s\n",
                         top[0], top[1], top[5], top[2], top[3], top[4],
-                        repeat > 1 ? ", best run" : ""));
+                        repeat > 1 ? ", best run" : "", top[6]));
   return 0;
 }
 
@@ -872,6 +611,7 @@ static PetscErrorCode run(void)
   femint_mesh_t mesh;
   femint_space_t space;
   femint_form_t form;
+  femint_operator_t op;
   char what[PETSC_MAX_PATH_LEN + 64];
   Mat A;
   Vec x, b;
@@ -887,7 +627,7 @@ static PetscErrorCode run(void)
   } else {
     PetscCall(make_mesh(ctx, &st, size, &mesh, what, sizeof what));
   }
-  FEMINT_TRY(ctx, femint_space_create(ctx, mesh, 3, NULL, (int)st.order, &space));
+  FEMINT_TRY(ctx, femint_space_create(ctx, mesh, FEMINT_H1, 3, NULL, (int)st.order, &space));
   FEMINT_TRY(ctx, femint_form_create_elasticity(ctx, 1, &mat.young, &mat.poisson, &form));
   if (st.distributed) PetscCall(make_dist_part(space, femint_mesh_num_cells(mesh), &pt));
   else PetscCall(make_part(space, femint_mesh_num_cells(mesh), &pt));
@@ -898,12 +638,15 @@ static PetscErrorCode run(void)
   if (st.setvalues) PetscCall(create_matrix(space, &pt, &A));
   else PetscCall(create_matrix_coo(space, &pt, femint_mesh_num_cells(mesh), &A, &coo));
   PetscCall(MatCreateVecs(A, &x, &b));
+  /* The operator plans the rank's cells once, for every assembly. */
+  const struct femint_operator_options opt = {.where = st.where, .cells = pt.cells,
+                                              .ncells = pt.ncell};
+  FEMINT_TRY(ctx, femint_operator_create(ctx, space, 1, &form, &opt, &op));
   for (int r = 0; r < st.repeat; r++) {
     struct times t = {0};
     PetscCall(MatZeroEntries(A));
     PetscCall(VecSet(b, 0));
-    PetscCall(assemble(ctx, space, form, &pt, &mat, st.where, st.setvalues ? NULL : &coo, A, b,
-                       &t));
+    PetscCall(assemble(ctx, op, &pt, &mat, st.setvalues ? NULL : &coo, A, b, &t));
     if (r == 0 || t.integrate + t.assembly < best.integrate + best.assembly) best = t;
   }
   PetscCall(report_times(&pt, st.timing, st.repeat, &best));
@@ -920,6 +663,7 @@ static PetscErrorCode run(void)
   PetscCall(PetscFree(coo.v));
   PetscCall(PetscFree(pt.cells));
   PetscCall(PetscFree(pt.global));
+  femint_operator_destroy(&op);
   femint_form_destroy(&form);
   femint_space_destroy(&space);
   femint_mesh_destroy(&mesh);

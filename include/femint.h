@@ -351,6 +351,9 @@ FEMINT_EXPORT int femint_space_family(femint_space_t space); /**< FEMINT_H1 or F
 FEMINT_EXPORT int64_t femint_space_num_dofs(femint_space_t space);
 FEMINT_EXPORT int femint_space_num_components(femint_space_t space);
 FEMINT_EXPORT int femint_space_cell_order(femint_space_t space, int cell);
+/** @brief The local DOFs of a cell, nsh * ncomp: the rows of its element matrix and the length
+ *  of femint_space_cell_dofs' arrays (or FEMINT_EINVAL). */
+FEMINT_EXPORT int femint_space_cell_size(femint_space_t space, int cell);
 /** @brief Local-to-global map of a cell: for local index l = idof*ncomp + icomp (idof over the
  *  cell's nsh shape functions), dofs[l] is the DOF or -1 (a mode dropped by the minimum rule or
  *  removed by femint_space_remove_boundary_dofs) and signs[l] is +1 or -1 (orientation of the

@@ -7,6 +7,8 @@ AC_DEFUN([FEMINT_CHECK_DEPS], [
     [PKG_CHECK_MODULES([STARPU], [starpu-1.3], [femint_starpu_pkg=starpu-1.3],
       [AC_MSG_ERROR([StarPU not found (pkg-config starpu-1.3 or starpu-1.4).
   On Debian or Ubuntu: apt-get install libstarpu-dev])])])
+  # The StarPU module that femint.pc requires.
+  AC_SUBST([femint_starpu_pkg])
   PKG_CHECK_MODULES([HWLOC], [hwloc], [],
     [AC_MSG_ERROR([hwloc not found (pkg-config hwloc). On Debian or Ubuntu: apt-get install libhwloc-dev])])
   PKG_CHECK_MODULES([OPENCL], [OpenCL], [femint_opencl_libs="$OPENCL_LIBS"],

@@ -75,10 +75,11 @@ done
 ok $? "no two folders of src/ include each other"
 [ -z "$pairs" ] || echo "# pairs:$pairs"
 
-# Source files stay under 800 lines.
+# Source files stay under 800 lines (the kernels embedded at build time are generated, not
+# written).
 long=$(find include src kernels tests examples tools -type f \
   \( -name '*.c' -o -name '*.h' -o -name '*.cc' -o -name '*.cl' -o -name '*.clh' -o -name '*.sh' \) \
-  -exec awk 'END { if (NR > 800) print FILENAME " (" NR " lines)" }' {} \;)
+  ! -name kernels_embedded.c -exec awk 'END { if (NR > 800) print FILENAME " (" NR " lines)" }' {} \;)
 [ -z "$long" ]
 ok $? "no source file is over 800 lines"
 [ -z "$long" ] || echo "$long" | sed 's/^/# /'

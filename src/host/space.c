@@ -344,6 +344,14 @@ int femint_space_cell_order(femint_space_t space, int cell)
   return space->order[cell];
 }
 
+int femint_space_cell_size(femint_space_t space, int cell)
+{
+  FEMINT_CHECK(space, NULL, FEMINT_EINVAL, "femint_space_cell_size: space is NULL");
+  FEMINT_CHECK(cell >= 0 && cell < space->mesh->ncell, space->ctx, FEMINT_EINVAL,
+               "femint_space_cell_size: cell %d is outside [0, %d)", cell, space->mesh->ncell);
+  return (int)(space->cell_off[cell + 1] - space->cell_off[cell]) * space->ncomp;
+}
+
 int femint_space_cell_dofs(femint_space_t space, int cell, int64_t *dofs, int *signs)
 {
   FEMINT_CHECK(space, NULL, FEMINT_EINVAL, "femint_space_cell_dofs: space is NULL");

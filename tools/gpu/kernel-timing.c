@@ -2,10 +2,12 @@
  * and precision, the elasticity element matrices of thousands of distorted prisms per launch,
  * timed with profiling events; GFLOP/s by seed 000's count (63 nq nsh^2) and by the flops the
  * kernel performs; GEMM checked against REG_NOJAC. A sweep of GEMM tiles with `sweep`.
- * Build by hand from the repository root after `make`:
- *   gcc -O2 -std=gnu11 -Iinclude -Isrc -I. -DCL_TARGET_OPENCL_VERSION=120 \
- *     -DCL_USE_DEPRECATED_OPENCL_1_2_APIS tools/gpu/kernel-timing.c src/.libs/libfemint_core.a \
- *     -lOpenCL -lm -fopenmp -o tools/gpu/kernel-timing
+ * Build by hand after `make`, in the build directory (SRC the repository root; SRC=. where the
+ * build is made in the repository itself):
+ *   mkdir -p tools/gpu && gcc -O2 -std=gnu11 -I$SRC/include -I$SRC/src -I. \
+ *     -DCL_TARGET_OPENCL_VERSION=120 -DCL_USE_DEPRECATED_OPENCL_1_2_APIS \
+ *     $SRC/tools/gpu/kernel-timing.c src/.libs/libfemint_core.a -lOpenCL -lm -fopenmp \
+ *     -o tools/gpu/kernel-timing
  * Usage: [KT_BYTES=output bytes per launch] [KT_MIN_CELLS=n] kernel-timing [sweep] [PMIN PMAX]
  * (one table line per kernel). */
 #include <math.h>
@@ -134,7 +136,7 @@ static double time_kernel(struct env *e, const struct volume_cl_config *cfg, str
   for (int r = 0; r <= reps; r++) {
     cl_event ev;
     err = volume_cl_enqueue(e->q, k, cfg, &e->info, in->ncell, geo, in->coef, in->phi, in->quad,
-                            out, &ev);
+                            out, 0, &ev);
     if (err != CL_SUCCESS) {
       fprintf(stderr, "enqueue failed with %d (%s)\n", err, opts);
       break;
@@ -183,8 +185,8 @@ static void report(const struct volume_cl_config *cfg, int p, const char *label,
          p, cfg->precision == FEMINT_DOUBLE ? "double" : "single", label, us,
          volume_cl_flops_seed(cfg) / t * 1e-9, volume_cl_flops(cfg) / t * 1e-9,
          p >= 2 ? gtx580_best[p] / us : 0.0, cfg->wg_size, cfg->nparts,
-         cfg->variant == VARIANT_GEMM ? "" : "\n");
-  if (cfg->variant == VARIANT_GEMM)
+         cfg->variant == FEMINT_VARIANT_GEMM ? "" : "\n");
+  if (cfg->variant == FEMINT_VARIANT_GEMM)
     printf(" T%d B%d E%d Q%d H%d  diff %.2g\n", cfg->tile, cfg->block, cfg->elems, cfg->qchunk,
            cfg->half, diff);
   fflush(stdout);
@@ -225,8 +227,8 @@ int main(int argc, char **argv)
       if (!single && !e.info.fp64) continue;
       const int prec = single ? FEMINT_SINGLE : FEMINT_DOUBLE;
       struct volume_cl_config cfg;
-      volume_cl_configure(&e.info, re->nsh, re->nq, 3, 2, FORM_ELASTICITY, prec, VARIANT_GEMM, 0,
-                          &cfg);
+      volume_cl_configure(&e.info, 3, re->nsh, re->nq, 3, 2, FORM_ELASTICITY, prec,
+                          FEMINT_VARIANT_GEMM, 0, &cfg);
       double out_bytes = (double)volume_cl_out_size(&cfg) * (single ? 4 : 8);
       int ncell = (int)(out_target / out_bytes);
       if (ncell > 200000) ncell = 200000;
@@ -244,25 +246,26 @@ int main(int argc, char **argv)
       void *ref = malloc(ncheck * per * 8), *got = malloc(ncheck * per * 8);
       printf("# p=%d %s: %d cells per launch, %.2f GB of output\n", p,
              single ? "single" : "double", ncell, ncell * out_bytes * 1e-9);
-      for (int v = 0; v < VARIANT_COUNT; v++) {
+      for (int v = FEMINT_VARIANT_REG_NOJAC; v <= FEMINT_VARIANT_GEMM; v++) {
         struct volume_cl_config c;
-        if (volume_cl_configure(&e.info, re->nsh, re->nq, 3, 2, FORM_ELASTICITY, prec, v, 0, &c)) {
-          printf("p=%d %s %s: %s\n", p, single ? "single" : "double", volume_variant_name(v),
+        if (volume_cl_configure(&e.info, 3, re->nsh, re->nq, 3, 2, FORM_ELASTICITY, prec, v, 0,
+                                &c)) {
+          printf("p=%d %s %s: %s\n", p, single ? "single" : "double", femint_variant_name(v),
                  femint_thread_error());
           continue;
         }
         /* The seed variants at high orders are slow: fewer repetitions. */
-        double t = time_kernel(&e, &c, &in, out, v == VARIANT_GEMM ? 5 : 2,
-                               v == VARIANT_REG_NOJAC ? ref : v == VARIANT_GEMM ? got : NULL,
-                               ncheck);
-        report(&c, p, volume_variant_name(v), t,
-               v == VARIANT_GEMM ? reldiff(got, ref, ncheck * per, single) : 0);
+        const int gemm = v == FEMINT_VARIANT_GEMM;
+        double t = time_kernel(&e, &c, &in, out, gemm ? 5 : 2,
+                               v == FEMINT_VARIANT_REG_NOJAC ? ref : gemm ? got : NULL, ncheck);
+        report(&c, p, femint_variant_name(v), t,
+               gemm ? reldiff(got, ref, ncheck * per, single) : 0);
       }
       /* GEMM, symmetric storage. */
       {
         struct volume_cl_config c;
-        volume_cl_configure(&e.info, re->nsh, re->nq, 3, 2, FORM_ELASTICITY, prec, VARIANT_GEMM,
-                            1, &c);
+        volume_cl_configure(&e.info, 3, re->nsh, re->nq, 3, 2, FORM_ELASTICITY, prec,
+                            FEMINT_VARIANT_GEMM, 1, &c);
         double t = time_kernel(&e, &c, &in, out, 5, NULL, 0);
         report(&c, p, "gemm symmetric", t, 0);
       }

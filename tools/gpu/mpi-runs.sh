@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The MPI measurement of doc/performance.md on the GPU host: the assembly stage of
-# examples/petsc_elasticity (femint_integrate + MatSetValues, then MatAssembly) on 1 rank and on
-# 4 ranks sharing the GPU (one box, replicated or distributed mesh), and its weak scaling (the
-# same cells on each rank).
+# examples/petsc_elasticity (femint_operator_integrate into PETSc's COO values, or into
+# MatSetValues with -setvalues, then MatSetValuesCOO and MatAssembly) on 1 rank and on 4 ranks
+# sharing the GPU (one box, replicated or distributed mesh), and its weak scaling (the same cells
+# on each rank).
 #
 # Two steps:
 #   tools/gpu/mpi-runs.sh pack         on the build machine (Debian, configured with MPI and
@@ -63,8 +64,8 @@ run() {
   mkdir -p "$out"
   local ex=.gpu-runtime/bin/petsc_elasticity
   # Each rank gets 4 cores (mpirun's PE=4), one of them for its OpenCL driver; every rank takes
-  # the one GPU (local rank modulo the devices). The first of 3 assemblies builds the OpenCL
-  # programs and calibrates StarPU's models; the fastest counts.
+  # the one GPU (local rank modulo the devices). The example's operator builds the OpenCL programs
+  # before the first of 3 assemblies, which calibrates StarPU's models; the fastest counts.
   local bind=(--map-by slot:PE=4 --bind-to core)
   {
     mpirun --version | head -n 1

@@ -1,0 +1,56 @@
+/* What the two files of examples/petsc_elasticity share: the settings of the command line, a
+ * rank's share of the mesh and the DOFs, and the functions of petsc_parts.c that make them. */
+#ifndef FEMINT_EXAMPLE_PETSC_COMMON_H
+#define FEMINT_EXAMPLE_PETSC_COMMON_H
+
+#include <femint.h>
+#include <petscksp.h>
+
+/* A femint call inside a function that returns a PetscErrorCode. */
+#define FEMINT_TRY(ctx, call)                                                                 \
+  do {                                                                                        \
+    int femint_e_ = (call);                                                                   \
+    PetscCheck(femint_e_ == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s: %s (%s)", #call,          \
+               femint_error_name(femint_e_), femint_last_error(ctx));                         \
+  } while (0)
+
+/* The most rows of an element matrix: 288 shape functions of a prism of order 7, 3 components. */
+#define NMAX (288 * 3)
+
+struct settings {
+  PetscInt n, order, repeat;
+  PetscBool weak, timing, no_solve, distributed, setvalues;
+  PetscReal perturb;
+  char mesh[PETSC_MAX_PATH_LEN];
+  int where;
+};
+
+/* One rank's share: its run of cells and the DOFs it owns. Replicated, the space is the whole
+ * one and its numbering the global one (global NULL); distributed, the space is the rank's part
+ * (nlocal DOFs) and global[] numbers its DOFs across the ranks. */
+struct part {
+  int rank, size;
+  int cell_begin, ncell, *cells;
+  int64_t ndof, dof_begin, dof_end;
+  int64_t nlocal, *global;
+};
+
+/* The global number of DOF d of the rank's space (-1 stays -1). */
+static inline PetscInt to_global(const struct part *pt, int64_t d)
+{
+  return (PetscInt)(d < 0 ? -1 : pt->global ? pt->global[d] : d);
+}
+
+/* The same mesh on every rank: the box, or the whole Gmsh file; what describes it. */
+PetscErrorCode make_mesh(femint_context_t ctx, const struct settings *st, int size,
+                         femint_mesh_t *mesh, char *what, size_t len);
+/* The rank's part of the mesh: its slab of the box, or its partition of a partitioned Gmsh file. */
+PetscErrorCode make_mesh_part(femint_context_t ctx, const struct settings *st, int rank, int size,
+                              femint_mesh_t *mesh, char *what, size_t len);
+/* Replicated: the rank's run of cells (an even share, in mesh order) and the DOFs it owns. */
+PetscErrorCode make_part(femint_space_t space, int ncell_mesh, struct part *pt);
+/* Distributed: every cell of the rank's part, the DOFs numbered across the ranks by their keys
+ * and given to femint (femint_space_set_global_dofs). */
+PetscErrorCode make_dist_part(femint_space_t space, int ncell, struct part *pt);
+
+#endif
