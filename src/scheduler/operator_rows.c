@@ -215,6 +215,15 @@ static int finish_one(femint_context_t ctx, const struct plan *p, int k, struct 
   return err;
 }
 
+/* A batch's inputs, and its own element matrices when they are not in the arena. */
+static int pack_one(femint_context_t ctx, const struct plan *p, struct batch *b)
+{
+  const struct group *g = b->g;
+  FEMINT_CALL(plan_pack_batch(p, b));
+  if (b->in_arena) return 0;
+  return femint_host_alloc(ctx, (size_t)b->ncell * g->out_size * g->real_size, &b->mats);
+}
+
 /* Submit the assembly task of batch i into its form's row blocks. */
 static int submit_assembly(femint_context_t ctx, struct batch *b, const struct blocks *bl,
                            struct starpu_task **slot)
@@ -242,20 +251,21 @@ int operator_rows(struct femint_operator *op, femint_matrix_t *A, femint_element
     if (!err) err = blocks_register(ctx, &op->rows, A[f]->values, arbiter, &bl[f]);
   }
   st->t_pack += femint_now() - tk;
-  const double t1 = femint_now();
-  /* with phases every batch stays until its assembly: no window */
+  /* With phases every batch stays until its assembly (no window), and the inputs of all are
+   * packed before the integration is timed; otherwise each is packed as its tasks go. */
   const int window = phases ? (batch_buffers(ctx, p, 1), nb) : batch_buffers(ctx, p, 1);
+  const double tq = femint_now();
+  for (int i = 0; phases && i < nb && !err; i++) err = pack_one(ctx, p, &p->batches[i]);
+  st->t_pack += femint_now() - tq;
+  const double t1 = femint_now();
   int retired = 0;
   /* batch index by batch index, the forms of each together */
   for (int k = 0; k < nb && !err; k++) {
     const int f = k % p->nform, i = f * p->nbatch + k / p->nform;
     struct batch *b = &p->batches[i];
-    const struct group *g = b->g;
     while (k - retired >= window && !err) err = finish_one(ctx, p, retired++, tasks, fn, user, err);
     const double tp = femint_now();
-    if (!err) err = plan_pack_batch(p, b);
-    if (!err && !b->in_arena)
-      err = femint_host_alloc(ctx, (size_t)b->ncell * g->out_size * g->real_size, &b->mats);
+    if (!err && !phases) err = pack_one(ctx, p, b);
     st->t_pack += femint_now() - tp;
     if (err) break;
     batch_register(b, 1);
