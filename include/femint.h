@@ -497,9 +497,9 @@ struct femint_operator_options {
   int assembly;       /**< enum femint_assembly */
   int phases;         /**< 1: wait for each phase before the next, so that femint_stats times
                            them apart (integration, then assembly or sums); 0: they overlap */
-  const char *timeline; /**< NULL, or a CSV file that each verb writes its tasks to (worker,
-                             kind, codelet, order, cells, start and end in seconds, batch, ready
-                             time): a Gantt chart's data */
+  const char *timeline; /**< NULL, or a CSV file (the path is copied) that each verb writes its
+                             tasks to (worker, kind, codelet, order, cells, start and end in
+                             seconds, batch, ready time): a Gantt chart's data */
   /* Optional subset of the cells: a rank's part of a mesh that every rank of an MPI code holds
    * whole (see "Distributed codes" below). The matrices, the element matrices handed to a
    * femint_element_fn and the load vectors then come from these cells only. */

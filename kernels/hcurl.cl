@@ -11,9 +11,13 @@
  * every point into local memory, then the entries (i, j) of the element matrix, WG_SIZE at a time.
  * ref holds val[NQ][3][NSH], curl[NQ][3][NSH], the geometric shape derivatives dgeo[NQ][NNODE][3]
  * and the weights w[NQ]; nodes [ncell][NNODE][3]; coef [ncell][9] (eps for T, nu = mu^-1 for S,
- * row-major); M [ncell][NSH][NSH], each from its offset (in REALs) into its buffer.
+ * row-major); M [ncell][NSH][NSH] (with SYMMETRIC 1 the upper half of each, packed row by row:
+ * [ncell][NSH (NSH + 1) / 2]), each from its offset (in REALs) into its buffer.
  * Compiled with -DNSH, -DNQ, -DNNODE, -DWHICH, -DWG_SIZE and -DREAL=float|double
  * (-DFEMINT_FP64 with double). */
+#ifndef SYMMETRIC
+#define SYMMETRIC 0
+#endif
 #define TAB_OFF (WHICH * NQ * 3 * NSH)
 #define DGEO_OFF (2 * NQ * 3 * NSH)
 #define W_OFF (DGEO_OFF + NQ * NNODE * 3)
@@ -71,9 +75,18 @@ hcurl_matrix(int ncell, __global const REAL *ref, __global const REAL *nodes, lo
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   __global const REAL *F = ref + TAB_OFF;
+#if SYMMETRIC
+  /* the upper half, packed row by row: entry e of row i (which starts at i NSH - i (i - 1) / 2) */
+  __global REAL *out = M + m_off + (size_t)cell * (NSH * (NSH + 1) / 2);
+  for (int e = lid; e < NSH * (NSH + 1) / 2; e += WG_SIZE) {
+    int i = 0, rest = e;
+    while (rest >= NSH - i) rest -= NSH - i++;
+    const int j = i + rest;
+#else
   __global REAL *out = M + m_off + (size_t)cell * NSH * NSH;
   for (int e = lid; e < NSH * NSH; e += WG_SIZE) {
     const int i = e / NSH, j = e % NSH;
+#endif
     REAL sum = 0;
     for (int q = 0; q < NQ; q++) {
       __global const REAL *f = F + q * 3 * NSH;

@@ -43,6 +43,35 @@ static inline femint_context_t test_init(void)
   return ctx;
 }
 
+/* Integrate and assemble nform forms on a space through an operator made for the call (opt may
+ * be NULL): A[0..nform) as femint_operator_assemble gives them; returns femint's code. */
+static inline int test_assemble(femint_context_t ctx, femint_space_t space, int nform,
+                                const femint_form_t *forms,
+                                const struct femint_operator_options *opt, femint_matrix_t *A,
+                                struct femint_stats *stats)
+{
+  femint_operator_t op = NULL;
+  int err = femint_operator_create(ctx, space, nform, forms, opt, &op);
+  if (!err) err = femint_operator_assemble(op, A, stats);
+  femint_operator_destroy(&op);
+  return err;
+}
+
+/* Relative Frobenius difference of the values of two CSR matrices of the same pattern; 1e300 when
+ * their patterns differ. */
+static inline double test_matrix_reldiff(femint_matrix_t A, femint_matrix_t B)
+{
+  int64_t n, m;
+  const int64_t *ra, *rb, *ca, *cb;
+  const double *va, *vb;
+  femint_matrix_csr(A, &n, &ra, &ca, &va);
+  femint_matrix_csr(B, &m, &rb, &cb, &vb);
+  if (n != m || ra[n] != rb[m] || memcmp(ra, rb, sizeof *ra * (n + 1)) ||
+      memcmp(ca, cb, sizeof *ca * ra[n]))
+    return 1e300;
+  return tap_reldiff(va, vb, (size_t)ra[n]);
+}
+
 /* A reproducible uniform number in [0,1). */
 static inline double test_rand(uint64_t *state)
 {

@@ -99,7 +99,7 @@ static struct batch_result batch_case(struct cl_env *env, int p, int single, int
   for (int which = 0; which < 2; which++)
     for (int c = 0; c < ncell; c++) {
       hcurl_cell_matrix(re, which ? FORM_CURLCURL : FORM_HCURL_MASS, nnode,
-                        nodes + (size_t)nx * c, coef[which] + 9 * c, scratch, single, Mc);
+                        nodes + (size_t)nx * c, coef[which] + 9 * c, scratch, single, 0, Mc);
       for (size_t i = 0; i < n2; i++)
         M[i] = single ? ((float *)Mc)[i] : ((double *)Mc)[i];
       r.cpu = fmax(r.cpu, tap_reldiff(M, ref[which] + c * n2, n2));

@@ -7,21 +7,10 @@
 static femint_matrix_t assemble(femint_context_t ctx, femint_space_t s, femint_form_t f, int where,
                                 int precision, struct femint_stats *st)
 {
-  struct femint_assemble_options opt = {.precision = precision, .where = where, .max_batch = 3};
+  struct femint_operator_options opt = {.precision = precision, .where = where, .max_batch = 3};
   femint_matrix_t A;
-  TAP_CALL(ctx, femint_assemble(ctx, s, f, &opt, &A, st));
+  TAP_CALL(ctx, test_assemble(ctx, s, 1, &f, &opt, &A, st));
   return A;
-}
-
-static double matrix_reldiff(femint_matrix_t A, femint_matrix_t B)
-{
-  int64_t n, m;
-  const int64_t *ra, *rb;
-  const double *va, *vb;
-  femint_matrix_csr(A, &n, &ra, NULL, &va);
-  femint_matrix_csr(B, &m, &rb, NULL, &vb);
-  if (n != m || ra[n] != rb[m]) return 1e300;
-  return tap_reldiff(va, vb, (size_t)ra[n]);
 }
 
 int main(void)
@@ -35,12 +24,12 @@ int main(void)
     tap_skip_all("needs CPU and OpenCL workers (STARPU_OPENCL_ON_CPUS=1 gives PoCL's CPU device)");
   }
   femint_mesh_t mesh;
-  TAP_CALL(ctx, femint_mesh_create_box(ctx, 4, 3, 3, 1, 1, 1, 0.2, 7, &mesh));
+  TAP_CALL(ctx, femint_mesh_create_box(ctx, FEMINT_PRISM, 4, 3, 3, 1, 1, 1, 0.2, 7, &mesh));
   int nc = femint_mesh_num_cells(mesh);
   int *orders = malloc(nc * sizeof *orders);
   for (int c = 0; c < nc; c++) orders[c] = 1 + (c * 7 / 3) % 3;
   femint_space_t space;
-  TAP_CALL(ctx, femint_space_create(ctx, mesh, 3, orders, 0, &space));
+  TAP_CALL(ctx, femint_space_create(ctx, mesh, FEMINT_H1, 3, orders, 0, &space));
   double E = 2, nu = 0.3;
   femint_form_t form;
   TAP_CALL(ctx, femint_form_create_elasticity(ctx, 1, &E, &nu, &form));
@@ -49,20 +38,23 @@ int main(void)
     struct femint_stats st;
     femint_matrix_t Aboth = assemble(ctx, space, form, FEMINT_WHERE_ANY, prec, &st);
     int tasks[2] = {0, 0};
-    for (int w = 0; w < st.nworker; w++) tasks[st.worker_is_opencl[w]] += st.worker_tasks_integrate[w];
+    for (int w = 0; w < st.nworker; w++)
+      tasks[st.worker_is_opencl[w]] += st.worker_tasks_integrate[w];
     tap_ok(tasks[0] > 0 && tasks[1] > 0,
            "%s: dmda gave integration tasks to both kinds: %d on CPU, %d on OpenCL (%d batches)",
            prec ? "single" : "double", tasks[0], tasks[1], st.nbatch);
     femint_matrix_t Acpu = assemble(ctx, space, form, FEMINT_WHERE_CPU, prec, &st);
     tasks[1] = 0;
-    for (int w = 0; w < st.nworker; w++) tasks[1] += st.worker_is_opencl[w] * st.worker_tasks_integrate[w];
+    for (int w = 0; w < st.nworker; w++)
+      tasks[1] += st.worker_is_opencl[w] * st.worker_tasks_integrate[w];
     tap_ok(tasks[1] == 0, "CPU-only run used no OpenCL worker");
     femint_matrix_t Aocl = assemble(ctx, space, form, FEMINT_WHERE_OPENCL, prec, &st);
     tasks[0] = 0;
-    for (int w = 0; w < st.nworker; w++) tasks[0] += !st.worker_is_opencl[w] * st.worker_tasks_integrate[w];
+    for (int w = 0; w < st.nworker; w++)
+      tasks[0] += !st.worker_is_opencl[w] * st.worker_tasks_integrate[w];
     tap_ok(tasks[0] == 0, "OpenCL-only run used no CPU worker for integration");
     double tol = prec ? 1e-5 : 1e-12;
-    double d1 = matrix_reldiff(Aboth, Acpu), d2 = matrix_reldiff(Aboth, Aocl);
+    double d1 = test_matrix_reldiff(Aboth, Acpu), d2 = test_matrix_reldiff(Aboth, Aocl);
     tap_ok(d1 < tol, "%s: both vs CPU only: %.2e < %.0e", prec ? "single" : "double", d1, tol);
     tap_ok(d2 < tol, "%s: both vs OpenCL only: %.2e < %.0e", prec ? "single" : "double", d2, tol);
     femint_matrix_destroy(&Aboth);

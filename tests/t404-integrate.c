@@ -1,7 +1,8 @@
-/* Test: femint_integrate hands every cell's element matrix to the caller's function, on the
- * calling thread, with global DOFs and signs that reproduce the assembled operator (y = A x
- * computed from the batches equals femint_assemble's A x), in both precisions and both storages,
- * on every worker kind; a function that returns non-zero stops the work with FEMINT_ECALLBACK. */
+/* Test: femint_operator_integrate hands every cell's element matrix of each form to the caller's
+ * function, on the calling thread, with the form's index, global DOFs and signs that reproduce
+ * the assembled operator (y = A x computed from the batches equals femint_operator_assemble's
+ * A x, form by form), in both precisions and both storages, on every worker kind; a function
+ * that returns non-zero stops the work with FEMINT_ECALLBACK. */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -9,10 +10,11 @@
 
 struct sink {
   pthread_t caller;
-  int wrong_thread, calls, stop_after;
-  int *seen;   /* [ncell] times each cell was handed over */
+  int wrong_thread, calls, stop_after, bad_form;
+  int *seen;   /* [2][ncell] times each cell was handed over for each form */
+  int ncell;
   const double *x;
-  double *y;   /* y += A_e x over the batches */
+  double *y[2]; /* y[form] += A_e x over the batches */
 };
 
 static double entry(const struct femint_element_batch *b, int k, int i, int j)
@@ -34,8 +36,13 @@ static int take(const struct femint_element_batch *b, void *user)
 {
   struct sink *s = user;
   s->wrong_thread += !pthread_equal(pthread_self(), s->caller);
+  if (b->form < 0 || b->form > 1) {
+    s->bad_form++;
+    return ++s->calls == s->stop_after ? 7 : 0;
+  }
+  double *y = s->y[b->form];
   for (int k = 0; k < b->ncell; k++) {
-    s->seen[b->cells[k]]++;
+    s->seen[b->form * s->ncell + b->cells[k]]++;
     const int64_t *dofs = b->dofs + (size_t)k * b->n;
     const int *sg = b->signs + (size_t)k * b->n;
     for (int i = 0; i < b->n; i++) {
@@ -43,7 +50,7 @@ static int take(const struct femint_element_batch *b, void *user)
       double acc = 0;
       for (int j = 0; j < b->n; j++)
         if (dofs[j] >= 0) acc += sg[i] * sg[j] * entry(b, k, i, j) * s->x[dofs[j]];
-      s->y[dofs[i]] += acc;
+      y[dofs[i]] += acc;
     }
   }
   return ++s->calls == s->stop_after ? 7 : 0;
@@ -55,20 +62,23 @@ int main(void)
   int ncpu, nocl;
   femint_context_workers(ctx, &ncpu, &nocl, NULL);
   femint_mesh_t mesh;
-  TAP_CALL(ctx, femint_mesh_create_box(ctx, 3, 3, 2, 1, 1.2, 0.8, 0.25, 3, &mesh));
+  TAP_CALL(ctx, femint_mesh_create_box(ctx, FEMINT_PRISM, 3, 3, 2, 1, 1.2, 0.8, 0.25, 3, &mesh));
   const int nc = femint_mesh_num_cells(mesh);
   int *orders = malloc(nc * sizeof *orders);
   for (int c = 0; c < nc; c++) orders[c] = 1 + (c * 5 / 3) % 4;
   femint_space_t space;
-  TAP_CALL(ctx, femint_space_create(ctx, mesh, 3, orders, 0, &space));
-  double E = 3, nu = 0.27;
-  femint_form_t form;
-  TAP_CALL(ctx, femint_form_create_elasticity(ctx, 1, &E, &nu, &form));
+  TAP_CALL(ctx, femint_space_create(ctx, mesh, FEMINT_H1, 3, orders, 0, &space));
+  double E = 3, nu = 0.27, rho = 1.7;
+  femint_form_t forms[2];
+  TAP_CALL(ctx, femint_form_create_elasticity(ctx, 1, &E, &nu, &forms[0]));
+  TAP_CALL(ctx, femint_form_create_mass(ctx, 3, 1, &rho, &forms[1]));
   const int64_t ndof = femint_space_num_dofs(space);
-  double *x = malloc(ndof * sizeof *x), *y = malloc(ndof * sizeof *y), *ya = malloc(ndof * sizeof *ya);
+  double *x = malloc(ndof * sizeof *x), *ya = malloc(2 * ndof * sizeof *ya);
+  double *y = malloc(2 * ndof * sizeof *y);
   uint64_t seed = 11;
   for (int64_t i = 0; i < ndof; i++) x[i] = test_rand(&seed) - 0.5;
-  struct sink s = {.caller = pthread_self(), .seen = malloc(nc * sizeof *s.seen), .x = x, .y = y};
+  struct sink s = {.caller = pthread_self(), .seen = malloc(2 * nc * sizeof *s.seen), .ncell = nc,
+                   .x = x, .y = {y, y + ndof}};
 
   static const char *const where_name[] = {"any", "cpu", "opencl"};
   for (int where = FEMINT_WHERE_ANY; where <= FEMINT_WHERE_OPENCL; where++) {
@@ -78,35 +88,45 @@ int main(void)
     }
     for (int prec = 0; prec < 2; prec++)
       for (int sym = 0; sym < 2; sym++) {
-        struct femint_assemble_options opt = {
+        struct femint_operator_options opt = {
             .precision = prec ? FEMINT_SINGLE : FEMINT_DOUBLE, .where = where, .max_batch = 5,
             .symmetric = sym};
-        femint_matrix_t A;
-        TAP_CALL(ctx, femint_assemble(ctx, space, form, &opt, &A, NULL));
-        femint_matrix_mult(A, x, ya);
-        femint_matrix_destroy(&A);
-        memset(y, 0, ndof * sizeof *y);
-        memset(s.seen, 0, nc * sizeof *s.seen);
-        s.calls = s.wrong_thread = 0;
+        femint_operator_t op;
+        femint_matrix_t A[2];
+        TAP_CALL(ctx, femint_operator_create(ctx, space, 2, forms, &opt, &op));
+        TAP_CALL(ctx, femint_operator_assemble(op, A, NULL));
+        for (int f = 0; f < 2; f++) {
+          femint_matrix_mult(A[f], x, ya + f * ndof);
+          femint_matrix_destroy(&A[f]);
+        }
+        memset(y, 0, 2 * ndof * sizeof *y);
+        memset(s.seen, 0, 2 * nc * sizeof *s.seen);
+        s.calls = s.wrong_thread = s.bad_form = 0;
         s.stop_after = -1;
         struct femint_stats st;
-        TAP_CALL(ctx, femint_integrate(ctx, space, form, &opt, take, &s, &st));
+        TAP_CALL(ctx, femint_operator_integrate(op, take, &s, &st));
+        femint_operator_destroy(&op);
         int bad = 0;
-        for (int c = 0; c < nc; c++) bad += s.seen[c] != 1;
-        double d = tap_reldiff(y, ya, (size_t)ndof), tol = prec ? 1e-5 : 1e-12;
-        tap_ok(bad == 0 && s.calls == st.nbatch && s.wrong_thread == 0 && d < tol,
-               "%s, %s, %s: every cell once (%d wrong) in %d calls for %d batches, on the "
-               "caller's thread (%d not); y from the batches vs A x: %.2e < %g",
+        for (int c = 0; c < 2 * nc; c++) bad += s.seen[c] != 1;
+        double d0 = tap_reldiff(y, ya, (size_t)ndof), tol = prec ? 1e-5 : 1e-12;
+        double d1 = tap_reldiff(y + ndof, ya + ndof, (size_t)ndof);
+        tap_ok(bad == 0 && s.bad_form == 0 && s.calls == st.nbatch && s.wrong_thread == 0 &&
+                   d0 < tol && d1 < tol,
+               "%s, %s, %s: every cell once for each of the 2 forms (%d wrong, %d bad form "
+               "indices) in %d calls for %d batches, on the caller's thread (%d not); y from the "
+               "batches vs A x: elasticity %.2e, mass %.2e < %g",
                where_name[where], prec ? "single" : "double", sym ? "upper half" : "full", bad,
-               s.calls, st.nbatch, s.wrong_thread, d, tol);
+               s.bad_form, s.calls, st.nbatch, s.wrong_thread, d0, d1, tol);
       }
   }
 
   /* A function that stops after its second batch. */
-  struct femint_assemble_options opt = {.max_batch = 4};
+  struct femint_operator_options opt = {.max_batch = 4};
+  femint_operator_t op;
+  TAP_CALL(ctx, femint_operator_create(ctx, space, 1, forms, &opt, &op));
   s.calls = 0;
   s.stop_after = 2;
-  int rc = femint_integrate(ctx, space, form, &opt, take, &s, NULL);
+  int rc = femint_operator_integrate(op, take, &s, NULL);
   tap_ok(rc == FEMINT_ECALLBACK && s.calls == 2 &&
              strstr(femint_last_error(ctx), "returned 7") != NULL,
          "a function that returns 7 stops the work after 2 calls: %s (%s)",
@@ -114,17 +134,21 @@ int main(void)
 
   /* No function: integration alone. */
   struct femint_stats st;
-  rc = femint_integrate(ctx, space, form, &opt, NULL, NULL, &st);
+  rc = femint_operator_integrate(op, NULL, NULL, &st);
   tap_ok(rc == 0 && st.ntask == st.nbatch && st.nnz == 0 && st.ndof == ndof,
          "no function: %d integration tasks for %d batches, no matrix (nnz %lld), %lld DOFs",
          st.ntask, st.nbatch, (long long)st.nnz, (long long)st.ndof);
-  rc = femint_integrate(ctx, space, NULL, &opt, NULL, NULL, NULL);
-  tap_ok(rc == FEMINT_EINVAL, "a NULL form is refused: %s", femint_last_error(ctx));
+  femint_operator_destroy(&op);
+  femint_form_t none[1] = {NULL};
+  rc = femint_operator_create(ctx, space, 1, none, &opt, &op);
+  tap_ok(rc == FEMINT_EINVAL && !op && strstr(femint_last_error(ctx), "forms[0]"),
+         "a NULL form is refused: %s", femint_last_error(ctx));
 
   free(s.seen);
   free(x), free(y), free(ya);
   free(orders);
-  femint_form_destroy(&form);
+  femint_form_destroy(&forms[0]);
+  femint_form_destroy(&forms[1]);
   femint_space_destroy(&space);
   femint_mesh_destroy(&mesh);
   femint_finalize(&ctx);

@@ -1,7 +1,7 @@
-/* Test: a cell subset in femint_assemble_options: the matrices and load vectors of the parts of
- * a partition add up to those of the whole mesh (femint_assemble and femint_integrate, runs of
- * cells and scattered cells), the element matrices of the listed cells only are handed over, an
- * empty subset integrates nothing, and bad lists are refused with the culprit named. */
+/* Test: a cell subset in femint_operator_options: the matrices and load vectors of the parts of
+ * a partition add up to those of the whole mesh (femint_operator_assemble, _integrate and _load,
+ * runs of cells and scattered cells), the element matrices of the listed cells only are handed
+ * over, an empty subset integrates nothing, and bad lists are refused with the culprit named. */
 #include <stdlib.h>
 
 #include "common.h"
@@ -44,7 +44,10 @@ static void traction(const double x[3], const double n[3], int tag, void *user, 
   for (int k = 0; k < 3; k++) v[k] = tag * n[k] + x[k];
 }
 
-/* Sum over the parts of y = A_part x (femint_assemble) and of their load vectors. */
+/* The load of the body force and the traction on every tagged face. */
+static const struct femint_load load = {.body = body, .traction = traction};
+
+/* Sum over the parts of y = A_part x (femint_operator_assemble) and of their load vectors. */
 static void assemble_parts(femint_context_t ctx, femint_space_t space, femint_form_t form,
                            int nparts, int *const *parts, const int *sizes, const double *x,
                            double *y, double *rhs, int64_t *nnz_sum)
@@ -55,12 +58,14 @@ static void assemble_parts(femint_context_t ctx, femint_space_t space, femint_fo
   memset(rhs, 0, (size_t)ndof * sizeof *rhs);
   *nnz_sum = 0;
   for (int r = 0; r < nparts; r++) {
-    struct femint_assemble_options opt = {.max_batch = 7, .rhs = rhs, .body = body,
-                                          .traction = traction, .cells = parts[r],
-                                          .ncells = sizes[r]};
+    struct femint_operator_options opt = {.max_batch = 7, .cells = parts[r], .ncells = sizes[r]};
+    femint_operator_t op;
     femint_matrix_t A;
     struct femint_stats st;
-    TAP_CALL(ctx, femint_assemble(ctx, space, form, &opt, &A, &st));
+    TAP_CALL(ctx, femint_operator_create(ctx, space, 1, &form, &opt, &op));
+    TAP_CALL(ctx, femint_operator_assemble(op, &A, &st));
+    TAP_CALL(ctx, femint_operator_load(op, &load, rhs));
+    femint_operator_destroy(&op);
     femint_matrix_mult(A, x, yp);
     for (int64_t i = 0; i < ndof; i++) y[i] += yp[i];
     *nnz_sum += st.nnz;
@@ -73,12 +78,12 @@ int main(void)
 {
   femint_context_t ctx = test_init();
   femint_mesh_t mesh;
-  TAP_CALL(ctx, femint_mesh_create_box(ctx, 3, 3, 4, 1, 1, 1, 0.25, 5, &mesh));
+  TAP_CALL(ctx, femint_mesh_create_box(ctx, FEMINT_PRISM, 3, 3, 4, 1, 1, 1, 0.25, 5, &mesh));
   const int nc = femint_mesh_num_cells(mesh);
   int *orders = malloc(nc * sizeof *orders);
   for (int c = 0; c < nc; c++) orders[c] = 1 + (c * 7 / 3) % 3;
   femint_space_t space;
-  TAP_CALL(ctx, femint_space_create(ctx, mesh, 3, orders, 0, &space));
+  TAP_CALL(ctx, femint_space_create(ctx, mesh, FEMINT_H1, 3, orders, 0, &space));
   double E = 2, nu = 0.3;
   femint_form_t form;
   TAP_CALL(ctx, femint_form_create_elasticity(ctx, 1, &E, &nu, &form));
@@ -90,11 +95,14 @@ int main(void)
   for (int64_t i = 0; i < ndof; i++) x[i] = test_rand(&seed) - 0.5;
 
   /* The whole mesh. */
-  struct femint_assemble_options all = {.max_batch = 7, .rhs = rhs_all, .body = body,
-                                        .traction = traction};
+  struct femint_operator_options all = {.max_batch = 7};
+  femint_operator_t op;
   femint_matrix_t A;
   struct femint_stats st_all;
-  TAP_CALL(ctx, femint_assemble(ctx, space, form, &all, &A, &st_all));
+  TAP_CALL(ctx, femint_operator_create(ctx, space, 1, &form, &all, &op));
+  TAP_CALL(ctx, femint_operator_assemble(op, &A, &st_all));
+  TAP_CALL(ctx, femint_operator_load(op, &load, rhs_all));
+  femint_operator_destroy(&op);
   femint_matrix_mult(A, x, ya);
   femint_matrix_destroy(&A);
 
@@ -126,45 +134,55 @@ int main(void)
   memset(rhs, 0, ndof * sizeof *rhs);
   int wrong = 0;
   for (int r = 0; r < 3; r++) {
-    struct femint_assemble_options opt = {.max_batch = 5, .rhs = rhs, .body = body,
-                                          .traction = traction, .cells = mod[r],
-                                          .ncells = nmod[r]};
+    struct femint_operator_options opt = {.max_batch = 5, .cells = mod[r], .ncells = nmod[r]};
     struct femint_stats st;
-    TAP_CALL(ctx, femint_integrate(ctx, space, form, &opt, take, &s, &st));
+    TAP_CALL(ctx, femint_operator_create(ctx, space, 1, &form, &opt, &op));
+    TAP_CALL(ctx, femint_operator_integrate(op, take, &s, &st));
+    TAP_CALL(ctx, femint_operator_load(op, &load, rhs));
+    femint_operator_destroy(&op);
     wrong += st.ncell != nmod[r];
     for (int c = 0; c < nc; c++) wrong += s.seen[c] != (c % 3 <= r);
   }
   dA = tap_reldiff(y, ya, ndof), db = tap_reldiff(rhs, rhs_all, ndof);
   tap_ok(wrong == 0 && dA < 1e-13 && db < 1e-13,
-         "femint_integrate by parts: each part's cells once and no other (%d wrong), A x %.1e, "
+         "femint_operator_integrate by parts: each part's cells once and no other (%d wrong), A x "
+         "%.1e, "
          "load vector %.1e",
          wrong, dA, db);
 
-  /* An empty subset: nothing integrated, a matrix of empty rows. */
-  struct femint_assemble_options none = {.cells = run[0], .ncells = 0};
+  /* An empty subset: nothing integrated, a matrix of empty rows, no load. */
+  struct femint_operator_options none = {.cells = run[0], .ncells = 0};
   struct femint_stats st;
-  int rc = femint_assemble(ctx, space, form, &none, &A, &st);
+  TAP_CALL(ctx, femint_operator_create(ctx, space, 1, &form, &none, &op));
+  int rc = femint_operator_assemble(op, &A, &st);
   int64_t nrows = 0;
   const int64_t *rowptr = NULL;
   if (!rc) femint_matrix_csr(A, &nrows, &rowptr, NULL, NULL);
-  tap_ok(rc == 0 && st.nbatch == 0 && st.ncell == 0 && nrows == ndof && rowptr[nrows] == 0,
-         "no cell: %s, %d batches, %lld rows, %lld non-zeros", femint_error_name(rc), st.nbatch,
-         (long long)nrows, rowptr ? (long long)rowptr[nrows] : -1LL);
+  memset(rhs, 0, ndof * sizeof *rhs);
+  int rl = femint_operator_load(op, &load, rhs);
+  double rn = 0;
+  for (int64_t i = 0; i < ndof; i++) rn += fabs(rhs[i]);
+  tap_ok(rc == 0 && st.nbatch == 0 && st.ncell == 0 && nrows == ndof && rowptr[nrows] == 0 &&
+             rl == 0 && rn == 0,
+         "no cell: %s, %d batches, %lld rows, %lld non-zeros; load %s, |rhs| = %g",
+         femint_error_name(rc), st.nbatch, (long long)nrows,
+         rowptr ? (long long)rowptr[nrows] : -1LL, femint_error_name(rl), rn);
   femint_matrix_destroy(&A);
+  femint_operator_destroy(&op);
 
   /* Bad lists. */
   int bad[3] = {4, nc, 1};
-  struct femint_assemble_options opt = {.cells = bad, .ncells = 3};
-  rc = femint_assemble(ctx, space, form, &opt, &A, NULL);
-  tap_ok(rc == FEMINT_EINVAL && strstr(femint_last_error(ctx), "cells[1]"),
+  struct femint_operator_options opt = {.cells = bad, .ncells = 3};
+  rc = femint_operator_create(ctx, space, 1, &form, &opt, &op);
+  tap_ok(rc == FEMINT_EINVAL && !op && strstr(femint_last_error(ctx), "cells[1]"),
          "a cell past the mesh is refused: %s", femint_last_error(ctx));
   bad[1] = 4;
-  rc = femint_integrate(ctx, space, form, &opt, NULL, NULL, NULL);
-  tap_ok(rc == FEMINT_EINVAL && strstr(femint_last_error(ctx), "cell 4 is listed twice"),
+  rc = femint_operator_create(ctx, space, 1, &form, &opt, &op);
+  tap_ok(rc == FEMINT_EINVAL && !op && strstr(femint_last_error(ctx), "cell 4 is listed twice"),
          "a cell listed twice is refused: %s", femint_last_error(ctx));
   opt.ncells = -1;
-  rc = femint_integrate(ctx, space, form, &opt, NULL, NULL, NULL);
-  tap_ok(rc == FEMINT_EINVAL, "ncells = -1 is refused: %s", femint_last_error(ctx));
+  rc = femint_operator_create(ctx, space, 1, &form, &opt, &op);
+  tap_ok(rc == FEMINT_EINVAL && !op, "ncells = -1 is refused: %s", femint_last_error(ctx));
 
   for (int r = 0; r < 3; r++) free(run[r]), free(mod[r]);
   free(s.seen);

@@ -44,7 +44,8 @@ int main(void)
   femint_context_t ctx = test_init();
   femint_mesh_t mesh;
   const double L[3] = {1.0, 0.8, 1.3};
-  TAP_CALL(ctx, femint_mesh_create_box(ctx, 3, 3, 2, L[0], L[1], L[2], 0.25, 3, &mesh));
+  TAP_CALL(ctx,
+           femint_mesh_create_box(ctx, FEMINT_PRISM, 3, 3, 2, L[0], L[1], L[2], 0.25, 3, &mesh));
   int nc = femint_mesh_num_cells(mesh);
   int *orders = malloc(nc * sizeof *orders);
   uint64_t st = 5;
@@ -52,19 +53,19 @@ int main(void)
   for (int prec = 0; prec < 2; prec++) {
     double tol = prec ? 1e-5 : 1e-12;
     const char *pn = prec ? "single" : "double";
-    struct femint_assemble_options opt = {.precision = prec};
+    struct femint_operator_options opt = {.precision = prec};
     femint_space_t s3, s1;
-    TAP_CALL(ctx, femint_space_create(ctx, mesh, 3, orders, 0, &s3));
-    TAP_CALL(ctx, femint_space_create(ctx, mesh, 1, orders, 0, &s1));
+    TAP_CALL(ctx, femint_space_create(ctx, mesh, FEMINT_H1, 3, orders, 0, &s3));
+    TAP_CALL(ctx, femint_space_create(ctx, mesh, FEMINT_H1, 1, orders, 0, &s1));
     double E = 3, nu = 0.35, one = 1, rho = 2;
     femint_form_t fe, fl, fm;
     TAP_CALL(ctx, femint_form_create_elasticity(ctx, 1, &E, &nu, &fe));
     TAP_CALL(ctx, femint_form_create_laplace(ctx, 1, 1, &one, &fl));
     TAP_CALL(ctx, femint_form_create_mass(ctx, 3, 1, &rho, &fm));
     femint_matrix_t K, Lap, M;
-    TAP_CALL(ctx, femint_assemble(ctx, s3, fe, &opt, &K, NULL));
-    TAP_CALL(ctx, femint_assemble(ctx, s1, fl, &opt, &Lap, NULL));
-    TAP_CALL(ctx, femint_assemble(ctx, s3, fm, &opt, &M, NULL));
+    TAP_CALL(ctx, test_assemble(ctx, s3, 1, &fe, &opt, &K, NULL));
+    TAP_CALL(ctx, test_assemble(ctx, s1, 1, &fl, &opt, &Lap, NULL));
+    TAP_CALL(ctx, test_assemble(ctx, s3, 1, &fm, &opt, &M, NULL));
     double worst = 0;
     for (int m = 0; m < 6; m++) {
       double a[3] = {0}, b[9] = {0};

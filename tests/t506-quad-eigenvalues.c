@@ -10,8 +10,8 @@ static double *assemble_dense(femint_context_t ctx, femint_space_t s, femint_for
                               int *n)
 {
   femint_matrix_t A;
-  struct femint_assemble_options opt = {.where = where};
-  if (femint_assemble(ctx, s, f, &opt, &A, NULL)) return NULL;
+  struct femint_operator_options opt = {.where = where};
+  if (test_assemble(ctx, s, 1, &f, &opt, &A, NULL)) return NULL;
   double *D = test_dense(A, n);
   femint_matrix_destroy(&A);
   return D;
@@ -40,9 +40,9 @@ static void reduce(int n, const double *L, double *K)
 static void run(femint_context_t ctx, int where, const char *wn)
 {
   femint_mesh_t m;
-  TAP_CALL(ctx, femint_mesh_create_rectangle(ctx, 4, 4, 1.0, 1.0, 0.0, 0, &m));
+  TAP_CALL(ctx, femint_mesh_create_box(ctx, FEMINT_QUAD, 4, 4, 1, 1.0, 1.0, 1.0, 0.0, 0, &m));
   femint_space_t s;
-  TAP_CALL(ctx, femint_space_create(ctx, m, 1, NULL, 6, &s));
+  TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, 1, NULL, 6, &s));
   const double one = 1;
   femint_form_t lap, mass;
   TAP_CALL(ctx, femint_form_create_laplace(ctx, 1, 1, &one, &lap));

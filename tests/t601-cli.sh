@@ -1,7 +1,9 @@
 #!/bin/sh
-# Test: the femint command gives the reference-element sizes, runs and verifies a small job (on a
-# box and on a Gmsh file) with valid JSON, Matrix Market output and a timeline, benchmarks kernels
-# (a CSV of stage times) and co-execution, and rejects bad input with one line on stderr.
+# Test: the femint command gives the reference-element sizes, runs and verifies small jobs of every
+# element (a box, a Gmsh file, tetrahedra) with valid JSON of the same fields, Matrix Market output,
+# the same matrix by either assembly path and a timeline, benchmarks kernels (a CSV of stage times),
+# co-execution and an operator's phases, writes every option of its tables in --help, and rejects
+# bad input with one line on stderr.
 
 FEMINT=${FEMINT:-./src/femint}
 if [ ! -x "$FEMINT" ]; then
@@ -10,8 +12,10 @@ if [ ! -x "$FEMINT" ]; then
 fi
 case $FEMINT in /*) ;; *) FEMINT=$(pwd)/$FEMINT ;; esac
 
-# The folder of this script and of tap.sh (sourced below, after the cd into $tmp).
+# The folder of this script and of tap.sh (sourced below, after the cd into $tmp), and the sources
+# of the program, whose option tables --help must show.
 tests_dir=$(cd "$(dirname "$0")" && pwd)
+cli_dir=$tests_dir/../src/cli
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/femint-t601.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -29,6 +33,29 @@ done
 . "$tests_dir/tap.sh"
 # The value of a top-level integer field of a one-line JSON object.
 field() { sed -n "s/.*\"$1\":\([0-9][0-9]*\).*/\1/p" "$2"; }
+# The size line of a Matrix Market file: "rows columns entries".
+mm_size() { awk '!/^%/ { print; exit }' "$1"; }
+# Whether two Matrix Market files hold the same entries, to 1e-12 of the largest one.
+same_matrix() {
+  if [ $have_scipy = yes ]; then
+    "$scipy_python" -c '
+import sys, scipy.io
+A, B = (scipy.io.mmread(f).tocsr() for f in sys.argv[1:3])
+assert A.shape == B.shape and A.nnz == B.nnz, (A.shape, B.shape, A.nnz, B.nnz)
+assert abs(A - B).max() <= 1e-12 * abs(A).max()
+' "$1" "$2"
+  else
+    awk '
+      FNR == 1 { f++ }
+      /^%/ { next }
+      !sized[f]++ { size[f] = $1 " " $2 " " $3; next }
+      { k = $1 " " $2; v[f, k] = $3; keys[k] = 1; a = $3 < 0 ? -$3 : $3; if (a > m) m = a }
+      END {
+        if (f != 2 || size[1] != size[2]) exit 1
+        for (k in keys) { d = v[1, k] - v[2, k]; if (d < 0) d = -d; if (d > 1e-12 * m) exit 1 }
+      }' "$1" "$2"
+  fi
+}
 
 # refel: N_sh, N_Q and the degree of the quadrature of the prism for p = 1..7.
 set -- "1 6 6" "2 18 18" "3 40 48" "4 75 80" "5 126 150" "6 196 231" "7 288 336"
@@ -55,8 +82,10 @@ if [ $have_python = yes ]; then
 import json, sys
 d = json.load(sys.stdin)
 assert d["pass"] is True and d["elements"] == 16 and d["orders"] == [1, 2, 3, 4], d
+assert d["element"] == "prism" and d["space"] == "h1" and d["forms"] == ["elasticity"], d
 assert all(v["pass"] for v in d["verification"]) and len(d["verification"]) >= 3
 assert d["dofs"] > 0 and d["nnz"] > 0 and d["tasks"] > 0 and len(d["workers"]) > 0
+assert d["assembly"] in ("rows", "coo") and d["stages"]["plan_s"] >= 0
 ' <run.json 2>json.err
   r=$?
   ok $r "the JSON of run parses and says pass"
@@ -64,6 +93,13 @@ assert d["dofs"] > 0 and d["nnz"] > 0 and d["tasks"] > 0 and len(d["workers"]) >
 else
   skip "the JSON of run parses and says pass" "no python3"
 fi
+
+# Quadrilaterals through the same run.
+"$FEMINT" run --element quad --mesh rect:3,2 --problem mass --quiet >quad.out 2>quad.err
+st=$?
+[ $st -eq 0 ] && [ ! -s quad.out ]
+ok $? "run --element quad --mesh rect:3,2 --problem mass --quiet passes and prints nothing"
+[ $st -eq 0 ] || diag quad.err
 
 # Matrix Market output: header, size line and entry count match the summary.
 "$FEMINT" run --mesh box:2,2,2 --order 1-2 --problem laplace --json --output a.mtx >mm.json \
@@ -97,6 +133,40 @@ assert abs(A - A.T).max() <= 1e-12 * abs(A).max()
 else
   skip "scipy.io.mmread reads a.mtx" "no scipy"
 fi
+
+# Both assembly paths give the same matrix, and the summary says which path ran.
+for path in rows coo; do
+  "$FEMINT" run --mesh box:2,2,2 --order 1-3 --assembly $path --output $path.mtx --json \
+    >$path.json 2>$path.err
+  st=$?
+  [ $st -eq 0 ] && grep -q "\"assembly\":\"$path\"" $path.json
+  r=$?
+  ok $r "run --assembly $path passes and assembles by $path"
+  [ $r -eq 0 ] || { diag $path.err; diag $path.json; }
+done
+same_matrix rows.mtx coo.mtx 2>same.err
+r=$?
+ok $r "--assembly rows and --assembly coo give the same matrix"
+[ $r -eq 0 ] || diag same.err
+
+# --phases: the phases are timed apart.
+"$FEMINT" run --mesh box:2,2,2 --order 1-2 --phases --json >phases.json 2>phases.err
+st=$?
+if [ $have_python = yes ]; then
+  python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["pass"] is True and d["phases"] is True, d
+assert d["stages"]["integrate_s"] > 0, d["stages"]
+' <phases.json 2>json.err
+  r=$?
+else
+  grep -q '"phases":true' phases.json
+  r=$?
+fi
+[ $st -eq 0 ] && [ $r -eq 0 ]
+ok $? "run --phases passes and times the integration apart"
+[ $st -eq 0 ] && [ $r -eq 0 ] || { diag phases.err; diag phases.json; }
 
 # A Gmsh file: the unit cube as 2 prisms, with tagged boundary triangles and quadrangles.
 cat >cube.msh <<'EOF_MSH'
@@ -154,9 +224,10 @@ st=$?
 ok $st "run --timeline gantt.png"
 [ $st -eq 0 ] || diag tl.err
 awk -F, 'NR == 1 { bad = $0 != "worker,kind,codelet,order,cells,start_s,end_s,batch,ready_s"; next }
-  NF != 9 || ($2 != "cpu" && $2 != "opencl") || ($3 != "integrate" && $3 != "assemble") ||
+  NF != 9 || ($2 != "cpu" && $2 != "opencl") || $3 !~ /^[a-z_]+$/ ||
   $7 < $6 || $9 > $6 + 1e-6 { bad = 1 }
-  END { exit bad || NR < 2 }' gantt.csv 2>/dev/null
+  $3 == "integrate" { integrate++ }
+  END { exit bad || !integrate }' gantt.csv 2>/dev/null
 r=$?
 ok $r "gantt.csv: a header and one row per task"
 [ $r -eq 0 ] || head -3 gantt.csv 2>&1 | diag
@@ -224,14 +295,10 @@ if [ "${nocl:-0}" -gt 0 ]; then
 
   "$FEMINT" plan --order 2 >plan.out 2>plan.err
   st=$?
-  if [ $st -ne 0 ] && grep -q 'no femint_plan_describe' plan.err; then
-    skip "plan --order 2 prints key: value lines" "the library has no femint_plan_describe yet"
-  else
-    [ $st -eq 0 ] && grep -q '^[a-z][^:]*: ' plan.out
-    r=$?
-    ok $r "plan --order 2 prints key: value lines"
-    [ $r -eq 0 ] || { diag plan.err; diag plan.out; }
-  fi
+  [ $st -eq 0 ] && grep -q '^[a-z][^:]*: ' plan.out
+  r=$?
+  ok $r "plan --order 2 prints key: value lines"
+  [ $r -eq 0 ] || { diag plan.err; diag plan.out; }
 else
   skip "bench --order 1,2 --variant reg_nojac --csv x.csv" "no OpenCL worker"
   skip "bench: every variant agrees with the CPU codelet" "no OpenCL worker"
@@ -249,7 +316,8 @@ for row in "1 6 24 6" "2 20 46 8" "3 45 79 10"; do
   ok $? "refel --element tet --order $1: nsh nq degree = $2 $3 $4 (got '$got')"
 done
 
-# Tetrahedra: the Maxwell matrices T and S of a small curved box, written and summarized.
+# Tetrahedra through the same run: the Maxwell matrices T and S of a small curved box, written to
+# PREFIX-T.mtx and PREFIX-S.mtx and summarized with the fields of every run.
 "$FEMINT" run --element tet --space hcurl --problem maxwell --order 2 --mesh box:2,2,2 \
   --curved 0.1 --output mx --json >tet.json 2>tet.err
 st=$?
@@ -257,48 +325,137 @@ ok $st "run --element tet --order 2 --curved 0.1 --json passes verification"
 [ $st -eq 0 ] || { diag tet.err; diag tet.json; }
 dofs=$(field dofs tet.json)
 nnz=$(field nnz tet.json)
-[ -n "$dofs" ] && [ "$(sed -n 3p mx-T.mtx)" = "$dofs $dofs $nnz" ] &&
-  [ "$(sed -n 3p mx-S.mtx)" = "$dofs $dofs $nnz" ]
+[ -n "$dofs" ] && [ "$(mm_size mx-T.mtx)" = "$dofs $dofs $nnz" ] &&
+  [ "$(mm_size mx-S.mtx)" = "$dofs $dofs $nnz" ]
 ok $? "mx-T.mtx and mx-S.mtx: $dofs x $dofs with $nnz entries each"
+if [ $have_python = yes ]; then
+  python3 -c '
+import json, sys
+t, h = (json.load(open(f)) for f in sys.argv[1:3])
+assert set(t) == set(h), set(t) ^ set(h)
+assert set(t["mesh"]) == set(h["mesh"]), set(t["mesh"]) ^ set(h["mesh"])
+assert t["element"] == "tet" and t["space"] == "hcurl" and t["problem"] == "maxwell", t
+assert t["forms"] == ["hcurl_mass", "curlcurl"] and t["orders"] == [2], t
+assert t["outputs"] == ["mx-T.mtx", "mx-S.mtx"] and t["pec"] == "all", t
+assert t["pass"] is True and len(t["verification"]) == 4, t["verification"]
+assert t["mesh"]["nodes"] == 10 and t["removed_dofs"] > 0, t
+' tet.json run.json 2>json.err
+  r=$?
+  ok $r "the JSON of a tet run has the fields of a prism run, with T and S"
+  [ $r -eq 0 ] || tail -n 1 json.err | diag
+else
+  skip "the JSON of a tet run has the fields of a prism run" "no python3"
+fi
+for path in rows coo; do
+  "$FEMINT" run --element tet --order 2 --mesh box:2,2,2 --assembly $path --output t$path \
+    --quiet 2>t$path.err
+  ok $? "run --element tet --assembly $path --output t$path"
+done
+same_matrix trows-T.mtx tcoo-T.mtx 2>same.err && same_matrix trows-S.mtx tcoo-S.mtx 2>>same.err
+r=$?
+ok $r "tetrahedra: --assembly rows and coo give the same T and S"
+[ $r -eq 0 ] || diag same.err
+"$FEMINT" run --element tet --order 1 --mesh "$tests_dir/data/tets-cube.msh" --pec none \
+  --eps 2 --mu 3 --quiet 2>tetf.err
+st=$?
+ok $st "run --element tet on a Gmsh file, --pec none --eps 2 --mu 3"
+[ $st -eq 0 ] || diag tetf.err
+
 "$FEMINT" bench --element tet --order 1 --mesh box:2,2,2 --runs 1 --json >tetb.json 2>tetb.err
 st=$?
-[ $st -eq 0 ] && grep -q '"integrate_s"' tetb.json
+[ $st -eq 0 ] && grep -q '"integrate_s"' tetb.json && grep -q '"pattern_s"' tetb.json
 ok $? "bench --element tet: per-phase times"
 [ $st -eq 0 ] || diag tetb.err
+"$FEMINT" bench --operator --mesh box:2,2,2 --order 1,2 --runs 1 --quiet >opb.out 2>opb.err
+st=$?
+[ $st -eq 0 ] && grep -q '^cpu ' opb.out
+ok $? "bench --operator: the phases of a prism operator"
+[ $st -eq 0 ] || { diag opb.err; diag opb.out; }
 
-# Bad input: a non-zero exit status that is not a signal, one line on stderr naming the culprit.
-bad() { # bad CULPRIT ARGS...
-  culprit=$1
-  shift
+# --help of each command lists every option of its table (read from the sources) and is the
+# text of 'femint help COMMAND'.
+for cmd in run bench plan refel info; do
+  case $cmd in
+    run | bench) files="$cli_dir/$cmd.c $cli_dir/setup.c" ;;
+    *) files="$cli_dir/$cmd.c" ;;
+  esac
+  # shellcheck disable=SC2086 # a list of files
+  names=$(sed -n 's/.*CLI_OPT("\(--[a-z0-9-]*\)".*/\1/p' $files 2>/dev/null)
+  if [ -z "$names" ]; then
+    skip "$cmd --help lists every option of its table" "no sources in $cli_dir"
+    continue
+  fi
+  "$FEMINT" $cmd --help >help.out 2>help.err
+  st=$?
+  "$FEMINT" help $cmd >help2.out 2>&1
+  missing=
+  for name in $names --help; do
+    grep -q -- "^  $name\( \|\$\)" help.out || missing="$missing $name"
+  done
+  [ $st -eq 0 ] && [ -z "$missing" ] && [ ! -s help.err ] && cmp -s help.out help2.out
+  r=$?
+  ok $r "$cmd --help lists every option of its table ($(echo $names | wc -w) options)"
+  [ $r -eq 0 ] || echo "# exit status $st, missing:$missing"
+done
+"$FEMINT" --version >version.out 2>&1 && grep -q '^femint [0-9]' version.out
+ok $? "femint --version"
+"$FEMINT" >noarg.out 2>noarg.err
+st=$?
+[ $st -eq 2 ] && grep -q '^Usage: femint COMMAND' noarg.err
+ok $? "femint without a command prints the usage on stderr, exit status 2"
+
+# Bad input: the exit status (2 for usage, 1 for a bad file), one line on stderr starting with
+# "femint: " and naming the culprit.
+bad() { # bad STATUS CULPRIT ARGS...
+  want=$1 culprit=$2
+  shift 2
   "$FEMINT" "$@" >bad.out 2>bad.err
   st=$?
   lines=$(wc -l <bad.err)
-  [ $st -ne 0 ] && [ $st -lt 128 ] && [ "$lines" -eq 1 ] && grep -qF -- "$culprit" bad.err
+  [ $st -eq "$want" ] && [ "$lines" -eq 1 ] && grep -q '^femint: ' bad.err &&
+    grep -qF -- "$culprit" bad.err
   r=$?
-  ok $r "femint $* fails with one line naming '$culprit'"
+  ok $r "femint $* fails ($want) with one line naming '$culprit'"
   [ $r -eq 0 ] || { echo "# exit status $st, $lines lines on stderr:"; diag bad.err; }
 }
-bad "8" run --order 8
-bad "0" run --order 0
-bad "--frobnicate" run --frobnicate
-bad "box:0,1,1" run --mesh box:0,1,1
-bad "/nonexistent/dir/x.mtx" run --output /nonexistent/dir/x.mtx
-bad "0.9" run --perturb 0.9
-bad "hex" refel --element hex
-bad "foo" run --mesh foo
-bad "missing.msh" run --mesh gmsh:missing.msh
-bad "tangled.msh:21: cell 1" run --mesh tangled.msh
-bad "foo" bench --variant foo
-bad "9" bench --order 9
-bad "--mesh" bench --mesh box:2,2,2
-bad "--csv" bench --coexec --csv x.csv
-bad "9" plan --order 9
-bad "orders 1, 2 and 3" run --element tet --order 4
-bad "rect:2,2" run --element tet --mesh rect:2,2
-bad "h1" run --element tet --space h1
-bad "0.7" run --element tet --curved 0.7
-bad "1..3" refel --element tet --order 5
-bad "--element tet" plan --element tet
+bad 2 "8" run --order 8
+bad 2 "0" run --order 0
+bad 2 "--frobnicate" run --frobnicate
+bad 2 "stray" run stray
+bad 2 "--order" run --order
+bad 2 "--json" run --json=yes
+bad 2 "box:0,1,1" run --mesh box:0,1,1
+bad 2 "/nonexistent/dir/x.mtx" run --output /nonexistent/dir/x.mtx
+bad 2 "0.9" run --perturb 0.9
+bad 2 "x" run --batch x
+bad 2 "fast" run --assembly fast
+bad 2 "hex" refel --element hex
+bad 2 "foo" run --mesh foo
+bad 1 "missing.msh" run --mesh gmsh:missing.msh
+bad 1 "cell 1" run --mesh tangled.msh
+bad 1 "--element tet" run --mesh "$tests_dir/data/tets-cube.msh"
+bad 2 "foo" bench --variant foo
+bad 2 "9" bench --order 9
+bad 2 "--mesh" bench --mesh box:2,2,2
+bad 2 "--csv" bench --coexec --csv x.csv
+bad 2 "--no-assembly" bench --no-assembly
+bad 2 "both" bench --element tet --precision both
+bad 2 "9" plan --order 9
+bad 2 "--element tet" plan --element tet
+bad 2 "orders 1, 2 and 3" run --element tet --order 4
+bad 2 "1,2" run --element tet --order 1-2
+bad 2 "rect:2,2" run --element tet --mesh rect:2,2
+bad 2 "--space h1" run --element tet --space h1
+bad 2 "--space hcurl" run --element prism --space hcurl
+bad 2 "maxwell" run --problem maxwell
+bad 2 "--pec" run --pec none
+bad 2 "--eps" run --eps 2
+bad 2 "--curved" run --curved 0.1
+bad 2 "0.7" run --element tet --curved 0.7
+bad 2 "--variant gemm" run --element tet --variant gemm
+bad 2 "1..3" refel --element tet --order 5
+bad 2 "--local-rank" info --opencl-device 0 --local-rank 1
+bad 2 "frobnicate" frobnicate
 if ls core* >/dev/null 2>&1; then r=1; else r=0; fi
 ok $r "no core dump"
 

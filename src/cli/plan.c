@@ -1,32 +1,59 @@
-/* femint plan: how the integration kernel of one order is laid out on an OpenCL device (parts of
- * the element matrix, elements per work-group and per launch, input and output sizes), as seed
+/* femint plan: how the H1 integration kernel of one order is laid out on an OpenCL device (parts
+ * of the element matrix, elements per work-group and per launch, input and output sizes), as seed
  * 000's Tables 3-4, from the library's femint_plan_describe. */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-const char cli_plan_usage[] =
-  "Usage: femint plan [--element prism|quad] [--order P] [OPTIONS]\n"
-  "\n"
-  "Prints how the host plans the integration kernel of an order for an OpenCL device (seed\n"
-  "000's Tables 3-4): one 'key: value' line per parameter. Without --order, for p = 1..7.\n"
-  "\n"
-  "Options:\n"
-  "  --element prism|quad     element shape (quad: plane elasticity, gemm variant)\n"
-  "  --order P                order 1..7\n"
-  "  --precision single|double  (default double)\n"
-  "  --variant NAME           reg_nojac, reg_jac, shm_nojac, shm_jac, gemm or auto (default)\n"
-  "  --device N               OpenCL device, StarPU's numbering (default 0)\n"
-  "  --problem elasticity|laplace|mass  (default elasticity)\n"
-  "  --symmetric              element matrices travel as their upper half\n"
-  "  --json                   one JSON object per order (an array without --order)\n"
-  "  --verbose                let StarPU print its own messages\n";
+struct plan_options {
+  int shape, precision, variant, problem, symmetric, json, verbose;
+  long order; /* 0: every order */
+  long device;
+};
+
+static const char *const h1_problem_names[] = {"elasticity", "laplace", "mass", NULL};
+
+#define F(member) offsetof(struct plan_options, member)
+static const struct cli_option options[] = {
+  {CLI_OPT("--element", CLI_CHOICE, F(shape),
+           "prism, or quad (plane elasticity, the gemm kernel); the tetrahedra's phases are timed "
+           "by femint bench --element tet (default prism)", NULL),
+   .choices = cli_element_names, .values = cli_element_values},
+  {CLI_OPT("--order", CLI_INT, F(order), "the order, 1..7; without it, every order", "P"),
+   .min = 1, .max = FEMINT_MAX_ORDER},
+  {CLI_OPT("--precision", CLI_CHOICE, F(precision), "(default double)", NULL),
+   .choices = cli_precision_names},
+  {CLI_OPT("--variant", CLI_CHOICE, F(variant),
+           "the kernel: reg_nojac, reg_jac, shm_nojac, shm_jac, gemm, or auto (default auto)",
+           "NAME"),
+   .choices = cli_variant_names},
+  {CLI_OPT("--device", CLI_INT, F(device), "OpenCL device, StarPU's numbering (default 0)", "N"),
+   .min = 0, .max = 255},
+  {CLI_OPT("--problem", CLI_CHOICE, F(problem), "the weak form (default elasticity)", NULL),
+   .choices = h1_problem_names},
+  {CLI_OPT("--symmetric", CLI_FLAG, F(symmetric), "element matrices travel as their upper half",
+           NULL)},
+  {CLI_OPT("--json", CLI_FLAG, F(json), "one JSON object per order (an array without --order)",
+           NULL)},
+  {CLI_OPT("--verbose", CLI_FLAG, F(verbose), "let StarPU print its own messages", NULL)},
+};
+static const struct cli_section sections[] = {{NULL, options, 9, 0}};
+
+const struct cli_command cli_plan_cmd = {
+  "plan",
+  "how the H1 kernel of an order is laid out on an OpenCL device (seed 000's Tables 3-4)",
+  "[--element prism|quad] [--order P] [OPTIONS]",
+  "Prints how the host plans the H1 integration kernel of an order for an OpenCL device (seed "
+  "000's Tables 3-4): one 'key: value' line per parameter. Without --order, for p = 1..7.",
+  sections,
+  1,
+  NULL,
+};
 
 /* "key: value" lines as JSON members; values stay strings. */
 static void print_json_object(int order, const char *text)
@@ -54,61 +81,25 @@ static void print_json_object(int order, const char *text)
 
 int cli_plan_command(int argc, char **argv)
 {
-  static const char *const with_value[] = {"--element", "--order", "--precision", "--variant",
-                                           "--device", "--problem", NULL};
-  static const char *const flags[] = {"--symmetric", "--json", "--verbose", NULL};
-  char name[32];
-  const char *v;
-  long order = 0, device = 0;
-  int precision = FEMINT_DOUBLE, variant = FEMINT_VARIANT_AUTO, problem = PROBLEM_ELASTICITY;
-  int symmetric = 0, json = 0, verbose = 0, c, shape = FEMINT_PRISM;
-  for (int i = 2; i < argc; i++) {
-    if (cli_next_option(argc, argv, &i, name, sizeof name, &v, with_value, flags))
-      return EXIT_USAGE;
-    if (strcmp(name, "--help") == 0) {
-      fputs(cli_plan_usage, stdout);
-      return 0;
-    } else if (strcmp(name, "--element") == 0) {
-      if (cli_parse_element(v, &shape)) return EXIT_USAGE;
-      if (shape == FEMINT_TET)
-        return cli_fail_usage("--element tet: plan describes the H1 kernels; for tetrahedra see "
-                              "femint bench --element tet");
-    } else if (strcmp(name, "--order") == 0) {
-      if (cli_parse_count(v, &order))
-        return cli_fail_usage("--order: expected an order 1..%d, got '%s'", FEMINT_MAX_ORDER, v);
-      if (cli_check_order(order)) return EXIT_USAGE;
-    } else if (strcmp(name, "--precision") == 0) {
-      if ((c = cli_parse_choice("--precision", v, cli_precision_names, 2)) < 0) return EXIT_USAGE;
-      precision = c == 0 ? FEMINT_DOUBLE : FEMINT_SINGLE;
-    } else if (strcmp(name, "--variant") == 0) {
-      if ((variant = femint_variant_parse(v)) < 0)
-        return cli_fail_usage("--variant: unknown variant '%s' (expected reg_nojac, reg_jac, "
-                              "shm_nojac, shm_jac, gemm or auto)",
-                              v);
-    } else if (strcmp(name, "--device") == 0) {
-      if (cli_parse_count(v, &device) || device > 255)
-        return cli_fail_usage("--device: expected an OpenCL device number 0..255, got '%s'", v);
-    } else if (strcmp(name, "--problem") == 0) {
-      if ((c = cli_parse_choice("--problem", v, cli_problem_names, 3)) < 0) return EXIT_USAGE;
-      problem = c;
-    } else if (strcmp(name, "--symmetric") == 0) {
-      symmetric = 1;
-    } else if (strcmp(name, "--json") == 0) {
-      json = 1;
-    } else if (strcmp(name, "--verbose") == 0) {
-      verbose = 1;
-    } else {
-      return cli_fail_usage("unknown option '%s'", name);
-    }
-  }
+  struct plan_options o = {.shape = FEMINT_PRISM, .precision = FEMINT_DOUBLE,
+                           .problem = PROBLEM_ELASTICITY};
+  struct cli_args args;
+  int status = cli_parse(&cli_plan_cmd, argc, argv, &o, &args);
+  if (status) return status < 0 ? 0 : status;
+  if (o.shape == FEMINT_TET)
+    return cli_fail_usage("--element tet: plan describes the H1 kernels; the phases of the "
+                          "tetrahedra's operator are timed by 'femint bench --element tet'");
   /* the plan's shape follows the form: plane elasticity is the quadrilaterals' */
-  if (shape == FEMINT_QUAD && problem != PROBLEM_ELASTICITY)
-    return cli_fail_usage("--element quad: femint plan describes plane elasticity only");
+  if (o.shape == FEMINT_QUAD && o.problem != PROBLEM_ELASTICITY)
+    return cli_fail_usage("--problem %s: femint plan --element quad describes plane elasticity "
+                          "only",
+                          h1_problem_names[o.problem]);
   femint_context_t ctx = NULL;
   femint_form_t form = NULL;
-  struct femint_init_options iopt = {.nopencl = -1, .quiet = !verbose};
+  struct femint_init_options iopt = {.nopencl = -1, .quiet = !o.verbose};
   if (cli_init(&iopt, &ctx)) return EXIT_RUNTIME;
-  int rc = cli_form_create(ctx, problem, shape, &form), status = EXIT_RUNTIME;
+  int rc = cli_form_create(ctx, o.problem, o.shape, &form);
+  status = EXIT_RUNTIME;
   const size_t len = 16384;
   char *buf = malloc(len);
   if (rc) {
@@ -116,31 +107,32 @@ int cli_plan_command(int argc, char **argv)
     goto done;
   }
   if (!buf) {
-    fprintf(stderr, "femint: out of memory\n");
+    cli_fail("out of memory");
     goto done;
   }
-  const int first = order ? (int)order : 1, last = order ? (int)order : FEMINT_MAX_ORDER;
-  if (json && !order) putchar('[');
+  const int first = o.order ? (int)o.order : 1, last = o.order ? (int)o.order : FEMINT_MAX_ORDER;
+  if (o.json && !o.order) putchar('[');
   for (int p = first; p <= last; p++) {
     buf[0] = '\0';
-    rc = femint_plan_describe(ctx, form, p, precision, variant, symmetric, (int)device, buf, len);
+    rc = femint_plan_describe(ctx, form, p, o.precision, o.variant, o.symmetric, (int)o.device,
+                              buf, len);
     if (rc) {
-      if (json && !order) printf("]\n");
+      if (o.json && !o.order) printf("]\n");
       cli_fail_runtime(ctx, rc);
       goto done;
     }
-    if (json) {
+    if (o.json) {
       if (p > first) putchar(',');
       print_json_object(p, buf);
     } else {
       if (p > first) putchar('\n');
-      if (!order && strncmp(buf, "order:", 6) != 0 && !strstr(buf, "\norder:"))
+      if (!o.order && strncmp(buf, "order:", 6) != 0 && !strstr(buf, "\norder:"))
         printf("order: %d\n", p);
       fputs(buf, stdout);
       if (buf[0] && buf[strlen(buf) - 1] != '\n') putchar('\n');
     }
   }
-  if (json) printf("%s\n", order ? "" : "]");
+  if (o.json) printf("%s\n", o.order ? "" : "]");
   status = 0;
 done:
   free(buf);

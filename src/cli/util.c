@@ -1,5 +1,5 @@
-/* Helpers of the femint command: option parsing and usage errors, JSON output, the standard weak
- * forms, and Gantt charts of assembly timelines drawn with gnuplot. */
+/* Helpers of the femint command: usage and run-time errors, the parsers of option values (orders,
+ * meshes, numbers, names) and the check that an output file can be written. */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
@@ -11,15 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 
-const char *const cli_problem_names[3] = {"elasticity", "laplace", "mass"};
-const char *const cli_where_names[3] = {"any", "cpu", "opencl"};
-const char *const cli_precision_names[2] = {"double", "single"};
+const char *const cli_where_names[] = {"any", "cpu", "opencl", NULL};
+const char *const cli_precision_names[] = {"double", "single", NULL};
+const char *const cli_variant_names[] = {"auto",    "reg_nojac", "reg_jac", "shm_nojac",
+                                         "shm_jac", "gemm",      NULL};
+const char *const cli_assembly_names[] = {"auto", "rows", "coo", NULL};
 
 int cli_fail_usage(const char *fmt, ...)
 {
@@ -30,6 +31,17 @@ int cli_fail_usage(const char *fmt, ...)
   va_end(ap);
   fputc('\n', stderr);
   return EXIT_USAGE;
+}
+
+int cli_fail(const char *fmt, ...)
+{
+  va_list ap;
+  fputs("femint: ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  return EXIT_RUNTIME;
 }
 
 int cli_fail_runtime(femint_context_t ctx, int rc)
@@ -85,17 +97,10 @@ int cli_parse_real(const char *s, double *v)
   return *end == '\0' && errno == 0 && isfinite(*v) ? 0 : -1;
 }
 
-int cli_check_order(long p)
-{
-  if (p < 1 || p > FEMINT_MAX_ORDER)
-    return cli_fail_usage("--order: %ld is outside 1..%d", p, FEMINT_MAX_ORDER);
-  return 0;
-}
-
-int cli_parse_orders(const char *text, int *orders, int *norders)
+int cli_parse_orders(const char *option, const char *text, struct cli_orders *orders)
 {
   const char *s = text;
-  *norders = 0;
+  orders->n = 0;
   for (;;) {
     long a, b;
     if (cli_parse_digits(&s, &a)) goto bad;
@@ -104,137 +109,109 @@ int cli_parse_orders(const char *text, int *orders, int *norders)
       s++;
       if (cli_parse_digits(&s, &b)) goto bad;
     }
-    if (cli_check_order(a) || cli_check_order(b)) return EXIT_USAGE;
+    if (a < 1 || a > FEMINT_MAX_ORDER || b < 1 || b > FEMINT_MAX_ORDER)
+      return cli_fail_usage("%s: %ld is outside 1..%d in '%s'", option,
+                            a < 1 || a > FEMINT_MAX_ORDER ? a : b, FEMINT_MAX_ORDER, text);
     if (b < a)
-      return cli_fail_usage("--order: the range '%ld-%ld' is empty (write it upwards)", a, b);
+      return cli_fail_usage("%s: the range '%ld-%ld' is empty (write it upwards)", option, a, b);
     for (long p = a; p <= b; p++) {
-      if (*norders == CLI_MAX_ORDERS)
-        return cli_fail_usage("--order: more than %d orders in '%s'", CLI_MAX_ORDERS, text);
-      orders[(*norders)++] = (int)p;
+      if (orders->n == CLI_MAX_ORDERS)
+        return cli_fail_usage("%s: more than %d orders in '%s'", option, CLI_MAX_ORDERS, text);
+      orders->p[orders->n++] = (int)p;
     }
     if (*s == '\0') return 0;
     if (*s++ != ',') goto bad;
   }
 bad:
-  return cli_fail_usage("--order: expected P, P1-P2 or P1,P2,... with orders 1..%d, got '%s'",
+  return cli_fail_usage("%s: expected P, P1-P2 or P1,P2,... with orders 1..%d, got '%s'", option,
                         FEMINT_MAX_ORDER, text);
 }
 
-int cli_parse_mesh(const char *text, struct cli_mesh *m)
+/* n counts separated by commas after prefix, each at least 1. Returns 0, 1 when the text is not
+ * of that form, or EXIT_USAGE after a message. */
+static int parse_counts(const char *option, const char *text, const char *s, int n, long *v)
 {
-  const char *s = text;
-  size_t len = strlen(text);
-  long n[3];
-  if (strncmp(s, "gmsh:", 5) == 0 || (len > 4 && strcmp(text + len - 4, ".msh") == 0)) {
-    m->kind = CLI_MESH_GMSH;
-    m->file = strncmp(s, "gmsh:", 5) == 0 ? s + 5 : s;
-    if (!*m->file) return cli_fail_usage("--mesh: gmsh: needs a file name, got '%s'", text);
-    return 0;
-  }
-  if (strncmp(s, "rect:", 5) == 0 || strncmp(s, "annulus:", 8) == 0) {
-    const int annulus = s[0] == 'a';
-    s += annulus ? 8 : 5;
-    for (int k = 0; k < 2; k++) {
-      if (cli_parse_digits(&s, &n[k])) goto bad;
-      if (*s != (k < 1 ? ',' : '\0')) goto bad;
-      s++;
-    }
-    if (n[0] < 1 || n[1] < 1)
-      return cli_fail_usage("--mesh: both cell counts must be at least 1, got '%s'", text);
-    if (n[0] > CLI_MAX_CELLS || n[1] > CLI_MAX_CELLS || (double)n[0] * n[1] > (double)CLI_MAX_CELLS)
-      return cli_fail_usage("--mesh: '%s' is too large (at most %ld cells)", text, CLI_MAX_CELLS);
-    m->kind = annulus ? CLI_MESH_ANNULUS : CLI_MESH_RECT;
-    m->nx = (int)n[0], m->ny = (int)n[1], m->nz = 1;
-    m->file = NULL;
-    return 0;
-  }
-  if (strncmp(s, "box:", 4) != 0) goto bad;
-  s += 4;
-  for (int k = 0; k < 3; k++) {
-    if (cli_parse_digits(&s, &n[k])) goto bad;
-    if (*s != (k < 2 ? ',' : '\0')) goto bad;
+  for (int k = 0; k < n; k++) {
+    if (cli_parse_digits(&s, &v[k])) return 1;
+    if (*s != (k < n - 1 ? ',' : '\0')) return 1;
     s++;
   }
-  if (n[0] < 1 || n[1] < 1 || n[2] < 1)
-    return cli_fail_usage("--mesh: NX, NY and NZ must be at least 1, got '%s'", text);
-  if (n[0] > CLI_MAX_CELLS || n[1] > CLI_MAX_CELLS || n[2] > CLI_MAX_CELLS ||
-      2.0 * n[0] * n[1] * n[2] > (double)CLI_MAX_CELLS)
-    return cli_fail_usage("--mesh: '%s' is too large (at most %ld prisms)", text, CLI_MAX_CELLS);
-  m->kind = CLI_MESH_BOX;
+  double cells = 1;
+  for (int k = 0; k < n; k++) {
+    if (v[k] < 1) return cli_fail_usage("%s: every cell count must be at least 1, got '%s'",
+                                        option, text);
+    cells *= (double)v[k];
+  }
+  if (cells > (double)CLI_MAX_CELLS)
+    return cli_fail_usage("%s: '%s' is too large (at most %ld blocks)", option, text,
+                          CLI_MAX_CELLS);
+  return 0;
+}
+
+int cli_parse_mesh(const char *option, const char *text, struct cli_mesh *m)
+{
+  const size_t len = strlen(text);
+  long n[3] = {1, 1, 1};
+  int rc;
+  if (strncmp(text, "gmsh:", 5) == 0 || (len > 4 && strcmp(text + len - 4, ".msh") == 0)) {
+    m->kind = CLI_MESH_GMSH;
+    m->file = strncmp(text, "gmsh:", 5) == 0 ? text + 5 : text;
+    if (!*m->file) return cli_fail_usage("%s: gmsh: needs a file name, got '%s'", option, text);
+    m->nx = m->ny = m->nz = 0;
+    return 0;
+  }
+  if (strncmp(text, "rect:", 5) == 0 || strncmp(text, "annulus:", 8) == 0) {
+    const int annulus = text[0] == 'a';
+    if ((rc = parse_counts(option, text, text + (annulus ? 8 : 5), 2, n)) == 1) goto bad;
+    if (rc) return rc;
+    m->kind = annulus ? CLI_MESH_ANNULUS : CLI_MESH_RECT;
+  } else if (strncmp(text, "box:", 4) == 0) {
+    if ((rc = parse_counts(option, text, text + 4, 3, n)) == 1) goto bad;
+    if (rc) return rc;
+    m->kind = CLI_MESH_BOX;
+  } else {
+    goto bad;
+  }
   m->nx = (int)n[0], m->ny = (int)n[1], m->nz = (int)n[2];
   m->file = NULL;
   return 0;
 bad:
-  return cli_fail_usage("--mesh: expected box:NX,NY,NZ, gmsh:FILE, FILE.msh, rect:NX,NY or "
+  return cli_fail_usage("%s: expected box:NX,NY,NZ, gmsh:FILE, FILE.msh, rect:NX,NY or "
                         "annulus:NR,NT, got '%s'",
-                        text);
+                        option, text);
 }
 
-int cli_parse_choice(const char *option, const char *text, const char *const *names, int n)
+void cli_join_names(const char *const *names, char *buf, size_t len)
 {
-  for (int i = 0; i < n; i++)
-    if (strcmp(text, names[i]) == 0) return i;
-  char list[160] = "";
+  int n = 0;
+  while (names[n]) n++;
+  buf[0] = '\0';
   for (int i = 0; i < n; i++) {
-    strncat(list, i ? (i == n - 1 ? " or " : ", ") : "", sizeof list - strlen(list) - 1);
-    strncat(list, names[i], sizeof list - strlen(list) - 1);
+    strncat(buf, i ? (i == n - 1 ? " or " : ", ") : "", len - strlen(buf) - 1);
+    strncat(buf, names[i], len - strlen(buf) - 1);
   }
+}
+
+int cli_parse_choice(const char *option, const char *text, const char *const *names)
+{
+  for (int i = 0; names[i]; i++)
+    if (strcmp(text, names[i]) == 0) return i;
+  char list[256];
+  cli_join_names(names, list, sizeof list);
   cli_fail_usage("%s: expected %s, got '%s'", option, list, text);
   return -1;
 }
 
-int cli_parse_element(const char *text, int *shape)
-{
-  if (strcmp(text, "prism") == 0) *shape = FEMINT_PRISM;
-  else if (strcmp(text, "quad") == 0) *shape = FEMINT_QUAD;
-  else if (strcmp(text, "tet") == 0) *shape = FEMINT_TET;
-  else return cli_fail_usage("--element: unsupported element '%s' (femint has: prism, quad, tet)", text);
-  return 0;
-}
-
-int cli_mesh_shape(const struct cli_mesh *m)
-{
-  return m->kind == CLI_MESH_RECT || m->kind == CLI_MESH_ANNULUS ? FEMINT_QUAD : FEMINT_PRISM;
-}
-
-int cli_mesh_match(struct cli_mesh *m, int shape, int given)
-{
-  if (!given) {
-    if (shape == FEMINT_QUAD) *m = (struct cli_mesh){CLI_MESH_RECT, 16, 16, 1, NULL};
-    return 0;
-  }
-  if (cli_mesh_shape(m) == shape) return 0;
-  return cli_fail_usage("--mesh: %s meshes are made of %s; --element %s takes %s", 
-                        shape == FEMINT_QUAD ? "box and gmsh" : "rect and annulus",
-                        shape == FEMINT_QUAD ? "prisms" : "quadrilaterals",
-                        shape == FEMINT_QUAD ? "quad" : "prism",
-                        shape == FEMINT_QUAD ? "rect:NX,NY or annulus:NR,NT"
-                                             : "box:NX,NY,NZ or gmsh:FILE");
-}
-
-int cli_mesh_create(femint_context_t ctx, const struct cli_mesh *m, double perturb, unsigned seed,
-                    femint_mesh_t *mesh)
-{
-  switch (m->kind) {
-  case CLI_MESH_RECT:
-    return femint_mesh_create_rectangle(ctx, m->nx, m->ny, m->nx, m->ny, perturb, seed, mesh);
-  case CLI_MESH_ANNULUS: /* a quarter of the annulus 1 <= r <= 2 */
-    return femint_mesh_create_annulus(ctx, m->nx, m->ny, 1.0, 2.0, M_PI / 2, mesh);
-  case CLI_MESH_GMSH: return femint_mesh_read_gmsh(ctx, m->file, mesh);
-  default:
-    return femint_mesh_create_box(ctx, m->nx, m->ny, m->nz, m->nx, m->ny, m->nz, perturb, seed,
-                                  mesh);
-  }
-}
-
-int cli_check_writable(const char *path)
+int cli_check_writable(const char *option, const char *path)
 {
   struct stat st;
   int err = 0;
-  if (stat(path, &st) == 0) {
+  if (path[0] == '\0') {
+    err = ENOENT;
+  } else if (stat(path, &st) == 0) {
     if (S_ISDIR(st.st_mode)) err = EISDIR;
     else if (access(path, W_OK) != 0) err = errno;
-  } else if (errno != ENOENT || path[0] == '\0') {
+  } else if (errno != ENOENT) {
     err = errno;
   } else {
     size_t len = strlen(path);
@@ -250,267 +227,34 @@ int cli_check_writable(const char *path)
     else if (access(dir, W_OK | X_OK) != 0) err = errno;
     free(dir);
   }
-  if (err) return cli_fail_usage("cannot write '%s': %s", path, strerror(err));
+  if (err) return cli_fail_usage("%s: cannot write '%s': %s", option, path, strerror(err));
   return 0;
 }
 
-int cli_next_option(int argc, char **argv, int *i, char *name, size_t len, const char **value,
-                    const char *const *with_value, const char *const *flags)
+int cli_check_timeline(const char *option, const char *png)
 {
-  const char *arg = argv[*i];
-  if (strcmp(arg, "-h") == 0) arg = "--help";
-  if (arg[0] != '-') return cli_fail_usage("unexpected argument '%s'", arg);
-  const char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
-  size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
-  if (n >= len) return cli_fail_usage("unknown option '%.*s'", (int)n, arg);
-  memcpy(name, arg, n);
-  name[n] = '\0';
-  *value = eq ? eq + 1 : NULL;
-  int needs = 0, known = strcmp(name, "--help") == 0;
-  for (int k = 0; with_value[k]; k++)
-    if (strcmp(name, with_value[k]) == 0) needs = known = 1;
-  for (int k = 0; flags[k]; k++)
-    if (strcmp(name, flags[k]) == 0) known = 1;
-  if (!known) return cli_fail_usage("unknown option '%s'", name);
-  if (needs && !*value) {
-    if (*i + 1 >= argc) return cli_fail_usage("%s needs a value", name);
-    *value = argv[++*i];
-  } else if (!needs && *value) {
-    return cli_fail_usage("%s takes no value, got '%s'", name, *value);
-  }
-  return 0;
+  char *csv = cli_timeline_csv(png);
+  if (!csv) return cli_fail_usage("out of memory");
+  int bad = cli_check_writable(option, png) || cli_check_writable(option, csv);
+  free(csv);
+  return bad ? EXIT_USAGE : 0;
 }
 
-void cli_json_string(const char *s)
+void cli_mesh_text(const struct cli_mesh *m, char *buf, size_t len)
 {
-  putchar('"');
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') printf("\\%c", c);
-    else if (c == '\n') fputs("\\n", stdout);
-    else if (c == '\t') fputs("\\t", stdout);
-    else if (c < 0x20) printf("\\u%04x", c);
-    else putchar(c);
-  }
-  putchar('"');
-}
-
-void cli_json_number(double x)
-{
-  if (isfinite(x)) printf("%.10g", x);
-  else fputs("null", stdout);
-}
-
-void cli_json_workers(const struct femint_stats *st, char names[][CLI_NAME_LEN])
-{
-  for (int w = 0; w < st->nworker; w++) {
-    printf("%s{\"name\":", w ? "," : "");
-    cli_json_string(names[w]);
-    printf(",\"kind\":\"%s\",\"integrate_tasks\":%d,\"assemble_tasks\":%d,\"busy_s\":",
-           st->worker_is_opencl[w] ? "opencl" : "cpu", st->worker_tasks_integrate[w],
-           st->worker_tasks_assemble[w]);
-    cli_json_number(st->worker_busy[w]);
-    putchar('}');
+  switch (m->kind) {
+  case CLI_MESH_GMSH: snprintf(buf, len, "gmsh:%s", m->file); break;
+  case CLI_MESH_RECT: snprintf(buf, len, "rect:%d,%d", m->nx, m->ny); break;
+  case CLI_MESH_ANNULUS: snprintf(buf, len, "annulus:%d,%d", m->nx, m->ny); break;
+  case CLI_MESH_BOX: snprintf(buf, len, "box:%d,%d,%d", m->nx, m->ny, m->nz); break;
+  default: snprintf(buf, len, "(none)");
   }
 }
 
-int cli_problem_components(int problem, int shape)
+void cli_orders_text(const struct cli_orders *o, char *buf, size_t len)
 {
-  return problem == PROBLEM_LAPLACE ? 1 : shape == FEMINT_QUAD ? 2 : 3;
-}
-
-int cli_form_create(femint_context_t ctx, int problem, int shape, femint_form_t *form)
-{
-  const double one = 1, young = 1, poisson = 0.3;
-  if (problem == PROBLEM_ELASTICITY && shape == FEMINT_QUAD)
-    return femint_form_create_plane_elasticity(ctx, FEMINT_PLANE_STRESS, 1, &young, &poisson,
-                                               form);
-  if (problem == PROBLEM_ELASTICITY)
-    return femint_form_create_elasticity(ctx, 1, &young, &poisson, form);
-  if (problem == PROBLEM_LAPLACE) return femint_form_create_laplace(ctx, 1, 1, &one, form);
-  return femint_form_create_mass(ctx, cli_problem_components(problem, shape), 1, &one, form);
-}
-
-/* ---- gnuplot ---- */
-
-int cli_have_gnuplot(void)
-{
-  const char *path = getenv("PATH");
-  if (!path || !*path) path = "/usr/bin:/bin";
-  while (*path) {
-    size_t n = strcspn(path, ":");
-    char buf[4096];
-    if (n > 0 && n + sizeof "/gnuplot" < sizeof buf) {
-      memcpy(buf, path, n);
-      strcpy(buf + n, "/gnuplot");
-      struct stat st;
-      if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0) return 1;
-    }
-    path += n;
-    if (*path == ':') path++;
-  }
-  return 0;
-}
-
-int cli_gnuplot(const char *script)
-{
-  /* gnuplot's messages go to a temporary file so that a failure is reported in one line. */
-  char log[] = "/tmp/femint-gnuplot.XXXXXX";
-  int fd = mkstemp(log);
-  if (fd < 0) {
-    fprintf(stderr, "femint: gnuplot: cannot make a temporary file: %s\n", strerror(errno));
-    return -1;
-  }
-  close(fd);
-  char cmd[sizeof log + 32];
-  snprintf(cmd, sizeof cmd, "gnuplot 2>%s", log);
-  fflush(stdout);
-  FILE *p = popen(cmd, "w");
-  int st = -1;
-  if (p) {
-    fputs(script, p);
-    st = pclose(p);
-  }
-  char line[512] = "";
-  FILE *f = fopen(log, "r");
-  if (f) {
-    char buf[512];
-    while (fgets(buf, sizeof buf, f))
-      if (strspn(buf, " \t\n^") < strlen(buf)) snprintf(line, sizeof line, "%s", buf);
-    fclose(f);
-  }
-  unlink(log);
-  line[strcspn(line, "\n")] = '\0';
-  if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-    fprintf(stderr, "femint: gnuplot failed%s%s\n", line[0] ? ": " : "", line);
-    return -1;
-  }
-  return 0;
-}
-
-char *cli_timeline_csv(const char *png)
-{
-  size_t n = strlen(png);
-  char *csv = malloc(n + 5);
-  if (!csv) return NULL;
-  memcpy(csv, png, n + 1);
-  if (n > 4 && strcmp(png + n - 4, ".png") == 0) csv[n - 4] = '\0';
-  strcat(csv, ".csv");
-  return csv;
-}
-
-/* Appends to a growing string; the string stays NULL after a failure. */
-static void append(char **s, size_t *len, size_t *cap, const char *fmt, ...)
-  __attribute__((format(printf, 4, 5)));
-static void append(char **s, size_t *len, size_t *cap, const char *fmt, ...)
-{
-  if (!*s) return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(*s + *len, *cap - *len, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-      free(*s), *s = NULL;
-      return;
-    }
-    if ((size_t)n < *cap - *len) {
-      *len += (size_t)n;
-      return;
-    }
-    char *t = realloc(*s, 2 * *cap + (size_t)n);
-    if (!t) {
-      free(*s), *s = NULL;
-      return;
-    }
-    *s = t, *cap = 2 * *cap + (size_t)n;
-  }
-}
-
-/* A string for a double-quoted gnuplot literal: backslashes and quotes become spaces. */
-static void gnuplot_text(char *dst, size_t len, const char *src)
-{
-  snprintf(dst, len, "%s", src);
-  for (char *c = dst; *c; c++)
-    if (*c == '"' || *c == '\\' || *c == '\n') *c = ' ';
-}
-
-int cli_timeline_plot(femint_context_t ctx, const char *csv, const char *png, const char *title)
-{
-  if (!cli_have_gnuplot()) {
-    fprintf(stderr, "femint: warning: gnuplot is not on the PATH: no chart '%s' (its data are "
-                    "in '%s')\n", png, csv);
-    return 0;
-  }
-  FILE *f = fopen(csv, "r");
-  if (!f) {
-    fprintf(stderr, "femint: cannot read the timeline '%s': %s\n", csv, strerror(errno));
-    return EXIT_RUNTIME;
-  }
-  size_t len = 0, cap = 4096;
-  char *s = malloc(cap), line[512], name[160], text[160];
-  int used[FEMINT_MAX_WORKERS] = {0}, nrow = 0;
-  double tmax = 0;
-  /* Two data blocks, integration and assembly tasks: x1 x2 y1 y2 per task. */
-  for (int pass = 0; pass < 2; pass++) {
-    append(&s, &len, &cap, "$%s << EOD\n", pass ? "assemble" : "integrate");
-    rewind(f);
-    while (fgets(line, sizeof line, f)) {
-      int w, order, cells;
-      char kind[16], codelet[16];
-      double t0, t1;
-      if (sscanf(line, "%d,%15[^,],%15[^,],%d,%d,%lf,%lf", &w, kind, codelet, &order, &cells,
-                 &t0, &t1) != 7 || w < 0 || w >= FEMINT_MAX_WORKERS)
-        continue;
-      if ((strcmp(codelet, "assemble") == 0) != pass) continue;
-      used[w] = 1;
-      tmax = fmax(tmax, t1);
-      append(&s, &len, &cap, "%.6f %.6f %.2f %.2f %d\n", t0, t1, w - 0.4, w + 0.4, order);
-      nrow++;
-    }
-    append(&s, &len, &cap, "0 0 -10 -10 0\nEOD\n");
-  }
-  fclose(f);
-  if (!s) {
-    fprintf(stderr, "femint: out of memory while drawing '%s'\n", png);
-    return EXIT_RUNTIME;
-  }
-  if (nrow == 0) {
-    free(s);
-    fprintf(stderr, "femint: the timeline '%s' holds no task\n", csv);
-    return EXIT_RUNTIME;
-  }
-  int wmax = 0;
-  for (int w = 0; w < FEMINT_MAX_WORKERS; w++)
-    if (used[w]) wmax = w;
-  gnuplot_text(text, sizeof text, png);
-  append(&s, &len, &cap,
-         "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-         "  set terminal pngcairo size 1200,%d font \",10\"\n"
-         "} else {\n  set terminal png size 1200,%d\n}\n"
-         "set termoption noenhanced\nset output \"%s\"\n",
-         160 + 40 * (wmax + 1), 160 + 40 * (wmax + 1), text);
-  gnuplot_text(text, sizeof text, title);
-  append(&s, &len, &cap,
-         "set title \"%s\"\nset xlabel \"time since the first task [s]\"\n"
-         "set xrange [0:%.6f]\nset yrange [-0.6:%.1f]\nset key outside top center horizontal\n"
-         "set grid xtics\nset lmargin 48\nset ytics (",
-         text, tmax > 0 ? 1.02 * tmax : 1, wmax + 0.6);
-  for (int w = 0, k = 0; w <= wmax; w++) {
-    if (!used[w]) continue;
-    if (femint_context_worker_name(ctx, w, name, sizeof name) != 0)
-      snprintf(name, sizeof name, "worker %d", w);
-    gnuplot_text(text, sizeof text, name);
-    append(&s, &len, &cap, "%s\"%s\" %d", k++ ? ", " : "", text, w);
-  }
-  append(&s, &len, &cap,
-         ")\n"
-         "plot $integrate using (($1+$2)/2):(($3+$4)/2):1:2:3:4 with boxxyerror "
-         "fs solid 0.9 border lc rgb \"#1f77b4\" lc rgb \"#1f77b4\" title \"integrate\", \\\n"
-         "     $assemble using (($1+$2)/2):(($3+$4)/2):1:2:3:4 with boxxyerror "
-         "fs solid 0.9 border lc rgb \"#ff7f0e\" lc rgb \"#ff7f0e\" title \"assemble\"\n"
-         "set output\n");
-  int rc = s ? cli_gnuplot(s) : -1;
-  free(s);
-  return rc ? EXIT_RUNTIME : 0;
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < o->n && used + 4 < len; i++)
+    used += (size_t)snprintf(buf + used, len - used, "%s%d", i ? "," : "", o->p[i]);
 }

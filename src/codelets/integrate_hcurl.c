@@ -18,7 +18,6 @@ void integrate_hcurl_batch_cpu(struct batch *b, const void *nodes, const void *c
   const struct group *g = b->g;
   const struct refel *re = g->re;
   const int nnode = g->nnode, single = g->precision == FEMINT_SINGLE;
-  const size_t n2 = (size_t)re->nsh * re->nsh;
   char *out = mats;
   int oom = 0;
 #pragma omp parallel num_threads(nthreads) reduction(| : oom)
@@ -32,8 +31,8 @@ void integrate_hcurl_batch_cpu(struct batch *b, const void *nodes, const void *c
       double X[30], k[9];
       for (int i = 0; i < 3 * nnode; i++) X[i] = LOADR(nodes, (size_t)c * 3 * nnode + i, single);
       for (int i = 0; i < 9; i++) k[i] = LOADR(coef, (size_t)c * 9 + i, single);
-      hcurl_cell_matrix(re, g->kind, nnode, X, k, scratch, single,
-                        out + (size_t)c * n2 * g->real_size);
+      hcurl_cell_matrix(re, g->kind, nnode, X, k, scratch, single, g->symmetric,
+                        out + (size_t)c * g->out_size * g->real_size);
     }
     free(scratch);
   }

@@ -49,7 +49,7 @@ static void cholesky3(const double *A, double *R)
  * A_q = (w / |det J|) J^T nu J. Each A_q = R_q^T R_q, so that with the rows R_q F_q of all points
  * stacked into P (3 nq x nsh), M = P^T P: one symmetric rank-k update per cell. */
 void hcurl_cell_matrix(const struct refel *re, int kind, int nnode, const double *X,
-                       const double *k, double *scratch, int single, void *M)
+                       const double *k, double *scratch, int single, int symmetric, void *M)
 {
   const int nq = re->nq, nsh = re->nsh, rows = 3 * nq;
   const double *F = kind == FORM_HCURL_MASS ? re->val : re->curl;
@@ -87,10 +87,10 @@ void hcurl_cell_matrix(const struct refel *re, int kind, int nnode, const double
     }
   }
 #endif
-  for (int i = 0; i < nsh; i++)
-    for (int j = 0; j < nsh; j++) {
+  for (int i = 0, at = 0; i < nsh; i++)
+    for (int j = symmetric ? i : 0; j < nsh; j++, at++) {
       const double v = j >= i ? G[i * nsh + j] : G[j * nsh + i];
-      if (single) ((float *)M)[i * nsh + j] = (float)v;
-      else ((double *)M)[i * nsh + j] = v;
+      if (single) ((float *)M)[at] = (float)v;
+      else ((double *)M)[at] = v;
     }
 }

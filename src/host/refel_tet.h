@@ -162,11 +162,12 @@ int tet_element_reference(const struct refel *re, int nnode, const double *X,
 size_t hcurl_table_size(const struct refel *re, int nnode);
 void hcurl_table_fill(const struct refel *re, int nnode, double *d);
 /* One cell's element matrix of an H(curl) form (kind FORM_HCURL_MASS or FORM_CURLCURL; row-major
- * nsh x nsh, float when single, else double) from its nodes X[nnode][3] and its tensor k[9] (eps,
- * or nu = mu^-1), on the points of re: what the CPU codelet does per cell (the OpenCL kernel
- * computes the same). scratch holds hcurl_cell_scratch(re) doubles. */
+ * nsh x nsh, or its upper half packed row by row when symmetric; float when single, else double)
+ * from its nodes X[nnode][3] and its tensor k[9] (eps, or nu = mu^-1), on the points of re: what
+ * the CPU codelet does per cell (the OpenCL kernel computes the same). scratch holds
+ * hcurl_cell_scratch(re) doubles. */
 size_t hcurl_cell_scratch(const struct refel *re);
 void hcurl_cell_matrix(const struct refel *re, int kind, int nnode, const double *X,
-                       const double *k, double *scratch, int single, void *M);
+                       const double *k, double *scratch, int single, int symmetric, void *M);
 
 #endif

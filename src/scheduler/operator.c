@@ -79,8 +79,9 @@ int femint_operator_create(femint_context_t ctx, femint_space_t space, int nform
   op->forms = malloc((size_t)nform * sizeof *op->forms);
   const int ncells = opt->cells && opt->ncells > 0 ? opt->ncells : 0;
   op->cells = opt->cells ? malloc(((size_t)ncells + 1) * sizeof *op->cells) : NULL;
+  op->timeline = opt->timeline ? strdup(opt->timeline) : NULL;
   int err = 0;
-  if (!op->forms || (opt->cells && !op->cells))
+  if (!op->forms || (opt->cells && !op->cells) || (opt->timeline && !op->timeline))
     err = femint_seterr(ctx, FEMINT_ENOMEM, "femint_operator_create: out of memory");
   if (!err) {
     memcpy(op->forms, forms, (size_t)nform * sizeof *op->forms);
@@ -90,7 +91,7 @@ int femint_operator_create(femint_context_t ctx, femint_space_t space, int nform
     o.timeline = NULL; /* each verb takes it from the caller's options below */
     err = choose_path(op, &o);
     if (!err) err = plan_create(ctx, space, nform, op->forms, &o, &op->plan);
-    if (!err) op->plan->opt.timeline = opt->timeline;
+    if (!err) op->plan->opt.timeline = op->timeline;
   }
   if (err) {
     femint_operator_destroy(&op);
@@ -111,6 +112,7 @@ int femint_operator_destroy(femint_operator_t *op)
   plan_destroy(&o->plan);
   free(o->forms);
   free(o->cells);
+  free(o->timeline);
   free(o);
   *op = NULL;
   return 0;

@@ -13,6 +13,7 @@ struct femint_operator {
   int nform;
   const struct femint_form **forms;
   int *cells;                     /* a copy of the options' cells (or NULL) */
+  char *timeline;                 /* a copy of the options' timeline path (or NULL) */
   struct plan *plan;
   int assembly;                   /* FEMINT_ASSEMBLY_ROWS or FEMINT_ASSEMBLY_COO */
   /* the CSR structure the matrices share, made by the first assembly */

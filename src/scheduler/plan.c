@@ -69,8 +69,10 @@ static int hcurl_programs(femint_context_t ctx, struct group *g)
     if (!ctx->cl_driven[dev] || (g->precision == FEMINT_DOUBLE && !ctx->cl_dev[dev].fp64))
       continue;
     char options[256];
-    snprintf(options, sizeof options, "-DNSH=%d -DNQ=%d -DNNODE=%d -DWHICH=%d -DWG_SIZE=%d %s",
-             g->nsh, g->re->nq, g->nnode, g->kind == FORM_CURLCURL, hcurl_wg_size(g->nsh), real);
+    snprintf(options, sizeof options,
+             "-DNSH=%d -DNQ=%d -DNNODE=%d -DWHICH=%d -DSYMMETRIC=%d -DWG_SIZE=%d %s", g->nsh,
+             g->re->nq, g->nnode, g->kind == FORM_CURLCURL, g->symmetric, hcurl_wg_size(g->nsh),
+             real);
     err = femint_context_program(ctx, dev, source, options, "hcurl_matrix", &g->program[dev]);
   }
   free(source);
@@ -94,8 +96,6 @@ int group_init(femint_context_t ctx, const struct femint_space *space,
   FEMINT_CHECK(!symmetric || form_symmetric(form), ctx, FEMINT_ENOTSUP,
                "symmetric storage needs a symmetric form (elasticity, laplace, mass or the H(curl) "
                "forms), not the generic one");
-  FEMINT_CHECK(!symmetric || form->family == FEMINT_H1, ctx, FEMINT_ENOTSUP,
-               "symmetric storage of the H(curl) element matrices is not supported");
   g->ctx = ctx;
   g->shape = shape;
   g->family = form->family;
@@ -192,16 +192,19 @@ static int check_forms(femint_context_t ctx, const struct femint_space *space, i
   const int ncell = space->mesh->ncell;
   for (int f = 0; f < nform; f++) {
     const struct femint_form *form = forms[f];
-    FEMINT_CHECK(form, ctx, FEMINT_EINVAL, "forms[%d] is NULL", f);
+    FEMINT_CHECK(form, ctx, FEMINT_EINVAL, "femint_operator_create: forms[%d] is NULL", f);
     FEMINT_CHECK(form->family == space->family, ctx, FEMINT_EINVAL,
-                 "forms[%d] (%s) is for %s spaces but the space is %s", f,
+                 "femint_operator_create: forms[%d] (%s) is for %s spaces but the space is %s", f,
                  form_kind_name(form->kind), form->family == FEMINT_H1 ? "H1" : "H(curl)",
                  space->family == FEMINT_H1 ? "H1" : "H(curl)");
     FEMINT_CHECK(form->ne == space->ncomp, ctx, FEMINT_EINVAL,
-                 "forms[%d] (%s) has %d components but the space has %d", f,
+                 "femint_operator_create: forms[%d] (%s) has %d components but the space has %d",
+                 f,
                  form_kind_name(form->kind), form->ne, space->ncomp);
     FEMINT_CHECK(form->nvalues == 1 || form->nvalues == ncell, ctx, FEMINT_EINVAL,
-                 "forms[%d] (%s) has coefficients for %d cells but the mesh has %d", f,
+                 "femint_operator_create: forms[%d] (%s) has coefficients for %d cells but the "
+                 "mesh has %d",
+                 f,
                  form_kind_name(form->kind), form->nvalues, ncell);
   }
   return 0;

@@ -28,3 +28,5 @@ gmsh -3 -order 2 -format msh22 tets-cube.geo -o tets-cube10.msh
 gmsh -save -format msh41 tets-part.geo -o tets-part.msh
 gmsh -3 -format msh41 tets-ball.geo -o tets-ball.msh
 gmsh -3 -order 2 -format msh41 -bin tets-ball.geo -o tets-ball10-bin.msh
+# The unit cube of two materials (z < 1/2 and z > 1/2), 4-node tetrahedra (2.2).
+gmsh -3 -format msh22 tets-layers.geo -o tets-layers.msh

@@ -1,0 +1,84 @@
+/* femint refel: the sizes of a reference element (shape functions, quadrature points, exactness
+ * degree of the quadrature and its triangle and line rules) for one order or every order. */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include "cli.h"
+
+struct refel_options {
+  int shape;
+  long order; /* 0: every order */
+  int json;
+};
+
+#define F(member) offsetof(struct refel_options, member)
+static const struct cli_option options[] = {
+  {CLI_OPT("--element", CLI_CHOICE, F(shape),
+           "prism and quad: the H1 element; tet: the H(curl) element (default prism)", NULL),
+   .choices = cli_element_names, .values = cli_element_values},
+  {CLI_OPT("--order", CLI_INT, F(order),
+           "the order, 1..7 (tet: 1..3); without it, a row for every order", "P"),
+   .min = 1, .max = FEMINT_MAX_ORDER},
+  {CLI_OPT("--json", CLI_FLAG, F(json),
+           "one JSON object for the order given, or an array of them", NULL)},
+};
+static const struct cli_section sections[] = {{NULL, options, 3, 0}};
+
+const struct cli_command cli_refel_cmd = {
+  "refel",
+  "sizes of a reference element: shape functions, quadrature points, degree",
+  "[--element prism|quad|tet] [--order P] [--json]",
+  "Prints the number of shape functions N_sh, of quadrature points N_Q, the exactness degree of "
+  "the quadrature and the points of its triangle and line rules (N_Q is their product on the "
+  "prism); without --order, a row for p = 1..7 (1..3 for the H(curl) tetrahedron, whose N_sh "
+  "counts vector functions and whose rule is a symmetric one, with no triangle or line rule).\n"
+  "A quadrilateral's N_sh is per displacement component (seed 003's matrices of plane elasticity "
+  "have 2 N_sh rows); its degree is per variable (a Gauss rule of p+1 points).",
+  sections,
+  1,
+  NULL,
+};
+
+int cli_refel_command(int argc, char **argv)
+{
+  struct refel_options o = {.shape = FEMINT_PRISM};
+  struct cli_args args;
+  int status = cli_parse(&cli_refel_cmd, argc, argv, &o, &args);
+  if (status) return status < 0 ? 0 : status;
+  const int tet = o.shape == FEMINT_TET, pmax = tet ? 3 : FEMINT_MAX_ORDER;
+  const int family = tet ? FEMINT_HCURL : FEMINT_H1;
+  if (o.order > pmax)
+    return cli_fail_usage("--order %ld: the H(curl) tetrahedron has orders 1..3", o.order);
+  const int first = o.order ? (int)o.order : 1, last = o.order ? (int)o.order : pmax;
+  struct cli_json j = {0};
+  if (o.json && !o.order) cli_json_open(&j, NULL, '[');
+  if (!o.json)
+    printf("%5s %6s %6s %7s %11s %12s\n", "order", "N_sh", "N_Q", "degree", "tri_points",
+           "line_points");
+  for (int p = first; p <= last; p++) {
+    struct femint_refel_info r;
+    int rc = femint_refel_info(o.shape, family, p, &r);
+    if (rc) {
+      if (o.json && !o.order) cli_json_close(&j, ']');
+      return cli_fail("%s of order %d: %s", cli_shape_name(o.shape), p, femint_strerror(rc));
+    }
+    if (o.json) {
+      cli_json_open(&j, NULL, '{');
+      cli_json_str(&j, "element", cli_shape_name(o.shape));
+      cli_json_str(&j, "space", cli_family_name(family));
+      cli_json_int(&j, "order", p);
+      cli_json_int(&j, "nsh", r.nsh);
+      cli_json_int(&j, "nq", r.nq);
+      cli_json_int(&j, "degree", r.degree);
+      cli_json_int(&j, "tri_points", r.tri_points);
+      cli_json_int(&j, "line_points", r.line_points);
+      cli_json_close(&j, '}');
+    } else {
+      printf("%5d %6d %6d %7d %11d %12d\n", p, r.nsh, r.nq, r.degree, r.tri_points,
+             r.line_points);
+    }
+  }
+  if (o.json && !o.order) cli_json_close(&j, ']');
+  return 0;
+}
