@@ -477,7 +477,8 @@ FEMINT_EXPORT int femint_variant_parse(const char *name);
 
 /** How femint_operator_assemble sums the element matrices into the CSR matrices. */
 enum femint_assembly {
-  FEMINT_ASSEMBLY_AUTO = 0, /**< COO where an OpenCL device may do the sums, ROWS otherwise */
+  FEMINT_ASSEMBLY_AUTO = 0, /**< H(curl): COO where an OpenCL device may do the sums; else ROWS
+                                 (the faster as measured, doc/performance.md) */
   FEMINT_ASSEMBLY_ROWS = 1, /**< assembly tasks on CPU workers add each batch's element matrices
                                  into the row blocks of the matrices it touches (batches that
                                  share no block at the same time) */

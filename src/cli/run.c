@@ -33,8 +33,8 @@ static const struct cli_option operator_options[] = {
            "how the element matrices are summed: rows, assembly tasks on CPU workers add them into "
            "row blocks of the matrices; coo, they are gathered as COO values on the first OpenCL "
            "device (or in main memory) and summed into the CSR values through a kept pattern (only "
-           "the CSR values come back from a device); auto, coo where an OpenCL device may do the "
-           "sums, rows otherwise (default auto)", NULL), .choices = cli_assembly_names},
+           "the CSR values come back from a device); auto, coo for H(curl) where an OpenCL device "
+           "may do the sums, rows otherwise (default auto)", NULL), .choices = cli_assembly_names},
   {CLI_OPT("--phases", CLI_FLAG, R(phases),
            "wait for each phase (integration, then assembly or sums) before the next, so that the "
            "stages are timed apart", NULL)},

@@ -4,9 +4,9 @@
  * the order the device's stable sort of the same keys gives. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "pattern.h"
+#include "sparse.h"
 
 /* An occurrence of a scalar mode: the cell's place in the list and the local mode, in one word. */
 #define OCC_SHIFT 10
@@ -28,17 +28,6 @@ static int compare_i64(const void *a, const void *b)
 {
   const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return (x > y) - (x < y);
-}
-
-/* Memory for the large arrays, in transparent huge pages where the system allows. */
-static void *big_alloc(size_t bytes)
-{
-  const size_t huge = (size_t)2 << 20;
-  void *p = NULL;
-  if (bytes < huge) return malloc(bytes ? bytes : 1);
-  if (posix_memalign(&p, huge, bytes)) return NULL;
-  madvise(p, bytes, MADV_HUGEPAGE);
-  return p;
 }
 
 void pattern_free(struct pattern *p)
@@ -152,7 +141,7 @@ static int expand(const struct build *b, struct pattern *p)
   p->n = nm * ne;
   p->nnz = nnz;
   p->rowptr = malloc(((size_t)p->n + 1) * sizeof *p->rowptr);
-  p->colind = big_alloc(((size_t)nnz + 1) * sizeof *p->colind);
+  p->colind = huge_alloc(((size_t)nnz + 1) * sizeof *p->colind);
   if (!p->rowptr || !p->colind) return FEMINT_ENOMEM;
   p->rowptr[0] = 0;
   for (int64_t m = 0; m < nm; m++)
@@ -186,7 +175,7 @@ static int contributions(const struct build *b, int symmetric, const int64_t *vo
     for (int a = 0; a < ne; a++) start[m * ne + a + 1] = start[m * ne + a] + len;
   }
   p->ncontrib = start[p->n];
-  p->perm = big_alloc(((size_t)p->ncontrib + 1) * sizeof *p->perm);
+  p->perm = huge_alloc(((size_t)p->ncontrib + 1) * sizeof *p->perm);
   p->seg = malloc(((size_t)p->nnz + 1) * sizeof *p->seg);
   if (!p->perm || !p->seg) {
     free(start);

@@ -4,8 +4,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "sparse.h"
+
+void *huge_alloc(size_t bytes)
+{
+  const size_t huge = (size_t)2 << 20;
+  void *p = NULL;
+  if (bytes < huge) return malloc(bytes ? bytes : 1);
+  if (posix_memalign(&p, huge, bytes)) return NULL;
+  madvise(p, bytes, MADV_HUGEPAGE);
+  return p;
+}
+
+double *values_alloc(int64_t n, int zero)
+{
+  double *v = huge_alloc(((size_t)n + 1) * sizeof *v);
+  if (!v || !zero) return v;
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < n; k++) v[k] = 0;
+  return v;
+}
 
 struct csr_shape *csr_shape_new(int64_t n, int64_t nnz, int64_t *rowptr, int64_t *colind)
 {
@@ -35,15 +55,11 @@ void csr_shape_unref(struct csr_shape **s)
 int matrix_create(femint_context_t ctx, struct csr_shape *shape, int zero, femint_matrix_t *A)
 {
   struct femint_matrix *M = malloc(sizeof *M);
-  double *v = M ? malloc(((size_t)shape->nnz + 1) * sizeof *v) : NULL;
+  double *v = M ? values_alloc(shape->nnz, zero) : NULL;
   if (!v) {
     free(M);
     return femint_seterr(ctx, FEMINT_ENOMEM, "out of memory for a matrix of %lld non-zeros",
                          (long long)shape->nnz);
-  }
-  if (zero) {
-#pragma omp parallel for schedule(static)
-    for (int64_t k = 0; k < shape->nnz; k++) v[k] = 0;
   }
   csr_shape_ref(shape);
   *M = (struct femint_matrix){shape, v};

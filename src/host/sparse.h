@@ -3,6 +3,7 @@
 #ifndef FEMINT_HOST_SPARSE_H
 #define FEMINT_HOST_SPARSE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "host.h"
@@ -28,9 +29,16 @@ void csr_shape_ref(struct csr_shape *s);
 /* Drop a reference; the last one frees the structure. *s = NULL. */
 void csr_shape_unref(struct csr_shape **s);
 
-/* A matrix on a structure (one more reference) with its values, zeroed by the threads of the
- * caller's OpenMP team when zero is set (the first touch of the pages), else left to be written.
- * FEMINT_ENOMEM. */
+/* Memory for a large array (free() releases it): in transparent huge pages where the system
+ * allows, so that the first touch of a matrix costs few page faults and TLB shootdowns. */
+void *huge_alloc(size_t bytes);
+/* n + 1 doubles in huge pages; with zero, zeroed by the threads of the caller's OpenMP team (the
+ * first touch of the pages there rather than page by page in the assembly tasks); NULL when out
+ * of memory. */
+double *values_alloc(int64_t n, int zero);
+
+/* A matrix on a structure (one more reference) with its values (values_alloc), zeroed when zero
+ * is set, else left to be written. FEMINT_ENOMEM. */
 int matrix_create(femint_context_t ctx, struct csr_shape *shape, int zero, femint_matrix_t *A);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "host/pattern.h"
+#include "host/sparse.h"
 #include "plan.h"
 
 #define CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000
@@ -258,7 +259,7 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
   /* assembly of the element matrices into the CSR values with one team on every core, the
    * matrix one row block */
   if ((err = pattern_build(ctx, space, 0, NULL, 0, NULL, &pat))) goto done;
-  values = calloc((size_t)pat.nnz + 1, sizeof *values);
+  values = values_alloc(pat.nnz, 1);
   row_block = calloc((size_t)pat.n + 1, sizeof *row_block);
   if (!values || !row_block) {
     err = femint_seterr(ctx, FEMINT_ENOMEM, "bench: out of memory");

@@ -46,8 +46,12 @@ static int choose_path(struct femint_operator *op, const struct femint_operator_
   FEMINT_CHECK(opt->where != FEMINT_WHERE_OPENCL || usable, ctx, FEMINT_EINVAL,
                "femint_operator_create: OpenCL only, but no OpenCL worker can run it%s",
                dev >= 0 ? " (the device has no double precision)" : "");
+  /* AUTO: as measured on the H200 (doc/performance.md), the sums on the device win for H(curl)
+   * (two forms on one pattern, T and S of 60 million slots); for H1 the row blocks on the CPU
+   * workers make a first assembly several times faster and later ones about as fast. */
   op->assembly = opt->assembly == FEMINT_ASSEMBLY_AUTO
-                     ? (usable ? FEMINT_ASSEMBLY_COO : FEMINT_ASSEMBLY_ROWS)
+                     ? (usable && op->space->family == FEMINT_HCURL ? FEMINT_ASSEMBLY_COO
+                                                                    : FEMINT_ASSEMBLY_ROWS)
                      : opt->assembly;
   op->coo_dev = op->assembly == FEMINT_ASSEMBLY_COO && usable ? dev : -1;
   op->coo_worker = op->coo_dev >= 0 ? starpu_worker_get_by_devid(STARPU_OPENCL_WORKER, dev) : -1;

@@ -3,8 +3,8 @@
 # Each mesh twice: integration and assembly (femint_assemble), and integration alone
 # (femint_integrate, --no-assembly).
 set -u
-out=${1:-out}
-mkdir -p "$out"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+gpu_setup "${1:-out}"
 { for stage in "" --no-assembly; do
     tag=${stage:+-integrate}
     femint bench --coexec --mesh box:16,16,8 --order 1-4 --precision single --runs 12 $stage \

@@ -5,8 +5,8 @@
 # full and upper-half storage. Then the co-execution efficiency with its timeline, the default
 # run, the kernel plans and the variants chosen by measurement (log.txt).
 set -u
-out=${1:-out}
-mkdir -p "$out"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+gpu_setup "${1:-out}"
 variants=${2:-gemm}
 [ "$variants" = all ] || variants=gemm
 log=$out/log.txt

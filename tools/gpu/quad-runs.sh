@@ -6,8 +6,8 @@
 # precisions, the GEMM kernel against the CPU codelet on the host's cores; then a mixed-order
 # assembly of quadrilaterals on every worker.
 set -u
-out=${1:-out}
-mkdir -p "$out"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+gpu_setup "${1:-out}"
 { femint info
   femint bench --element quad --order 1-7 --cells 10000 --precision both --csv "$out/quad.csv"
   femint bench --element quad --order 1-7 --cells 10000 --precision both --symmetric \

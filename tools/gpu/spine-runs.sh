@@ -3,8 +3,8 @@
 # job and larger meshes on CPU only, GPU only and both, twice each so that the models calibrate.
 # Usage on the GPU host, from the repository root: . .gpu-runtime/env.sh && tools/gpu/spine-runs.sh OUTDIR
 set -u
-out=${1:-out}
-mkdir -p "$out"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+gpu_setup "${1:-out}"
 femint info > "$out/info.txt" 2>&1
 nvidia-smi -L >> "$out/info.txt" 2>&1
 femint run > "$out/default.txt" 2>&1

@@ -6,8 +6,8 @@
 # 455,916 unknowns at order 3): the phases of the assembly of T and S on the CPU workers alone
 # and with the GPU, orders 1-3, double and single; then the summary of femint run.
 set -u
-out=${1:-out}
-mkdir -p "$out"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+gpu_setup "${1:-out}"
 mesh=(--mesh box:17,17,17 --curved 0.1)
 { femint info
   femint bench --element tet --order 3 "${mesh[@]}" --runs 3

@@ -1,0 +1,18 @@
+# Sourced by the scripts of tools/gpu (not run by itself). gpu_setup OUTDIR makes the output
+# folder (absolute, so that it means what the caller meant), moves to the repository root, and
+# checks that the program is there: `femint` on the PATH, which `. .gpu-runtime/env.sh` puts
+# there (build here, then ../shared/gpu/pack-runtime src/femint; see ../shared/gpu/README.md).
+# FEMINT=PROGRAM runs another build under the name femint, e.g. an older one packed beside it.
+gpu_setup() {
+  out=${1:-out}
+  mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 1
+  cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
+  if [ -n "${FEMINT:-}" ]; then
+    femint() { command "$FEMINT" "$@"; }
+  fi
+  command -v "${FEMINT:-femint}" >/dev/null || {
+    echo "$(basename "$0"): no ${FEMINT:-femint} on the PATH; on the GPU host, from the" \
+      "repository root: . .gpu-runtime/env.sh (made by ../shared/gpu/pack-runtime src/femint)" >&2
+    exit 1
+  }
+}
