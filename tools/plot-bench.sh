@@ -3,6 +3,7 @@
 # the order, one line per variant and precision) and a task timeline CSV as a Gantt chart.
 #   tools/plot-bench.sh bench BENCH.csv OUT.png
 #   tools/plot-bench.sh timeline TIMELINE.csv OUT.png
+# Needs gnuplot with its cairo terminal (Debian: gnuplot-nox); the paths are the caller's.
 set -euo pipefail
 mode=$1 csv=$2 png=$3
 tmp=$(mktemp -d)
