@@ -144,15 +144,18 @@ enum femint_shape {
   FEMINT_PRISM = 1, /**< 3D, 6 vertices: hierarchical H1 of orders 1-7 (seed 000) */
   FEMINT_QUAD = 2,  /**< 2D, 4 vertices, straight or curved (8-node geometry): seed 003's
                          reduced Lobatto H1 space of orders 1-7 */
-  FEMINT_TET = 3    /**< 3D, 4 vertices, straight or curved (10-node geometry): hierarchical
+  FEMINT_TET = 3,   /**< 3D, 4 vertices, straight or curved (10-node geometry): hierarchical
                          H(curl) of orders 1-3 (seed 004) */
+  FEMINT_HEX = 4    /**< 3D, 8 vertices (Gmsh's order): H1 Lagrange on Gauss-Lobatto-Legendre
+                         nodes of orders 1-10 (seed 001) */
 };
 /** Function space families. */
 enum femint_family {
   FEMINT_H1 = 1,   /**< continuous fields of 1..5 components (prisms, quadrilaterals) */
   FEMINT_HCURL = 2 /**< vector fields with continuous tangential traces (tetrahedra) */
 };
-#define FEMINT_MAX_ORDER 7
+/** The highest order of any element; femint_refel_max_order gives each element's. */
+#define FEMINT_MAX_ORDER 10
 
 struct femint_refel_info {
   int nsh;       /**< shape functions (H(curl): vector functions) */
@@ -168,6 +171,10 @@ struct femint_refel_info {
  *  have, named). */
 FEMINT_EXPORT int femint_refel_info(int shape, int family, int order,
                                     struct femint_refel_info *info);
+/** @brief The highest order of the element of a shape and family (7 for the H1 prism and
+ *  quadrilateral, 3 for the H(curl) tetrahedron, 10 for the H1 hexahedron), or 0 when the shape
+ *  has no such family. */
+FEMINT_EXPORT int femint_refel_max_order(int shape, int family);
 
 /* ---- Meshes ----
  * One mesh type for every shape; a mesh holds cells of one shape. Vertices have 3 coordinates
@@ -179,15 +186,17 @@ FEMINT_EXPORT int femint_refel_info(int shape, int family, int order,
  * above, then its top 3,4,5 above 0,1,2 (femint reorders the vertices of each cell so that
  * cells sharing a triangle list it alike); a quadrilateral lists its vertices counter-clockwise;
  * a tetrahedron is stored with its vertices in ascending order of their global ids, so that a
- * shared edge or face meets the same vertex order from both of its cells. */
+ * shared edge or face meets the same vertex order from both of its cells; a hexahedron lists its
+ * vertices in Gmsh's order (bottom face counter-clockwise seen from above, then the top face),
+ * any rotation of it. */
 
 typedef struct femint_mesh *femint_mesh_t;
 
-/** @brief A mesh of one shape from arrays. Checks every cell (det J > 0 everywhere on prisms
- *  and quadrilaterals, certified, not sampled; tetrahedra must not be flat or folded).
- *  @param[in] shape FEMINT_PRISM, FEMINT_QUAD or FEMINT_TET.
+/** @brief A mesh of one shape from arrays. Checks every cell (det J > 0 everywhere on prisms,
+ *  quadrilaterals and hexahedra, certified, not sampled; tetrahedra must not be flat or folded).
+ *  @param[in] shape FEMINT_PRISM, FEMINT_QUAD, FEMINT_TET or FEMINT_HEX.
  *  @param[in] coords [nvert][dim] vertex coordinates, dim 3 (prisms, tetrahedra) or 2
- *  (quadrilaterals). @param[in] cells [ncell][nv] vertex indices (6, 4 or 4 per cell, in the
+ *  (quadrilaterals). @param[in] cells [ncell][nv] vertex indices (6, 4, 4 or 8 per cell, in the
  *  local order above; tetrahedra in any order).
  *  @param[in] edge_nodes NULL (straight cells) or [ncell][ne][dim]: the geometric node of each
  *  edge of each cell, making the cells curved. The edges of a cell are taken in the order of
@@ -216,9 +225,9 @@ FEMINT_EXPORT int femint_mesh_create_part(femint_context_t ctx, int shape, int n
                                           int ncell, const int *cells, const double *edge_nodes,
                                           const int *materials, int nface, const int *faces,
                                           const int *tags, femint_mesh_t *mesh);
-/** @brief The box [0,lx]x[0,ly]x[0,lz] of nx*ny*nz hexahedral blocks, each cut into 2 prisms
- *  (FEMINT_PRISM) or into the 6 tetrahedra around its diagonal from (0,0,0) to (1,1,1)
- *  (FEMINT_TET); with FEMINT_QUAD the rectangle [0,lx]x[0,ly] of nx*ny quadrilaterals (nz must
+/** @brief The box [0,lx]x[0,ly]x[0,lz] of nx*ny*nz hexahedral blocks (FEMINT_HEX), each cut
+ *  into 2 prisms (FEMINT_PRISM) or into the 6 tetrahedra around its diagonal from (0,0,0) to
+ *  (1,1,1) (FEMINT_TET); with FEMINT_QUAD the rectangle [0,lx]x[0,ly] of nx*ny quadrilaterals (nz must
  *  be 1; lz is ignored). Interior vertices are moved at random by up to perturb times the
  *  smallest spacing (0 <= perturb < 0.5; the sequence depends on seed only); the move is shrunk
  *  until every cell is valid. Boundary faces are tagged 1..6 for x=0, x=lx, y=0, y=ly, z=0,
@@ -630,6 +639,15 @@ struct femint_load {
  *  (no CPU worker); FEMINT_ESTATE; the errors of the runtime. */
 FEMINT_EXPORT int femint_operator_load(femint_operator_t op, const struct femint_load *load,
                                        double *rhs);
+
+/** @brief y = A x for form `form` without assembling A (matrix-free): hexahedra with the mass or
+ *  laplace form (a coefficient per cell), by sum factorization on the rule of the element
+ *  matrices (p + 2 Gauss points per direction: CEED's BP1-BP4), double precision, in tasks on
+ *  CPU workers. The first call of a form computes and keeps its quadrature data. The element
+ *  vectors are summed in a fixed order: y does not depend on the workers. x, y: num_dofs values.
+ *  @return 0; FEMINT_ENOTSUP (another shape, form or precision, named); FEMINT_EINVAL. */
+FEMINT_EXPORT int femint_operator_apply(femint_operator_t op, int form, const double *x,
+                                        double *y, struct femint_stats *stats);
 
 /** @brief The element matrix of one cell (any cell of the mesh) for form `form`, dense
  *  row-major n x n with n = nsh*ncomp, local index idof*ncomp + icomp, orientation signs NOT

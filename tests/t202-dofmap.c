@@ -9,6 +9,8 @@
 #include "host/refel_tet.h"
 #include "tap.h"
 
+#define PRISM_MAX_ORDER 7 /* the prism's orders */
+
 static uint64_t rng_state = 12345;
 
 /* splitmix64, uniform in [0, 1). */
@@ -180,7 +182,7 @@ int main(void)
            femint_mesh_create_box(NULL, FEMINT_PRISM, nx, ny, nz, 1.2, 0.9, 1.1, 0.35, 11, &mp));
 
   /* Uniform orders: the count by entities, every DOF used, conformity. */
-  for (int p = 1; p <= FEMINT_MAX_ORDER; p++) {
+  for (int p = 1; p <= PRISM_MAX_ORDER; p++) {
     int nc = p % 3 + 1, oor, layout;
     TAP_CALL(NULL, femint_space_create(NULL, mp, FEMINT_H1, nc, NULL, p, &s));
     int64_t ndof = femint_space_num_dofs(s), expect = box_modes(nx, ny, nz, p) * nc;
@@ -207,7 +209,7 @@ int main(void)
     femint_mesh_t mm = meshes[t % 3];
     int ncell = femint_mesh_num_cells(mm), nc = 1 + t % 3, oor, layout;
     int *orders = malloc((size_t)ncell * sizeof *orders);
-    for (int c = 0; c < ncell; c++) orders[c] = 1 + (int)(rnd() * FEMINT_MAX_ORDER);
+    for (int c = 0; c < ncell; c++) orders[c] = 1 + (int)(rnd() * PRISM_MAX_ORDER);
     TAP_CALL(NULL, femint_space_create(NULL, mm, FEMINT_H1, nc, orders, 0, &s));
     int64_t ndof = femint_space_num_dofs(s);
     int unused = check_dofs_used(s, ndof, &oor, &layout), badorder = 0;
@@ -260,7 +262,7 @@ int main(void)
   for (int t = 0; t < 3; t++) {
     int ncell = femint_mesh_num_cells(mr), nc = 1 + t;
     int *orders = malloc((size_t)ncell * sizeof *orders);
-    for (int c = 0; c < ncell; c++) orders[c] = t == 0 ? 7 : 1 + (int)(rnd() * FEMINT_MAX_ORDER);
+    for (int c = 0; c < ncell; c++) orders[c] = t == 0 ? 7 : 1 + (int)(rnd() * PRISM_MAX_ORDER);
     TAP_CALL(NULL, femint_space_create(NULL, mr, FEMINT_H1, nc, orders, 0, &s));
     double *u = random_vector(femint_space_num_dofs(s));
     struct jump j = conformity(s, u, 8);
@@ -278,7 +280,7 @@ int main(void)
   {
     int ncell = femint_mesh_num_cells(mb), nc = 3;
     int *orders = malloc((size_t)ncell * sizeof *orders);
-    for (int c = 0; c < ncell; c++) orders[c] = 1 + (int)(rnd() * FEMINT_MAX_ORDER);
+    for (int c = 0; c < ncell; c++) orders[c] = 1 + (int)(rnd() * PRISM_MAX_ORDER);
     TAP_CALL(NULL, femint_space_create(NULL, mb, FEMINT_H1, nc, orders, 0, &s));
     double a[3], b[9], err = 0;
     for (int k = 0; k < 3; k++) a[k] = 2 * rnd() - 1;

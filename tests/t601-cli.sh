@@ -316,6 +316,18 @@ for row in "1 6 24 6" "2 20 46 8" "3 45 79 10"; do
   ok $? "refel --element tet --order $1: nsh nq degree = $2 $3 $4 (got '$got')"
 done
 
+# Hexahedra through the same run: elasticity of order 2 on every worker, verified (rigid motions
+# in the kernel), and the reference element's sizes.
+"$FEMINT" run --element hex --order 2 --mesh box:2,2,2 --json >hex.json 2>hex.err
+st=$?
+ok $st "run --element hex --order 2 --json passes verification"
+[ $st -eq 0 ] || { diag hex.err; diag hex.json; }
+[ "$(field dofs hex.json)" = 375 ]
+ok $? "hexahedra of order 2 on box:2,2,2: 375 DOFs (got $(field dofs hex.json))"
+"$FEMINT" refel --element hex --order 10 --json >refel.json 2>refel.err
+grep -q '"nsh":1331' refel.json && grep -q '"nq":1728' refel.json
+ok $? "refel --element hex --order 10: 1331 functions, 1728 points"
+
 # Tetrahedra through the same run: the Maxwell matrices T and S of a small curved box, written to
 # PREFIX-T.mtx and PREFIX-S.mtx and summarized with the fields of every run.
 "$FEMINT" run --element tet --space hcurl --problem maxwell --order 2 --mesh box:2,2,2 \
@@ -429,7 +441,7 @@ bad 2 "/nonexistent/dir/x.mtx" run --output /nonexistent/dir/x.mtx
 bad 2 "0.9" run --perturb 0.9
 bad 2 "x" run --batch x
 bad 2 "fast" run --assembly fast
-bad 2 "hex" refel --element hex
+bad 2 "pyramid" refel --element pyramid
 bad 2 "foo" run --mesh foo
 bad 1 "missing.msh" run --mesh gmsh:missing.msh
 bad 1 "cell 1" run --mesh tangled.msh
@@ -454,6 +466,11 @@ bad 2 "--curved" run --curved 0.1
 bad 2 "0.7" run --element tet --curved 0.7
 bad 2 "--variant gemm" run --element tet --variant gemm
 bad 2 "1..3" refel --element tet --order 5
+bad 2 "1,2" run --element hex --order 1-2
+bad 2 "1..10" run --element hex --order 11
+bad 2 "hexahedra are straight" run --element hex --curved 0.1
+bad 2 "--variant reg_jac" run --element hex --variant reg_jac
+bad 2 "1..7" refel --element prism --order 8
 bad 2 "--local-rank" info --opencl-device 0 --local-rank 1
 bad 2 "frobnicate" frobnicate
 if ls core* >/dev/null 2>&1; then r=1; else r=0; fi

@@ -191,7 +191,7 @@ static int bench_check(struct bench_options *b, const struct cli_args *args, int
   if (b->coexec && b->phases_bench)
     return cli_fail_usage("--coexec and --operator exclude each other");
   *mode = b->coexec                                         ? MODE_COEXEC
-          : b->phases_bench || b->s.shape == FEMINT_TET ? MODE_PHASES
+          : b->phases_bench || b->s.shape == FEMINT_TET || b->s.shape == FEMINT_HEX ? MODE_PHASES
                                                           : MODE_SWEEP;
   int rc = check_mode(args, *mode);
   if (rc) return rc;
@@ -217,6 +217,11 @@ static int bench_check(struct bench_options *b, const struct cli_args *args, int
   }
   if (*mode == MODE_SWEEP) {
     if (b->s.orders.n == 0) b->s.orders = (struct cli_orders){7, {1, 2, 3, 4, 5, 6, 7}};
+    const int pmax = femint_refel_max_order(b->s.shape, FEMINT_H1);
+    for (int k = 0; k < b->s.orders.n; k++)
+      if (b->s.orders.p[k] > pmax)
+        return cli_fail_usage("--order %d: the %s element has orders 1..%d", b->s.orders.p[k],
+                              cli_shape_name(b->s.shape), pmax);
     if (b->variants.n == 0) parse_variants("--variant", b->s.shape == FEMINT_QUAD ? "gemm" : "all",
                                            &b->variants);
     for (int k = 0; k < b->variants.n && b->s.shape == FEMINT_QUAD; k++)

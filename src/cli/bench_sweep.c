@@ -22,7 +22,7 @@ struct row {
   struct femint_bench_result r;
 };
 
-static const int default_cells[FEMINT_MAX_ORDER + 1] = {0,     200000, 100000, 40000,
+static const int default_cells[8] = {0,     200000, 100000, 40000,
                                                         20000, 8000,   4000,   2000};
 
 /* How many cells to ask for: the default of the order, capped so that the element matrices of
@@ -30,6 +30,7 @@ static const int default_cells[FEMINT_MAX_ORDER + 1] = {0,     200000, 100000, 4
 static long cells_for(const struct bench_options *b, int order, int precision)
 {
   if (b->cells > 0) return b->cells;
+  if (order < 1 || order > 7) return 2000;
   struct femint_refel_info info;
   if (femint_refel_info(b->s.shape, FEMINT_H1, order, &info)) return default_cells[order];
   double n = (double)cli_problem_components(b->s.problem, b->s.shape) * info.nsh;

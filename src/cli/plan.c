@@ -89,11 +89,19 @@ int cli_plan_command(int argc, char **argv)
   if (o.shape == FEMINT_TET)
     return cli_fail_usage("--element tet: plan describes the H1 kernels; the phases of the "
                           "tetrahedra's operator are timed by 'femint bench --element tet'");
+  if (o.shape == FEMINT_HEX)
+    return cli_fail_usage("--element hex: plan describes the kernels of prisms and "
+                          "quadrilaterals; the phases of the hexahedra's operator are timed by "
+                          "'femint bench --element hex'");
   /* the plan's shape follows the form: plane elasticity is the quadrilaterals' */
   if (o.shape == FEMINT_QUAD && o.problem != PROBLEM_ELASTICITY)
     return cli_fail_usage("--problem %s: femint plan --element quad describes plane elasticity "
                           "only",
                           h1_problem_names[o.problem]);
+  const int pmax = femint_refel_max_order(o.shape, FEMINT_H1);
+  if (o.order > pmax)
+    return cli_fail_usage("--order %ld: the %s element has orders 1..%d", o.order,
+                          cli_shape_name(o.shape), pmax);
   femint_context_t ctx = NULL;
   femint_form_t form = NULL;
   struct femint_init_options iopt = {.nopencl = -1, .quiet = !o.verbose};
@@ -110,7 +118,7 @@ int cli_plan_command(int argc, char **argv)
     cli_fail("out of memory");
     goto done;
   }
-  const int first = o.order ? (int)o.order : 1, last = o.order ? (int)o.order : FEMINT_MAX_ORDER;
+  const int first = o.order ? (int)o.order : 1, last = o.order ? (int)o.order : femint_refel_max_order(o.shape, FEMINT_H1);
   if (o.json && !o.order) putchar('[');
   for (int p = first; p <= last; p++) {
     buf[0] = '\0';

@@ -46,10 +46,11 @@ int cli_refel_command(int argc, char **argv)
   struct cli_args args;
   int status = cli_parse(&cli_refel_cmd, argc, argv, &o, &args);
   if (status) return status < 0 ? 0 : status;
-  const int tet = o.shape == FEMINT_TET, pmax = tet ? 3 : FEMINT_MAX_ORDER;
-  const int family = tet ? FEMINT_HCURL : FEMINT_H1;
+  const int tet = o.shape == FEMINT_TET, family = tet ? FEMINT_HCURL : FEMINT_H1;
+  const int pmax = femint_refel_max_order(o.shape, family);
   if (o.order > pmax)
-    return cli_fail_usage("--order %ld: the H(curl) tetrahedron has orders 1..3", o.order);
+    return cli_fail_usage("--order %ld: the %s element has orders 1..%d", o.order,
+                          cli_element_names[o.shape - 1], pmax);
   const int first = o.order ? (int)o.order : 1, last = o.order ? (int)o.order : pmax;
   struct cli_json j = {0};
   if (o.json && !o.order) cli_json_open(&j, NULL, '[');

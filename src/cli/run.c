@@ -89,10 +89,10 @@ static int run_check(struct run_options *o)
     return cli_fail_usage("--variant %s: the variants are those of the H1 kernel; --element tet "
                           "has one kernel",
                           cli_variant_names[o->variant]);
-  if (o->s.shape == FEMINT_QUAD && o->variant != FEMINT_VARIANT_AUTO &&
-      o->variant != FEMINT_VARIANT_GEMM)
-    return cli_fail_usage("--variant %s: quadrilaterals have the gemm kernel only",
-                          cli_variant_names[o->variant]);
+  if ((o->s.shape == FEMINT_QUAD || o->s.shape == FEMINT_HEX) &&
+      o->variant != FEMINT_VARIANT_AUTO && o->variant != FEMINT_VARIANT_GEMM)
+    return cli_fail_usage("--variant %s: %s have the gemm kernel only",
+                          cli_variant_names[o->variant], cli_shape_plural(o->s.shape));
   for (int f = 0; o->output && f < cli_setup_nforms(&o->s); f++) {
     char path[4096];
     cli_output_path(&o->s, o->output, f, path, sizeof path);

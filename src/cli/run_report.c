@@ -35,7 +35,7 @@ static void mesh_line(const struct run_options *o, const struct run_result *r, c
     break;
   case CLI_MESH_GMSH:
     n = snprintf(buf, len, "gmsh file %s: %d %s%s, %d vertices, volume %.10g", m->file, r->ncell,
-                 r->nodes > (s->shape == FEMINT_PRISM ? 6 : 4) ? "curved " : "", cells, r->nvert,
+                 r->nodes > (s->shape == FEMINT_PRISM ? 6 : s->shape == FEMINT_HEX ? 8 : 4) ? "curved " : "", cells, r->nvert,
                  r->volume);
     break;
   default:

@@ -13,8 +13,8 @@
 #include "cli.h"
 
 const char *const cli_problem_names[] = {"elasticity", "laplace", "mass", "maxwell", NULL};
-const char *const cli_element_names[] = {"prism", "quad", "tet", NULL};
-const int cli_element_values[] = {FEMINT_PRISM, FEMINT_QUAD, FEMINT_TET};
+const char *const cli_element_names[] = {"prism", "quad", "tet", "hex", NULL};
+const int cli_element_values[] = {FEMINT_PRISM, FEMINT_QUAD, FEMINT_TET, FEMINT_HEX};
 static const char *const space_names[] = {"h1", "hcurl", NULL};
 static const int space_values[] = {FEMINT_H1, FEMINT_HCURL};
 static const char *const pec_names[] = {"all", "none", NULL};
@@ -26,15 +26,17 @@ const struct cli_option cli_setup_options[] = {
            "the cells: prism, 3D prisms with hierarchical H1 functions of orders 1-7 (seed 000); "
            "quad, 2D quadrilaterals, straight or curved (8-node), with reduced Lobatto H1 "
            "functions of orders 1-7 (seed 003); tet, tetrahedra, straight or curved (10-node), "
-           "with hierarchical H(curl) functions of orders 1-3 (seed 004) (default prism)",
+           "with hierarchical H(curl) functions of orders 1-3 (seed 004); hex, hexahedra with "
+           "Lagrange H1 functions on Gauss-Lobatto-Legendre nodes of orders 1-10 (seed 001) "
+           "(default prism)",
            NULL), .choices = cli_element_names, .values = cli_element_values},
   {CLI_OPT("--mesh", CLI_MESH, S(mesh),
-           "box:NX,NY,NZ, the box [0,NX]x[0,NY]x[0,NZ] of unit blocks, each cut into 2 prisms or 6 "
-           "tetrahedra (quad: box:NX,NY,1 is rect:NX,NY); gmsh:FILE, or a FILE ending in .msh, the "
+           "box:NX,NY,NZ, the box [0,NX]x[0,NY]x[0,NZ] of unit blocks, each a hexahedron or cut "
+           "into 2 prisms or 6 tetrahedra (quad: box:NX,NY,1 is rect:NX,NY); gmsh:FILE, or a FILE ending in .msh, the "
            "cells of a Gmsh MSH file (2.2, 4.1 ASCII or binary), of the element's shape; "
            "rect:NX,NY (quad), NX*NY unit squares; annulus:NR,NT (quad), a quarter of the annulus "
            "1 <= r <= 2 in NR x NT curved 8-node cells (default box:6,6,4 for prism, rect:16,16 "
-           "for quad, box:4,4,4 for tet; bench --coexec: box:16,16,8)",
+           "for quad, box:4,4,4 for tet and hex; bench --coexec: box:16,16,8)",
            "box:NX,NY,NZ|gmsh:FILE|rect:NX,NY|annulus:NR,NT")},
   {CLI_OPT("--perturb", CLI_REAL, S(perturb),
            "box and rect: move interior vertices at random by up to F times the spacing, "
@@ -57,8 +59,9 @@ const struct cli_option cli_setup_options[] = {
            NULL), .choices = cli_problem_names},
   {CLI_OPT("--order", CLI_ORDERS, S(orders),
            "H1: orders 1..7, a list of orders P and ranges P1-P2, cell c taking the (c mod n)-th "
-           "(default 1-4; bench's kernel sweep: 1-7); H(curl): one order, 1, 2 or 3, with 6, 20 or "
-           "45 functions per cell (default 3)", "P|P1-P2|P1,P2,...")},
+           "(default 1-4; bench's kernel sweep: 1-7); hexahedra: one order, 1..10 (default 3); "
+           "H(curl): one order, 1, 2 or 3, with 6, 20 or 45 functions per cell (default 3)",
+           "P|P1-P2|P1,P2,...")},
   {CLI_OPT("--pec", CLI_CHOICE, S(pec),
            "H(curl): perfect electric conductor walls (n x E = 0) on every boundary face, whose "
            "DOFs are removed, or none (default all)",
@@ -75,12 +78,18 @@ _Static_assert(sizeof cli_setup_options / sizeof cli_setup_options[0] == CLI_SET
 
 const char *cli_shape_name(int shape)
 {
-  return shape == FEMINT_QUAD ? "quad" : shape == FEMINT_TET ? "tet" : "prism";
+  return shape == FEMINT_QUAD  ? "quad"
+         : shape == FEMINT_TET ? "tet"
+         : shape == FEMINT_HEX ? "hex"
+                               : "prism";
 }
 
 const char *cli_shape_plural(int shape)
 {
-  return shape == FEMINT_QUAD ? "quadrilaterals" : shape == FEMINT_TET ? "tetrahedra" : "prisms";
+  return shape == FEMINT_QUAD  ? "quadrilaterals"
+         : shape == FEMINT_TET ? "tetrahedra"
+         : shape == FEMINT_HEX ? "hexahedra"
+                               : "prisms";
 }
 
 const char *cli_family_name(int family)
@@ -100,7 +109,7 @@ static double mesh_cells(const struct cli_setup *s)
   const struct cli_mesh *m = &s->mesh;
   const double blocks = (double)m->nx * m->ny * m->nz;
   if (m->kind != CLI_MESH_BOX) return blocks;
-  return blocks * (s->shape == FEMINT_TET ? 6 : 2);
+  return blocks * (s->shape == FEMINT_TET ? 6 : s->shape == FEMINT_HEX ? 1 : 2);
 }
 
 /* The element, mesh and orders agree; defaults of the mesh and orders. */
@@ -119,13 +128,25 @@ static int resolve_mesh(struct cli_setup *s)
     if (s->orders.p[0] > 3)
       return cli_fail_usage("--order %d: H(curl) tetrahedra have orders 1, 2 and 3",
                             s->orders.p[0]);
+  } else if (s->shape == FEMINT_HEX) {
+    if (s->orders.n == 0) s->orders = (struct cli_orders){1, {3}};
+    cli_orders_text(&s->orders, text, sizeof text);
+    if (s->orders.n > 1)
+      return cli_fail_usage("--order %s: hexahedra take one order for every cell (1..10), not a "
+                            "list",
+                            text);
   } else if (s->orders.n == 0) {
     s->orders = (struct cli_orders){4, {1, 2, 3, 4}};
   }
+  const int pmax = femint_refel_max_order(s->shape, tet ? FEMINT_HCURL : FEMINT_H1);
+  for (int k = 0; k < s->orders.n; k++)
+    if (s->orders.p[k] > pmax)
+      return cli_fail_usage("--order %d: the %s element has orders 1..%d", s->orders.p[k], el,
+                            pmax);
   struct cli_mesh *m = &s->mesh;
   if (m->kind == CLI_MESH_NONE)
     *m = quad ? (struct cli_mesh){CLI_MESH_RECT, 16, 16, 1, NULL}
-         : tet ? (struct cli_mesh){CLI_MESH_BOX, 4, 4, 4, NULL}
+         : tet || s->shape == FEMINT_HEX ? (struct cli_mesh){CLI_MESH_BOX, 4, 4, 4, NULL}
                : (struct cli_mesh){CLI_MESH_BOX, 6, 6, 4, NULL};
   cli_mesh_text(m, text, sizeof text);
   if ((m->kind == CLI_MESH_RECT || m->kind == CLI_MESH_ANNULUS) && !quad)
@@ -150,9 +171,9 @@ static int resolve_mesh(struct cli_setup *s)
   if (s->perturb < 0) s->perturb = tet || !grid ? 0 : 0.2;
   if (s->seed < 0) s->seed = 1;
   if (s->curved > 0 && !quad && !tet)
-    return cli_fail_usage("--curved %g: prisms are straight; --curved is for --element quad and "
+    return cli_fail_usage("--curved %g: %s are straight; --curved is for --element quad and "
                           "tet",
-                          s->curved);
+                          s->curved, cli_shape_plural(s->shape));
   if (s->curved > 0 && m->kind == CLI_MESH_GMSH)
     return cli_fail_usage("--curved %g: for generated meshes; a Gmsh file (%s) brings its own "
                           "curved cells",

@@ -79,6 +79,24 @@ extern struct starpu_codelet femint_cl_assemble;
 extern struct starpu_codelet femint_cl_pattern;
 extern struct starpu_codelet femint_cl_sum;
 extern struct starpu_codelet femint_cl_integrate_load;
+extern struct starpu_codelet femint_cl_apply;
+
+/* An apply task (femint_cl_apply): the cells of a batch, the tables of their order and rule, the
+ * form's kind (enum hex_apply_kind). */
+struct hex_tensor;
+struct apply_arg {
+  femint_context_t ctx;
+  const struct femint_space *space;
+  const struct hex_tensor *tensor;
+  int kind, ncell;
+  const int *cells;
+  int status;
+  char msg[128];
+};
+/* The body of the apply codelet with a team of nthreads: ev[ncell][ncomp][P^3] = A_e x of each
+ * cell (tensor order), qd the cells' quadrature data one after the other. */
+void apply_batch(const struct apply_arg *a, const double *x, const double *qd, double *ev,
+                 int workerid, int nthreads);
 
 /* Integrate an H1 batch with a team of nthreads (the body of the CPU codelet) into mats (REAL);
  * workerid >= 0 binds the team to that worker's cores. */

@@ -67,16 +67,20 @@ double geom_inverse3(const double *J, double *K)
 
 int geom_prism_terms(const struct refel *re, const double *X, double *t, int *bad)
 {
+  return geom_terms(re, PRISM_NV, X, t, bad);
+}
+
+int geom_terms(const struct refel *re, int nnode, const double *X, double *t, int *bad)
+{
   for (int q = 0; q < re->nq; q++) {
     double J[9], K[9];
-    geom_prism_jacobian(X, &re->xq[3 * q], J);
-    double det = geom_inverse3(J, K);
+    geom_map(re->shape, nnode, X, &re->xq[3 * q], NULL, J);
+    const double det = geom_inverse3(J, K);
     if (!(det > 0)) {
       if (bad) *bad = q;
       return FEMINT_EJACOBIAN;
     }
     t[GEOM_NTERMS * q] = det * re->wq[q];
-    /* K[3*j + i] = dxi_j/dx_i is stored as is. */
     for (int k = 0; k < 9; k++) t[GEOM_NTERMS * q + 1 + k] = K[k];
   }
   return 0;
@@ -85,6 +89,9 @@ int geom_prism_terms(const struct refel *re, const double *X, double *t, int *ba
 double geom_map(int shape, int nnode, const double *X, const double *xi, double *x, double *J)
 {
   switch (shape) {
+  case FEMINT_HEX:
+    if (x) geom_hex_point(X, xi, x);
+    return geom_hex_jacobian(X, xi, J);
   case FEMINT_QUAD:
     if (x) geom_quad_point(nnode, X, xi, x);
     return geom_quad_jacobian(nnode, X, xi, J);

@@ -60,13 +60,15 @@ struct refel_mode {
                     interior modes; (k, m) for quad faces; 0 otherwise */
   int8_t level;  /* H(curl): the order (1..3) from which the function is in the basis */
   int8_t type;   /* H(curl): enum tet_mode_type */
-  int8_t rank;   /* H(curl): index among the functions of its entity (lower orders are prefixes) */
+  int16_t rank;  /* H(curl): index among the functions of its entity (lower orders are
+                    prefixes); the hexahedron: index among the nodes of its entity */
   int8_t odd;    /* H(curl) edge modes: 1 when the function changes sign with the edge direction */
   int8_t sorted; /* H(curl) face modes: 1, they assume the face's vertices in ascending order */
 };
 
-/* A tabulated reference element: the prism (dim 3, below) and the quadrilateral (dim 2,
- * refel_quad.h) of the H1 family, the tetrahedron (refel_tet.h) of the H(curl) family. */
+/* A tabulated reference element: the prism (dim 3, below), the quadrilateral (dim 2,
+ * refel_quad.h) and the hexahedron (refel_hex.h) of the H1 family, the tetrahedron (refel_tet.h)
+ * of the H(curl) family. */
 struct refel {
   int shape, family, order;
   int dim;        /* reference dimension: 3 for the prism and the tetrahedron, 2 for the
@@ -110,7 +112,8 @@ int refel_entity_nmodes(int kind, int entity, int q);
 
 /* ---- refel.c: reference elements by shape and family ---- */
 
-/* The element of a shape and family: refel_prism_create, refel_quad_create or refel_tet_create.
+/* The element of a shape and family: refel_prism_create, refel_quad_create, refel_hex_create or
+ * refel_tet_create.
  * FEMINT_ENOTSUP (a family the shape does not have, named), FEMINT_EORDER, FEMINT_ENOMEM. */
 int refel_create(int shape, int family, int order, struct refel **re);
 /* Shape functions of an order (a negative error for a bad shape, family or order). */
@@ -119,11 +122,12 @@ int refel_nsh(int shape, int family, int order);
  * reference derivatives, val[dim+1][nsh]; H(curl), the 3 components of each function and then the
  * 3 of its curl, val[6][nsh]. */
 void refel_eval(int shape, int family, int order, const double *xi, double *val);
-/* The family a shape has (FEMINT_H1 for prisms and quadrilaterals, FEMINT_HCURL for tetrahedra),
- * or 0 for an unknown shape. */
+/* The family a shape has (FEMINT_H1 for prisms, quadrilaterals and hexahedra, FEMINT_HCURL for
+ * tetrahedra), or 0 for an unknown shape. */
 int refel_shape_family(int shape);
-/* The highest order of a family: 7 for H1, 3 for H(curl). */
-int refel_max_order(int family);
+/* The highest order of a shape's element of a family (femint_refel_max_order), 0 when the shape
+ * has no such family. */
+int refel_max_order(int shape, int family);
 /* Modes of an entity of order q (kind, local entity) of the element's shape and family. */
 int refel_modes(const struct refel *re, int kind, int entity, int q);
 /* Rank of a mode among those of its entity of order q, -1 when it does not exist there. */
@@ -146,6 +150,20 @@ int geom_prism_terms(const struct refel *re, const double *X, double *t, int *ba
  * dx_i / dxi_j at xi; returns det J. */
 double geom_map(int shape, int nnode, const double *X, const double *xi, double *x, double *J);
 
+/* ---- geometry_hex.c: the trilinear hexahedron on the reference cube of refel_hex.h ---- */
+
+/* X[8][3] vertex coordinates (Gmsh's order): the point x(xi), and J[3*i + j] = dx_i / dxi_j with
+ * det J returned. */
+void geom_hex_point(const double *X, const double xi[3], double *x);
+double geom_hex_jacobian(const double *X, const double xi[3], double *J);
+/* 0 when det J > 0 over the whole cell, certified (Bernstein coefficients of the tri-quadratic
+ * det J, on sub-boxes where needed); else FEMINT_EJACOBIAN (or FEMINT_ENOTSUP for nnode != 8)
+ * with a message, *det and xi (either may be NULL) the smallest det J found and where. */
+int geom_hex_check(int nnode, const double *X, double *det, double xi[3]);
+/* Jacobian terms of a 3D cell of any shape at the points of re, as geom_prism_terms writes them,
+ * from its nnode geometric nodes X[nnode][3]. Returns 0, or FEMINT_EJACOBIAN with *bad = q. */
+int geom_terms(const struct refel *re, int nnode, const double *X, double *t, int *bad);
+
 /* ---- mesh.c, mesh_topo.c ---- */
 
 /* The local topology of a cell shape: the shape table of the meshes. A quadrilateral's faces are
@@ -159,11 +177,11 @@ struct cell_topo {
   int curved;                /* 1: cells may carry one geometric node per edge */
   const char *name, *plural; /* "prism", "prisms" */
 };
-extern const struct cell_topo topo_prism, topo_quad, topo_tet;
+extern const struct cell_topo topo_prism, topo_quad, topo_tet, topo_hex;
 /* The topology of a shape (enum femint_shape), or NULL. */
 const struct cell_topo *topo_of(int shape);
-#define MESH_MAX_NV 6
-#define MESH_MAX_NE 9
+#define MESH_MAX_NV 8
+#define MESH_MAX_NE 12
 #define MESH_MAX_NODES 10
 
 struct femint_mesh {
@@ -219,6 +237,11 @@ struct femint_space {
   int generation;     /* counts the removals of DOFs: an operator remembers the one it was made
                          for */
 };
+
+/* The rank of mode md of a cell among the modes of its entity of order q, in the entity's own
+ * order (refel_rank; a hexahedron's edge and face nodes oriented by the global ids gv of the
+ * cell's vertices), -1 when it does not exist at order q. */
+int space_mode_rank(const struct refel *re, const struct refel_mode *md, int q, const int64_t *gv);
 
 /* Whether a boundary face of tag `tag` is selected by (ntag, tags): ntag = 0 every face, -1 the
  * faces with a tag > 0, else those whose tag is listed. */

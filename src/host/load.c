@@ -6,6 +6,7 @@
 
 #include "load.h"
 #include "mesh.h"
+#include "refel_hex.h"
 #include "refel_quad.h"
 #include "refel_tet.h"
 
@@ -84,6 +85,25 @@ static int face_rule(int shape, int f, int p, struct face_rule *r)
       r->w[q] = gw[q];
     }
     for (int i = 0; i < 2; i++) r->du[i] = 0.5 * (v1[i] - v0[i]);
+    return 0;
+  }
+  if (shape == FEMINT_HEX) {
+    /* face f of the cube, xi = centre + u (v1 - v0) / 2 + v (v3 - v0) / 2 for u, v in [-1,1];
+     * its cycle of vertices turns the normal du x dv outwards */
+    const double *v0 = hex_vert_xi[hex_face_vert[f][0]], *v1 = hex_vert_xi[hex_face_vert[f][1]],
+                 *v2 = hex_vert_xi[hex_face_vert[f][2]], *v3 = hex_vert_xi[hex_face_vert[f][3]];
+    const int ng = p + 2;
+    FEMINT_CALL(quad_gauss_legendre(ng, gx, gw));
+    for (int i = 0; i < 3; i++) {
+      r->du[i] = 0.5 * (v1[i] - v0[i]);
+      r->dv[i] = 0.5 * (v3[i] - v0[i]);
+    }
+    for (int a = 0; a < ng; a++)
+      for (int b = 0; b < ng; b++, r->n++) {
+        for (int i = 0; i < 3; i++)
+          r->xi[3 * r->n + i] = 0.5 * (v0[i] + v2[i]) + gx[a] * r->du[i] + gx[b] * r->dv[i];
+        r->w[r->n] = gw[a] * gw[b];
+      }
     return 0;
   }
   if (shape == FEMINT_TET || f < 2) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mesh.h"
+#include "refel_hex.h"
 #include "refel_quad.h"
 #include "refel_tet.h"
 
@@ -26,9 +27,13 @@ const struct cell_topo topo_quad = {FEMINT_QUAD, 2, 4, 4, 4, quad_edge_vert, qua
 const struct cell_topo topo_tet = {FEMINT_TET, 3, TET_NV, TET_NE, TET_NF, tet_edge_vert,
                                    tet_face_vert4, 1, "tetrahedron", "tetrahedra"};
 
+const struct cell_topo topo_hex = {FEMINT_HEX, 3, HEX_NV, HEX_NE, HEX_NF, hex_edge_vert,
+                                   hex_face_vert, 0, "hexahedron", "hexahedra"};
+
 const struct cell_topo *topo_of(int shape)
 {
   switch (shape) {
+  case FEMINT_HEX: return &topo_hex;
   case FEMINT_PRISM: return &topo_prism;
   case FEMINT_QUAD: return &topo_quad;
   case FEMINT_TET: return &topo_tet;
@@ -235,8 +240,9 @@ int mesh_check_geometry(const struct femint_mesh *m, int c)
                          "(%g,%g,%g))",
                          name, det, xi[0], xi[1], xi[2]);
   }
-  const int bad = t->shape == FEMINT_QUAD ? geom_quad_check(NULL, nnode, X, NULL)
-                                          : geom_tet_check(NULL, nnode, X, NULL);
+  const int bad = t->shape == FEMINT_QUAD  ? geom_quad_check(NULL, nnode, X, NULL)
+                  : t->shape == FEMINT_HEX ? geom_hex_check(nnode, X, NULL, NULL)
+                                           : geom_tet_check(NULL, nnode, X, NULL);
   if (!bad) return 0;
   return femint_seterr(m->ctx, FEMINT_EJACOBIAN, "%s (vertices %s): %s%s", name, verts,
                        femint_thread_error(),
@@ -317,8 +323,8 @@ int femint_mesh_create(femint_context_t ctx, int shape, int nvert, const double 
 {
   const struct cell_topo *t = topo_of(shape);
   FEMINT_CHECK(t, ctx, FEMINT_EINVAL,
-               "femint_mesh_create: shape %d is not an element shape (prism %d, quad %d, tet %d)",
-               shape, FEMINT_PRISM, FEMINT_QUAD, FEMINT_TET);
+               "femint_mesh_create: shape %d is not an element shape (prism %d, quad %d, tet %d, hex %d)",
+               shape, FEMINT_PRISM, FEMINT_QUAD, FEMINT_TET, FEMINT_HEX);
   return mesh_create(ctx, "femint_mesh_create", t, nvert, coords, NULL, ncell, cells, edge_nodes,
                      NULL, mesh);
 }
@@ -364,8 +370,8 @@ int femint_mesh_create_part(femint_context_t ctx, int shape, int nvert, const do
   *mesh = NULL;
   const struct cell_topo *t = topo_of(shape);
   FEMINT_CHECK(t, ctx, FEMINT_EINVAL,
-               "%s: shape %d is not an element shape (prism %d, quad %d, tet %d)", who, shape,
-               FEMINT_PRISM, FEMINT_QUAD, FEMINT_TET);
+               "%s: shape %d is not an element shape (prism %d, quad %d, tet %d, hex %d)", who, shape,
+               FEMINT_PRISM, FEMINT_QUAD, FEMINT_TET, FEMINT_HEX);
   FEMINT_CHECK(global_ids, ctx, FEMINT_EINVAL, "%s: global_ids is NULL", who);
   FEMINT_CHECK(nface >= 0 && (nface == 0 || (faces && tags)), ctx, FEMINT_EINVAL,
                "%s: nface = %d with %s faces and %s tags", who, nface, faces ? "a list of" : "no",
@@ -507,6 +513,12 @@ static int volume_rule(int shape, int *n, double *xi, double *w)
       w[i] = 1;
     }
     *n = 4;
+  } else if (shape == FEMINT_HEX) { /* 2^3 Gauss points: exact for the tri-quadratic det J */
+    for (int i = 0; i < 8; i++) {
+      for (int d = 0; d < 3; d++) xi[3 * i + d] = i >> d & 1 ? g : -g;
+      w[i] = 1;
+    }
+    *n = 8;
   } else {
     const double *x, *ww;
     FEMINT_CALL(quad_tet_symmetric(3, n, &x, &ww, NULL));

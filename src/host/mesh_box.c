@@ -1,6 +1,7 @@
-/* The box mesh of any shape: nx*ny*nz blocks cut into 2 prisms or 6 tetrahedra (or the nx*ny
- * quadrilaterals of a rectangle), boundary tags 1..6 (1..4), and a reproducible random
- * perturbation of the interior vertices that keeps every cell valid. */
+/* The box mesh of any shape: nx*ny*nz blocks, hexahedra themselves or cut into 2 prisms or 6
+ * tetrahedra (or the nx*ny quadrilaterals of a rectangle), boundary tags 1..6 (1..4), and a
+ * reproducible random perturbation of the interior vertices that keeps every cell valid
+ * (hexahedra: det J > 0 over the whole cell, certified). */
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -59,6 +60,13 @@ static int cell_valid(const struct femint_mesh *m, int c, const int8_t *sign)
     return mesh_check_cell(X, &det, xi);
   }
   case FEMINT_QUAD: return geom_quad_check(NULL, nnode, X, NULL) == 0;
+  case FEMINT_HEX: {
+    /* certified, and not too flat: det J at the centre at least a tenth of the block's */
+    double det, xi[3], J[9];
+    static const double centre[3] = {0, 0, 0};
+    const double d0 = fabs(geom_map(FEMINT_HEX, nnode, X, centre, NULL, J));
+    return geom_hex_check(nnode, X, &det, xi) == 0 && det > 1e-3 * d0;
+  }
   default: {
     static const double centroid[3] = {0.25, 0.25, 0.25};
     double J[9];
@@ -169,9 +177,12 @@ static int perturb(struct femint_mesh *m, double r, unsigned seed)
 /* The cells of block (i, j, k) with corner vertex v00 (strides sx, sy, sz), appended at *c. */
 static void block_cells(int shape, int v00, int sx, int sy, int sz, int *cells, int *c)
 {
-  if (shape == FEMINT_QUAD) {
-    const int q[4] = {v00, v00 + sx, v00 + sx + sy, v00 + sy};
-    memcpy(&cells[4 * (*c)++], q, sizeof q);
+  if (shape == FEMINT_QUAD || shape == FEMINT_HEX) {
+    /* counter-clockwise seen from above, then (hexahedra) the same one block up */
+    const int q[8] = {v00, v00 + sx, v00 + sx + sy, v00 + sy,
+                      v00 + sz, v00 + sx + sz, v00 + sx + sy + sz, v00 + sy + sz};
+    const int nv = shape == FEMINT_HEX ? 8 : 4;
+    memcpy(&cells[nv * (*c)++], q, nv * sizeof *q);
   } else if (shape == FEMINT_PRISM) {
     /* Cut by the diagonal from (i, j) to (i+1, j+1) into the prisms over the triangles
      * (00, 10, 11) and (00, 11, 01), counter-clockwise seen from above. */
@@ -204,8 +215,8 @@ int femint_mesh_create_box(femint_context_t ctx, int shape, int nx, int ny, int 
   *mesh = NULL;
   const struct cell_topo *t = topo_of(shape);
   FEMINT_CHECK(t, ctx, FEMINT_EINVAL, "%s: shape %d is not an element shape (prism %d, quad %d, "
-                                      "tet %d)",
-               who, shape, FEMINT_PRISM, FEMINT_QUAD, FEMINT_TET);
+                                      "tet %d, hex %d)",
+               who, shape, FEMINT_PRISM, FEMINT_QUAD, FEMINT_TET, FEMINT_HEX);
   const int dim = t->dim;
   FEMINT_CHECK(nx >= 1, ctx, FEMINT_EINVAL, "%s: nx = %d (must be >= 1)", who, nx);
   FEMINT_CHECK(ny >= 1, ctx, FEMINT_EINVAL, "%s: ny = %d (must be >= 1)", who, ny);
@@ -217,7 +228,7 @@ int femint_mesh_create_box(femint_context_t ctx, int shape, int nx, int ny, int 
                "%s: lz = %g (must be > 0)", who, lz);
   FEMINT_CHECK(perturb_by >= 0 && perturb_by < 0.5, ctx, FEMINT_EINVAL,
                "%s: perturb = %g (must be in [0, 0.5))", who, perturb_by);
-  const int per = shape == FEMINT_TET ? 6 : shape == FEMINT_PRISM ? 2 : 1;
+  const int per = shape == FEMINT_TET ? 6 : shape == FEMINT_PRISM ? 2 : 1; /* cells per block */
   const int kz = dim == 3 ? nz : 0;
   const double nv = (nx + 1.0) * (ny + 1.0) * (kz + 1.0), nc = (double)per * nx * ny * nz;
   FEMINT_CHECK(nv < INT_MAX && nc <= INT_MAX / (2 * MESH_MAX_NE), ctx, FEMINT_EINVAL,

@@ -265,6 +265,9 @@ static const struct gmsh_shape_map shape_maps[] = {
      * (3,2), (3,1) */
     {FEMINT_TET, 3, 2, {GMSH_TET, GMSH_TET10}, {4, 6, 7, 5, 9, 8},
      "this femint mesh holds 4- and 10-node tetrahedra only", "tetrahedron"},
+    /* after the tetrahedra: a file with as many of each is read as tetrahedra */
+    {FEMINT_HEX, 3, 1, {GMSH_HEX}, {0}, "this femint mesh holds 8-node hexahedra only",
+     "8-node hexahedron"},
     /* 8- and 9-node quadrangles have their nodes 4..7 on the edges (0,1), (1,2), (2,3), (3,0) */
     {FEMINT_QUAD, 2, 3, {GMSH_QUAD, GMSH_QUAD8, GMSH_QUAD9}, {4, 5, 6, 7},
      "a 2D femint mesh holds 4-, 8- and 9-node quadrangles only", "quadrangle"},
@@ -405,13 +408,13 @@ int femint_mesh_read_gmsh_part(femint_context_t ctx, const char *path, int part,
   } else if (dim == 3 || dim == 2) {
     static const int none[] = {0};
     ierr = gmsh_check_cells(&gf, dim, 0, none,
-                            dim == 3 ? "femint's 3D meshes hold 6-node prisms or 4- and 10-node "
-                                       "tetrahedra"
+                            dim == 3 ? "femint's 3D meshes hold 6-node prisms, 8-node hexahedra "
+                                       "or 4- and 10-node tetrahedra"
                                      : "a 2D femint mesh holds 4-, 8- and 9-node quadrangles only");
   } else {
     ierr = gmsh_fail_at(&gf, -1, FEMINT_EMESH,
-                        "the file has no cell: no 6-node prism (element type 6), tetrahedron "
-                        "(types 4, 11) nor quadrangle (types 3, 16, 10)");
+                        "the file has no cell: no 6-node prism (element type 6), hexahedron "
+                        "(type 5), tetrahedron (types 4, 11) nor quadrangle (types 3, 16, 10)");
   }
   gmsh_selection_free(&s);
   gmsh_file_free(&gf);

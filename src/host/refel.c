@@ -1,6 +1,7 @@
 /* The reference elements by shape and family behind one interface: the H1 prism
- * (refel_prism.c) and quadrilateral (refel_quad.c), the H(curl) tetrahedron (refel_tet.c), and
- * femint_refel_info. */
+ * (refel_prism.c), quadrilateral (refel_quad.c) and Lagrange hexahedron (refel_hex.c), the
+ * H(curl) tetrahedron (refel_tet.c), and femint_refel_info. */
+#include "refel_hex.h"
 #include "refel_quad.h"
 #include "refel_tet.h"
 
@@ -8,17 +9,33 @@ int refel_shape_family(int shape)
 {
   switch (shape) {
   case FEMINT_PRISM:
-  case FEMINT_QUAD: return FEMINT_H1;
+  case FEMINT_QUAD:
+  case FEMINT_HEX: return FEMINT_H1;
   case FEMINT_TET: return FEMINT_HCURL;
   default: return 0;
   }
 }
 
-int refel_max_order(int family) { return family == FEMINT_HCURL ? TET_MAX_ORDER : FEMINT_MAX_ORDER; }
+int refel_max_order(int shape, int family)
+{
+  if (refel_shape_family(shape) != family) return 0;
+  switch (shape) {
+  case FEMINT_TET: return TET_MAX_ORDER;
+  case FEMINT_HEX: return HEX_MAX_ORDER;
+  default: return 7;
+  }
+}
+
+int femint_refel_max_order(int shape, int family) { return refel_max_order(shape, family); }
 
 static const char *shape_name(int shape)
 {
-  return shape == FEMINT_PRISM ? "prism" : shape == FEMINT_QUAD ? "quadrilateral" : "tetrahedron";
+  switch (shape) {
+  case FEMINT_PRISM: return "prism";
+  case FEMINT_QUAD: return "quadrilateral";
+  case FEMINT_HEX: return "hexahedron";
+  default: return "tetrahedron";
+  }
 }
 
 /* FEMINT_ENOTSUP unless the shape is known and has the family. */
@@ -26,8 +43,8 @@ static int check_pair(int shape, int family)
 {
   const int has = refel_shape_family(shape);
   FEMINT_CHECK(has, NULL, FEMINT_ENOTSUP,
-               "element shape %d is not supported (prism %d, quad %d, tet %d)", shape,
-               FEMINT_PRISM, FEMINT_QUAD, FEMINT_TET);
+               "element shape %d is not supported (prism %d, quad %d, tet %d, hex %d)", shape,
+               FEMINT_PRISM, FEMINT_QUAD, FEMINT_TET, FEMINT_HEX);
   FEMINT_CHECK(family == FEMINT_H1 || family == FEMINT_HCURL, NULL, FEMINT_ENOTSUP,
                "space family %d is not supported (H1 %d, H(curl) %d)", family, FEMINT_H1,
                FEMINT_HCURL);
@@ -44,6 +61,7 @@ int refel_create(int shape, int family, int order, struct refel **re)
   switch (shape) {
   case FEMINT_PRISM: return refel_prism_create(order, re);
   case FEMINT_QUAD: return refel_quad_create(order, re);
+  case FEMINT_HEX: return refel_hex_create(order, re);
   default: return refel_tet_create(order, re);
   }
 }
@@ -54,6 +72,7 @@ int refel_nsh(int shape, int family, int order)
   switch (shape) {
   case FEMINT_PRISM: return refel_prism_nsh(order);
   case FEMINT_QUAD: return refel_quad_nsh(order);
+  case FEMINT_HEX: return refel_hex_nsh(order);
   default: return refel_tet_nsh(order);
   }
 }
@@ -62,6 +81,7 @@ void refel_eval(int shape, int family, int order, const double *xi, double *val)
 {
   (void)family;
   if (shape == FEMINT_QUAD) refel_quad_eval(order, xi, val);
+  else if (shape == FEMINT_HEX) refel_hex_eval(order, xi, val);
   else if (shape == FEMINT_TET) refel_tet_eval(order, xi, val, val + 3 * refel_tet_nsh(order));
   else refel_prism_eval(order, xi, val);
 }
@@ -70,6 +90,7 @@ int refel_modes(const struct refel *re, int kind, int entity, int q)
 {
   switch (re->shape) {
   case FEMINT_QUAD: return refel_quad_entity_nmodes(kind, q);
+  case FEMINT_HEX: return refel_hex_entity_nmodes(kind, q);
   case FEMINT_TET: return refel_tet_entity_nmodes(kind, q);
   default: return refel_entity_nmodes(kind, entity, q);
   }
@@ -79,6 +100,7 @@ int refel_rank(const struct refel *re, const struct refel_mode *m, int q)
 {
   switch (re->shape) {
   case FEMINT_QUAD: return refel_quad_mode_rank(m, q);
+  case FEMINT_HEX: return refel_hex_mode_rank(m, q);
   case FEMINT_TET: return m->level <= q ? m->rank : -1;
   default: return refel_mode_rank(m, q);
   }
@@ -89,7 +111,7 @@ int femint_refel_info(int shape, int family, int order, struct femint_refel_info
   FEMINT_CHECK(info, NULL, FEMINT_EINVAL, "femint_refel_info: info (output) is NULL");
   const int err = check_pair(shape, family);
   if (err) return femint_seterr(NULL, err, "femint_refel_info: %s", femint_thread_error());
-  const int pmax = refel_max_order(family);
+  const int pmax = refel_max_order(shape, family);
   FEMINT_CHECK(order >= 1 && order <= pmax, NULL, FEMINT_EORDER,
                "femint_refel_info: order %d is outside 1..%d for the %s", order, pmax,
                shape_name(shape));
@@ -103,6 +125,11 @@ int femint_refel_info(int shape, int family, int order, struct femint_refel_info
   if (shape == FEMINT_QUAD) { /* seed 003: (p+1)^2 Gauss points, exact to 2p+1 per variable */
     *info = (struct femint_refel_info){refel_quad_nsh(order), (order + 1) * (order + 1),
                                        2 * order + 1, 0, order + 1};
+    return 0;
+  }
+  if (shape == FEMINT_HEX) { /* refel_hex_create: (p+2)^3 Gauss points, 2p+3 per variable */
+    const int n = order + 2;
+    *info = (struct femint_refel_info){refel_hex_nsh(order), n * n * n, 2 * n - 1, 0, n};
     return 0;
   }
   int ntri;

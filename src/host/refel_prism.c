@@ -5,7 +5,7 @@
 
 #include "host.h"
 
-#define PMAX FEMINT_MAX_ORDER
+#define PMAX 7
 #define NBUBBLE ((PMAX - 1) * (PMAX - 2) / 2)
 
 /* A function of (xi1, xi2) with its two derivatives, and a function of xi3 with its derivative. */

@@ -5,7 +5,7 @@
 
 #include "refel_quad.h"
 
-#define PMAX FEMINT_MAX_ORDER
+#define PMAX 7
 
 const double quad_vert_xi[QUAD_NV][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
 const int quad_edge_vert[QUAD_NE][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}};

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mesh.h"
+#include "refel_hex.h"
 #include "refel_quad.h"
 #include "refel_tet.h"
 
@@ -77,8 +78,9 @@ static int face_compatible(const struct femint_mesh *m, int ca, int fa, int cb, 
 static int mode_sign(int shape, const int64_t *cv, const struct refel_mode *md)
 {
   int sign = 1;
-  /* a tetrahedron keeps its vertices in ascending global order: its cells agree on every entity */
-  if (shape == FEMINT_TET) return 1;
+  /* a tetrahedron keeps its vertices in ascending global order: its cells agree on every entity;
+   * a hexahedron's nodal functions are shared by numbering (hex_rank), never by sign */
+  if (shape == FEMINT_TET || shape == FEMINT_HEX) return 1;
   if (shape == FEMINT_QUAD) {
     const int *ev = quad_edge_vert[md->entity];
     if (md->kind == MODE_EDGE && cv[ev[0]] > cv[ev[1]] && (md->degree & 1)) sign = -1;
@@ -102,6 +104,44 @@ static int mode_sign(int shape, const int64_t *cv, const struct refel_mode *md)
     if (vflip && (md->vdeg & 1)) sign = -sign;
   }
   return sign;
+}
+
+/* The rank of a hexahedron's edge or face node among the nodes of its entity, in the entity's
+ * own order, from the global ids gv of the cell's vertices: an edge's nodes run from its vertex
+ * of smaller id; a face's (p-1)^2 nodes lie in the frame whose origin is its vertex of smallest
+ * id and whose first axis runs to the neighbour of smaller id. Cells that share the entity then
+ * number its nodes alike, so the space is conforming whatever the orientation of the cells. */
+static int hex_rank(const struct refel_mode *md, int p, const int64_t *gv)
+{
+  const int n = p - 1; /* nodes per direction inside an edge or face */
+  if (md->kind == MODE_EDGE) {
+    const int *ev = hex_edge_vert[md->entity], i = md->i1 - 1;
+    return gv[ev[0]] < gv[ev[1]] ? i : n - 1 - i;
+  }
+  if (md->kind != MODE_FACE || n == 1) return md->rank;
+  const int *fv = hex_face_vert[md->entity];
+  int o = 0;
+  for (int j = 1; j < 4; j++)
+    if (gv[fv[j]] < gv[fv[o]]) o = j;
+  const int a = (o + 1) % 4, b = (o + 3) % 4, u = gv[fv[a]] < gv[fv[b]] ? a : b, v = a + b - u;
+  /* the corners of the face's grid of nodes, in the local frame (axis 1 from corner 0 to 1,
+   * axis 2 from corner 0 to 3) */
+  static const int corner[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+  const int P[2] = {md->i1 - 1, md->i2 - 1};
+  int U = 0, V = 0;
+  for (int d = 0; d < 2; d++) {
+    const int from = corner[o][d] * (n - 1);
+    U += (P[d] - from) * (corner[u][d] - corner[o][d]);
+    V += (P[d] - from) * (corner[v][d] - corner[o][d]);
+  }
+  return V * n + U;
+}
+
+int space_mode_rank(const struct refel *re, const struct refel_mode *md, int q, const int64_t *gv)
+{
+  if (re->shape == FEMINT_HEX && (md->kind == MODE_EDGE || md->kind == MODE_FACE))
+    return q == re->order ? hex_rank(md, q, gv) : -1;
+  return refel_rank(re, md, q);
 }
 
 /* Orders of the edges and faces (minimum rule), their first global modes, and the check of the
@@ -195,13 +235,13 @@ static int map_cells(struct femint_space *s, struct space_build *b)
       case MODE_VERTEX: g = cv[md->entity]; break;
       case MODE_EDGE: {
         int e = m->cell_edge[(size_t)t->ne * c + md->entity];
-        r = refel_rank(re, md, b->edge_order[e]);
+        r = space_mode_rank(re, md, b->edge_order[e], gv);
         if (r >= 0) g = b->edge_off[e] + r;
         break;
       }
       case MODE_FACE: {
         int f = m->cell_face[(size_t)t->nf * c + md->entity];
-        r = refel_rank(re, md, b->face_order[f]);
+        r = space_mode_rank(re, md, b->face_order[f], gv);
         if (r >= 0) g = b->face_off[f] + r;
         break;
       }
@@ -257,7 +297,7 @@ int femint_space_create(femint_context_t ctx, femint_mesh_t mesh, int family, in
     refel_destroy(&probe);
     return femint_seterr(ctx, err ? err : FEMINT_ENOTSUP, "%s: %s", who, femint_thread_error());
   }
-  const int pmax = refel_max_order(family), ncmax = family == FEMINT_H1 ? SPACE_MAX_NCOMP : 1;
+  const int pmax = refel_max_order(shape, family), ncmax = family == FEMINT_H1 ? SPACE_MAX_NCOMP : 1;
   FEMINT_CHECK(ncomp >= 1 && ncomp <= ncmax, ctx, FEMINT_EINVAL,
                "%s: ncomp = %d (must be %s)", who, ncomp,
                family == FEMINT_H1 ? "1..5" : "1: H(curl) functions are vector fields");
@@ -265,10 +305,12 @@ int femint_space_create(femint_context_t ctx, femint_mesh_t mesh, int family, in
     for (int c = 0; c < mesh->ncell; c++) {
       FEMINT_CHECK(orders[c] >= 1 && orders[c] <= pmax, ctx, FEMINT_EORDER,
                    "%s: cell %d has order %d (must be 1..%d)", who, c, orders[c], pmax);
-      FEMINT_CHECK(family == FEMINT_H1 || orders[c] == orders[0], ctx, FEMINT_ENOTSUP,
-                   "%s: cell %d has order %d and cell 0 order %d: an H(curl) space takes one "
-                   "order for every cell",
-                   who, c, orders[c], orders[0]);
+      FEMINT_CHECK((family == FEMINT_H1 && shape != FEMINT_HEX) || orders[c] == orders[0], ctx,
+                   FEMINT_ENOTSUP,
+                   "%s: cell %d has order %d and cell 0 order %d: %s space takes one order for "
+                   "every cell",
+                   who, c, orders[c], orders[0],
+                   shape == FEMINT_HEX ? "a hexahedral (nodal)" : "an H(curl)");
     }
   } else {
     FEMINT_CHECK(uniform_order >= 1 && uniform_order <= pmax, ctx, FEMINT_EORDER,
@@ -407,6 +449,32 @@ static void interpolate_midpoints(const struct femint_space *space, const double
   }
 }
 
+/* Hexahedra: the functions are nodal (Lagrange), so every node takes the field's value at the
+ * image of its reference point (the vertices were set already). */
+static int interpolate_hex_nodes(const struct femint_space *s, const double *a, const double *b,
+                                 double *u)
+{
+  const struct femint_mesh *m = s->mesh;
+  const int p = s->order[0], nsh = (p + 1) * (p + 1) * (p + 1), nc = s->ncomp;
+  double *xi = malloc(3 * (size_t)nsh * sizeof *xi), X[3 * MESH_MAX_NODES], J[9];
+  FEMINT_CHECK(xi, s->ctx, FEMINT_ENOMEM, "femint_space_interpolate_linear: out of memory");
+  const int err = refel_hex_nodes(p, xi);
+  for (int c = 0; c < m->ncell && !err; c++) {
+    const int nnode = mesh_cell_nodes(m, c, X);
+    const int64_t *gm = &s->cell_mode[s->cell_off[c]];
+    for (int i = 0; i < nsh; i++) {
+      if (gm[i] < 0) continue;
+      double x[3];
+      geom_map(FEMINT_HEX, nnode, X, &xi[3 * i], x, J);
+      for (int k = 0; k < nc; k++) u[(size_t)gm[i] * nc + k] = linear_value(a, b, k, x);
+    }
+  }
+  free(xi);
+  return err ? femint_seterr(s->ctx, err, "femint_space_interpolate_linear: %s",
+                             femint_thread_error())
+             : 0;
+}
+
 int femint_space_interpolate_linear(femint_space_t space, const double *a, const double *b,
                                     double *u)
 {
@@ -425,6 +493,7 @@ int femint_space_interpolate_linear(femint_space_t space, const double *a, const
     for (int k = 0; k < nc; k++) u[(size_t)g * nc + k] = linear_value(a, b, k, x);
   }
   if (m->edge_x && m->topo->shape == FEMINT_QUAD) interpolate_midpoints(space, a, b, u);
+  if (m->topo->shape == FEMINT_HEX) return interpolate_hex_nodes(space, a, b, u);
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mesh.h"
+#include "refel_hex.h"
 
 int femint_dof_key_compare(const void *a, const void *b)
 {
@@ -46,6 +47,18 @@ static void entity_orders(const struct femint_space *s, int *vertex_order, int *
 
 /* The key of local mode i (described by md) of cell c; `interior` counts the interior modes of
  * the cell before it. */
+/* The rank of an edge or face mode among those of its entity: hierarchical modes by their rank
+ * at the highest order (lower orders are prefixes), a hexahedron's nodes in the entity's own
+ * orientation. */
+static int key_rank(const struct refel *re, const struct refel_mode *md, const int *cv,
+                    const int64_t *gid)
+{
+  if (re->shape != FEMINT_HEX) return refel_rank(re, md, refel_max_order(re->shape, re->family));
+  int64_t gv[MESH_MAX_NV];
+  for (int a = 0; a < HEX_NV; a++) gv[a] = gid[cv[a]];
+  return space_mode_rank(re, md, re->order, gv);
+}
+
 static void mode_key(const struct femint_space *s, const struct refel *re, int c,
                      const struct refel_mode *md, int interior, const int *const orders[3],
                      struct femint_dof_key *k)
@@ -67,7 +80,7 @@ static void mode_key(const struct femint_space *s, const struct refel *re, int c
   case MODE_EDGE:
     k->kind = FEMINT_ENTITY_EDGE;
     for (int j = 0; j < 2; j++) k->vert[nv++] = gid[cv[t->edge_vert[md->entity][j]]];
-    k->mode = refel_rank(re, md, FEMINT_MAX_ORDER);
+    k->mode = key_rank(re, md, cv, gid);
     k->order = orders[1][m->cell_edge[(size_t)t->ne * c + md->entity]];
     break;
   case MODE_FACE: {
@@ -75,16 +88,18 @@ static void mode_key(const struct femint_space *s, const struct refel *re, int c
     k->kind = FEMINT_ENTITY_FACE;
     for (int j = 0; j < 4 && fv[j] >= 0; j++) k->vert[nv++] = gid[cv[fv[j]]];
     if (nv == 3 && t->shape == FEMINT_PRISM) k->first = k->vert[0];
-    k->mode = refel_rank(re, md, FEMINT_MAX_ORDER);
+    k->mode = key_rank(re, md, cv, gid);
     k->order = orders[2][m->cell_face[(size_t)t->nf * c + md->entity]];
     break;
   }
   default:
     /* A cell: its bottom triangle and the smallest vertex of its top (no other cell holds these
-     * four vertices: two cells share at most a face), or a quadrilateral's or a tetrahedron's
-     * four vertices. */
+     * four vertices: two cells share at most a face), a hexahedron's bottom vertices 0, 1, 2 and
+     * the top vertex 6 (on no face with them), or a quadrilateral's or a tetrahedron's four
+     * vertices. */
     k->kind = FEMINT_ENTITY_CELL;
-    for (int j = 0; j < (t->nv == 6 ? 3 : 4); j++) k->vert[nv++] = gid[cv[j]];
+    for (int j = 0; j < (t->nv == 6 || t->nv == 8 ? 3 : 4); j++) k->vert[nv++] = gid[cv[j]];
+    if (t->nv == 8) k->vert[nv++] = gid[cv[6]];
     if (t->nv == 6) {
       int64_t top = gid[cv[3]];
       for (int j = 4; j < 6; j++)

@@ -8,10 +8,10 @@
 #include "refel_tet.h"
 
 /* The most points of the line rules; triangle and tetrahedron rules stop at degree 14. */
-#define NORM_MAX_LINE 9
+#define NORM_MAX_LINE 13
 #define NORM_MAX_DEGREE 14
 /* The most points norm_rule gives: the prism's 42-point triangle rule times 9 Gauss points. */
-#define NORM_MAX_POINTS (42 * NORM_MAX_LINE)
+#define NORM_MAX_POINTS (NORM_MAX_LINE * NORM_MAX_LINE * NORM_MAX_LINE)
 
 /* A rule for a cell of order p, beyond the element's own: degree 2p + 2 where the simplex rules
  * allow it (the prism: that triangle rule times p + 2 Gauss points; the quadrilateral: p + 2
@@ -41,6 +41,17 @@ static int norm_rule(int shape, int p, int *n, double *xi, double *w)
         xi[2 * *n + 1] = gx[j];
         w[*n] = gw[i] * gw[j];
       }
+    return 0;
+  case FEMINT_HEX:
+    FEMINT_CALL(quad_gauss_legendre(nline, gx, gw));
+    for (int i = 0; i < nline; i++)
+      for (int j = 0; j < nline; j++)
+        for (int k = 0; k < nline; k++, (*n)++) {
+          xi[3 * *n] = gx[i];
+          xi[3 * *n + 1] = gx[j];
+          xi[3 * *n + 2] = gx[k];
+          w[*n] = gw[i] * gw[j] * gw[k];
+        }
     return 0;
   default:
     FEMINT_CALL(quad_triangle(degree, &ntri, &txy, &tw));

@@ -68,8 +68,9 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
                         struct femint_bench_result *res)
 {
   FEMINT_CHECK(ctx && opt && res && opt->form, ctx, FEMINT_EINVAL, "bench: NULL argument");
-  FEMINT_CHECK(opt->order >= 1 && opt->order <= FEMINT_MAX_ORDER, ctx, FEMINT_EORDER,
-               "bench: order %d is outside 1..%d", opt->order, FEMINT_MAX_ORDER);
+  const int pmax = refel_max_order(opt->shape ? opt->shape : FEMINT_PRISM, FEMINT_H1);
+  FEMINT_CHECK(opt->order >= 1 && opt->order <= pmax, ctx, FEMINT_EORDER,
+               "bench: order %d is outside 1..%d", opt->order, pmax);
   const int dev = opt->device;
   FEMINT_CHECK(dev >= -1 && dev < ctx->ncl_dev, ctx, FEMINT_ENODEV,
                "bench: OpenCL device %d does not exist (%d found; -1 is the CPU)", dev,

@@ -110,6 +110,7 @@ int femint_operator_destroy(femint_operator_t *op)
   if (!op || !*op) return 0;
   struct femint_operator *o = *op;
   operator_coo_release(o);
+  operator_apply_release(o);
   csr_shape_unref(&o->shape);
   free(o->rows.block_row);
   free(o->rows.row_block);
@@ -170,6 +171,19 @@ int femint_operator_integrate(femint_operator_t op, femint_element_fn fn, void *
   stats_plan(op, &st);
   const int err = operator_rows(op, NULL, fn, user, &st);
   st.t_total = femint_now() - t0;
+  if (stats) *stats = st;
+  return err;
+}
+
+int femint_operator_apply(femint_operator_t op, int form, const double *x, double *y,
+                          struct femint_stats *stats)
+{
+  FEMINT_CHECK(op, NULL, FEMINT_EINVAL, "femint_operator_apply: NULL operator");
+  FEMINT_CALL(check_state(op, "femint_operator_apply"));
+  struct femint_stats st;
+  memset(&st, 0, sizeof st);
+  stats_plan(op, &st);
+  const int err = operator_apply(op, form, x, y, &st);
   if (stats) *stats = st;
   return err;
 }

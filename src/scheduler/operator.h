@@ -29,6 +29,8 @@ struct femint_operator {
   starpu_data_handle_t h_perm, h_seg;
   struct coo_cl *coo_cl[FEMINT_MAX_CL_DEVICES];
   struct cl_program_entry *sum_prog[FEMINT_MAX_CL_DEVICES];
+  /* matrix-free application: what the first femint_operator_apply made (operator_apply.c) */
+  struct op_apply *apply;
 };
 
 /* ---- operator_tasks.c: what the verbs share ---- */
@@ -72,5 +74,11 @@ int operator_rows(struct femint_operator *op, femint_matrix_t *A, femint_element
 int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_stats *st);
 /* Free the COO pattern of an operator. */
 void operator_coo_release(struct femint_operator *op);
+/* operator_apply.c: y = A x for one form, matrix-free (hexahedra); st gets the tasks and the
+ * time. */
+int operator_apply(struct femint_operator *op, int form, const double *x, double *y,
+                   struct femint_stats *st);
+/* Free what matrix-free application kept. */
+void operator_apply_release(struct femint_operator *op);
 
 #endif

@@ -215,7 +215,7 @@ int plan_create(femint_context_t ctx, const struct femint_space *space, int nfor
                 struct plan **out)
 {
   const struct femint_mesh *mesh = space->mesh;
-  const int ncell = mesh->ncell, pmax = refel_max_order(space->family);
+  const int ncell = mesh->ncell, pmax = refel_max_order(mesh->topo->shape, space->family);
   FEMINT_CALL(check_forms(ctx, space, nform, forms));
   FEMINT_CALL(check_cells(ctx, mesh, opt));
   /* The k-th cell to integrate: the k-th of the list, or cell k of the mesh. */
@@ -319,7 +319,7 @@ int group_cell_terms(const struct group *g, int cell, double *t)
   const int nnode = mesh_cell_nodes(mesh, cell, X);
   int bad = 0;
   if (g->shape == FEMINT_QUAD ? !geom_quad_terms(g->re, nnode, X, t, &bad)
-                              : !geom_prism_terms(g->re, X, t, &bad))
+                              : !geom_terms(g->re, nnode, X, t, &bad))
     return 0;
   const double *xi = g->re->xq + g->dim * bad;
   return femint_seterr(mesh->ctx, FEMINT_EJACOBIAN,

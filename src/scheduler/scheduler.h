@@ -14,7 +14,7 @@
 #include "host/host.h"
 
 /* Shapes are enum femint_shape values, below FEMINT_NSHAPE. */
-#define FEMINT_NSHAPE 4
+#define FEMINT_NSHAPE 5
 
 /* The reference tables of an H(curl) element in one precision (hcurl_table_fill). */
 struct hcurl_tables {

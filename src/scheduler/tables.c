@@ -12,8 +12,8 @@ int femint_context_refel(femint_context_t ctx, int shape, int family, int order,
 {
   FEMINT_CHECK(shape > 0 && shape < FEMINT_NSHAPE && family == refel_shape_family(shape), ctx,
                FEMINT_EINVAL, "no reference element of shape %d and family %d", shape, family);
-  FEMINT_CHECK(order >= 1 && order <= refel_max_order(family), ctx, FEMINT_EORDER,
-               "order %d is outside 1..%d", order, refel_max_order(family));
+  FEMINT_CHECK(order >= 1 && order <= refel_max_order(shape, family), ctx, FEMINT_EORDER,
+               "order %d is outside 1..%d", order, refel_max_order(shape, family));
   int err = 0;
   pthread_mutex_lock(&ctx->lock);
   if (!ctx->refel[shape][order])

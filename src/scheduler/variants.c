@@ -159,10 +159,11 @@ static int measure(femint_context_t ctx, int dev, const struct group *g, int *be
 
 int femint_variant_choose(femint_context_t ctx, const struct group *g, int requested, int *variant)
 {
-  if (g->dim == 2) {
+  if (g->shape != FEMINT_PRISM) {
     FEMINT_CHECK(requested == FEMINT_VARIANT_AUTO || requested == FEMINT_VARIANT_GEMM, ctx,
                  FEMINT_ENOTSUP,
-                 "the %s kernel variant is for prisms; quadrilaterals have the gemm variant",
+                 "the %s kernel variant is for prisms; quadrilaterals and hexahedra have the gemm "
+                 "variant",
                  femint_variant_name(requested));
     *variant = FEMINT_VARIANT_GEMM;
     return 0;

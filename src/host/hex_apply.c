@@ -1,0 +1,190 @@
+/* Matrix-free application on hexahedra by sum factorization (seed 001): the 1D tables of an
+ * order and rule, the quadrature data of a cell, and v = A_e u of one cell for the mass and
+ * Laplace forms, in plain C. Nodes are taken in tensor order (xi index slowest); t2f maps that
+ * order to the element's function order (refel_hex.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "refel_hex.h"
+
+void hex_tensor_destroy(struct hex_tensor **t)
+{
+  if (!*t) return;
+  free((*t)->t2f);
+  free(*t);
+  *t = NULL;
+}
+
+int hex_tensor_create(int order, int nq, int lobatto, struct hex_tensor **out)
+{
+  *out = NULL;
+  FEMINT_CHECK(order >= 1 && order <= HEX_MAX_ORDER, NULL, FEMINT_EORDER,
+               "matrix-free hexahedron of order %d (1..%d)", order, HEX_MAX_ORDER);
+  FEMINT_CHECK(nq >= 1 && nq <= HEX_TENSOR_MAX_Q && (!lobatto || nq >= 2), NULL, FEMINT_EINVAL,
+               "matrix-free rule of %d points per direction (%s)", nq,
+               lobatto ? "Gauss-Lobatto: 2.." : "Gauss: 1..");
+  struct hex_tensor *t = calloc(1, sizeof *t);
+  const int P = order + 1, nsh = P * P * P;
+  if (t) t->t2f = malloc((size_t)nsh * sizeof *t->t2f);
+  double *xi = malloc(3 * (size_t)nsh * sizeof *xi), nodes[HEX_MAX_ORDER + 1], w[HEX_MAX_ORDER + 1];
+  int err = t && t->t2f && xi ? 0 : femint_seterr(NULL, FEMINT_ENOMEM, "out of memory");
+  if (!err) err = gll_nodes(P, nodes, w);
+  if (!err) err = lobatto ? gll_nodes(nq, t->xq, t->w) : quad_gauss_legendre(nq, t->xq, t->w);
+  if (!err) err = basis_1d_matrices(P, nodes, nq, t->xq, t->B, t->D);
+  if (!err) err = refel_hex_nodes(order, xi);
+  if (!err) {
+    t->p = order, t->P = P, t->Q = nq, t->lobatto = lobatto;
+    /* the tensor index of each function from its node's coordinates */
+    for (int f = 0; f < nsh; f++) {
+      int idx[3];
+      for (int d = 0; d < 3; d++) {
+        idx[d] = 0;
+        for (int a = 1; a < P; a++)
+          if (xi[3 * f + d] == nodes[a]) idx[d] = a;
+      }
+      t->t2f[(idx[0] * P + idx[1]) * P + idx[2]] = f;
+    }
+  }
+  free(xi);
+  if (err) {
+    hex_tensor_destroy(&t);
+    return err;
+  }
+  *out = t;
+  return 0;
+}
+
+size_t hex_qdata_size(int kind) { return kind == HEX_APPLY_MASS ? 1 : 6; }
+
+int hex_qdata(const struct hex_tensor *t, int kind, const double *X, double coef, double *qd)
+{
+  const int Q = t->Q;
+  for (int i = 0, q = 0; i < Q; i++)
+    for (int j = 0; j < Q; j++)
+      for (int k = 0; k < Q; k++, q++) {
+        const double xi[3] = {t->xq[i], t->xq[j], t->xq[k]};
+        double J[9], K[9];
+        geom_hex_jacobian(X, xi, J);
+        const double det = geom_inverse3(J, K);
+        if (!(det > 0)) return FEMINT_EJACOBIAN;
+        const double w = coef * t->w[i] * t->w[j] * t->w[k] * det;
+        if (kind == HEX_APPLY_MASS) {
+          qd[q] = w;
+          continue;
+        }
+        /* G = w K K^T with K[3*a + x] = dxi_a / dx_x: the symmetric 3x3 as g00 g01 g02 g11 g12 g22 */
+        double *g = &qd[6 * (size_t)q];
+        int n = 0;
+        for (int a = 0; a < 3; a++)
+          for (int b = a; b < 3; b++) {
+            double s = 0;
+            for (int x = 0; x < 3; x++) s += K[3 * a + x] * K[3 * b + x];
+            g[n++] = w * s;
+          }
+      }
+  return 0;
+}
+
+size_t hex_apply_scratch(const struct hex_tensor *t)
+{
+  const size_t P = (size_t)t->P, Q = (size_t)t->Q, m = P > Q ? P : Q;
+  return 2 * m * m * m + 3 * Q * Q * Q;
+}
+
+/* out[i][j][k] (n1 x n2 x m) = sum_c M[k][c] in[i][j][c] (n1 x n2 x l): the last index through
+ * M (m x l), or through M^T when trans (M is then l x m). */
+static void along_k(const double *M, int m, int l, int trans, int n12, const double *in,
+                    double *out)
+{
+  for (int ij = 0; ij < n12; ij++) {
+    const double *u = &in[(size_t)ij * l];
+    double *v = &out[(size_t)ij * m];
+    for (int k = 0; k < m; k++) {
+      double s = 0;
+      for (int c = 0; c < l; c++) s += (trans ? M[c * m + k] : M[k * l + c]) * u[c];
+      v[k] = s;
+    }
+  }
+}
+
+/* out[i][k][j] = sum_b M[k][b] in[i][b][j]: the middle index (in: n1 x l x n3). */
+static void along_j(const double *M, int m, int l, int trans, int n1, int n3, const double *in,
+                    double *out)
+{
+  for (int i = 0; i < n1; i++)
+    for (int k = 0; k < m; k++) {
+      double *v = &out[((size_t)i * m + k) * n3];
+      for (int j = 0; j < n3; j++) v[j] = 0;
+      for (int b = 0; b < l; b++) {
+        const double c = trans ? M[b * m + k] : M[k * l + b];
+        const double *u = &in[((size_t)i * l + b) * n3];
+        for (int j = 0; j < n3; j++) v[j] += c * u[j];
+      }
+    }
+}
+
+/* out[k][...] = sum_a M[k][a] in[a][...]: the first index (in: l x n23). */
+static void along_i(const double *M, int m, int l, int trans, int n23, const double *in,
+                    double *out)
+{
+  for (int k = 0; k < m; k++) {
+    double *v = &out[(size_t)k * n23];
+    for (int j = 0; j < n23; j++) v[j] = 0;
+    for (int a = 0; a < l; a++) {
+      const double c = trans ? M[a * m + k] : M[k * l + a];
+      const double *u = &in[(size_t)a * n23];
+      for (int j = 0; j < n23; j++) v[j] += c * u[j];
+    }
+  }
+}
+
+/* uq = (Mi x Mj x Mk) u from P^3 nodes to Q^3 points (each M is Q x P: B or D). */
+static void to_points(const struct hex_tensor *t, const double *Mi, const double *Mj,
+                      const double *Mk, const double *u, double *uq, double *s1, double *s2)
+{
+  const int P = t->P, Q = t->Q;
+  along_k(Mk, Q, P, 0, P * P, u, s1);      /* P x P x Q */
+  along_j(Mj, Q, P, 0, P, Q, s1, s2);      /* P x Q x Q */
+  along_i(Mi, Q, P, 0, Q * Q, s2, uq);     /* Q x Q x Q */
+}
+
+/* v += (Mi x Mj x Mk)^T wq from Q^3 points back to P^3 nodes. */
+static void from_points(const struct hex_tensor *t, const double *Mi, const double *Mj,
+                        const double *Mk, const double *wq, double *v, double *s1, double *s2)
+{
+  const int P = t->P, Q = t->Q;
+  along_i(Mi, P, Q, 1, Q * Q, wq, s1);     /* P x Q x Q */
+  along_j(Mj, P, Q, 1, P, Q, s1, s2);      /* P x P x Q */
+  along_k(Mk, P, Q, 1, P * P, s2, s1);     /* P x P x P */
+  for (int n = 0; n < P * P * P; n++) v[n] += s1[n];
+}
+
+void hex_apply(const struct hex_tensor *t, int kind, const double *qd, const double *u, double *v,
+               double *scratch)
+{
+  const int P = t->P, Q = t->Q, nq = Q * Q * Q;
+  const size_t m = (size_t)(P > Q ? P : Q);
+  double *s1 = scratch, *s2 = s1 + m * m * m, *g = s2 + m * m * m;
+  const double *B = t->B, *D = t->D;
+  memset(v, 0, (size_t)P * P * P * sizeof *v);
+  if (kind == HEX_APPLY_MASS) {
+    to_points(t, B, B, B, u, g, s1, s2);
+    for (int q = 0; q < nq; q++) g[q] *= qd[q];
+    from_points(t, B, B, B, g, v, s1, s2);
+    return;
+  }
+  /* the reference gradient at the points, then G times it, then the transposes */
+  double *g0 = g, *g1 = g + nq, *g2 = g + 2 * (size_t)nq;
+  to_points(t, D, B, B, u, g0, s1, s2);
+  to_points(t, B, D, B, u, g1, s1, s2);
+  to_points(t, B, B, D, u, g2, s1, s2);
+  for (int q = 0; q < nq; q++) {
+    const double *G = &qd[6 * (size_t)q], a = g0[q], b = g1[q], c = g2[q];
+    g0[q] = G[0] * a + G[1] * b + G[2] * c;
+    g1[q] = G[1] * a + G[3] * b + G[4] * c;
+    g2[q] = G[2] * a + G[4] * b + G[5] * c;
+  }
+  from_points(t, D, B, B, g0, v, s1, s2);
+  from_points(t, B, D, B, g1, v, s1, s2);
+  from_points(t, B, B, D, g2, v, s1, s2);
+}

@@ -1,0 +1,217 @@
+/* femint_operator_apply: y = A x without A (hexahedra, sum factorization). The first call of a
+ * form computes the quadrature data of the operator's cells and keeps them, registered per
+ * batch, with the element vectors and the transpose of the DOF map; each call then submits one
+ * apply task per batch and sums the element vectors into y in a fixed order. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/refel_hex.h"
+#include "operator.h"
+
+struct op_apply {
+  struct hex_tensor *tensor;
+  int np, nc;
+  double *ev;                      /* element vectors: [plan cell][ncomp][P^3] */
+  int64_t *occ_ptr, *occ;          /* for each scalar mode, its places in ev (component 0) */
+  double **qd;                     /* [nform] quadrature data of the plan's cells, or NULL */
+  starpu_data_handle_t *h_qd, *h_ev; /* [nform * nbatch], [nbatch] */
+  struct apply_arg *args;          /* [nbatch] */
+};
+
+void operator_apply_release(struct femint_operator *op)
+{
+  struct op_apply *a = op->apply;
+  if (!a) return;
+  const int nb = op->plan->nbatch;
+  for (int i = 0; a->h_qd && i < op->nform * nb; i++)
+    if (a->h_qd[i]) starpu_data_unregister(a->h_qd[i]);
+  for (int i = 0; a->h_ev && i < nb; i++)
+    if (a->h_ev[i]) starpu_data_unregister(a->h_ev[i]);
+  for (int f = 0; a->qd && f < op->nform; f++) free(a->qd[f]);
+  hex_tensor_destroy(&a->tensor);
+  free(a->qd);
+  free(a->h_qd);
+  free(a->h_ev);
+  free(a->ev);
+  free(a->occ_ptr);
+  free(a->occ);
+  free(a->args);
+  free(a);
+  op->apply = NULL;
+}
+
+/* The tables, the element vectors and the transpose of the DOF map over the plan's cells. */
+static int apply_setup(struct femint_operator *op)
+{
+  const struct plan *p = op->plan;
+  const struct femint_space *s = op->space;
+  femint_context_t ctx = op->ctx;
+  struct op_apply *a = calloc(1, sizeof *a);
+  FEMINT_CHECK(a, ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
+  op->apply = a;
+  const int order = s->order[0];
+  int err = hex_tensor_create(order, order + 2, 0, &a->tensor);
+  if (err) return femint_seterr(ctx, err, "femint_operator_apply: %s", femint_thread_error());
+  a->np = a->tensor->P * a->tensor->P * a->tensor->P;
+  a->nc = s->ncomp;
+  const int nb = p->nbatch, np = a->np;
+  a->qd = calloc((size_t)op->nform, sizeof *a->qd);
+  a->h_qd = calloc((size_t)op->nform * nb + 1, sizeof *a->h_qd);
+  a->h_ev = calloc((size_t)nb + 1, sizeof *a->h_ev);
+  a->args = calloc((size_t)nb + 1, sizeof *a->args);
+  a->ev = malloc(((size_t)p->ncell * a->nc * np + 1) * sizeof *a->ev);
+  a->occ_ptr = calloc((size_t)s->nmode + 1, sizeof *a->occ_ptr);
+  a->occ = malloc(((size_t)p->ncell * np + 1) * sizeof *a->occ);
+  FEMINT_CHECK(a->qd && a->h_qd && a->h_ev && a->args && a->ev && a->occ_ptr && a->occ, ctx,
+               FEMINT_ENOMEM, "femint_operator_apply: out of memory for %d cells", p->ncell);
+  /* the places of each mode in ev, cell after cell in plan order (so that the sums are in a
+   * fixed order) */
+  for (int k = 0; k < p->ncell; k++) {
+    const int64_t *gm = &s->cell_mode[s->cell_off[p->cells[k]]];
+    for (int n = 0; n < np; n++)
+      if (gm[a->tensor->t2f[n]] >= 0) a->occ_ptr[gm[a->tensor->t2f[n]] + 1]++;
+  }
+  for (int64_t g = 0; g < s->nmode; g++) a->occ_ptr[g + 1] += a->occ_ptr[g];
+  int64_t *fill = malloc(((size_t)s->nmode + 1) * sizeof *fill);
+  FEMINT_CHECK(fill, ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
+  memcpy(fill, a->occ_ptr, (size_t)s->nmode * sizeof *fill);
+  for (int k = 0; k < p->ncell; k++) {
+    const int64_t *gm = &s->cell_mode[s->cell_off[p->cells[k]]];
+    for (int n = 0; n < np; n++) {
+      const int64_t g = gm[a->tensor->t2f[n]];
+      if (g >= 0) a->occ[fill[g]++] = (int64_t)k * a->nc * np + n;
+    }
+  }
+  free(fill);
+  for (int i = 0; i < nb; i++) {
+    const struct batch *b = &p->batches[i];
+    const int64_t first = b->cells - p->cells;
+    starpu_vector_data_register(&a->h_ev[i], STARPU_MAIN_RAM,
+                                (uintptr_t)(a->ev + (size_t)first * a->nc * np),
+                                (uint32_t)((size_t)b->ncell * a->nc * np), sizeof(double));
+  }
+  return 0;
+}
+
+/* The quadrature data of form f on every cell of the plan, registered per batch. */
+static int apply_form_data(struct femint_operator *op, int f, int kind)
+{
+  struct op_apply *a = op->apply;
+  const struct plan *p = op->plan;
+  const struct femint_mesh *m = op->space->mesh;
+  const size_t per = (size_t)a->tensor->Q * a->tensor->Q * a->tensor->Q * hex_qdata_size(kind);
+  a->qd[f] = malloc(((size_t)p->ncell * per + 1) * sizeof *a->qd[f]);
+  FEMINT_CHECK(a->qd[f], op->ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
+  int bad = -1;
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < p->ncell; k++) {
+    double X[3 * MESH_MAX_NODES];
+    const int c = p->cells[k];
+    mesh_cell_nodes(m, c, X);
+    if (hex_qdata(a->tensor, kind, X, form_coef(op->forms[f], c)[0], a->qd[f] + k * per))
+#pragma omp critical
+      bad = c;
+  }
+  if (bad >= 0) {
+    free(a->qd[f]);
+    a->qd[f] = NULL;
+    return femint_seterr(op->ctx, FEMINT_EJACOBIAN,
+                         "femint_operator_apply: cell %d has a non-positive Jacobian at a "
+                         "quadrature point",
+                         bad);
+  }
+  for (int i = 0; i < p->nbatch; i++) {
+    const struct batch *b = &p->batches[i];
+    starpu_vector_data_register(&a->h_qd[f * p->nbatch + i], STARPU_MAIN_RAM,
+                                (uintptr_t)(a->qd[f] + (size_t)(b->cells - p->cells) * per),
+                                (uint32_t)((size_t)b->ncell * per), sizeof(double));
+  }
+  return 0;
+}
+
+/* What the matrix-free path takes: hexahedra, a mass or Laplace form, double precision. */
+static int apply_check(const struct femint_operator *op, int form, const double *x,
+                       const double *y, int *kind)
+{
+  static const char who[] = "femint_operator_apply";
+  femint_context_t ctx = op->ctx;
+  FEMINT_CHECK(form >= 0 && form < op->nform, ctx, FEMINT_EINVAL,
+               "%s: form %d of an operator of %d form%s", who, form, op->nform,
+               op->nform == 1 ? "" : "s");
+  FEMINT_CHECK(x && y, ctx, FEMINT_EINVAL, "%s: x or y is NULL", who);
+  FEMINT_CHECK(x != y, ctx, FEMINT_EINVAL, "%s: x and y are the same array", who);
+  FEMINT_CHECK(op->space->mesh->topo->shape == FEMINT_HEX, ctx, FEMINT_ENOTSUP,
+               "%s: matrix-free application is for hexahedra; the mesh holds %s (assemble with "
+               "femint_operator_assemble)",
+               who, op->space->mesh->topo->plural);
+  const int k = op->forms[form]->kind;
+  FEMINT_CHECK(k == FORM_MASS || k == FORM_LAPLACE, ctx, FEMINT_ENOTSUP,
+               "%s: the %s form has no matrix-free kernel (mass and laplace have)", who,
+               form_kind_name(k));
+  FEMINT_CHECK(op->plan->opt.precision == FEMINT_DOUBLE, ctx, FEMINT_ENOTSUP,
+               "%s: matrix-free application runs in double precision", who);
+  FEMINT_CHECK(op->ctx->ncpu > 0, ctx, FEMINT_ENODEV, "%s: no CPU worker (its tasks run there)",
+               who);
+  *kind = k == FORM_MASS ? HEX_APPLY_MASS : HEX_APPLY_LAPLACE;
+  return 0;
+}
+
+int operator_apply(struct femint_operator *op, int form, const double *x, double *y,
+                   struct femint_stats *st)
+{
+  int kind = HEX_APPLY_MASS;
+  FEMINT_CALL(apply_check(op, form, x, y, &kind));
+  femint_context_t ctx = op->ctx;
+  const struct plan *p = op->plan;
+  const double t0 = femint_now();
+  if (!op->apply) {
+    const int err = apply_setup(op);
+    if (err) {
+      operator_apply_release(op);
+      return err;
+    }
+  }
+  struct op_apply *a = op->apply;
+  if (!a->qd[form]) FEMINT_CALL(apply_form_data(op, form, kind));
+  const int64_t ndof = op->space->nmode * a->nc;
+  starpu_data_handle_t hx;
+  starpu_vector_data_register(&hx, STARPU_MAIN_RAM, (uintptr_t)x, (uint32_t)(ndof ? ndof : 1),
+                              sizeof(double));
+  struct starpu_task **tasks = calloc((size_t)p->nbatch + 1, sizeof *tasks);
+  int err = tasks ? 0 : femint_seterr(ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
+  for (int i = 0; i < p->nbatch && !err; i++) {
+    const struct batch *b = &p->batches[i];
+    a->args[i] = (struct apply_arg){ctx, op->space, a->tensor, kind, b->ncell, b->cells, 0, ""};
+    struct starpu_task *t = starpu_task_create();
+    t->cl = &femint_cl_apply;
+    t->cl_arg = &a->args[i];
+    t->handles[0] = hx;
+    t->handles[1] = a->h_qd[form * p->nbatch + i];
+    t->handles[2] = a->h_ev[i];
+    t->detach = 0;
+    err = task_submit(ctx, t, &tasks[i], "femint_operator_apply");
+  }
+  for (int i = 0; i < p->nbatch; i++) {
+    if (!tasks[i]) continue;
+    if (starpu_task_wait(tasks[i]) && !err)
+      err = femint_seterr(ctx, FEMINT_ERUNTIME, "femint_operator_apply: a task failed");
+    if (st) stats_task(st, tasks[i], 1);
+    starpu_task_destroy(tasks[i]);
+    if (!err && a->args[i].status)
+      err = femint_seterr(ctx, a->args[i].status, "femint_operator_apply: %s", a->args[i].msg);
+  }
+  starpu_data_unregister(hx);
+  free(tasks);
+  if (err) return err;
+  /* y: each DOF the sum of its places in the element vectors, in plan order */
+  const int nc = a->nc, np = a->np;
+#pragma omp parallel for schedule(static)
+  for (int64_t g = 0; g < op->space->nmode; g++)
+    for (int c = 0; c < nc; c++) {
+      double sum = 0;
+      for (int64_t o = a->occ_ptr[g]; o < a->occ_ptr[g + 1]; o++) sum += a->ev[a->occ[o] + (int64_t)c * np];
+      y[g * nc + c] = sum;
+    }
+  if (st) st->t_total = femint_now() - t0;
+  return 0;
+}

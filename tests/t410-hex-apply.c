@@ -1,0 +1,139 @@
+/* Test: matrix-free application on hexahedra (femint_operator_apply) equals the assembled matrix
+ * times the vector: mass and Laplace, 1 and 3 components, coefficients per cell, orders 1..6 on
+ * a perturbed box, and on a subset of the cells; the result is the same bit for bit from call to
+ * call; what it does not take is refused by name. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+/* y = A x by femint_operator_apply and by the assembled matrix of the same operator. */
+static double compare(femint_context_t ctx, femint_space_t s, femint_form_t f,
+                      const struct femint_operator_options *o, int *same)
+{
+  femint_operator_t op;
+  TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &f, o, &op));
+  const int64_t n = femint_space_num_dofs(s);
+  double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *y2 = malloc(n * sizeof *y2);
+  double *z = malloc(n * sizeof *z);
+  for (int64_t i = 0; i < n; i++) x[i] = drand48() - 0.5;
+  TAP_CALL(ctx, femint_operator_apply(op, 0, x, y, NULL));
+  TAP_CALL(ctx, femint_operator_apply(op, 0, x, y2, NULL));
+  *same = memcmp(y, y2, n * sizeof *y) == 0;
+  femint_matrix_t A;
+  TAP_CALL(ctx, femint_operator_assemble(op, &A, NULL));
+  femint_matrix_mult(A, x, z);
+  double d = 0, s2 = 0;
+  for (int64_t i = 0; i < n; i++) d += (y[i] - z[i]) * (y[i] - z[i]), s2 += z[i] * z[i];
+  femint_matrix_destroy(&A);
+  femint_operator_destroy(&op);
+  free(x);
+  free(y);
+  free(y2);
+  free(z);
+  return sqrt(d / s2);
+}
+
+static void check_products(femint_context_t ctx)
+{
+  femint_mesh_t m;
+  TAP_CALL(ctx, femint_mesh_create_box(ctx, FEMINT_HEX, 3, 2, 2, 1.5, 1.0, 1.2, 0.35, 11, &m));
+  const int ncell = femint_mesh_num_cells(m);
+  double coef[12];
+  for (int c = 0; c < ncell; c++) coef[c] = 0.5 + drand48();
+  static const int orders[] = {1, 2, 3, 5, 6};
+  static const char *const names[2] = {"mass", "laplace"};
+  for (int oi = 0; oi < 5; oi++)
+    for (int kind = 0; kind < 2; kind++)
+      for (int nc = 1; nc <= 3; nc += 2) {
+        const int p = orders[oi];
+        if (p == 6 && nc == 3) continue;
+        femint_space_t s;
+        femint_form_t f;
+        TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, nc, NULL, p, &s));
+        if (kind == 0) TAP_CALL(ctx, femint_form_create_mass(ctx, nc, ncell, coef, &f));
+        else TAP_CALL(ctx, femint_form_create_laplace(ctx, nc, ncell, coef, &f));
+        int same;
+        const double d = compare(ctx, s, f, NULL, &same);
+        tap_ok(d < 1e-12 && same,
+               "%s, %d component%s, p = %d: apply = A x (rel. diff %.1e), the same bits twice",
+               names[kind], nc, nc > 1 ? "s" : "", p, d);
+        femint_form_destroy(&f);
+        femint_space_destroy(&s);
+      }
+  /* a subset of the cells, with many small batches on every worker */
+  femint_space_t s;
+  femint_form_t f;
+  TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, 1, NULL, 4, &s));
+  TAP_CALL(ctx, femint_form_create_laplace(ctx, 1, ncell, coef, &f));
+  const int subset[5] = {7, 1, 10, 4, 2};
+  struct femint_operator_options o = {.cells = subset, .ncells = 5, .max_batch = 2};
+  int same;
+  const double d = compare(ctx, s, f, &o, &same);
+  tap_ok(d < 1e-12 && same, "laplace on 5 of the 12 cells, batches of 2: apply = A x (%.1e)", d);
+  femint_form_destroy(&f);
+  femint_space_destroy(&s);
+  femint_mesh_destroy(&m);
+}
+
+/* What the matrix-free path does not take. */
+static void check_errors(femint_context_t ctx)
+{
+  femint_mesh_t hex, prism;
+  TAP_CALL(ctx, femint_mesh_create_box(ctx, FEMINT_HEX, 2, 1, 1, 2, 1, 1, 0, 0, &hex));
+  TAP_CALL(ctx, femint_mesh_create_box(ctx, FEMINT_PRISM, 2, 1, 1, 2, 1, 1, 0, 0, &prism));
+  femint_space_t sh, sp, s3;
+  TAP_CALL(ctx, femint_space_create(ctx, hex, FEMINT_H1, 1, NULL, 2, &sh));
+  TAP_CALL(ctx, femint_space_create(ctx, prism, FEMINT_H1, 1, NULL, 2, &sp));
+  TAP_CALL(ctx, femint_space_create(ctx, hex, FEMINT_H1, 3, NULL, 2, &s3));
+  femint_form_t lap, el;
+  const double one = 1, E = 1, nu = 0.3;
+  TAP_CALL(ctx, femint_form_create_laplace(ctx, 1, 1, &one, &lap));
+  TAP_CALL(ctx, femint_form_create_elasticity(ctx, 1, &E, &nu, &el));
+  double x[200] = {0}, y[200];
+  femint_operator_t op;
+  TAP_CALL(ctx, femint_operator_create(ctx, sp, 1, &lap, NULL, &op));
+  tap_ok(femint_operator_apply(op, 0, x, y, NULL) == FEMINT_ENOTSUP &&
+             strstr(femint_last_error(NULL), "prisms"),
+         "prisms refused: %s", femint_last_error(NULL));
+  femint_operator_destroy(&op);
+  TAP_CALL(ctx, femint_operator_create(ctx, s3, 1, &el, NULL, &op));
+  tap_ok(femint_operator_apply(op, 0, x, y, NULL) == FEMINT_ENOTSUP &&
+             strstr(femint_last_error(NULL), "elasticity"),
+         "the elasticity form refused: %s", femint_last_error(NULL));
+  femint_operator_destroy(&op);
+  struct femint_operator_options single = {.precision = FEMINT_SINGLE};
+  TAP_CALL(ctx, femint_operator_create(ctx, sh, 1, &lap, &single, &op));
+  tap_ok(femint_operator_apply(op, 0, x, y, NULL) == FEMINT_ENOTSUP &&
+             strstr(femint_last_error(NULL), "double"),
+         "single precision refused: %s", femint_last_error(NULL));
+  femint_operator_destroy(&op);
+  TAP_CALL(ctx, femint_operator_create(ctx, sh, 1, &lap, NULL, &op));
+  const int e1 = femint_operator_apply(op, 1, x, y, NULL);
+  tap_ok(e1 == FEMINT_EINVAL && strstr(femint_last_error(NULL), "form 1"), "form 1 of 1 refused: %s",
+         femint_last_error(NULL));
+  const int e2 = femint_operator_apply(op, 0, x, x, NULL);
+  tap_ok(e2 == FEMINT_EINVAL && strstr(femint_last_error(NULL), "same array"),
+         "x == y refused: %s", femint_last_error(NULL));
+  femint_operator_destroy(&op);
+  femint_form_destroy(&lap);
+  femint_form_destroy(&el);
+  femint_space_destroy(&sh);
+  femint_space_destroy(&sp);
+  femint_space_destroy(&s3);
+  femint_mesh_destroy(&hex);
+  femint_mesh_destroy(&prism);
+}
+
+int main(void)
+{
+  srand48(410);
+  test_fresh_dmda("t410");
+  femint_context_t ctx = test_init();
+  check_products(ctx);
+  check_errors(ctx);
+  femint_finalize(&ctx);
+  test_fresh_dmda_remove();
+  return tap_done();
+}
