@@ -643,8 +643,9 @@ FEMINT_EXPORT int femint_operator_load(femint_operator_t op, const struct femint
 /** @brief y = A x for form `form` without assembling A (matrix-free): hexahedra with the mass or
  *  laplace form (a coefficient per cell), by sum factorization on the rule of the element
  *  matrices (p + 2 Gauss points per direction: CEED's BP1-BP4), double precision, in tasks on
- *  CPU workers. The first call of a form computes and keeps its quadrature data. The element
- *  vectors are summed in a fixed order: y does not depend on the workers. x, y: num_dofs values.
+ *  CPU and OpenCL workers. The first call of a form computes and keeps its quadrature data. The
+ *  element vectors are summed in a fixed order: y does not depend on the workers. x, y: num_dofs
+ *  values.
  *  @return 0; FEMINT_ENOTSUP (another shape, form or precision, named); FEMINT_EINVAL. */
 FEMINT_EXPORT int femint_operator_apply(femint_operator_t op, int form, const double *x,
                                         double *y, struct femint_stats *stats);

@@ -1,7 +1,8 @@
 /* apply: the matrix-free action of a form on the cells of a batch (hexahedra, sum factorization):
  * each cell's values of x gathered in tensor order, A_e applied per component with the cell's
- * quadrature data, the result written to the batch's slice of the element vectors. The sum of
- * the element vectors into y is the caller's (a fixed order: deterministic). */
+ * quadrature data, the result written to the batch's slice of the element vectors; on a CPU team
+ * (host/hex_apply.c) or an OpenCL device (kernels/hex_apply.cl). The sum of the element vectors
+ * into y is the caller's (a fixed order: deterministic). */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,12 +10,11 @@
 #include "codelets.h"
 #include "host/refel_hex.h"
 
-void apply_batch(const struct apply_arg *a, const double *x, const double *qd, double *ev,
-                 int workerid, int nthreads)
+void apply_batch(const struct apply_arg *a, const double *x, const int64_t *dofs, const double *qd,
+                 double *ev, int workerid, int nthreads)
 {
   const struct hex_tensor *t = a->tensor;
-  const struct femint_space *s = a->space;
-  const int nc = s->ncomp, np = t->P * t->P * t->P;
+  const int nc = a->ncomp, np = t->P * t->P * t->P;
   const size_t nqd = (size_t)t->Q * t->Q * t->Q * hex_qdata_size(a->kind);
   int oom = 0;
 #pragma omp parallel num_threads(nthreads) reduction(| : oom)
@@ -26,12 +26,9 @@ void apply_batch(const struct apply_arg *a, const double *x, const double *qd, d
     for (int k = 0; k < a->ncell; k++) {
       if (!scratch) continue;
       double *u = scratch + hex_apply_scratch(t), *v = u + np;
-      const int64_t *gm = &s->cell_mode[s->cell_off[a->cells[k]]];
+      const int64_t *dof = dofs + (size_t)k * np;
       for (int c = 0; c < nc; c++) {
-        for (int n = 0; n < np; n++) {
-          const int64_t g = gm[t->t2f[n]];
-          u[n] = g >= 0 ? x[g * nc + c] : 0;
-        }
+        for (int n = 0; n < np; n++) u[n] = dof[n] >= 0 ? x[dof[n] * nc + c] : 0;
         hex_apply(t, a->kind, qd + (size_t)k * nqd, u, v, scratch);
         double *out = ev + ((size_t)k * nc + c) * np;
         for (int n = 0; n < np; n++) out[n] = v[n];
@@ -45,21 +42,58 @@ void apply_batch(const struct apply_arg *a, const double *x, const double *qd, d
   }
 }
 
-/* buffers: x (R), the batch's quadrature data (R), its element vectors (W). */
+/* buffers: x (R), the batch's DOFs in tensor order (R), its quadrature data (R), the 1D tables
+ * (R), its element vectors (W). */
 static void apply_cpu(void *buffers[], void *arg)
 {
   const struct apply_arg *a = arg;
   apply_batch(a, (const double *)STARPU_VECTOR_GET_PTR(buffers[0]),
-              (const double *)STARPU_VECTOR_GET_PTR(buffers[1]),
-              (double *)STARPU_VECTOR_GET_PTR(buffers[2]), starpu_worker_get_id(),
+              (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[1]),
+              (const double *)STARPU_VECTOR_GET_PTR(buffers[2]),
+              (double *)STARPU_VECTOR_GET_PTR(buffers[4]), starpu_worker_get_id(),
               femint_team_enter(a->ctx));
+}
+
+static void apply_opencl(void *buffers[], void *arg)
+{
+  struct apply_arg *a = arg;
+  const int dev = starpu_worker_get_devid(starpu_worker_get_id());
+  cl_command_queue queue;
+  starpu_opencl_get_current_queue(&queue);
+  const struct cl_program_entry *e = a->program[dev];
+  cl_int err = e && e->kernel ? CL_SUCCESS : CL_INVALID_PROGRAM;
+  const cl_int ncell = a->ncell;
+  cl_mem m[5];
+  cl_long off[5];
+  for (int k = 0; k < 5; k++) {
+    m[k] = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[k]);
+    off[k] = (cl_long)(STARPU_VECTOR_GET_OFFSET(buffers[k]) / 8); /* doubles and longs */
+  }
+  /* ncell, x, (dofs, offset), (qd, offset), tab, (ev, offset) */
+  if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 0, sizeof ncell, &ncell);
+  if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 1, sizeof(cl_mem), &m[0]);
+  if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 2, sizeof(cl_mem), &m[1]);
+  if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 3, sizeof(cl_long), &off[1]);
+  if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 4, sizeof(cl_mem), &m[2]);
+  if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 5, sizeof(cl_long), &off[2]);
+  if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 6, sizeof(cl_mem), &m[3]);
+  if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 7, sizeof(cl_mem), &m[4]);
+  if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 8, sizeof(cl_long), &off[4]);
+  if (err == CL_SUCCESS && ncell > 0) {
+    const size_t local = (size_t)a->wg_size, global = local * (size_t)ncell;
+    err = clEnqueueNDRangeKernel(queue, e->kernel, 1, NULL, &global, &local, 0, NULL, NULL);
+  }
+  if (err != CL_SUCCESS) {
+    a->status = FEMINT_EOPENCL;
+    snprintf(a->msg, sizeof a->msg, "apply: OpenCL launch on device %d failed (%d)", dev, err);
+  }
 }
 
 static uint32_t apply_footprint(struct starpu_task *task)
 {
   const struct apply_arg *a = task->cl_arg;
   const uint32_t key[4] = {(uint32_t)a->tensor->p, (uint32_t)a->tensor->Q, (uint32_t)a->kind,
-                           (uint32_t)(a->ncell * a->space->ncomp)};
+                           (uint32_t)(a->ncell * a->ncomp)};
   return starpu_hash_crc32c_be_n(key, sizeof key, 0);
 }
 
@@ -72,7 +106,9 @@ static struct starpu_perfmodel apply_model = {
 struct starpu_codelet femint_cl_apply = {
     .name = "femint_apply",
     .cpu_funcs = {apply_cpu},
-    .nbuffers = 3,
-    .modes = {STARPU_R, STARPU_R, STARPU_W},
+    .opencl_funcs = {apply_opencl},
+    .opencl_flags = {STARPU_OPENCL_ASYNC},
+    .nbuffers = 5,
+    .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W},
     .model = &apply_model,
 };

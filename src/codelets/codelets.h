@@ -86,17 +86,18 @@ extern struct starpu_codelet femint_cl_apply;
 struct hex_tensor;
 struct apply_arg {
   femint_context_t ctx;
-  const struct femint_space *space;
   const struct hex_tensor *tensor;
-  int kind, ncell;
-  const int *cells;
+  int kind, ncomp, ncell;
+  struct cl_program_entry *const *program; /* [FEMINT_MAX_CL_DEVICES] hex_apply, or NULL */
+  int wg_size;
   int status;
   char msg[128];
 };
 /* The body of the apply codelet with a team of nthreads: ev[ncell][ncomp][P^3] = A_e x of each
- * cell (tensor order), qd the cells' quadrature data one after the other. */
-void apply_batch(const struct apply_arg *a, const double *x, const double *qd, double *ev,
-                 int workerid, int nthreads);
+ * cell (tensor order), dofs[ncell][P^3] the scalar mode of each node (-1: none), qd the cells'
+ * quadrature data one after the other. */
+void apply_batch(const struct apply_arg *a, const double *x, const int64_t *dofs, const double *qd,
+                 double *ev, int workerid, int nthreads);
 
 /* Integrate an H1 batch with a team of nthreads (the body of the CPU codelet) into mats (REAL);
  * workerid >= 0 binds the team to that worker's cores. */

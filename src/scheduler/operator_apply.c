@@ -1,17 +1,27 @@
 /* femint_operator_apply: y = A x without A (hexahedra, sum factorization). The first call of a
  * form computes the quadrature data of the operator's cells and keeps them, registered per
- * batch, with the element vectors and the transpose of the DOF map; each call then submits one
- * apply task per batch and sums the element vectors into y in a fixed order. */
+ * batch, with the cells' DOFs in tensor order, the 1D tables, the element vectors, the transpose
+ * of the DOF map and the OpenCL programs; each call then submits one apply task per batch (CPU
+ * team or OpenCL device) and sums the element vectors into y in a fixed order. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "codelets/kernels.h"
 #include "host/refel_hex.h"
 #include "operator.h"
+
+/* Work-items per cell of the OpenCL kernel. */
+#define APPLY_WG 128
 
 struct op_apply {
   struct hex_tensor *tensor;
   int np, nc;
   double *ev;                      /* element vectors: [plan cell][ncomp][P^3] */
+  int64_t *dofs;                   /* [plan cell][P^3] the scalar mode of each node, tensor order */
+  double *tab;                     /* B[Q][P] then D[Q][P] */
+  starpu_data_handle_t h_tab, *h_dofs; /* [nbatch] */
+  int programs_built[2];           /* by kind: the OpenCL programs were tried */
+  struct cl_program_entry *prog[2][FEMINT_MAX_CL_DEVICES];
   int64_t *occ_ptr, *occ;          /* for each scalar mode, its places in ev (component 0) */
   double **qd;                     /* [nform] quadrature data of the plan's cells, or NULL */
   starpu_data_handle_t *h_qd, *h_ev; /* [nform * nbatch], [nbatch] */
@@ -27,6 +37,12 @@ void operator_apply_release(struct femint_operator *op)
     if (a->h_qd[i]) starpu_data_unregister(a->h_qd[i]);
   for (int i = 0; a->h_ev && i < nb; i++)
     if (a->h_ev[i]) starpu_data_unregister(a->h_ev[i]);
+  for (int i = 0; a->h_dofs && i < nb; i++)
+    if (a->h_dofs[i]) starpu_data_unregister(a->h_dofs[i]);
+  if (a->h_tab) starpu_data_unregister(a->h_tab);
+  free(a->h_dofs);
+  free(a->dofs);
+  free(a->tab);
   for (int f = 0; a->qd && f < op->nform; f++) free(a->qd[f]);
   hex_tensor_destroy(&a->tensor);
   free(a->qd);
@@ -62,14 +78,21 @@ static int apply_setup(struct femint_operator *op)
   a->ev = malloc(((size_t)p->ncell * a->nc * np + 1) * sizeof *a->ev);
   a->occ_ptr = calloc((size_t)s->nmode + 1, sizeof *a->occ_ptr);
   a->occ = malloc(((size_t)p->ncell * np + 1) * sizeof *a->occ);
-  FEMINT_CHECK(a->qd && a->h_qd && a->h_ev && a->args && a->ev && a->occ_ptr && a->occ, ctx,
+  a->dofs = malloc(((size_t)p->ncell * np + 1) * sizeof *a->dofs);
+  a->h_dofs = calloc((size_t)nb + 1, sizeof *a->h_dofs);
+  a->tab = malloc(2 * (size_t)a->tensor->Q * a->tensor->P * sizeof *a->tab);
+  FEMINT_CHECK(a->qd && a->h_qd && a->h_ev && a->args && a->ev && a->occ_ptr && a->occ &&
+                   a->dofs && a->h_dofs && a->tab,
+               ctx,
                FEMINT_ENOMEM, "femint_operator_apply: out of memory for %d cells", p->ncell);
   /* the places of each mode in ev, cell after cell in plan order (so that the sums are in a
    * fixed order) */
   for (int k = 0; k < p->ncell; k++) {
     const int64_t *gm = &s->cell_mode[s->cell_off[p->cells[k]]];
-    for (int n = 0; n < np; n++)
-      if (gm[a->tensor->t2f[n]] >= 0) a->occ_ptr[gm[a->tensor->t2f[n]] + 1]++;
+    for (int n = 0; n < np; n++) {
+      const int64_t g = a->dofs[(size_t)k * np + n] = gm[a->tensor->t2f[n]];
+      if (g >= 0) a->occ_ptr[g + 1]++;
+    }
   }
   for (int64_t g = 0; g < s->nmode; g++) a->occ_ptr[g + 1] += a->occ_ptr[g];
   int64_t *fill = malloc(((size_t)s->nmode + 1) * sizeof *fill);
@@ -89,7 +112,15 @@ static int apply_setup(struct femint_operator *op)
     starpu_vector_data_register(&a->h_ev[i], STARPU_MAIN_RAM,
                                 (uintptr_t)(a->ev + (size_t)first * a->nc * np),
                                 (uint32_t)((size_t)b->ncell * a->nc * np), sizeof(double));
+    starpu_vector_data_register(&a->h_dofs[i], STARPU_MAIN_RAM,
+                                (uintptr_t)(a->dofs + (size_t)first * np),
+                                (uint32_t)((size_t)b->ncell * np), sizeof(int64_t));
   }
+  const size_t qp = (size_t)a->tensor->Q * a->tensor->P;
+  memcpy(a->tab, a->tensor->B, qp * sizeof *a->tab);
+  memcpy(a->tab + qp, a->tensor->D, qp * sizeof *a->tab);
+  starpu_vector_data_register(&a->h_tab, STARPU_MAIN_RAM, (uintptr_t)a->tab, (uint32_t)(2 * qp),
+                              sizeof(double));
   return 0;
 }
 
@@ -127,6 +158,48 @@ static int apply_form_data(struct femint_operator *op, int f, int kind)
                                 (uint32_t)((size_t)b->ncell * per), sizeof(double));
   }
   return 0;
+}
+
+/* The local memory the OpenCL kernel of a kind takes (kernels/hex_apply.cl). */
+static size_t kernel_local_bytes(const struct hex_tensor *t, int kind)
+{
+  const size_t P = (size_t)t->P, Q = (size_t)t->Q, m = P > Q ? P : Q;
+  return 8 * (2 * P * P * P + 2 * m * m * m + (kind == HEX_APPLY_MASS ? 1 : 3) * Q * Q * Q);
+}
+
+/* The OpenCL programs of a kind on every driven device with fp64 and enough local memory; the
+ * devices without one leave the tasks to the CPU workers. */
+static int apply_programs(struct femint_operator *op, int kind)
+{
+  struct op_apply *a = op->apply;
+  femint_context_t ctx = op->ctx;
+  a->programs_built[kind] = 1;
+  if (op->plan->opt.where == FEMINT_WHERE_CPU) return 0;
+  char *source = femint_kernel_text("hex_apply.cl");
+  FEMINT_CHECK(source, ctx, FEMINT_ENOMEM, "the OpenCL source of the apply kernel is missing");
+  const size_t bytes = kernel_local_bytes(a->tensor, kind);
+  int err = 0;
+  for (int dev = 0; dev < ctx->ncl_dev && !err; dev++) {
+    const struct femint_cl_device *d = &ctx->cl_dev[dev];
+    if (!ctx->cl_driven[dev] || !d->fp64 || bytes + 1024 > d->local_mem || d->max_wg < APPLY_WG)
+      continue;
+    char options[160];
+    snprintf(options, sizeof options, "-DP=%d -DQ=%d -DNC=%d -DKIND=%d -DWG_SIZE=%d -DFEMINT_FP64",
+             a->tensor->P, a->tensor->Q, a->nc, kind, APPLY_WG);
+    err = femint_context_program(ctx, dev, source, options, "hex_apply", &a->prog[kind][dev]);
+  }
+  free(source);
+  return err;
+}
+
+/* Where the apply tasks of a kind may run: CPU workers, and the devices with a program. */
+static uint32_t apply_where(const struct femint_operator *op, int kind)
+{
+  const struct op_apply *a = op->apply;
+  uint32_t where = op->plan->opt.where == FEMINT_WHERE_OPENCL ? 0 : STARPU_CPU;
+  for (int dev = 0; dev < op->ctx->ncl_dev; dev++)
+    if (a->prog[kind][dev]) where |= STARPU_OPENCL;
+  return where;
 }
 
 /* What the matrix-free path takes: hexahedra, a mass or Laplace form, double precision. */
@@ -173,6 +246,12 @@ int operator_apply(struct femint_operator *op, int form, const double *x, double
   }
   struct op_apply *a = op->apply;
   if (!a->qd[form]) FEMINT_CALL(apply_form_data(op, form, kind));
+  if (!a->programs_built[kind]) FEMINT_CALL(apply_programs(op, kind));
+  const uint32_t where = apply_where(op, kind);
+  FEMINT_CHECK(where, ctx, FEMINT_ENOTSUP,
+               "femint_operator_apply: OpenCL only, but no device can run the kernel of order %d "
+               "(it needs double precision and %zu bytes of local memory)",
+               a->tensor->p, kernel_local_bytes(a->tensor, kind));
   const int64_t ndof = op->space->nmode * a->nc;
   starpu_data_handle_t hx;
   starpu_vector_data_register(&hx, STARPU_MAIN_RAM, (uintptr_t)x, (uint32_t)(ndof ? ndof : 1),
@@ -181,13 +260,17 @@ int operator_apply(struct femint_operator *op, int form, const double *x, double
   int err = tasks ? 0 : femint_seterr(ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
   for (int i = 0; i < p->nbatch && !err; i++) {
     const struct batch *b = &p->batches[i];
-    a->args[i] = (struct apply_arg){ctx, op->space, a->tensor, kind, b->ncell, b->cells, 0, ""};
+    a->args[i] = (struct apply_arg){ctx, a->tensor, kind, a->nc, b->ncell, a->prog[kind],
+                                    APPLY_WG, 0, ""};
     struct starpu_task *t = starpu_task_create();
     t->cl = &femint_cl_apply;
     t->cl_arg = &a->args[i];
+    t->where = where;
     t->handles[0] = hx;
-    t->handles[1] = a->h_qd[form * p->nbatch + i];
-    t->handles[2] = a->h_ev[i];
+    t->handles[1] = a->h_dofs[i];
+    t->handles[2] = a->h_qd[form * p->nbatch + i];
+    t->handles[3] = a->h_tab;
+    t->handles[4] = a->h_ev[i];
     t->detach = 0;
     err = task_submit(ctx, t, &tasks[i], "femint_operator_apply");
   }
@@ -202,6 +285,10 @@ int operator_apply(struct femint_operator *op, int form, const double *x, double
   }
   starpu_data_unregister(hx);
   free(tasks);
+  /* the element vectors of the batches that ran on a device come back to main memory */
+  for (int i = 0; i < p->nbatch && !err; i++)
+    if (starpu_data_acquire(a->h_ev[i], STARPU_R) == 0) starpu_data_release(a->h_ev[i]);
+    else err = femint_seterr(ctx, FEMINT_ERUNTIME, "femint_operator_apply: cannot read back batch %d", i);
   if (err) return err;
   /* y: each DOF the sum of its places in the element vectors, in plan order */
   const int nc = a->nc, np = a->np;
