@@ -328,6 +328,18 @@ ok $? "hexahedra of order 2 on box:2,2,2: 375 DOFs (got $(field dofs hex.json))"
 grep -q '"nsh":1331' refel.json && grep -q '"nq":1728' refel.json
 ok $? "refel --element hex --order 10: 1331 functions, 1728 points"
 
+# The bake-off problems: one order of bp3 and of bp2 on a small box, as JSON.
+"$FEMINT" bp --order 2 --mesh box:2,2,2 --runs 2 --json >bp.json 2>bp.err
+st=$?
+grep -q '"dofs":125' bp.json && grep -q '"problem":"bp3"' bp.json
+r=$?
+[ $st -eq 0 ] && [ $r -eq 0 ]
+ok $? "bp --order 2 --mesh box:2,2,2: bp3 on 125 DOFs, as JSON"
+[ $st -eq 0 ] || diag bp.err
+"$FEMINT" bp --problem bp2 --order 1 --mesh box:2,1,1 --runs 1 >bp2.out 2>bp2.err &&
+  grep -q " 36 " bp2.out
+ok $? "bp --problem bp2 --order 1: 36 DOFs (12 vertices x 3 components)"
+
 # Tetrahedra through the same run: the Maxwell matrices T and S of a small curved box, written to
 # PREFIX-T.mtx and PREFIX-S.mtx and summarized with the fields of every run.
 "$FEMINT" run --element tet --space hcurl --problem maxwell --order 2 --mesh box:2,2,2 \
@@ -386,7 +398,7 @@ ok $? "bench --operator: the phases of a prism operator"
 
 # --help of each command lists every option of its table (read from the sources) and is the
 # text of 'femint help COMMAND'.
-for cmd in run bench plan refel info; do
+for cmd in run bench plan refel info bp; do
   case $cmd in
     run | bench) files="$cli_dir/$cmd.c $cli_dir/setup.c" ;;
     *) files="$cli_dir/$cmd.c" ;;
@@ -471,6 +483,8 @@ bad 2 "1..10" run --element hex --order 11
 bad 2 "hexahedra are straight" run --element hex --curved 0.1
 bad 2 "--variant reg_jac" run --element hex --variant reg_jac
 bad 2 "1..7" refel --element prism --order 8
+bad 2 "bp5" bp --problem bp5
+bad 2 "rect:2,2" bp --mesh rect:2,2
 bad 2 "--local-rank" info --opencl-device 0 --local-rank 1
 bad 2 "frobnicate" frobnicate
 if ls core* >/dev/null 2>&1; then r=1; else r=0; fi

@@ -201,7 +201,8 @@ int cli_bench_command(int argc, char **argv);
 int cli_refel_command(int argc, char **argv);
 int cli_info_command(int argc, char **argv);
 int cli_plan_command(int argc, char **argv);
+int cli_bp_command(int argc, char **argv);
 extern const struct cli_command cli_run_cmd, cli_bench_cmd, cli_refel_cmd, cli_info_cmd,
-  cli_plan_cmd;
+  cli_plan_cmd, cli_bp_cmd;
 
 #endif

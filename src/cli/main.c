@@ -16,7 +16,7 @@ static const struct {
 } commands[] = {
   {&cli_run_cmd, cli_run_command},     {&cli_bench_cmd, cli_bench_command},
   {&cli_plan_cmd, cli_plan_command},   {&cli_refel_cmd, cli_refel_command},
-  {&cli_info_cmd, cli_info_command},
+  {&cli_info_cmd, cli_info_command},   {&cli_bp_cmd, cli_bp_command},
 };
 enum { NCOMMAND = sizeof commands / sizeof commands[0] };
 

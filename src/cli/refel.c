@@ -15,10 +15,10 @@ struct refel_options {
 #define F(member) offsetof(struct refel_options, member)
 static const struct cli_option options[] = {
   {CLI_OPT("--element", CLI_CHOICE, F(shape),
-           "prism and quad: the H1 element; tet: the H(curl) element (default prism)", NULL),
+           "prism, quad and hex: the H1 element; tet: the H(curl) element (default prism)", NULL),
    .choices = cli_element_names, .values = cli_element_values},
   {CLI_OPT("--order", CLI_INT, F(order),
-           "the order, 1..7 (tet: 1..3); without it, a row for every order", "P"),
+           "the order, 1..7 (tet: 1..3, hex: 1..10); without it, a row for every order", "P"),
    .min = 1, .max = FEMINT_MAX_ORDER},
   {CLI_OPT("--json", CLI_FLAG, F(json),
            "one JSON object for the order given, or an array of them", NULL)},
@@ -28,11 +28,12 @@ static const struct cli_section sections[] = {{NULL, options, 3, 0}};
 const struct cli_command cli_refel_cmd = {
   "refel",
   "sizes of a reference element: shape functions, quadrature points, degree",
-  "[--element prism|quad|tet] [--order P] [--json]",
+  "[--element prism|quad|tet|hex] [--order P] [--json]",
   "Prints the number of shape functions N_sh, of quadrature points N_Q, the exactness degree of "
   "the quadrature and the points of its triangle and line rules (N_Q is their product on the "
   "prism); without --order, a row for p = 1..7 (1..3 for the H(curl) tetrahedron, whose N_sh "
-  "counts vector functions and whose rule is a symmetric one, with no triangle or line rule).\n"
+  "counts vector functions and whose rule is a symmetric one, with no triangle or line rule; "
+  "1..10 for the hexahedron, on p + 2 Gauss points per direction).\n"
   "A quadrilateral's N_sh is per displacement component (seed 003's matrices of plane elasticity "
   "have 2 N_sh rows); its degree is per variable (a Gauss rule of p+1 points).",
   sections,
