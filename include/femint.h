@@ -507,6 +507,8 @@ struct femint_operator_options {
   int assembly;       /**< enum femint_assembly */
   int phases;         /**< 1: wait for each phase before the next, so that femint_stats times
                            them apart (integration, then assembly or sums); 0: they overlap */
+  int apply_rule;     /**< femint_operator_apply: 0, p + 2 Gauss points per direction (CEED's
+                           BP1-BP4); 1, the p + 1 Gauss-Lobatto nodes, collocated (BP5, BP6) */
   const char *timeline; /**< NULL, or a CSV file (the path is copied) that each verb writes its
                              tasks to (worker, kind, codelet, order, cells, start and end in
                              seconds, batch, ready time): a Gantt chart's data */
@@ -641,8 +643,8 @@ FEMINT_EXPORT int femint_operator_load(femint_operator_t op, const struct femint
                                        double *rhs);
 
 /** @brief y = A x for form `form` without assembling A (matrix-free): hexahedra with the mass or
- *  laplace form (a coefficient per cell), by sum factorization on the rule of the element
- *  matrices (p + 2 Gauss points per direction: CEED's BP1-BP4), double precision, in tasks on
+ *  laplace form (a coefficient per cell), by sum factorization on the rule of
+ *  options.apply_rule (BP1-BP4, or BP5-BP6), double precision, in tasks on
  *  CPU and OpenCL workers. The first call of a form computes and keeps its quadrature data. The
  *  element vectors are summed in a fixed order: y does not depend on the workers. x, y: num_dofs
  *  values.

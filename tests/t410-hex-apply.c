@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "common.h"
+#include "host/host.h"
+#include "host/refel_hex.h"
 
 /* y = A x by femint_operator_apply and by the assembled matrix of the same operator. */
 static double compare(femint_context_t ctx, femint_space_t s, femint_form_t f,
@@ -83,6 +85,87 @@ static void check_products(femint_context_t ctx)
   femint_mesh_destroy(&m);
 }
 
+/* BP5 and BP6 (the Laplacian on the Gauss-Lobatto nodes, options.apply_rule = 1) against the
+ * element matrices of the same rule summed by hand: the values and gradients of the element
+ * tabulated on that rule (refel_hex_create_rule), the map's Jacobian per point. */
+static void check_lobatto(femint_context_t ctx)
+{
+  femint_mesh_t m;
+  TAP_CALL(ctx, femint_mesh_create_box(ctx, FEMINT_HEX, 2, 2, 2, 1.0, 1.1, 0.9, 0.3, 4, &m));
+  for (int p = 1; p <= 5; p += 2)
+    for (int nc = 1; nc <= 3; nc += 2) {
+      femint_space_t s;
+      femint_form_t f;
+      const double kappa = 1.7;
+      TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, nc, NULL, p, &s));
+      TAP_CALL(ctx, femint_form_create_laplace(ctx, nc, 1, &kappa, &f));
+      struct refel *re;
+      TAP_CALL(ctx, refel_hex_create_rule(p, p + 1, 1, &re));
+      const int64_t n = femint_space_num_dofs(s);
+      const int nsh = re->nsh;
+      double *x = malloc(n * sizeof *x), *ref = calloc(n, sizeof *ref), *y = malloc(n * sizeof *y);
+      double *A = malloc((size_t)nsh * nsh * sizeof *A), *grad = malloc(3 * (size_t)nsh * sizeof *grad);
+      for (int64_t i = 0; i < n; i++) x[i] = drand48() - 0.5;
+      for (int c = 0; c < m->ncell; c++) {
+        double X[24];
+        femint_mesh_cell_coords(m, c, X);
+        memset(A, 0, (size_t)nsh * nsh * sizeof *A);
+        for (int q = 0; q < re->nq; q++) {
+          double J[9], K[9];
+          geom_hex_jacobian(X, &re->xq[3 * q], J);
+          const double w = kappa * re->wq[q] * geom_inverse3(J, K);
+          for (int i = 0; i < nsh; i++)
+            for (int d = 0; d < 3; d++) {
+              double g = 0;
+              for (int e = 0; e < 3; e++) g += K[3 * e + d] * re->phi[((size_t)q * 4 + 1 + e) * nsh + i];
+              grad[3 * i + d] = g;
+            }
+          for (int i = 0; i < nsh; i++)
+            for (int j = 0; j < nsh; j++)
+              A[(size_t)i * nsh + j] += w * (grad[3 * i] * grad[3 * j] + grad[3 * i + 1] * grad[3 * j + 1] +
+                                             grad[3 * i + 2] * grad[3 * j + 2]);
+        }
+        const int64_t *gm = &s->cell_mode[s->cell_off[c]];
+        for (int i = 0; i < nsh; i++)
+          for (int j = 0; j < nsh; j++)
+            for (int k = 0; k < nc; k++) ref[gm[i] * nc + k] += A[(size_t)i * nsh + j] * x[gm[j] * nc + k];
+      }
+      for (int w = 0; w < 2; w++) {
+        struct femint_operator_options o = {.apply_rule = 1,
+                                            .where = w ? FEMINT_WHERE_OPENCL : FEMINT_WHERE_CPU};
+        femint_operator_t op;
+        TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &f, &o, &op));
+        TAP_CALL(ctx, femint_operator_apply(op, 0, x, y, NULL));
+        const double d = tap_reldiff(y, ref, (size_t)n);
+        tap_ok(d < 1e-12, "bp%d, p = %d, %s: apply on the Gauss-Lobatto nodes = the element "
+               "matrices of that rule summed (rel. diff %.1e)",
+               nc == 1 ? 5 : 6, p, w ? "OpenCL" : "CPU", d);
+        femint_operator_destroy(&op);
+      }
+      free(x);
+      free(ref);
+      free(y);
+      free(A);
+      free(grad);
+      refel_destroy(&re);
+      femint_form_destroy(&f);
+      femint_space_destroy(&s);
+    }
+  femint_space_t s;
+  femint_form_t f;
+  const double one = 1;
+  TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, 1, NULL, 2, &s));
+  TAP_CALL(ctx, femint_form_create_laplace(ctx, 1, 1, &one, &f));
+  struct femint_operator_options bad = {.apply_rule = 2};
+  femint_operator_t op;
+  const int e = femint_operator_create(ctx, s, 1, &f, &bad, &op);
+  tap_ok(e == FEMINT_EINVAL && strstr(femint_last_error(NULL), "apply_rule = 2"),
+         "apply_rule = 2 refused: %s", femint_last_error(NULL));
+  femint_form_destroy(&f);
+  femint_space_destroy(&s);
+  femint_mesh_destroy(&m);
+}
+
 /* What the matrix-free path does not take. */
 static void check_errors(femint_context_t ctx)
 {
@@ -138,6 +221,7 @@ int main(void)
   test_fresh_dmda("t410");
   femint_context_t ctx = test_init();
   check_products(ctx);
+  check_lobatto(ctx);
   check_errors(ctx);
   femint_finalize(&ctx);
   test_fresh_dmda_remove();

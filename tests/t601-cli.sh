@@ -483,7 +483,7 @@ bad 2 "1..10" run --element hex --order 11
 bad 2 "hexahedra are straight" run --element hex --curved 0.1
 bad 2 "--variant reg_jac" run --element hex --variant reg_jac
 bad 2 "1..7" refel --element prism --order 8
-bad 2 "bp5" bp --problem bp5
+bad 2 "bp7" bp --problem bp7
 bad 2 "rect:2,2" bp --mesh rect:2,2
 bad 2 "--local-rank" info --opencl-device 0 --local-rank 1
 bad 2 "frobnicate" frobnicate

@@ -21,6 +21,8 @@ static int check_options(femint_context_t ctx, const struct femint_operator_opti
                FEMINT_EINVAL, "%s: variant = %d is not a femint_variant value", who, opt->variant);
   FEMINT_CHECK(opt->where >= FEMINT_WHERE_ANY && opt->where <= FEMINT_WHERE_OPENCL, ctx,
                FEMINT_EINVAL, "%s: where = %d is not a femint_where value", who, opt->where);
+  FEMINT_CHECK(opt->apply_rule == 0 || opt->apply_rule == 1, ctx, FEMINT_EINVAL,
+               "%s: apply_rule = %d (0: Gauss, 1: Gauss-Lobatto)", who, opt->apply_rule);
   FEMINT_CHECK(opt->assembly >= FEMINT_ASSEMBLY_AUTO && opt->assembly <= FEMINT_ASSEMBLY_COO, ctx,
                FEMINT_EINVAL, "%s: assembly = %d is not a femint_assembly value", who,
                opt->assembly);

@@ -65,8 +65,8 @@ static int apply_setup(struct femint_operator *op)
   struct op_apply *a = calloc(1, sizeof *a);
   FEMINT_CHECK(a, ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
   op->apply = a;
-  const int order = s->order[0];
-  int err = hex_tensor_create(order, order + 2, 0, &a->tensor);
+  const int order = s->order[0], lobatto = p->opt.apply_rule == 1;
+  int err = hex_tensor_create(order, lobatto ? order + 1 : order + 2, lobatto, &a->tensor);
   if (err) return femint_seterr(ctx, err, "femint_operator_apply: %s", femint_thread_error());
   a->np = a->tensor->P * a->tensor->P * a->tensor->P;
   a->nc = s->ncomp;
