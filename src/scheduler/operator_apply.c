@@ -19,20 +19,24 @@ struct op_apply {
   double *ev;                      /* element vectors: [plan cell][ncomp][P^3] */
   int64_t *dofs;                   /* [plan cell][P^3] the scalar mode of each node, tensor order */
   double *tab;                     /* B[Q][P] then D[Q][P] */
-  starpu_data_handle_t h_tab, *h_dofs; /* [nbatch] */
+  /* the tasks' chunks of consecutive plan cells (coarser than the plan's batches, which are cut
+   * for element matrices): chunk i has ncell[i] cells from plan cell first[i] */
+  int nchunk;
+  int *first, *ncell;
+  starpu_data_handle_t h_tab, *h_dofs; /* [nchunk] */
   int programs_built[2];           /* by kind: the OpenCL programs were tried */
   struct cl_program_entry *prog[2][FEMINT_MAX_CL_DEVICES];
   int64_t *occ_ptr, *occ;          /* for each scalar mode, its places in ev (component 0) */
   double **qd;                     /* [nform] quadrature data of the plan's cells, or NULL */
-  starpu_data_handle_t *h_qd, *h_ev; /* [nform * nbatch], [nbatch] */
-  struct apply_arg *args;          /* [nbatch] */
+  starpu_data_handle_t *h_qd, *h_ev; /* [nform * nchunk], [nchunk] */
+  struct apply_arg *args;          /* [nchunk] */
 };
 
 void operator_apply_release(struct femint_operator *op)
 {
   struct op_apply *a = op->apply;
   if (!a) return;
-  const int nb = op->plan->nbatch;
+  const int nb = a->nchunk;
   for (int i = 0; a->h_qd && i < op->nform * nb; i++)
     if (a->h_qd[i]) starpu_data_unregister(a->h_qd[i]);
   for (int i = 0; a->h_ev && i < nb; i++)
@@ -41,6 +45,8 @@ void operator_apply_release(struct femint_operator *op)
     if (a->h_dofs[i]) starpu_data_unregister(a->h_dofs[i]);
   if (a->h_tab) starpu_data_unregister(a->h_tab);
   free(a->h_dofs);
+  free(a->first);
+  free(a->ncell);
   free(a->dofs);
   free(a->tab);
   for (int f = 0; a->qd && f < op->nform; f++) free(a->qd[f]);
@@ -70,7 +76,21 @@ static int apply_setup(struct femint_operator *op)
   if (err) return femint_seterr(ctx, err, "femint_operator_apply: %s", femint_thread_error());
   a->np = a->tensor->P * a->tensor->P * a->tensor->P;
   a->nc = s->ncomp;
-  const int nb = p->nbatch, np = a->np;
+  const int np = a->np;
+  /* about four chunks per worker, none over 64 MiB of quadrature data */
+  const size_t per = (size_t)a->tensor->Q * a->tensor->Q * a->tensor->Q * 6 * sizeof(double);
+  const int nw = ctx->nworker > 0 ? ctx->nworker : 1;
+  int size = (p->ncell + 4 * nw - 1) / (4 * nw);
+  if ((size_t)size * per > ((size_t)64 << 20)) size = (int)(((size_t)64 << 20) / per);
+  if (size < 1) size = 1;
+  const int nb = a->nchunk = p->ncell ? (p->ncell + size - 1) / size : 0;
+  a->first = malloc(((size_t)nb + 1) * sizeof *a->first);
+  a->ncell = malloc(((size_t)nb + 1) * sizeof *a->ncell);
+  FEMINT_CHECK(a->first && a->ncell, ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
+  for (int i = 0; i < nb; i++) {
+    a->first[i] = i * size;
+    a->ncell[i] = i == nb - 1 ? p->ncell - i * size : size;
+  }
   a->qd = calloc((size_t)op->nform, sizeof *a->qd);
   a->h_qd = calloc((size_t)op->nform * nb + 1, sizeof *a->h_qd);
   a->h_ev = calloc((size_t)nb + 1, sizeof *a->h_ev);
@@ -107,14 +127,12 @@ static int apply_setup(struct femint_operator *op)
   }
   free(fill);
   for (int i = 0; i < nb; i++) {
-    const struct batch *b = &p->batches[i];
-    const int64_t first = b->cells - p->cells;
     starpu_vector_data_register(&a->h_ev[i], STARPU_MAIN_RAM,
-                                (uintptr_t)(a->ev + (size_t)first * a->nc * np),
-                                (uint32_t)((size_t)b->ncell * a->nc * np), sizeof(double));
+                                (uintptr_t)(a->ev + (size_t)a->first[i] * a->nc * np),
+                                (uint32_t)((size_t)a->ncell[i] * a->nc * np), sizeof(double));
     starpu_vector_data_register(&a->h_dofs[i], STARPU_MAIN_RAM,
-                                (uintptr_t)(a->dofs + (size_t)first * np),
-                                (uint32_t)((size_t)b->ncell * np), sizeof(int64_t));
+                                (uintptr_t)(a->dofs + (size_t)a->first[i] * np),
+                                (uint32_t)((size_t)a->ncell[i] * np), sizeof(int64_t));
   }
   const size_t qp = (size_t)a->tensor->Q * a->tensor->P;
   memcpy(a->tab, a->tensor->B, qp * sizeof *a->tab);
@@ -151,12 +169,10 @@ static int apply_form_data(struct femint_operator *op, int f, int kind)
                          "quadrature point",
                          bad);
   }
-  for (int i = 0; i < p->nbatch; i++) {
-    const struct batch *b = &p->batches[i];
-    starpu_vector_data_register(&a->h_qd[f * p->nbatch + i], STARPU_MAIN_RAM,
-                                (uintptr_t)(a->qd[f] + (size_t)(b->cells - p->cells) * per),
-                                (uint32_t)((size_t)b->ncell * per), sizeof(double));
-  }
+  for (int i = 0; i < a->nchunk; i++)
+    starpu_vector_data_register(&a->h_qd[f * a->nchunk + i], STARPU_MAIN_RAM,
+                                (uintptr_t)(a->qd[f] + (size_t)a->first[i] * per),
+                                (uint32_t)((size_t)a->ncell[i] * per), sizeof(double));
   return 0;
 }
 
@@ -235,7 +251,6 @@ int operator_apply(struct femint_operator *op, int form, const double *x, double
   int kind = HEX_APPLY_MASS;
   FEMINT_CALL(apply_check(op, form, x, y, &kind));
   femint_context_t ctx = op->ctx;
-  const struct plan *p = op->plan;
   const double t0 = femint_now();
   if (!op->apply) {
     const int err = apply_setup(op);
@@ -256,11 +271,11 @@ int operator_apply(struct femint_operator *op, int form, const double *x, double
   starpu_data_handle_t hx;
   starpu_vector_data_register(&hx, STARPU_MAIN_RAM, (uintptr_t)x, (uint32_t)(ndof ? ndof : 1),
                               sizeof(double));
-  struct starpu_task **tasks = calloc((size_t)p->nbatch + 1, sizeof *tasks);
+  const int nb = a->nchunk;
+  struct starpu_task **tasks = calloc((size_t)nb + 1, sizeof *tasks);
   int err = tasks ? 0 : femint_seterr(ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
-  for (int i = 0; i < p->nbatch && !err; i++) {
-    const struct batch *b = &p->batches[i];
-    a->args[i] = (struct apply_arg){ctx, a->tensor, kind, a->nc, b->ncell, a->prog[kind],
+  for (int i = 0; i < nb && !err; i++) {
+    a->args[i] = (struct apply_arg){ctx, a->tensor, kind, a->nc, a->ncell[i], a->prog[kind],
                                     APPLY_WG, 0, ""};
     struct starpu_task *t = starpu_task_create();
     t->cl = &femint_cl_apply;
@@ -268,13 +283,13 @@ int operator_apply(struct femint_operator *op, int form, const double *x, double
     t->where = where;
     t->handles[0] = hx;
     t->handles[1] = a->h_dofs[i];
-    t->handles[2] = a->h_qd[form * p->nbatch + i];
+    t->handles[2] = a->h_qd[form * nb + i];
     t->handles[3] = a->h_tab;
     t->handles[4] = a->h_ev[i];
     t->detach = 0;
     err = task_submit(ctx, t, &tasks[i], "femint_operator_apply");
   }
-  for (int i = 0; i < p->nbatch; i++) {
+  for (int i = 0; i < nb; i++) {
     if (!tasks[i]) continue;
     if (starpu_task_wait(tasks[i]) && !err)
       err = femint_seterr(ctx, FEMINT_ERUNTIME, "femint_operator_apply: a task failed");
@@ -285,8 +300,8 @@ int operator_apply(struct femint_operator *op, int form, const double *x, double
   }
   starpu_data_unregister(hx);
   free(tasks);
-  /* the element vectors of the batches that ran on a device come back to main memory */
-  for (int i = 0; i < p->nbatch && !err; i++)
+  /* the element vectors of the chunks that ran on a device come back to main memory */
+  for (int i = 0; i < nb && !err; i++)
     if (starpu_data_acquire(a->h_ev[i], STARPU_R) == 0) starpu_data_release(a->h_ev[i]);
     else err = femint_seterr(ctx, FEMINT_ERUNTIME, "femint_operator_apply: cannot read back batch %d", i);
   if (err) return err;
