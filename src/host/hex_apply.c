@@ -31,6 +31,12 @@ int hex_tensor_create(int order, int nq, int lobatto, struct hex_tensor **out)
   if (!err) err = gll_nodes(P, nodes, w);
   if (!err) err = lobatto ? gll_nodes(nq, t->xq, t->w) : quad_gauss_legendre(nq, t->xq, t->w);
   if (!err) err = basis_1d_matrices(P, nodes, nq, t->xq, t->B, t->D);
+  if (!err)
+    for (int q = 0; q < nq; q++)
+      for (int a = 0; a < P; a++) {
+        t->Bt[a * nq + q] = t->B[q * P + a];
+        t->Dt[a * nq + q] = t->D[q * P + a];
+      }
   if (!err) err = refel_hex_nodes(order, xi);
   if (!err) {
     t->p = order, t->P = P, t->Q = nq, t->lobatto = lobatto;
@@ -91,49 +97,54 @@ size_t hex_apply_scratch(const struct hex_tensor *t)
   return 2 * m * m * m + 3 * Q * Q * Q;
 }
 
-/* out[i][j][k] (n1 x n2 x m) = sum_c M[k][c] in[i][j][c] (n1 x n2 x l): the last index through
- * M (m x l), or through M^T when trans (M is then l x m). */
-static void along_k(const double *M, int m, int l, int trans, int n12, const double *in,
-                    double *out)
+/* The three contractions of sum factorization, M being m x l (row-major): along the last index
+ * out[r][k] = sum_c M[k][c] in[r][c] (n12 rows), along the middle one out[i][k][j] =
+ * sum_b M[k][b] in[i][b][j], along the first one out[k][r] = sum_a M[k][a] in[a][r]. Going back
+ * from the points to the nodes takes the transposed tables (Bt, Dt), so that every inner loop
+ * runs over contiguous memory. */
+static void along_k(const double *restrict M, int m, int l, int n12, const double *restrict in,
+                    double *restrict out)
 {
-  for (int ij = 0; ij < n12; ij++) {
-    const double *u = &in[(size_t)ij * l];
-    double *v = &out[(size_t)ij * m];
+  for (int r = 0; r < n12; r++) {
+    const double *u = &in[(size_t)r * l];
+    double *v = &out[(size_t)r * m];
     for (int k = 0; k < m; k++) {
+      const double *row = &M[(size_t)k * l];
       double s = 0;
-      for (int c = 0; c < l; c++) s += (trans ? M[c * m + k] : M[k * l + c]) * u[c];
+#pragma omp simd reduction(+ : s)
+      for (int c = 0; c < l; c++) s += row[c] * u[c];
       v[k] = s;
     }
   }
 }
 
-/* out[i][k][j] = sum_b M[k][b] in[i][b][j]: the middle index (in: n1 x l x n3). */
-static void along_j(const double *M, int m, int l, int trans, int n1, int n3, const double *in,
-                    double *out)
+static void along_j(const double *restrict M, int m, int l, int n1, int n3,
+                    const double *restrict in, double *restrict out)
 {
   for (int i = 0; i < n1; i++)
     for (int k = 0; k < m; k++) {
       double *v = &out[((size_t)i * m + k) * n3];
       for (int j = 0; j < n3; j++) v[j] = 0;
       for (int b = 0; b < l; b++) {
-        const double c = trans ? M[b * m + k] : M[k * l + b];
+        const double c = M[(size_t)k * l + b];
         const double *u = &in[((size_t)i * l + b) * n3];
+#pragma omp simd
         for (int j = 0; j < n3; j++) v[j] += c * u[j];
       }
     }
 }
 
-/* out[k][...] = sum_a M[k][a] in[a][...]: the first index (in: l x n23). */
-static void along_i(const double *M, int m, int l, int trans, int n23, const double *in,
-                    double *out)
+static void along_i(const double *restrict M, int m, int l, int n23, const double *restrict in,
+                    double *restrict out)
 {
   for (int k = 0; k < m; k++) {
     double *v = &out[(size_t)k * n23];
-    for (int j = 0; j < n23; j++) v[j] = 0;
+    for (int r = 0; r < n23; r++) v[r] = 0;
     for (int a = 0; a < l; a++) {
-      const double c = trans ? M[a * m + k] : M[k * l + a];
+      const double c = M[(size_t)k * l + a];
       const double *u = &in[(size_t)a * n23];
-      for (int j = 0; j < n23; j++) v[j] += c * u[j];
+#pragma omp simd
+      for (int r = 0; r < n23; r++) v[r] += c * u[r];
     }
   }
 }
@@ -143,19 +154,20 @@ static void to_points(const struct hex_tensor *t, const double *Mi, const double
                       const double *Mk, const double *u, double *uq, double *s1, double *s2)
 {
   const int P = t->P, Q = t->Q;
-  along_k(Mk, Q, P, 0, P * P, u, s1);      /* P x P x Q */
-  along_j(Mj, Q, P, 0, P, Q, s1, s2);      /* P x Q x Q */
-  along_i(Mi, Q, P, 0, Q * Q, s2, uq);     /* Q x Q x Q */
+  along_k(Mk, Q, P, P * P, u, s1);      /* P x P x Q */
+  along_j(Mj, Q, P, P, Q, s1, s2);      /* P x Q x Q */
+  along_i(Mi, Q, P, Q * Q, s2, uq);     /* Q x Q x Q */
 }
 
-/* v += (Mi x Mj x Mk)^T wq from Q^3 points back to P^3 nodes. */
+/* v += (Mi x Mj x Mk)^T wq from Q^3 points back to P^3 nodes (each M here is the P x Q
+ * transpose: Bt or Dt). */
 static void from_points(const struct hex_tensor *t, const double *Mi, const double *Mj,
                         const double *Mk, const double *wq, double *v, double *s1, double *s2)
 {
   const int P = t->P, Q = t->Q;
-  along_i(Mi, P, Q, 1, Q * Q, wq, s1);     /* P x Q x Q */
-  along_j(Mj, P, Q, 1, P, Q, s1, s2);      /* P x P x Q */
-  along_k(Mk, P, Q, 1, P * P, s2, s1);     /* P x P x P */
+  along_i(Mi, P, Q, Q * Q, wq, s1);     /* P x Q x Q */
+  along_j(Mj, P, Q, P, Q, s1, s2);      /* P x P x Q */
+  along_k(Mk, P, Q, P * P, s2, s1);     /* P x P x P */
   for (int n = 0; n < P * P * P; n++) v[n] += s1[n];
 }
 
@@ -165,12 +177,12 @@ void hex_apply(const struct hex_tensor *t, int kind, const double *qd, const dou
   const int P = t->P, Q = t->Q, nq = Q * Q * Q;
   const size_t m = (size_t)(P > Q ? P : Q);
   double *s1 = scratch, *s2 = s1 + m * m * m, *g = s2 + m * m * m;
-  const double *B = t->B, *D = t->D;
+  const double *B = t->B, *D = t->D, *Bt = t->Bt, *Dt = t->Dt;
   memset(v, 0, (size_t)P * P * P * sizeof *v);
   if (kind == HEX_APPLY_MASS) {
     to_points(t, B, B, B, u, g, s1, s2);
     for (int q = 0; q < nq; q++) g[q] *= qd[q];
-    from_points(t, B, B, B, g, v, s1, s2);
+    from_points(t, Bt, Bt, Bt, g, v, s1, s2);
     return;
   }
   /* the reference gradient at the points, then G times it, then the transposes */
@@ -184,7 +196,7 @@ void hex_apply(const struct hex_tensor *t, int kind, const double *qd, const dou
     g1[q] = G[1] * a + G[3] * b + G[4] * c;
     g2[q] = G[2] * a + G[4] * b + G[5] * c;
   }
-  from_points(t, D, B, B, g0, v, s1, s2);
-  from_points(t, B, D, B, g1, v, s1, s2);
-  from_points(t, B, B, D, g2, v, s1, s2);
+  from_points(t, Dt, Bt, Bt, g0, v, s1, s2);
+  from_points(t, Bt, Dt, Bt, g1, v, s1, s2);
+  from_points(t, Bt, Bt, Dt, g2, v, s1, s2);
 }

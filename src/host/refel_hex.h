@@ -88,13 +88,15 @@ int refel_hex_nodes(int order, double *xi);
 
 /* ---- hex_apply.c: matrix-free application by sum factorization (seed 001) ----
  * The 1D tables of order p (P = p+1 GLL nodes) on a rule of Q points per direction (Gauss, or
- * GLL collocated): B[q*P + a] = l_a(x_q), D the derivatives, the weights; t2f[(a*P + b)*P + c] is
+ * GLL collocated): B[q*P + a] = l_a(x_q), D the derivatives, Bt and Dt their transposes, the
+ * weights; t2f[(a*P + b)*P + c] is
  * the element's function at the node of GLL indices (a, b, c). */
 #define HEX_TENSOR_MAX_Q 16
 struct hex_tensor {
   int p, P, Q, lobatto;
   double xq[HEX_TENSOR_MAX_Q], w[HEX_TENSOR_MAX_Q];
   double B[HEX_TENSOR_MAX_Q * (HEX_MAX_ORDER + 1)], D[HEX_TENSOR_MAX_Q * (HEX_MAX_ORDER + 1)];
+  double Bt[HEX_TENSOR_MAX_Q * (HEX_MAX_ORDER + 1)], Dt[HEX_TENSOR_MAX_Q * (HEX_MAX_ORDER + 1)];
   int *t2f;
 };
 enum hex_apply_kind { HEX_APPLY_MASS = 0, HEX_APPLY_LAPLACE = 1 };
