@@ -14,24 +14,39 @@ void apply_batch(const struct apply_arg *a, const double *x, const int64_t *dofs
                  double *ev, int workerid, int nthreads)
 {
   const struct hex_tensor *t = a->tensor;
-  const int nc = a->ncomp, np = t->P * t->P * t->P;
+  const int nc = a->ncomp, np = t->P * t->P * t->P, L = HEX_LANES;
+  const int nblock = (a->ncell + L - 1) / L;
   const size_t nqd = (size_t)t->Q * t->Q * t->Q * hex_qdata_size(a->kind);
+  const size_t nscratch = hex_apply_lanes_scratch(t);
   int oom = 0;
 #pragma omp parallel num_threads(nthreads) reduction(| : oom)
   {
     if (workerid >= 0) femint_team_bind_thread(a->ctx, workerid, omp_get_thread_num());
-    double *scratch = malloc((hex_apply_scratch(t) + 2 * (size_t)np) * sizeof *scratch);
+    double *scratch = malloc((nscratch + 2 * (size_t)np * L) * sizeof *scratch);
     if (!scratch) oom = 1;
+    /* blocks of HEX_LANES cells, their values interleaved cell by cell (the last block padded
+     * with zeros and its last cell's data) */
 #pragma omp for schedule(static)
-    for (int k = 0; k < a->ncell; k++) {
+    for (int blk = 0; blk < nblock; blk++) {
       if (!scratch) continue;
-      double *u = scratch + hex_apply_scratch(t), *v = u + np;
-      const int64_t *dof = dofs + (size_t)k * np;
+      const int k0 = blk * L, nk = a->ncell - k0 < L ? a->ncell - k0 : L;
+      double *u = scratch + nscratch, *v = u + (size_t)np * L;
+      const double *q[HEX_LANES];
+      for (int z = 0; z < L; z++) q[z] = qd + (size_t)(k0 + (z < nk ? z : nk - 1)) * nqd;
       for (int c = 0; c < nc; c++) {
-        for (int n = 0; n < np; n++) u[n] = dof[n] >= 0 ? x[dof[n] * nc + c] : 0;
-        hex_apply(t, a->kind, qd + (size_t)k * nqd, u, v, scratch);
-        double *out = ev + ((size_t)k * nc + c) * np;
-        for (int n = 0; n < np; n++) out[n] = v[n];
+        for (int z = 0; z < L; z++) {
+          if (z >= nk) {
+            for (int n = 0; n < np; n++) u[(size_t)n * L + z] = 0;
+            continue;
+          }
+          const int64_t *dof = dofs + (size_t)(k0 + z) * np;
+          for (int n = 0; n < np; n++) u[(size_t)n * L + z] = dof[n] >= 0 ? x[dof[n] * nc + c] : 0;
+        }
+        hex_apply_lanes(t, a->kind, q, u, v, scratch);
+        for (int z = 0; z < nk; z++) {
+          double *out = ev + ((size_t)(k0 + z) * nc + c) * np;
+          for (int n = 0; n < np; n++) out[n] = v[(size_t)n * L + z];
+        }
       }
     }
     free(scratch);

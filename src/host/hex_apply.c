@@ -1,6 +1,6 @@
 /* Matrix-free application on hexahedra by sum factorization (seed 001): the 1D tables of an
- * order and rule, the quadrature data of a cell, and v = A_e u of one cell for the mass and
- * Laplace forms, in plain C. Nodes are taken in tensor order (xi index slowest); t2f maps that
+ * order and rule, the quadrature data of a cell, and v = A_e u of a block of cells for the mass
+ * and Laplace forms, in plain C. Nodes are taken in tensor order (xi index slowest); t2f maps that
  * order to the element's function order (refel_hex.h). */
 #include <stdlib.h>
 #include <string.h>
@@ -91,112 +91,120 @@ int hex_qdata(const struct hex_tensor *t, int kind, const double *X, double coef
   return 0;
 }
 
-size_t hex_apply_scratch(const struct hex_tensor *t)
-{
-  const size_t P = (size_t)t->P, Q = (size_t)t->Q, m = P > Q ? P : Q;
-  return 2 * m * m * m + 3 * Q * Q * Q;
-}
-
-/* The three contractions of sum factorization, M being m x l (row-major): along the last index
+/* ---- v = A_e u on HEX_LANES cells at once: every value is a vector of HEX_LANES doubles, one
+ * per cell, so that the innermost loops run over contiguous lanes (libCEED's "blocked" layout).
+ * The three contractions of sum factorization, M being m x l (row-major): along the last index
  * out[r][k] = sum_c M[k][c] in[r][c] (n12 rows), along the middle one out[i][k][j] =
- * sum_b M[k][b] in[i][b][j], along the first one out[k][r] = sum_a M[k][a] in[a][r]. Going back
- * from the points to the nodes takes the transposed tables (Bt, Dt), so that every inner loop
- * runs over contiguous memory. */
-static void along_k(const double *restrict M, int m, int l, int n12, const double *restrict in,
-                    double *restrict out)
+ * sum_b M[k][b] in[i][b][j], along the first one out[k][r] = sum_a M[k][a] in[a][r]; going back
+ * from the points to the nodes takes the transposed tables (Bt, Dt). They are compiled for
+ * AVX-512, AVX2 and the baseline, chosen at run time. ---- */
+
+#define CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define L HEX_LANES
+
+CLONES static void lanes_k(const double *restrict M, int m, int l, int n12,
+                           const double *restrict in, double *restrict out)
 {
-  for (int r = 0; r < n12; r++) {
-    const double *u = &in[(size_t)r * l];
-    double *v = &out[(size_t)r * m];
+  for (int r = 0; r < n12; r++)
     for (int k = 0; k < m; k++) {
+      double acc[L] = {0};
       const double *row = &M[(size_t)k * l];
-      double s = 0;
-#pragma omp simd reduction(+ : s)
-      for (int c = 0; c < l; c++) s += row[c] * u[c];
-      v[k] = s;
+      for (int c = 0; c < l; c++) {
+        const double w = row[c], *u = &in[((size_t)r * l + c) * L];
+#pragma omp simd
+        for (int z = 0; z < L; z++) acc[z] += w * u[z];
+      }
+      double *v = &out[((size_t)r * m + k) * L];
+#pragma omp simd
+      for (int z = 0; z < L; z++) v[z] = acc[z];
     }
-  }
 }
 
-static void along_j(const double *restrict M, int m, int l, int n1, int n3,
-                    const double *restrict in, double *restrict out)
+CLONES static void lanes_j(const double *restrict M, int m, int l, int n1, int n3,
+                           const double *restrict in, double *restrict out)
 {
+  const int w3 = n3 * L;
   for (int i = 0; i < n1; i++)
     for (int k = 0; k < m; k++) {
-      double *v = &out[((size_t)i * m + k) * n3];
-      for (int j = 0; j < n3; j++) v[j] = 0;
+      double *v = &out[((size_t)i * m + k) * w3];
+      for (int e = 0; e < w3; e++) v[e] = 0;
       for (int b = 0; b < l; b++) {
-        const double c = M[(size_t)k * l + b];
-        const double *u = &in[((size_t)i * l + b) * n3];
+        const double w = M[(size_t)k * l + b], *u = &in[((size_t)i * l + b) * w3];
 #pragma omp simd
-        for (int j = 0; j < n3; j++) v[j] += c * u[j];
+        for (int e = 0; e < w3; e++) v[e] += w * u[e];
       }
     }
 }
 
-static void along_i(const double *restrict M, int m, int l, int n23, const double *restrict in,
-                    double *restrict out)
+CLONES static void lanes_i(const double *restrict M, int m, int l, int n23,
+                           const double *restrict in, double *restrict out)
 {
+  const int w23 = n23 * L;
   for (int k = 0; k < m; k++) {
-    double *v = &out[(size_t)k * n23];
-    for (int r = 0; r < n23; r++) v[r] = 0;
+    double *v = &out[(size_t)k * w23];
+    for (int e = 0; e < w23; e++) v[e] = 0;
     for (int a = 0; a < l; a++) {
-      const double c = M[(size_t)k * l + a];
-      const double *u = &in[(size_t)a * n23];
+      const double w = M[(size_t)k * l + a], *u = &in[(size_t)a * w23];
 #pragma omp simd
-      for (int r = 0; r < n23; r++) v[r] += c * u[r];
+      for (int e = 0; e < w23; e++) v[e] += w * u[e];
     }
   }
 }
 
-/* uq = (Mi x Mj x Mk) u from P^3 nodes to Q^3 points (each M is Q x P: B or D). */
-static void to_points(const struct hex_tensor *t, const double *Mi, const double *Mj,
-                      const double *Mk, const double *u, double *uq, double *s1, double *s2)
+static void lanes_to(const struct hex_tensor *t, const double *Mi, const double *Mj,
+                     const double *Mk, const double *u, double *uq, double *s1, double *s2)
 {
   const int P = t->P, Q = t->Q;
-  along_k(Mk, Q, P, P * P, u, s1);      /* P x P x Q */
-  along_j(Mj, Q, P, P, Q, s1, s2);      /* P x Q x Q */
-  along_i(Mi, Q, P, Q * Q, s2, uq);     /* Q x Q x Q */
+  lanes_k(Mk, Q, P, P * P, u, s1);
+  lanes_j(Mj, Q, P, P, Q, s1, s2);
+  lanes_i(Mi, Q, P, Q * Q, s2, uq);
 }
 
-/* v += (Mi x Mj x Mk)^T wq from Q^3 points back to P^3 nodes (each M here is the P x Q
- * transpose: Bt or Dt). */
-static void from_points(const struct hex_tensor *t, const double *Mi, const double *Mj,
-                        const double *Mk, const double *wq, double *v, double *s1, double *s2)
+static void lanes_from(const struct hex_tensor *t, const double *Mi, const double *Mj,
+                       const double *Mk, const double *wq, double *v, double *s1, double *s2)
 {
   const int P = t->P, Q = t->Q;
-  along_i(Mi, P, Q, Q * Q, wq, s1);     /* P x Q x Q */
-  along_j(Mj, P, Q, P, Q, s1, s2);      /* P x P x Q */
-  along_k(Mk, P, Q, P * P, s2, s1);     /* P x P x P */
-  for (int n = 0; n < P * P * P; n++) v[n] += s1[n];
+  lanes_i(Mi, P, Q, Q * Q, wq, s1);
+  lanes_j(Mj, P, Q, P, Q, s1, s2);
+  lanes_k(Mk, P, Q, P * P, s2, s1);
+  for (int n = 0; n < P * P * P * L; n++) v[n] += s1[n];
 }
 
-void hex_apply(const struct hex_tensor *t, int kind, const double *qd, const double *u, double *v,
-               double *scratch)
+size_t hex_apply_lanes_scratch(const struct hex_tensor *t)
+{
+  const size_t P = (size_t)t->P, Q = (size_t)t->Q, m = P > Q ? P : Q;
+  return L * (2 * m * m * m + 3 * Q * Q * Q);
+}
+
+void hex_apply_lanes(const struct hex_tensor *t, int kind, const double *const *qd,
+                     const double *u, double *v, double *scratch)
 {
   const int P = t->P, Q = t->Q, nq = Q * Q * Q;
   const size_t m = (size_t)(P > Q ? P : Q);
-  double *s1 = scratch, *s2 = s1 + m * m * m, *g = s2 + m * m * m;
+  double *s1 = scratch, *s2 = s1 + m * m * m * L, *g = s2 + m * m * m * L;
   const double *B = t->B, *D = t->D, *Bt = t->Bt, *Dt = t->Dt;
-  memset(v, 0, (size_t)P * P * P * sizeof *v);
+  memset(v, 0, (size_t)P * P * P * L * sizeof *v);
   if (kind == HEX_APPLY_MASS) {
-    to_points(t, B, B, B, u, g, s1, s2);
-    for (int q = 0; q < nq; q++) g[q] *= qd[q];
-    from_points(t, Bt, Bt, Bt, g, v, s1, s2);
+    lanes_to(t, B, B, B, u, g, s1, s2);
+    for (int q = 0; q < nq; q++)
+      for (int z = 0; z < L; z++) g[q * L + z] *= qd[z][q];
+    lanes_from(t, Bt, Bt, Bt, g, v, s1, s2);
     return;
   }
-  /* the reference gradient at the points, then G times it, then the transposes */
-  double *g0 = g, *g1 = g + nq, *g2 = g + 2 * (size_t)nq;
-  to_points(t, D, B, B, u, g0, s1, s2);
-  to_points(t, B, D, B, u, g1, s1, s2);
-  to_points(t, B, B, D, u, g2, s1, s2);
-  for (int q = 0; q < nq; q++) {
-    const double *G = &qd[6 * (size_t)q], a = g0[q], b = g1[q], c = g2[q];
-    g0[q] = G[0] * a + G[1] * b + G[2] * c;
-    g1[q] = G[1] * a + G[3] * b + G[4] * c;
-    g2[q] = G[2] * a + G[4] * b + G[5] * c;
-  }
-  from_points(t, Dt, Bt, Bt, g0, v, s1, s2);
-  from_points(t, Bt, Dt, Bt, g1, v, s1, s2);
-  from_points(t, Bt, Bt, Dt, g2, v, s1, s2);
+  double *g0 = g, *g1 = g + (size_t)nq * L, *g2 = g + 2 * (size_t)nq * L;
+  lanes_to(t, D, B, B, u, g0, s1, s2);
+  lanes_to(t, B, D, B, u, g1, s1, s2);
+  lanes_to(t, B, B, D, u, g2, s1, s2);
+  for (int q = 0; q < nq; q++)
+    for (int z = 0; z < L; z++) {
+      const double *G = &qd[z][6 * (size_t)q];
+      const size_t e = (size_t)q * L + z;
+      const double a = g0[e], b = g1[e], c = g2[e];
+      g0[e] = G[0] * a + G[1] * b + G[2] * c;
+      g1[e] = G[1] * a + G[3] * b + G[4] * c;
+      g2[e] = G[2] * a + G[4] * b + G[5] * c;
+    }
+  lanes_from(t, Dt, Bt, Bt, g0, v, s1, s2);
+  lanes_from(t, Bt, Dt, Bt, g1, v, s1, s2);
+  lanes_from(t, Bt, Bt, Dt, g2, v, s1, s2);
 }

@@ -109,10 +109,12 @@ size_t hex_qdata_size(int kind);
 /* The quadrature data of a trilinear cell X[8][3], qd[Q^3][hex_qdata_size]; FEMINT_EJACOBIAN
  * (no message) where det J <= 0. */
 int hex_qdata(const struct hex_tensor *t, int kind, const double *X, double coef, double *qd);
-/* Doubles of scratch hex_apply needs. */
-size_t hex_apply_scratch(const struct hex_tensor *t);
-/* v = A_e u for one scalar field of one cell, u and v in tensor order (P^3 values). */
-void hex_apply(const struct hex_tensor *t, int kind, const double *qd, const double *u, double *v,
-               double *scratch);
+/* v = A_e u for one scalar field of HEX_LANES cells at once, in tensor order: u and v
+ * [P^3][HEX_LANES] (node-major, a value per cell), qd[lane] each cell's quadrature data;
+ * hex_apply_lanes_scratch doubles of scratch. */
+#define HEX_LANES 8
+size_t hex_apply_lanes_scratch(const struct hex_tensor *t);
+void hex_apply_lanes(const struct hex_tensor *t, int kind, const double *const *qd,
+                     const double *u, double *v, double *scratch);
 
 #endif
