@@ -16,7 +16,9 @@
 struct op_apply {
   struct hex_tensor *tensor;
   int np, nc;
-  double *ev;                      /* element vectors: [plan cell][ncomp][P^3] */
+  double *ev;                      /* element vectors: [plan cell][ncomp][P^3] (pinned) */
+  double *xs;                      /* x staged in pinned memory, registered once as h_x */
+  starpu_data_handle_t h_x;
   int64_t *dofs;                   /* [plan cell][P^3] the scalar mode of each node, tensor order */
   double *tab;                     /* B[Q][P] then D[Q][P] */
   /* the tasks' chunks of consecutive plan cells (coarser than the plan's batches, which are cut
@@ -54,7 +56,9 @@ void operator_apply_release(struct femint_operator *op)
   free(a->qd);
   free(a->h_qd);
   free(a->h_ev);
-  free(a->ev);
+  if (a->h_x) starpu_data_unregister(a->h_x);
+  femint_host_free(op->ctx, a->ev);
+  femint_host_free(op->ctx, a->xs);
   free(a->occ_ptr);
   free(a->occ);
   free(a->args);
@@ -95,13 +99,18 @@ static int apply_setup(struct femint_operator *op)
   a->h_qd = calloc((size_t)op->nform * nb + 1, sizeof *a->h_qd);
   a->h_ev = calloc((size_t)nb + 1, sizeof *a->h_ev);
   a->args = calloc((size_t)nb + 1, sizeof *a->args);
-  a->ev = malloc(((size_t)p->ncell * a->nc * np + 1) * sizeof *a->ev);
+  /* the element vectors and the staged x in pinned memory (where there is a GPU), so that they
+   * cross the bus at its full rate */
+  const int64_t ndof = s->nmode * a->nc;
+  if (femint_host_alloc(ctx, ((size_t)p->ncell * a->nc * np + 1) * sizeof *a->ev, (void **)&a->ev))
+    a->ev = NULL;
+  if (femint_host_alloc(ctx, ((size_t)ndof + 1) * sizeof *a->xs, (void **)&a->xs)) a->xs = NULL;
   a->occ_ptr = calloc((size_t)s->nmode + 1, sizeof *a->occ_ptr);
   a->occ = malloc(((size_t)p->ncell * np + 1) * sizeof *a->occ);
   a->dofs = malloc(((size_t)p->ncell * np + 1) * sizeof *a->dofs);
   a->h_dofs = calloc((size_t)nb + 1, sizeof *a->h_dofs);
   a->tab = malloc(2 * (size_t)a->tensor->Q * a->tensor->P * sizeof *a->tab);
-  FEMINT_CHECK(a->qd && a->h_qd && a->h_ev && a->args && a->ev && a->occ_ptr && a->occ &&
+  FEMINT_CHECK(a->qd && a->h_qd && a->h_ev && a->args && a->ev && a->xs && a->occ_ptr && a->occ &&
                    a->dofs && a->h_dofs && a->tab,
                ctx,
                FEMINT_ENOMEM, "femint_operator_apply: out of memory for %d cells", p->ncell);
@@ -134,6 +143,8 @@ static int apply_setup(struct femint_operator *op)
                                 (uintptr_t)(a->dofs + (size_t)a->first[i] * np),
                                 (uint32_t)((size_t)a->ncell[i] * np), sizeof(int64_t));
   }
+  starpu_vector_data_register(&a->h_x, STARPU_MAIN_RAM, (uintptr_t)a->xs,
+                              (uint32_t)(ndof ? ndof : 1), sizeof(double));
   const size_t qp = (size_t)a->tensor->Q * a->tensor->P;
   memcpy(a->tab, a->tensor->B, qp * sizeof *a->tab);
   memcpy(a->tab + qp, a->tensor->D, qp * sizeof *a->tab);
@@ -268,9 +279,12 @@ int operator_apply(struct femint_operator *op, int form, const double *x, double
                "(it needs double precision and %zu bytes of local memory)",
                a->tensor->p, kernel_local_bytes(a->tensor, kind));
   const int64_t ndof = op->space->nmode * a->nc;
-  starpu_data_handle_t hx;
-  starpu_vector_data_register(&hx, STARPU_MAIN_RAM, (uintptr_t)x, (uint32_t)(ndof ? ndof : 1),
-                              sizeof(double));
+  /* x into the staging buffer (its copies on devices become stale with the write) */
+  if (starpu_data_acquire(a->h_x, STARPU_W))
+    return femint_seterr(ctx, FEMINT_ERUNTIME, "femint_operator_apply: cannot stage x");
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < ndof; i++) a->xs[i] = x[i];
+  starpu_data_release(a->h_x);
   const int nb = a->nchunk;
   struct starpu_task **tasks = calloc((size_t)nb + 1, sizeof *tasks);
   int err = tasks ? 0 : femint_seterr(ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
@@ -281,7 +295,7 @@ int operator_apply(struct femint_operator *op, int form, const double *x, double
     t->cl = &femint_cl_apply;
     t->cl_arg = &a->args[i];
     t->where = where;
-    t->handles[0] = hx;
+    t->handles[0] = a->h_x;
     t->handles[1] = a->h_dofs[i];
     t->handles[2] = a->h_qd[form * nb + i];
     t->handles[3] = a->h_tab;
@@ -298,7 +312,6 @@ int operator_apply(struct femint_operator *op, int form, const double *x, double
     if (!err && a->args[i].status)
       err = femint_seterr(ctx, a->args[i].status, "femint_operator_apply: %s", a->args[i].msg);
   }
-  starpu_data_unregister(hx);
   free(tasks);
   /* the element vectors of the chunks that ran on a device come back to main memory */
   for (int i = 0; i < nb && !err; i++)
