@@ -1,6 +1,6 @@
-/* apply: the matrix-free action of a form on the cells of a batch (hexahedra, sum factorization):
+/* apply: the matrix-free action of a form on a chunk of cells (hexahedra, sum factorization):
  * each cell's values of x gathered in tensor order, A_e applied per component with the cell's
- * quadrature data, the result written to the batch's slice of the element vectors; on a CPU team
+ * quadrature data, the result written to the chunk's slice of the element vectors; on a CPU team
  * (host/hex_apply.c) or an OpenCL device (kernels/hex_apply.cl). The sum of the element vectors
  * into y is the caller's (a fixed order: deterministic). */
 #include <omp.h>
@@ -57,7 +57,7 @@ void apply_batch(const struct apply_arg *a, const double *x, const int64_t *dofs
   }
 }
 
-/* buffers: x (R), the batch's DOFs in tensor order (R), its quadrature data (R), the 1D tables
+/* buffers: x (R), the chunk's DOFs in tensor order (R), its quadrature data (R), the 1D tables
  * (R), its element vectors (W). */
 static void apply_cpu(void *buffers[], void *arg)
 {

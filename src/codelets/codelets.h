@@ -81,8 +81,8 @@ extern struct starpu_codelet femint_cl_sum;
 extern struct starpu_codelet femint_cl_integrate_load;
 extern struct starpu_codelet femint_cl_apply;
 
-/* An apply task (femint_cl_apply): the cells of a batch, the tables of their order and rule, the
- * form's kind (enum hex_apply_kind). */
+/* An apply task (femint_cl_apply): a chunk of consecutive cells, the tables of their order and
+ * rule, the form's kind (enum hex_apply_kind). */
 struct hex_tensor;
 struct apply_arg {
   femint_context_t ctx;

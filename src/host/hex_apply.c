@@ -26,8 +26,8 @@ int hex_tensor_create(int order, int nq, int lobatto, struct hex_tensor **out)
   struct hex_tensor *t = calloc(1, sizeof *t);
   const int P = order + 1, nsh = P * P * P;
   if (t) t->t2f = malloc((size_t)nsh * sizeof *t->t2f);
-  double *xi = malloc(3 * (size_t)nsh * sizeof *xi), nodes[HEX_MAX_ORDER + 1], w[HEX_MAX_ORDER + 1];
-  int err = t && t->t2f && xi ? 0 : femint_seterr(NULL, FEMINT_ENOMEM, "out of memory");
+  double nodes[HEX_MAX_ORDER + 1], w[HEX_MAX_ORDER + 1];
+  int err = t && t->t2f ? 0 : femint_seterr(NULL, FEMINT_ENOMEM, "out of memory");
   if (!err) err = gll_nodes(P, nodes, w);
   if (!err) err = lobatto ? gll_nodes(nq, t->xq, t->w) : quad_gauss_legendre(nq, t->xq, t->w);
   if (!err) err = basis_1d_matrices(P, nodes, nq, t->xq, t->B, t->D);
@@ -37,21 +37,8 @@ int hex_tensor_create(int order, int nq, int lobatto, struct hex_tensor **out)
         t->Bt[a * nq + q] = t->B[q * P + a];
         t->Dt[a * nq + q] = t->D[q * P + a];
       }
-  if (!err) err = refel_hex_nodes(order, xi);
-  if (!err) {
-    t->p = order, t->P = P, t->Q = nq, t->lobatto = lobatto;
-    /* the tensor index of each function from its node's coordinates */
-    for (int f = 0; f < nsh; f++) {
-      int idx[3];
-      for (int d = 0; d < 3; d++) {
-        idx[d] = 0;
-        for (int a = 1; a < P; a++)
-          if (xi[3 * f + d] == nodes[a]) idx[d] = a;
-      }
-      t->t2f[(idx[0] * P + idx[1]) * P + idx[2]] = f;
-    }
-  }
-  free(xi);
+  if (!err) err = refel_hex_tensor_map(order, t->t2f);
+  if (!err) t->p = order, t->P = P, t->Q = nq, t->lobatto = lobatto;
   if (err) {
     hex_tensor_destroy(&t);
     return err;

@@ -61,7 +61,7 @@ static int cell_valid(const struct femint_mesh *m, int c, const int8_t *sign)
   }
   case FEMINT_QUAD: return geom_quad_check(NULL, nnode, X, NULL) == 0;
   case FEMINT_HEX: {
-    /* certified, and not too flat: det J at the centre at least a tenth of the block's */
+    /* certified, and not too flat: the smallest det J at least 1e-3 of the one at the centre */
     double det, xi[3], J[9];
     static const double centre[3] = {0, 0, 0};
     const double d0 = fabs(geom_map(FEMINT_HEX, nnode, X, centre, NULL, J));

@@ -195,12 +195,25 @@ int refel_hex_nodes(int order, double *xi)
                "hexahedron of order %d requested (1..%d supported)", order, PMAX);
   const int nsh = refel_hex_nsh(order);
   double x[PMAX + 1], w[PMAX + 1];
+  FEMINT_CALL(gll_nodes(order + 1, x, w));
   int(*idx)[3] = malloc((size_t)nsh * sizeof *idx);
   FEMINT_CHECK(idx, NULL, FEMINT_ENOMEM, "out of memory listing the nodes of a hexahedron");
-  FEMINT_CALL(gll_nodes(order + 1, x, w));
   hex_layout(order, idx, NULL);
   for (int f = 0; f < nsh; f++)
     for (int d = 0; d < 3; d++) xi[3 * f + d] = x[idx[f][d]];
+  free(idx);
+  return 0;
+}
+
+int refel_hex_tensor_map(int order, int *t2f)
+{
+  FEMINT_CHECK(order >= 1 && order <= PMAX, NULL, FEMINT_EORDER,
+               "hexahedron of order %d requested (1..%d supported)", order, PMAX);
+  const int P = order + 1, nsh = refel_hex_nsh(order);
+  int(*idx)[3] = malloc((size_t)nsh * sizeof *idx);
+  FEMINT_CHECK(idx, NULL, FEMINT_ENOMEM, "out of memory listing the nodes of a hexahedron");
+  hex_layout(order, idx, NULL);
+  for (int f = 0; f < nsh; f++) t2f[(idx[f][0] * P + idx[f][1]) * P + idx[f][2]] = f;
   free(idx);
   return 0;
 }

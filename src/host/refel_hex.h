@@ -85,6 +85,10 @@ int refel_hex_entity_nmodes(int kind, int q);
 /* The reference coordinates of the nodes of the functions of an order, xi[nsh][3], in the
  * element's order. FEMINT_EORDER, FEMINT_ENOMEM. */
 int refel_hex_nodes(int order, double *xi);
+/* t2f[(a*P + b)*P + c] = the function of the node of GLL indices (a, b, c) along xi, eta, zeta
+ * (P = order + 1): the tensor order of sum factorization in the element's order.
+ * FEMINT_EORDER, FEMINT_ENOMEM. */
+int refel_hex_tensor_map(int order, int *t2f);
 
 /* ---- hex_apply.c: matrix-free application by sum factorization (seed 001) ----
  * The 1D tables of order p (P = p+1 GLL nodes) on a rule of Q points per direction (Gauss, or

@@ -1,8 +1,9 @@
 /* femint_operator_apply: y = A x without A (hexahedra, sum factorization). The first call of a
  * form computes the quadrature data of the operator's cells and keeps them, registered per
- * batch, with the cells' DOFs in tensor order, the 1D tables, the element vectors, the transpose
- * of the DOF map and the OpenCL programs; each call then submits one apply task per batch (CPU
- * team or OpenCL device) and sums the element vectors into y in a fixed order. */
+ * chunk of consecutive cells, with the cells' DOFs in tensor order, the 1D tables, the element
+ * vectors, the transpose of the DOF map and the OpenCL programs; each call then stages x, submits
+ * one apply task per chunk (CPU team or OpenCL device) and sums the element vectors into y in a
+ * fixed order. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,13 +128,11 @@ static int apply_setup(struct femint_operator *op)
   int64_t *fill = malloc(((size_t)s->nmode + 1) * sizeof *fill);
   FEMINT_CHECK(fill, ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
   memcpy(fill, a->occ_ptr, (size_t)s->nmode * sizeof *fill);
-  for (int k = 0; k < p->ncell; k++) {
-    const int64_t *gm = &s->cell_mode[s->cell_off[p->cells[k]]];
+  for (int k = 0; k < p->ncell; k++)
     for (int n = 0; n < np; n++) {
-      const int64_t g = gm[a->tensor->t2f[n]];
+      const int64_t g = a->dofs[(size_t)k * np + n];
       if (g >= 0) a->occ[fill[g]++] = (int64_t)k * a->nc * np + n;
     }
-  }
   free(fill);
   for (int i = 0; i < nb; i++) {
     starpu_vector_data_register(&a->h_ev[i], STARPU_MAIN_RAM,
@@ -153,7 +152,7 @@ static int apply_setup(struct femint_operator *op)
   return 0;
 }
 
-/* The quadrature data of form f on every cell of the plan, registered per batch. */
+/* The quadrature data of form f on every cell of the plan, registered per chunk. */
 static int apply_form_data(struct femint_operator *op, int f, int kind)
 {
   struct op_apply *a = op->apply;
@@ -316,7 +315,7 @@ int operator_apply(struct femint_operator *op, int form, const double *x, double
   /* the element vectors of the chunks that ran on a device come back to main memory */
   for (int i = 0; i < nb && !err; i++)
     if (starpu_data_acquire(a->h_ev[i], STARPU_R) == 0) starpu_data_release(a->h_ev[i]);
-    else err = femint_seterr(ctx, FEMINT_ERUNTIME, "femint_operator_apply: cannot read back batch %d", i);
+    else err = femint_seterr(ctx, FEMINT_ERUNTIME, "femint_operator_apply: cannot read back chunk %d", i);
   if (err) return err;
   /* y: each DOF the sum of its places in the element vectors, in plan order */
   const int nc = a->nc, np = a->np;
