@@ -33,7 +33,8 @@ extern "C" {
   X(ENODEV, -9, "no worker able to run the request")                              \
   X(ESTATE, -10, "object in the wrong state")                                      \
   X(ENOTSUP, -11, "not supported")                                                 \
-  X(ECALLBACK, -12, "the caller's function stopped the work")
+  X(ECALLBACK, -12, "the caller's function stopped the work")                      \
+  X(ESOLVE, -13, "the iterative solver broke down")
 
 enum femint_error {
   FEMINT_OK = 0,
@@ -642,16 +643,6 @@ struct femint_load {
 FEMINT_EXPORT int femint_operator_load(femint_operator_t op, const struct femint_load *load,
                                        double *rhs);
 
-/** @brief y = A x for form `form` without assembling A (matrix-free): hexahedra with the mass or
- *  laplace form (a coefficient per cell), by sum factorization on the rule of
- *  options.apply_rule (BP1-BP4, or BP5-BP6), double precision, in tasks on
- *  CPU and OpenCL workers. The first call of a form computes and keeps its quadrature data. The
- *  element vectors are summed in a fixed order: y does not depend on the workers. x, y: num_dofs
- *  values.
- *  @return 0; FEMINT_ENOTSUP (another shape, form or precision, named); FEMINT_EINVAL. */
-FEMINT_EXPORT int femint_operator_apply(femint_operator_t op, int form, const double *x,
-                                        double *y, struct femint_stats *stats);
-
 /** @brief The element matrix of one cell (any cell of the mesh) for form `form`, dense
  *  row-major n x n with n = nsh*ncomp, local index idof*ncomp + icomp, orientation signs NOT
  *  applied (femint_space_cell_dofs gives them). Computed on the CPU in double, as the CPU
@@ -792,4 +783,8 @@ FEMINT_EXPORT int femint_bench_kernel(femint_context_t ctx, const struct femint_
 #ifdef __cplusplus
 }
 #endif
+
+/* Matrix-free operators, vectors and solvers. */
+#include "femint_matfree.h"
+
 #endif

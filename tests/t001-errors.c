@@ -19,12 +19,12 @@ int main(void)
                {FEMINT_ERUNTIME, "FEMINT_ERUNTIME"}, {FEMINT_EOPENCL, "FEMINT_EOPENCL"},
                {FEMINT_EIO, "FEMINT_EIO"},         {FEMINT_ENODEV, "FEMINT_ENODEV"},
                {FEMINT_ESTATE, "FEMINT_ESTATE"},   {FEMINT_ENOTSUP, "FEMINT_ENOTSUP"},
-               {FEMINT_ECALLBACK, "FEMINT_ECALLBACK"}};
+               {FEMINT_ECALLBACK, "FEMINT_ECALLBACK"}, {FEMINT_ESOLVE, "FEMINT_ESOLVE"}};
   int bad = 0;
   for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
     bad += strcmp(femint_error_name(codes[i].code), codes[i].name) != 0 ||
            !strcmp(femint_strerror(codes[i].code), "unknown error");
-  tap_ok(bad == 0 && FEMINT_ECALLBACK == -12, "the 13 codes have their names and texts (%d wrong)",
+  tap_ok(bad == 0 && FEMINT_ESOLVE == -13, "the 14 codes have their names and texts (%d wrong)",
          bad);
   struct femint_refel_info info;
   tap_ok(femint_refel_info(FEMINT_PRISM, FEMINT_H1, 0, &info) == FEMINT_EORDER,

@@ -62,6 +62,7 @@ void apply_batch(const struct apply_arg *a, const double *x, const int64_t *dofs
 static void apply_cpu(void *buffers[], void *arg)
 {
   const struct apply_arg *a = arg;
+  if (a->counts) __atomic_fetch_add(&a->counts[0], 1, __ATOMIC_RELAXED);
   apply_batch(a, (const double *)STARPU_VECTOR_GET_PTR(buffers[0]),
               (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[1]),
               (const double *)STARPU_VECTOR_GET_PTR(buffers[2]),
@@ -73,6 +74,7 @@ static void apply_opencl(void *buffers[], void *arg)
 {
   struct apply_arg *a = arg;
   const int dev = starpu_worker_get_devid(starpu_worker_get_id());
+  if (a->counts) __atomic_fetch_add(&a->counts[1], 1, __ATOMIC_RELAXED);
   cl_command_queue queue;
   starpu_opencl_get_current_queue(&queue);
   const struct cl_program_entry *e = a->program[dev];

@@ -195,3 +195,64 @@ void hex_apply_lanes(const struct hex_tensor *t, int kind, const double *const *
   lanes_from(t, Bt, Dt, Bt, g1, v, s1, s2);
   lanes_from(t, Bt, Bt, Dt, g2, v, s1, s2);
 }
+
+/* out[a][b][c] += sum_ijk Ti[i][a] Tj[j][b] Tk[k][c] in[i][j][k], the tables Q x P. */
+static void back3(int P, int Q, const double *Ti, const double *Tj, const double *Tk,
+                  const double *in, double *out, double *s1, double *s2)
+{
+  for (int ij = 0; ij < Q * Q; ij++)
+    for (int c = 0; c < P; c++) {
+      double s = 0;
+      for (int k = 0; k < Q; k++) s += Tk[k * P + c] * in[ij * Q + k];
+      s1[ij * P + c] = s;
+    }
+  for (int i = 0; i < Q; i++)
+    for (int b = 0; b < P; b++)
+      for (int c = 0; c < P; c++) {
+        double s = 0;
+        for (int j = 0; j < Q; j++) s += Tj[j * P + b] * s1[(i * Q + j) * P + c];
+        s2[(i * P + b) * P + c] = s;
+      }
+  for (int a = 0; a < P; a++)
+    for (int bc = 0; bc < P * P; bc++) {
+      double s = 0;
+      for (int i = 0; i < Q; i++) s += Ti[i * P + a] * s2[i * P * P + bc];
+      out[a * P * P + bc] += s;
+    }
+}
+
+size_t hex_diagonal_scratch(const struct hex_tensor *t)
+{
+  const size_t P = (size_t)t->P, Q = (size_t)t->Q;
+  return Q * Q * P + Q * P * P + Q * Q * Q + 3 * Q * P;
+}
+
+void hex_diagonal(const struct hex_tensor *t, int kind, const double *qd, double *d,
+                  double *scratch)
+{
+  const int P = t->P, Q = t->Q, nq = Q * Q * Q, qp = Q * P;
+  double *s1 = scratch, *s2 = s1 + (size_t)Q * Q * P, *in = s2 + (size_t)Q * P * P;
+  double *BB = in + nq, *BD = BB + qp, *DD = BD + qp;
+  for (int e = 0; e < qp; e++) {
+    BB[e] = t->B[e] * t->B[e];
+    BD[e] = t->B[e] * t->D[e];
+    DD[e] = t->D[e] * t->D[e];
+  }
+  memset(d, 0, (size_t)P * P * P * sizeof *d);
+  if (kind == HEX_APPLY_MASS) {
+    back3(P, Q, BB, BB, BB, qd, d, s1, s2);
+    return;
+  }
+  /* sum over d <= e of (2 - [d == e]) G_de(q) times, per direction, the product of the two
+   * derivatives' tables there (D where the direction is d or e, else B) */
+  static const int de[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
+  for (int g = 0; g < 6; g++) {
+    const int a = de[g][0], b = de[g][1];
+    const double f = a == b ? 1.0 : 2.0;
+    for (int q = 0; q < nq; q++) in[q] = f * qd[6 * (size_t)q + g];
+    const double *T[3];
+    for (int dir = 0; dir < 3; dir++)
+      T[dir] = (dir == a) + (dir == b) == 2 ? DD : (dir == a) + (dir == b) == 1 ? BD : BB;
+    back3(P, Q, T[0], T[1], T[2], in, d, s1, s2);
+  }
+}

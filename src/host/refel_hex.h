@@ -120,5 +120,10 @@ int hex_qdata(const struct hex_tensor *t, int kind, const double *X, double coef
 size_t hex_apply_lanes_scratch(const struct hex_tensor *t);
 void hex_apply_lanes(const struct hex_tensor *t, int kind, const double *const *qd,
                      const double *u, double *v, double *scratch);
+/* The diagonal of A_e of one cell, d[P^3] in tensor order, from its quadrature data, by sum
+ * factorization with the tables' squares and products; hex_diagonal_scratch doubles of scratch. */
+size_t hex_diagonal_scratch(const struct hex_tensor *t);
+void hex_diagonal(const struct hex_tensor *t, int kind, const double *qd, double *d,
+                  double *scratch);
 
 #endif

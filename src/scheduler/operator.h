@@ -33,6 +33,20 @@ struct femint_operator {
   struct op_apply *apply;
 };
 
+/* A vector of a space's DOFs (femint_vector_t): main memory registered with StarPU. */
+struct femint_vector {
+  femint_context_t ctx;
+  const struct femint_space *space;
+  int64_t n;
+  double *a;                      /* n values (pinned where there is a GPU) */
+  starpu_data_handle_t h;
+  int lent;                       /* the mode femint_vector_get_array lent it in, or 0 */
+};
+
+/* vector.c: whether v is a vector of the operator's space, not lent (errors name who and name). */
+int vector_check(const struct femint_operator *op, const struct femint_vector *v, const char *who,
+                 const char *name);
+
 /* ---- operator_tasks.c: what the verbs share ---- */
 
 /* Register a batch's inputs (and its own element matrices when mats is set) with StarPU. */
@@ -47,7 +61,8 @@ int batch_buffers(femint_context_t ctx, struct plan *p, int mats);
 /* The integration task of a packed and registered batch into out (its element matrices). */
 struct starpu_task *integration_task(const struct plan *p, struct batch *b,
                                      starpu_data_handle_t out, uint32_t *where);
-/* Submit t, to be waited for and destroyed by the caller (*slot = t), or destroy it. */
+/* Submit t, to be waited for and destroyed by the caller (*slot = t), or detached (slot NULL:
+ * StarPU destroys it when done); a task that cannot be submitted is destroyed. */
 int task_submit(femint_context_t ctx, struct starpu_task *t, struct starpu_task **slot,
                 const char *what);
 /* Whether every worker that may run the task (where) has a history for it. */
@@ -80,5 +95,31 @@ int operator_apply(struct femint_operator *op, int form, const double *x, double
                    struct femint_stats *st);
 /* Free what matrix-free application kept. */
 void operator_apply_release(struct femint_operator *op);
+/* What femint_operator_apply_vector and femint_operator_cg share (operator_apply.c): check the
+ * form (*kind: enum hex_apply_kind) and make what its application needs (the tables, the form's
+ * quadrature data, the OpenCL programs). */
+int apply_prepare(struct femint_operator *op, int form, int *kind);
+/* Submit y = A x for a prepared form, without waiting: the apply tasks of the chunks (in
+ * tasks[0 .. nchunk) when tasks is set, else detached), then the sum into y on the solve's home
+ * (apply_home); counts, when set, counts them by kind of worker ([0] CPU, [1] OpenCL). Returns the
+ * number of tasks or a negative error. */
+int apply_submit(struct femint_operator *op, int form, int kind, starpu_data_handle_t x,
+                 starpu_data_handle_t y, struct starpu_task **tasks, int *counts);
+/* Where a solve's vectors live and their tasks run: an OpenCL worker (its id, and *cl_dev) with
+ * the vector kernels, or -1 for the CPU workers. */
+int apply_home(const struct femint_operator *op, int *cl_dev);
+/* The OpenCL kernels of the vector operations, by device (NULL where none). */
+struct vec_kernels *const *apply_vec_kernels(const struct femint_operator *op);
+/* Send a task to the home: the device's worker, or the CPU workers. */
+void apply_task_home(const struct femint_operator *op, struct starpu_task *t);
+/* Submit y = A x, wait for its tasks and count them in st (may be NULL). */
+int apply_wait(struct femint_operator *op, int form, int kind, starpu_data_handle_t x,
+               starpu_data_handle_t y, struct femint_stats *st);
+/* A chunk's apply-task status: the first error the tasks recorded (0 if none), its message set. */
+int apply_status(struct femint_operator *op, const char *who);
+/* d (num_dofs values in main memory) = the diagonal of a prepared form. */
+int apply_diagonal(struct femint_operator *op, int form, int kind, double *d);
+/* The number of apply chunks. */
+int apply_nchunk(const struct femint_operator *op);
 
 #endif

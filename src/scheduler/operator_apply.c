@@ -1,13 +1,16 @@
 /* femint_operator_apply: y = A x without A (hexahedra, sum factorization). The first call of a
  * form computes the quadrature data of the operator's cells and keeps them, registered per
  * chunk of consecutive cells, with the cells' DOFs in tensor order, the 1D tables, the element
- * vectors, the transpose of the DOF map and the OpenCL programs; each call then stages x, submits
- * one apply task per chunk (CPU team or OpenCL device) and sums the element vectors into y in a
- * fixed order. */
+ * vectors (one vector, partitioned into the chunks' parts while the apply tasks write them),
+ * the transpose of the DOF map and the OpenCL programs; each application then submits one apply
+ * task per chunk (CPU team or OpenCL device) and one task that sums the element vectors into y
+ * in a fixed order on the solve's home (the first device with the kernels, else the CPU
+ * workers), where y stays. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "codelets/kernels.h"
+#include "codelets/vector_ops.h"
 #include "host/refel_hex.h"
 #include "operator.h"
 
@@ -18,8 +21,8 @@ struct op_apply {
   struct hex_tensor *tensor;
   int np, nc;
   double *ev;                      /* element vectors: [plan cell][ncomp][P^3] (pinned) */
-  double *xs;                      /* x staged in pinned memory, registered once as h_x */
-  starpu_data_handle_t h_x;
+  starpu_data_handle_t h_ev_all;   /* all of them, partitioned into h_ev[nchunk] */
+  struct femint_vector *vx, *vy;   /* x and y of femint_operator_apply (host arrays) */
   int64_t *dofs;                   /* [plan cell][P^3] the scalar mode of each node, tensor order */
   double *tab;                     /* B[Q][P] then D[Q][P] */
   /* the tasks' chunks of consecutive plan cells (coarser than the plan's batches, which are cut
@@ -30,9 +33,16 @@ struct op_apply {
   int programs_built[2];           /* by kind: the OpenCL programs were tried */
   struct cl_program_entry *prog[2][FEMINT_MAX_CL_DEVICES];
   int64_t *occ_ptr, *occ;          /* for each scalar mode, its places in ev (component 0) */
+  starpu_data_handle_t h_occ_ptr, h_occ;
+  uint32_t *lengths;               /* [nchunk] values of each chunk's element vectors */
   double **qd;                     /* [nform] quadrature data of the plan's cells, or NULL */
   starpu_data_handle_t *h_qd, *h_ev; /* [nform * nchunk], [nchunk] */
   struct apply_arg *args;          /* [nchunk] */
+  /* the home of the vectors: an OpenCL worker (home_dev its device) or -1 (the CPU workers),
+   * and the vector kernels of each device */
+  int home, home_dev, home_chosen;
+  struct vec_kernels *vk[FEMINT_MAX_CL_DEVICES];
+  struct vec_arg sum_arg;
 };
 
 void operator_apply_release(struct femint_operator *op)
@@ -42,8 +52,12 @@ void operator_apply_release(struct femint_operator *op)
   const int nb = a->nchunk;
   for (int i = 0; a->h_qd && i < op->nform * nb; i++)
     if (a->h_qd[i]) starpu_data_unregister(a->h_qd[i]);
-  for (int i = 0; a->h_ev && i < nb; i++)
-    if (a->h_ev[i]) starpu_data_unregister(a->h_ev[i]);
+  if (a->h_ev_all) {
+    if (nb > 0) starpu_data_partition_clean(a->h_ev_all, nb, a->h_ev);
+    starpu_data_unregister(a->h_ev_all);
+  }
+  if (a->h_occ_ptr) starpu_data_unregister(a->h_occ_ptr);
+  if (a->h_occ) starpu_data_unregister(a->h_occ);
   for (int i = 0; a->h_dofs && i < nb; i++)
     if (a->h_dofs[i]) starpu_data_unregister(a->h_dofs[i]);
   if (a->h_tab) starpu_data_unregister(a->h_tab);
@@ -57,9 +71,11 @@ void operator_apply_release(struct femint_operator *op)
   free(a->qd);
   free(a->h_qd);
   free(a->h_ev);
-  if (a->h_x) starpu_data_unregister(a->h_x);
+  femint_vector_destroy(&a->vx);
+  femint_vector_destroy(&a->vy);
+  for (int d = 0; d < FEMINT_MAX_CL_DEVICES; d++) vec_kernels_destroy(&a->vk[d]);
   femint_host_free(op->ctx, a->ev);
-  femint_host_free(op->ctx, a->xs);
+  free(a->lengths);
   free(a->occ_ptr);
   free(a->occ);
   free(a->args);
@@ -82,11 +98,15 @@ static int apply_setup(struct femint_operator *op)
   a->np = a->tensor->P * a->tensor->P * a->tensor->P;
   a->nc = s->ncomp;
   const int np = a->np;
-  /* about four chunks per worker, none over 64 MiB of quadrature data */
+  /* OpenCL workers only: a chunk per device, none over 1 GiB of quadrature data (fewer
+   * launches); else about four chunks per worker that may take them, none over 64 MiB */
   const size_t per = (size_t)a->tensor->Q * a->tensor->Q * a->tensor->Q * 6 * sizeof(double);
-  const int nw = ctx->nworker > 0 ? ctx->nworker : 1;
-  int size = (p->ncell + 4 * nw - 1) / (4 * nw);
-  if ((size_t)size * per > ((size_t)64 << 20)) size = (int)(((size_t)64 << 20) / per);
+  const int only_cl = p->opt.where == FEMINT_WHERE_OPENCL && ctx->nopencl > 0;
+  const int nw = only_cl ? ctx->nopencl
+                         : p->opt.where == FEMINT_WHERE_CPU ? 4 * ctx->ncpu : 4 * ctx->nworker;
+  const size_t cap = only_cl ? (size_t)1 << 30 : (size_t)64 << 20;
+  int size = nw > 0 ? (p->ncell + nw - 1) / nw : p->ncell;
+  if ((size_t)size * per > cap) size = (int)(cap / per);
   if (size < 1) size = 1;
   const int nb = a->nchunk = p->ncell ? (p->ncell + size - 1) / size : 0;
   a->first = malloc(((size_t)nb + 1) * sizeof *a->first);
@@ -100,18 +120,17 @@ static int apply_setup(struct femint_operator *op)
   a->h_qd = calloc((size_t)op->nform * nb + 1, sizeof *a->h_qd);
   a->h_ev = calloc((size_t)nb + 1, sizeof *a->h_ev);
   a->args = calloc((size_t)nb + 1, sizeof *a->args);
-  /* the element vectors and the staged x in pinned memory (where there is a GPU), so that they
-   * cross the bus at its full rate */
-  const int64_t ndof = s->nmode * a->nc;
+  a->lengths = calloc((size_t)nb + 1, sizeof *a->lengths);
+  /* the element vectors in pinned memory (where there is a GPU), so that they cross the bus at
+   * its full rate */
   if (femint_host_alloc(ctx, ((size_t)p->ncell * a->nc * np + 1) * sizeof *a->ev, (void **)&a->ev))
     a->ev = NULL;
-  if (femint_host_alloc(ctx, ((size_t)ndof + 1) * sizeof *a->xs, (void **)&a->xs)) a->xs = NULL;
   a->occ_ptr = calloc((size_t)s->nmode + 1, sizeof *a->occ_ptr);
   a->occ = malloc(((size_t)p->ncell * np + 1) * sizeof *a->occ);
   a->dofs = malloc(((size_t)p->ncell * np + 1) * sizeof *a->dofs);
   a->h_dofs = calloc((size_t)nb + 1, sizeof *a->h_dofs);
   a->tab = malloc(2 * (size_t)a->tensor->Q * a->tensor->P * sizeof *a->tab);
-  FEMINT_CHECK(a->qd && a->h_qd && a->h_ev && a->args && a->ev && a->xs && a->occ_ptr && a->occ &&
+  FEMINT_CHECK(a->qd && a->h_qd && a->h_ev && a->args && a->ev && a->lengths && a->occ_ptr && a->occ &&
                    a->dofs && a->h_dofs && a->tab,
                ctx,
                FEMINT_ENOMEM, "femint_operator_apply: out of memory for %d cells", p->ncell);
@@ -135,15 +154,27 @@ static int apply_setup(struct femint_operator *op)
     }
   free(fill);
   for (int i = 0; i < nb; i++) {
-    starpu_vector_data_register(&a->h_ev[i], STARPU_MAIN_RAM,
-                                (uintptr_t)(a->ev + (size_t)a->first[i] * a->nc * np),
-                                (uint32_t)((size_t)a->ncell[i] * a->nc * np), sizeof(double));
+    a->lengths[i] = (uint32_t)((size_t)a->ncell[i] * a->nc * np);
     starpu_vector_data_register(&a->h_dofs[i], STARPU_MAIN_RAM,
                                 (uintptr_t)(a->dofs + (size_t)a->first[i] * np),
                                 (uint32_t)((size_t)a->ncell[i] * np), sizeof(int64_t));
   }
-  starpu_vector_data_register(&a->h_x, STARPU_MAIN_RAM, (uintptr_t)a->xs,
-                              (uint32_t)(ndof ? ndof : 1), sizeof(double));
+  starpu_vector_data_register(&a->h_ev_all, STARPU_MAIN_RAM, (uintptr_t)a->ev,
+                              (uint32_t)((size_t)p->ncell * a->nc * np + 1), sizeof(double));
+  if (nb > 0) {
+    /* the chunks' parts, and what follows the last one (the padding value) */
+    struct starpu_data_filter f = {.filter_func = starpu_vector_filter_list,
+                                   .nchildren = (unsigned)nb,
+                                   .filter_arg_ptr = a->lengths};
+    a->lengths[nb - 1]++;
+    starpu_data_partition_plan(a->h_ev_all, &f, a->h_ev);
+  }
+  starpu_vector_data_register(&a->h_occ_ptr, STARPU_MAIN_RAM, (uintptr_t)a->occ_ptr,
+                              (uint32_t)(s->nmode + 1), sizeof(int64_t));
+  starpu_vector_data_register(&a->h_occ, STARPU_MAIN_RAM, (uintptr_t)a->occ,
+                              (uint32_t)((size_t)p->ncell * np + 1), sizeof(int64_t));
+  FEMINT_CALL(femint_vector_create(op->space, &a->vx));
+  FEMINT_CALL(femint_vector_create(op->space, &a->vy));
   const size_t qp = (size_t)a->tensor->Q * a->tensor->P;
   memcpy(a->tab, a->tensor->B, qp * sizeof *a->tab);
   memcpy(a->tab + qp, a->tensor->D, qp * sizeof *a->tab);
@@ -229,16 +260,13 @@ static uint32_t apply_where(const struct femint_operator *op, int kind)
 }
 
 /* What the matrix-free path takes: hexahedra, a mass or Laplace form, double precision. */
-static int apply_check(const struct femint_operator *op, int form, const double *x,
-                       const double *y, int *kind)
+static int apply_check(const struct femint_operator *op, int form, int *kind)
 {
   static const char who[] = "femint_operator_apply";
   femint_context_t ctx = op->ctx;
   FEMINT_CHECK(form >= 0 && form < op->nform, ctx, FEMINT_EINVAL,
                "%s: form %d of an operator of %d form%s", who, form, op->nform,
                op->nform == 1 ? "" : "s");
-  FEMINT_CHECK(x && y, ctx, FEMINT_EINVAL, "%s: x or y is NULL", who);
-  FEMINT_CHECK(x != y, ctx, FEMINT_EINVAL, "%s: x and y are the same array", who);
   FEMINT_CHECK(op->space->mesh->topo->shape == FEMINT_HEX, ctx, FEMINT_ENOTSUP,
                "%s: matrix-free application is for hexahedra; the mesh holds %s (assemble with "
                "femint_operator_assemble)",
@@ -251,17 +279,42 @@ static int apply_check(const struct femint_operator *op, int form, const double 
                "%s: matrix-free application runs in double precision", who);
   FEMINT_CHECK(op->ctx->ncpu > 0, ctx, FEMINT_ENODEV, "%s: no CPU worker (its tasks run there)",
                who);
+  FEMINT_CHECK(op->generation == op->space->generation, ctx, FEMINT_ESTATE,
+               "%s: the space's DOFs changed after the operator was made", who);
   *kind = k == FORM_MASS ? HEX_APPLY_MASS : HEX_APPLY_LAPLACE;
   return 0;
 }
 
-int operator_apply(struct femint_operator *op, int form, const double *x, double *y,
-                   struct femint_stats *st)
+/* The home of the vectors: the first device that runs the apply kernel of the kind and builds
+ * the vector kernels (unless the operator is for CPU workers), else the CPU workers. */
+static int apply_choose_home(struct femint_operator *op, int kind)
 {
-  int kind = HEX_APPLY_MASS;
-  FEMINT_CALL(apply_check(op, form, x, y, &kind));
-  femint_context_t ctx = op->ctx;
-  const double t0 = femint_now();
+  struct op_apply *a = op->apply;
+  a->home = -1;
+  a->home_dev = -1;
+  a->home_chosen = 1;
+  if (op->plan->opt.where == FEMINT_WHERE_CPU) return 0;
+  char *source = NULL;
+  for (int dev = 0; dev < op->ctx->ncl_dev && a->home < 0; dev++) {
+    if (!a->prog[kind][dev] || !a->prog[kind][dev]->kernel) continue;
+    if (!source) source = femint_kernel_text("vector_ops.cl");
+    FEMINT_CHECK(source, op->ctx, FEMINT_ENOMEM, "the OpenCL source of the vector kernels is missing");
+    const int err = vec_kernels_create(dev, source, &a->vk[dev]);
+    if (err) {
+      free(source);
+      return femint_seterr(op->ctx, err, "OpenCL device %d: the vector kernels: %s", dev,
+                           femint_thread_error());
+    }
+    a->home = starpu_worker_get_by_devid(STARPU_OPENCL_WORKER, dev);
+    a->home_dev = dev;
+  }
+  free(source);
+  return 0;
+}
+
+int apply_prepare(struct femint_operator *op, int form, int *kind)
+{
+  FEMINT_CALL(apply_check(op, form, kind));
   if (!op->apply) {
     const int err = apply_setup(op);
     if (err) {
@@ -270,62 +323,164 @@ int operator_apply(struct femint_operator *op, int form, const double *x, double
     }
   }
   struct op_apply *a = op->apply;
-  if (!a->qd[form]) FEMINT_CALL(apply_form_data(op, form, kind));
-  if (!a->programs_built[kind]) FEMINT_CALL(apply_programs(op, kind));
-  const uint32_t where = apply_where(op, kind);
-  FEMINT_CHECK(where, ctx, FEMINT_ENOTSUP,
+  if (!a->qd[form]) FEMINT_CALL(apply_form_data(op, form, *kind));
+  if (!a->programs_built[*kind]) FEMINT_CALL(apply_programs(op, *kind));
+  FEMINT_CHECK(apply_where(op, *kind), op->ctx, FEMINT_ENOTSUP,
                "femint_operator_apply: OpenCL only, but no device can run the kernel of order %d "
                "(it needs double precision and %zu bytes of local memory)",
-               a->tensor->p, kernel_local_bytes(a->tensor, kind));
-  const int64_t ndof = op->space->nmode * a->nc;
-  /* x into the staging buffer (its copies on devices become stale with the write) */
-  if (starpu_data_acquire(a->h_x, STARPU_W))
-    return femint_seterr(ctx, FEMINT_ERUNTIME, "femint_operator_apply: cannot stage x");
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < ndof; i++) a->xs[i] = x[i];
-  starpu_data_release(a->h_x);
+               a->tensor->p, kernel_local_bytes(a->tensor, *kind));
+  if (!a->home_chosen) FEMINT_CALL(apply_choose_home(op, *kind));
+  return 0;
+}
+
+int apply_home(const struct femint_operator *op, int *cl_dev)
+{
+  if (cl_dev) *cl_dev = op->apply->home_dev;
+  return op->apply->home;
+}
+
+struct vec_kernels *const *apply_vec_kernels(const struct femint_operator *op)
+{
+  return op->apply->vk;
+}
+
+int apply_nchunk(const struct femint_operator *op) { return op->apply->nchunk; }
+
+/* A task on the home: a device's worker, or any CPU worker. */
+void apply_task_home(const struct femint_operator *op, struct starpu_task *t)
+{
+  if (op->apply->home >= 0) {
+    t->execute_on_a_specific_worker = 1;
+    t->workerid = (unsigned)op->apply->home;
+  } else {
+    t->where = STARPU_CPU;
+  }
+}
+
+int apply_submit(struct femint_operator *op, int form, int kind, starpu_data_handle_t x,
+                 starpu_data_handle_t y, struct starpu_task **tasks, int *counts)
+{
+  struct op_apply *a = op->apply;
+  femint_context_t ctx = op->ctx;
+  const uint32_t where = apply_where(op, kind);
   const int nb = a->nchunk;
-  struct starpu_task **tasks = calloc((size_t)nb + 1, sizeof *tasks);
-  int err = tasks ? 0 : femint_seterr(ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
+  int n = 0, err = 0;
+  if (nb > 0) starpu_data_partition_submit(a->h_ev_all, nb, a->h_ev);
   for (int i = 0; i < nb && !err; i++) {
-    a->args[i] = (struct apply_arg){ctx, a->tensor, kind, a->nc, a->ncell[i], a->prog[kind],
-                                    APPLY_WG, 0, ""};
+    /* set once per kind and counter: earlier tasks of a solve may still read them */
+    if (!a->args[i].ctx || a->args[i].kind != kind || a->args[i].counts != counts)
+      a->args[i] = (struct apply_arg){ctx, a->tensor, kind, a->nc, a->ncell[i], a->prog[kind],
+                                      APPLY_WG, counts, 0, ""};
     struct starpu_task *t = starpu_task_create();
     t->cl = &femint_cl_apply;
     t->cl_arg = &a->args[i];
     t->where = where;
-    t->handles[0] = a->h_x;
+    t->handles[0] = x;
     t->handles[1] = a->h_dofs[i];
     t->handles[2] = a->h_qd[form * nb + i];
     t->handles[3] = a->h_tab;
     t->handles[4] = a->h_ev[i];
-    t->detach = 0;
-    err = task_submit(ctx, t, &tasks[i], "femint_operator_apply");
+    err = task_submit(ctx, t, tasks ? &tasks[n] : NULL, "femint_operator_apply");
+    if (!err) n++;
   }
-  for (int i = 0; i < nb; i++) {
+  /* the parts back into the whole where they are (StarPU 1.3 gathers on no other node) */
+  if (nb > 0) starpu_data_unpartition_submit(a->h_ev_all, nb, a->h_ev, -1);
+  if (err) return err;
+  if (!a->sum_arg.ctx || a->sum_arg.counts != counts)
+    a->sum_arg = (struct vec_arg){.ctx = ctx, .op = VEC_EV_SUM, .n = op->space->nmode,
+                                  .nc = a->nc, .np = a->np, .kern = a->vk, .counts = counts};
+  struct starpu_task *t = starpu_task_create();
+  t->cl = &femint_cl_vec;
+  t->cl_arg = &a->sum_arg;
+  t->nbuffers = 4;
+  t->handles[0] = a->h_ev_all;
+  t->handles[1] = a->h_occ_ptr;
+  t->handles[2] = a->h_occ;
+  t->handles[3] = y;
+  t->modes[0] = t->modes[1] = t->modes[2] = STARPU_R;
+  t->modes[3] = STARPU_W;
+  apply_task_home(op, t);
+  err = task_submit(ctx, t, tasks ? &tasks[n] : NULL, "femint_operator_apply");
+  return err ? err : n + 1;
+}
+
+int apply_status(struct femint_operator *op, const char *who)
+{
+  struct op_apply *a = op->apply;
+  for (int i = 0; i < a->nchunk; i++)
+    if (a->args[i].status) return femint_seterr(op->ctx, a->args[i].status, "%s: %s", who, a->args[i].msg);
+  if (a->sum_arg.status) return femint_seterr(op->ctx, a->sum_arg.status, "%s: %s", who, a->sum_arg.msg);
+  return 0;
+}
+
+/* Submit y = A x, wait for its tasks and count them in st. */
+int apply_wait(struct femint_operator *op, int form, int kind, starpu_data_handle_t x,
+               starpu_data_handle_t y, struct femint_stats *st)
+{
+  femint_context_t ctx = op->ctx;
+  struct starpu_task **tasks = calloc((size_t)op->apply->nchunk + 1, sizeof *tasks);
+  FEMINT_CHECK(tasks, ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
+  const int n = apply_submit(op, form, kind, x, y, tasks, NULL);
+  int err = n < 0 ? n : 0;
+  for (int i = 0; i < op->apply->nchunk + 1; i++) {
     if (!tasks[i]) continue;
     if (starpu_task_wait(tasks[i]) && !err)
       err = femint_seterr(ctx, FEMINT_ERUNTIME, "femint_operator_apply: a task failed");
-    if (st) stats_task(st, tasks[i], 1);
+    if (st) stats_task(st, tasks[i], tasks[i]->cl == &femint_cl_apply);
     starpu_task_destroy(tasks[i]);
-    if (!err && a->args[i].status)
-      err = femint_seterr(ctx, a->args[i].status, "femint_operator_apply: %s", a->args[i].msg);
   }
   free(tasks);
-  /* the element vectors of the chunks that ran on a device come back to main memory */
-  for (int i = 0; i < nb && !err; i++)
-    if (starpu_data_acquire(a->h_ev[i], STARPU_R) == 0) starpu_data_release(a->h_ev[i]);
-    else err = femint_seterr(ctx, FEMINT_ERUNTIME, "femint_operator_apply: cannot read back chunk %d", i);
-  if (err) return err;
-  /* y: each DOF the sum of its places in the element vectors, in plan order */
-  const int nc = a->nc, np = a->np;
-#pragma omp parallel for schedule(static)
-  for (int64_t g = 0; g < op->space->nmode; g++)
-    for (int c = 0; c < nc; c++) {
-      double sum = 0;
-      for (int64_t o = a->occ_ptr[g]; o < a->occ_ptr[g + 1]; o++) sum += a->ev[a->occ[o] + (int64_t)c * np];
-      y[g * nc + c] = sum;
-    }
+  if (!err) err = apply_status(op, "femint_operator_apply");
+  return err;
+}
+
+int operator_apply(struct femint_operator *op, int form, const double *x, double *y,
+                   struct femint_stats *st)
+{
+  FEMINT_CHECK(x && y, op->ctx, FEMINT_EINVAL, "femint_operator_apply: x or y is NULL");
+  FEMINT_CHECK(x != y, op->ctx, FEMINT_EINVAL, "femint_operator_apply: x and y are the same array");
+  const double t0 = femint_now();
+  int kind;
+  FEMINT_CALL(apply_prepare(op, form, &kind));
+  struct op_apply *a = op->apply;
+  FEMINT_CALL(femint_vector_set_values(a->vx, x));
+  FEMINT_CALL(apply_wait(op, form, kind, a->vx->h, a->vy->h, st));
+  FEMINT_CALL(femint_vector_get_values(a->vy, y));
   if (st) st->t_total = femint_now() - t0;
+  return 0;
+}
+
+int apply_diagonal(struct femint_operator *op, int form, int kind, double *d)
+{
+  struct op_apply *a = op->apply;
+  const struct plan *p = op->plan;
+  const int np = a->np, nc = a->nc;
+  const size_t per = (size_t)a->tensor->Q * a->tensor->Q * a->tensor->Q * hex_qdata_size(kind);
+  const size_t nscratch = hex_diagonal_scratch(a->tensor);
+  double *de = malloc(((size_t)p->ncell * np + 1) * sizeof *de);
+  FEMINT_CHECK(de, op->ctx, FEMINT_ENOMEM, "femint_operator_diagonal: out of memory");
+  int oom = 0;
+#pragma omp parallel reduction(| : oom)
+  {
+    double *scratch = malloc(nscratch * sizeof *scratch);
+    oom = !scratch;
+#pragma omp for schedule(static)
+    for (int k = 0; k < p->ncell; k++)
+      if (scratch) hex_diagonal(a->tensor, kind, a->qd[form] + k * per, de + (size_t)k * np, scratch);
+    free(scratch);
+  }
+  if (oom) {
+    free(de);
+    return femint_seterr(op->ctx, FEMINT_ENOMEM, "femint_operator_diagonal: out of memory");
+  }
+  /* occ holds k nc np + n for node n of plan cell k */
+#pragma omp parallel for schedule(static)
+  for (int64_t g = 0; g < op->space->nmode; g++) {
+    double sum = 0;
+    for (int64_t o = a->occ_ptr[g]; o < a->occ_ptr[g + 1]; o++)
+      sum += de[a->occ[o] / (nc * np) * np + a->occ[o] % (nc * np)];
+    for (int c = 0; c < nc; c++) d[g * nc + c] = sum;
+  }
+  free(de);
   return 0;
 }

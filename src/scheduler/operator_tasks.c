@@ -130,16 +130,17 @@ struct starpu_task *integration_task(const struct plan *p, struct batch *b,
 int task_submit(femint_context_t ctx, struct starpu_task *t, struct starpu_task **slot,
                 const char *what)
 {
-  t->destroy = 0;
-  t->detach = 0;
+  /* without a slot, the task is detached: StarPU destroys it when it is done */
+  t->destroy = slot == NULL;
+  t->detach = slot == NULL;
   const int r = starpu_task_submit(t);
   if (r) {
-    starpu_task_destroy(t);
+    if (slot) starpu_task_destroy(t);
     return femint_seterr(ctx, r == -ENODEV ? FEMINT_ENODEV : FEMINT_ERUNTIME,
                          "%s: task submission failed (%d%s)", what, r,
                          r == -ENODEV ? ": no worker can run it" : "");
   }
-  *slot = t;
+  if (slot) *slot = t;
   return 0;
 }
 

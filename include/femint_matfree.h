@@ -1,0 +1,107 @@
+/* femint: operators applied without their matrix (matrix-free), the vectors they act on, the
+ * operator's diagonal and conjugate gradients. Part of femint.h, which includes it. */
+#ifndef FEMINT_MATFREE_H
+#define FEMINT_MATFREE_H
+
+#include "femint.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Vectors that stay where the tasks use them ---- */
+
+typedef struct femint_vector *femint_vector_t;
+
+/** How femint_vector_get_array lends the values. */
+enum femint_access {
+  FEMINT_READ = 1,     /**< the caller reads them */
+  FEMINT_WRITE = 2,    /**< the caller overwrites all of them (nothing is brought back) */
+  FEMINT_READWRITE = 3 /**< the caller reads and changes them */
+};
+
+/** @brief A vector of the space's num_dofs values, all zero, in main memory (pinned where there
+ *  is a GPU) and known to the task runtime: the verbs below (femint_operator_apply_vector,
+ *  femint_operator_cg) read and write it on the workers that run their tasks, and it stays there
+ *  between them, on a GPU during a whole solve, until the caller asks for its values.
+ *  @return 0; FEMINT_EINVAL (NULL space or output); FEMINT_ENOMEM. */
+FEMINT_EXPORT int femint_vector_create(femint_space_t space, femint_vector_t *v);
+/** @brief Wait for the tasks that use the vector, then free it; *v becomes NULL. */
+FEMINT_EXPORT int femint_vector_destroy(femint_vector_t *v);
+/** @brief The number of values (num_dofs of its space), or -1 for NULL. */
+FEMINT_EXPORT int64_t femint_vector_size(femint_vector_t v);
+/** @brief Lend the values in main memory: waits for the tasks writing the vector and brings its
+ *  latest values back (FEMINT_READ, FEMINT_READWRITE). Until femint_vector_restore_array, no
+ *  verb may use the vector. @return 0; FEMINT_EINVAL (bad mode); FEMINT_ESTATE (already lent). */
+FEMINT_EXPORT int femint_vector_get_array(femint_vector_t v, int mode, double **values);
+/** @brief Give back what femint_vector_get_array lent; *values becomes NULL. */
+FEMINT_EXPORT int femint_vector_restore_array(femint_vector_t v, double **values);
+/** @brief Copy num_dofs values into the vector (from main memory). */
+FEMINT_EXPORT int femint_vector_set_values(femint_vector_t v, const double *values);
+/** @brief Copy the vector's num_dofs values out to main memory (waits for its tasks). */
+FEMINT_EXPORT int femint_vector_get_values(femint_vector_t v, double *values);
+
+/* ---- The action of an operator ---- */
+
+/** @brief y = A x for form `form` without assembling A (matrix-free): hexahedra with the mass or
+ *  laplace form (a coefficient per cell), by sum factorization on the rule of
+ *  options.apply_rule (BP1-BP4, or BP5-BP6), double precision, in tasks on CPU and OpenCL
+ *  workers. The first call of a form computes and keeps its quadrature data. The element vectors
+ *  are summed in a fixed order: y does not depend on where the tasks ran. x, y: num_dofs values in
+ *  main memory (copied to and from vectors of the operator's own).
+ *  @return 0; FEMINT_ENOTSUP (another shape, form or precision, named); FEMINT_EINVAL. */
+FEMINT_EXPORT int femint_operator_apply(femint_operator_t op, int form, const double *x,
+                                        double *y, struct femint_stats *stats);
+/** @brief y = A x as femint_operator_apply, on vectors of the operator's space: x is read and y
+ *  written where the tasks run (y lives on the first OpenCL device that runs the kernel, else in
+ *  main memory), and nothing comes back to main memory unless the caller asks for it. Returns
+ *  when y is complete. @return as femint_operator_apply; FEMINT_EINVAL (vectors of another size,
+ *  x == y). */
+FEMINT_EXPORT int femint_operator_apply_vector(femint_operator_t op, int form, femint_vector_t x,
+                                               femint_vector_t y, struct femint_stats *stats);
+/** @brief d = the diagonal of form `form`'s matrix, computed without the matrix from the kept
+ *  quadrature data (the same rule as femint_operator_apply): each component of a node gets the
+ *  same value; a DOF that none of the operator's cells touches gets 0. @return as
+ *  femint_operator_apply. */
+FEMINT_EXPORT int femint_operator_diagonal(femint_operator_t op, int form, femint_vector_t d);
+
+/* ---- Conjugate gradients ---- */
+
+struct femint_cg_options {
+  double rtol; /**< stop when |b - A x| <= rtol |b| (0: 1e-8) */
+  int max_it;  /**< most iterations (0: 10000) */
+  int jacobi;  /**< 1: preconditioned by the inverse of the operator's diagonal */
+  int fixed;   /**< 1: exactly max_it iterations whatever the residual (benchmarks) */
+};
+
+struct femint_cg_result {
+  int iterations;   /**< iterations done */
+  int converged;    /**< 1: the residual reached rtol |b| (or b is zero) */
+  double bnorm;     /**< |b| */
+  double rnorm0;    /**< |b - A x0| */
+  double rnorm;     /**< |b - A x| at the end, as the iteration updates it */
+  double t_setup;   /**< what the first solve of the form prepares (quadrature data, programs,
+                         the diagonal) */
+  double t_solve;   /**< the iterations (submission of the first task to the last residual) */
+  int tasks_cpu, tasks_opencl; /**< tasks of the solve run by each kind of worker */
+};
+
+/** @brief Solve A x = b for form `form` of the operator (symmetric positive definite on the
+ *  space's free DOFs: mass, or laplace with boundary DOFs removed) by conjugate gradients,
+ *  matrix-free. x holds the initial guess and gets the solution. Every step is a task (the
+ *  apply, the dot products as reductions, the fused vector updates, with CPU and OpenCL
+ *  codelets): on a GPU, x, b and the work vectors stay on the device and only the residual
+ *  norm (8 bytes) comes back per iteration. The dot products sum in a fixed order.
+ *  @param[in] opt NULL for the defaults. @param[out] res may be NULL.
+ *  @return 0 (converged or not: res->converged says); FEMINT_ESOLVE (a direction with
+ *  p^T A p <= 0 or not finite: the operator is not positive definite, named with the
+ *  iteration); FEMINT_EINVAL (bad options, vectors of another size, b == x); the errors of
+ *  femint_operator_apply. */
+FEMINT_EXPORT int femint_operator_cg(femint_operator_t op, int form, femint_vector_t b,
+                                     femint_vector_t x, const struct femint_cg_options *opt,
+                                     struct femint_cg_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

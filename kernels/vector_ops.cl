@@ -1,0 +1,127 @@
+/* The vector operations of matrix-free solves (codelets/vector_ops.h): the sum of element
+ * vectors into a global vector, and the dot products and fused updates of conjugate gradients.
+ * A dot product is cut into NRANGE ranges, one work-group each, whose partial sums (a tree in
+ * local memory) go to part[j][range]; vec_finish adds them in a fixed order into slots of s.
+ * Compiled with -DNRANGE, -DWG (the work-group size, a power of two). Double precision. */
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+
+/* This work-group's range [lo, hi) of n values. */
+#define RANGE(n)                                                                                  \
+  const long chunk_ = ((n) + NRANGE - 1) / NRANGE, lo = get_group_id(0) * chunk_,                \
+             hi = min((long)(n), lo + chunk_);                                                   \
+  const int lid = get_local_id(0)
+
+/* part[j][group] = the sum of acc over the work-group (a tree, the same every time). */
+#define REDUCE(acc, j)                                                                            \
+  loc[lid] = (acc);                                                                               \
+  barrier(CLK_LOCAL_MEM_FENCE);                                                                   \
+  for (int h = WG / 2; h > 0; h >>= 1) {                                                          \
+    if (lid < h) loc[lid] += loc[lid + h];                                                        \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                 \
+  }                                                                                               \
+  if (lid == 0) part[(j) * NRANGE + get_group_id(0)] = loc[0];                                    \
+  barrier(CLK_LOCAL_MEM_FENCE)
+
+/* y[g nc + c] = sum over o in [ptr[g], ptr[g + 1]) of ev[occ[o] + c np], in the order of occ. */
+__kernel void vec_ev_sum(long nmode, int nc, int np, __global const double *ev,
+                         __global const long *ptr, __global const long *occ, __global double *y)
+{
+  const long g = get_global_id(0);
+  if (g >= nmode) return;
+  for (int c = 0; c < nc; c++) {
+    double s = 0;
+    for (long o = ptr[g]; o < ptr[g + 1]; o++) s += ev[occ[o] + (long)c * np];
+    y[g * nc + c] = s;
+  }
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+vec_dot(long n, __global const double *a, __global const double *b, __global double *part)
+{
+  __local double loc[WG];
+  RANGE(n);
+  double acc = 0;
+  for (long i = lo + lid; i < hi; i += WG) acc += a[i] * b[i];
+  REDUCE(acc, 0);
+}
+
+/* r = b - r; z = dinv r (jacobi) or r; p = z; partial r.z, r.r, b.b */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+vec_cg_start(long n, int jacobi, __global const double *b, __global double *r, __global double *p,
+             __global const double *dinv, __global double *z, __global double *part)
+{
+  __local double loc[WG];
+  RANGE(n);
+  double rz = 0, rr = 0, bb = 0;
+  for (long i = lo + lid; i < hi; i += WG) {
+    const double bi = b[i], ri = bi - r[i], zi = jacobi ? dinv[i] * ri : ri;
+    r[i] = ri;
+    p[i] = zi;
+    if (jacobi) z[i] = zi;
+    rz += ri * zi;
+    rr += ri * ri;
+    bb += bi * bi;
+  }
+  REDUCE(rz, 0);
+  REDUCE(rr, 1);
+  REDUCE(bb, 2);
+}
+
+/* alpha = s[in0] / s[pq]; x += alpha p; r -= alpha q; z = dinv r; partial r.z, r.r */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+vec_cg_update(long n, int jacobi, int in0, int pq, __global const double *s, __global double *x,
+              __global double *r, __global const double *p, __global const double *q,
+              __global const double *dinv, __global double *z, __global double *part)
+{
+  __local double loc[WG];
+  RANGE(n);
+  const double alpha = s[in0] / s[pq];
+  double rz = 0, rr = 0;
+  for (long i = lo + lid; i < hi; i += WG) {
+    x[i] += alpha * p[i];
+    const double ri = r[i] - alpha * q[i];
+    r[i] = ri;
+    const double zi = jacobi ? dinv[i] * ri : ri;
+    if (jacobi) z[i] = zi;
+    rz += ri * zi;
+    rr += ri * ri;
+  }
+  REDUCE(rz, 0);
+  REDUCE(rr, 1);
+}
+
+/* p = z + (s[in0] / s[in1]) p */
+__kernel void vec_cg_direction(long n, int in0, int in1, __global const double *s,
+                               __global double *p, __global const double *z)
+{
+  const long i = get_global_id(0);
+  if (i >= n) return;
+  const double beta = s[in0] / s[in1];
+  p[i] = z[i] + beta * p[i];
+}
+
+/* s[slot_j] = the sum of part[j][0 .. NRANGE) for j < nd (one work-group); with rr, rr[0] =
+ * s[rrslot], rr[1] = s[pqslot]. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+vec_finish(int nd, __global const double *part, __global double *s, int slot0, int slot1,
+           int slot2, __global double *rr, int rrslot, int pqslot)
+{
+  __local double loc[WG];
+  const int lid = get_local_id(0);
+  for (int j = 0; j < nd; j++) {
+    double acc = 0;
+    for (int m = lid; m < NRANGE; m += WG) acc += part[j * NRANGE + m];
+    loc[lid] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = WG / 2; h > 0; h >>= 1) {
+      if (lid < h) loc[lid] += loc[lid + h];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) s[j == 0 ? slot0 : j == 1 ? slot1 : slot2] = loc[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0 && rrslot >= 0) {
+    rr[0] = s[rrslot];
+    rr[1] = s[pqslot];
+  }
+}

@@ -1,0 +1,304 @@
+/* The vector operations of matrix-free solves (vector_ops.h): one codelet, the operation in its
+ * argument, a CPU implementation on the worker's OpenMP team and an OpenCL one
+ * (kernels/vector_ops.cl). Dot products add VEC_NRANGE fixed ranges, then the ranges' sums in
+ * order, so that a result does not depend on the number of threads. */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "host/error.h"
+#include "vector_ops.h"
+#include "volume_opencl.h"
+
+#define VPTR(i) ((double *)STARPU_VECTOR_GET_PTR(buffers[i]))
+
+/* part[j][k] for the ranges k of n values: the sums acc[0..nd) of each range, the body (the
+ * variadic part) run for each i of the range. */
+#define RANGES(nt, n, nd, part, ...)                                                             \
+  do {                                                                                            \
+    const int64_t chunk_ = ((n) + VEC_NRANGE - 1) / VEC_NRANGE;                                   \
+    _Pragma("omp parallel for num_threads(nt) schedule(static)")                                  \
+    for (int k = 0; k < VEC_NRANGE; k++) {                                                        \
+      const int64_t lo = k * chunk_, hi = lo + chunk_ < (n) ? lo + chunk_ : (n);                  \
+      double acc[3] = {0, 0, 0};                                                                  \
+      for (int64_t i = lo; i < hi; i++) __VA_ARGS__;                                              \
+      for (int j = 0; j < (nd); j++) (part)[j * VEC_NRANGE + k] = acc[j];                         \
+    }                                                                                             \
+  } while (0)
+
+static double range_sum(const double *part, int j)
+{
+  double s = 0;
+  for (int k = 0; k < VEC_NRANGE; k++) s += part[j * VEC_NRANGE + k];
+  return s;
+}
+
+static void vec_cpu(void *buffers[], void *cl_arg)
+{
+  struct vec_arg *a = cl_arg;
+  const int nt = femint_team_enter(a->ctx);
+  if (a->counts) __atomic_fetch_add(&a->counts[0], 1, __ATOMIC_RELAXED);
+  const int64_t n = a->n;
+  double part[3 * VEC_NRANGE];
+  switch (a->op) {
+  case VEC_EV_SUM: {
+    const double *ev = VPTR(0);
+    const int64_t *ptr = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
+    const int64_t *occ = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
+    double *y = VPTR(3);
+    const int nc = a->nc, np = a->np;
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t g = 0; g < n; g++)
+      for (int c = 0; c < nc; c++) {
+        double s = 0;
+        for (int64_t o = ptr[g]; o < ptr[g + 1]; o++) s += ev[occ[o] + (int64_t)c * np];
+        y[g * nc + c] = s;
+      }
+    break;
+  }
+  case VEC_DOT: {
+    const double *x = VPTR(0), *y = VPTR(1);
+    RANGES(nt, n, 1, part, acc[0] += x[i] * y[i]);
+    VPTR(2)[a->out] = range_sum(part, 0);
+    break;
+  }
+  case VEC_CG_START: {
+    const double *b = VPTR(0), *dinv = a->jacobi ? VPTR(4) : NULL;
+    double *r = VPTR(1), *p = VPTR(2), *s = VPTR(3), *z = a->jacobi ? VPTR(5) : NULL;
+    RANGES(nt, n, 3, part, {
+      const double bi = b[i], ri = bi - r[i], zi = dinv ? dinv[i] * ri : ri;
+      r[i] = ri;
+      p[i] = zi;
+      if (z) z[i] = zi;
+      acc[0] += ri * zi;
+      acc[1] += ri * ri;
+      acc[2] += bi * bi;
+    });
+    s[a->out] = range_sum(part, 0);
+    s[SLOT_RR] = range_sum(part, 1);
+    s[SLOT_BB] = range_sum(part, 2);
+    break;
+  }
+  case VEC_CG_UPDATE: {
+    double *x = VPTR(0), *r = VPTR(1), *s = VPTR(4), *rr = VPTR(5);
+    const double *p = VPTR(2), *q = VPTR(3), *dinv = a->jacobi ? VPTR(6) : NULL;
+    double *z = a->jacobi ? VPTR(7) : NULL;
+    const double alpha = s[a->in0] / s[SLOT_PQ];
+    RANGES(nt, n, 2, part, {
+      x[i] += alpha * p[i];
+      const double ri = r[i] - alpha * q[i], zi = dinv ? dinv[i] * ri : ri;
+      r[i] = ri;
+      if (z) z[i] = zi;
+      acc[0] += ri * zi;
+      acc[1] += ri * ri;
+    });
+    s[a->out] = range_sum(part, 0);
+    s[SLOT_RR] = range_sum(part, 1);
+    rr[0] = s[SLOT_RR];
+    rr[1] = s[SLOT_PQ];
+    break;
+  }
+  case VEC_CG_DIRECTION: {
+    double *p = VPTR(0);
+    const double *z = VPTR(1), *s = VPTR(2);
+    const double beta = s[a->in0] / s[a->in1];
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t i = 0; i < n; i++) p[i] = z[i] + beta * p[i];
+    break;
+  }
+  }
+}
+
+/* ---- OpenCL ---- */
+
+static const char *const kernel_names[VEC_NOP] = {"vec_ev_sum", "vec_dot", "vec_cg_start",
+                                                  "vec_cg_update", "vec_cg_direction"};
+
+int vec_kernels_create(int dev, const char *source, struct vec_kernels **out)
+{
+  *out = NULL;
+  cl_context clctx;
+  cl_device_id id;
+  starpu_opencl_get_context(dev, &clctx);
+  starpu_opencl_get_device(dev, &id);
+  struct vec_kernels *k = calloc(1, sizeof *k);
+  if (!k) return femint_seterr(NULL, FEMINT_ENOMEM, "out of memory");
+  char options[96];
+  snprintf(options, sizeof options, "-DNRANGE=%d -DWG=%d", VEC_NRANGE, VEC_WG);
+  int err = femint_cl_build(clctx, id, source, options, &k->program);
+  cl_int cerr = CL_SUCCESS;
+  for (int i = 0; i < VEC_NOP && !err; i++) {
+    k->k[i] = clCreateKernel(k->program, kernel_names[i], &cerr);
+    if (cerr != CL_SUCCESS)
+      err = femint_seterr(NULL, FEMINT_EOPENCL, "clCreateKernel(%s) failed (%d)", kernel_names[i], cerr);
+  }
+  if (!err) {
+    k->finish = clCreateKernel(k->program, "vec_finish", &cerr);
+    if (cerr == CL_SUCCESS)
+      k->partial = clCreateBuffer(clctx, CL_MEM_READ_WRITE, 3 * VEC_NRANGE * sizeof(double), NULL, &cerr);
+    if (cerr != CL_SUCCESS)
+      err = femint_seterr(NULL, FEMINT_EOPENCL, "the vector kernels' buffers (%d)", cerr);
+  }
+  if (err) {
+    vec_kernels_destroy(&k);
+    return err;
+  }
+  *out = k;
+  return 0;
+}
+
+void vec_kernels_destroy(struct vec_kernels **k)
+{
+  if (!*k) return;
+  for (int i = 0; i < VEC_NOP; i++)
+    if ((*k)->k[i]) clReleaseKernel((*k)->k[i]);
+  if ((*k)->finish) clReleaseKernel((*k)->finish);
+  if ((*k)->partial) clReleaseMemObject((*k)->partial);
+  if ((*k)->program) clReleaseProgram((*k)->program);
+  free(*k);
+  *k = NULL;
+}
+
+/* Kernel arguments in order: cl_mem, cl_long, cl_int and double values through one helper. */
+struct cl_args {
+  cl_kernel k;
+  cl_uint i;
+  cl_int err;
+};
+static void arg(struct cl_args *c, size_t size, const void *v)
+{
+  if (c->err == CL_SUCCESS) c->err = clSetKernelArg(c->k, c->i, size, v);
+  c->i++;
+}
+static void arg_mem(struct cl_args *c, void *buffer) { arg(c, sizeof(cl_mem), &buffer); }
+static void arg_long(struct cl_args *c, int64_t v)
+{
+  const cl_long l = v;
+  arg(c, sizeof l, &l);
+}
+static void arg_int(struct cl_args *c, int v)
+{
+  const cl_int l = v;
+  arg(c, sizeof l, &l);
+}
+
+#define DEV(i) ((void *)STARPU_VECTOR_GET_DEV_HANDLE(buffers[i]))
+
+static cl_int launch(cl_command_queue queue, cl_kernel k, size_t global, size_t local)
+{
+  global = (global + local - 1) / local * local;
+  if (global == 0) return CL_SUCCESS;
+  return clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
+}
+
+/* The partial sums of a reduction kernel into nd slots of s (and rr). */
+static cl_int finish(cl_command_queue queue, const struct vec_kernels *vk, int nd, void *s,
+                     const int slot[3], void *rr)
+{
+  struct cl_args c = {vk->finish, 0, CL_SUCCESS};
+  arg_int(&c, nd);
+  arg_mem(&c, vk->partial);
+  arg_mem(&c, s);
+  for (int j = 0; j < 3; j++) arg_int(&c, slot[j]);
+  arg_mem(&c, rr ? rr : s);
+  arg_int(&c, rr ? SLOT_RR : -1);
+  arg_int(&c, SLOT_PQ);
+  if (c.err != CL_SUCCESS) return c.err;
+  return launch(queue, vk->finish, VEC_WG, VEC_WG);
+}
+
+static void vec_opencl(void *buffers[], void *cl_arg)
+{
+  struct vec_arg *a = cl_arg;
+  const int dev = starpu_worker_get_devid(starpu_worker_get_id());
+  if (a->counts) __atomic_fetch_add(&a->counts[1], 1, __ATOMIC_RELAXED);
+  const struct vec_kernels *vk = a->kern ? a->kern[dev] : NULL;
+  cl_command_queue queue;
+  starpu_opencl_get_current_queue(&queue);
+  if (!vk) {
+    a->status = FEMINT_EOPENCL;
+    snprintf(a->msg, sizeof a->msg, "vector operation: no kernels on OpenCL device %d", dev);
+    return;
+  }
+  struct cl_args c = {vk->k[a->op], 0, CL_SUCCESS};
+  const size_t ranges = (size_t)VEC_NRANGE * VEC_WG;
+  switch (a->op) {
+  case VEC_EV_SUM:
+    arg_long(&c, a->n);
+    arg_int(&c, a->nc);
+    arg_int(&c, a->np);
+    for (int i = 0; i < 4; i++) arg_mem(&c, DEV(i));
+    if (c.err == CL_SUCCESS) c.err = launch(queue, c.k, (size_t)a->n, VEC_WG);
+    break;
+  case VEC_DOT:
+    arg_long(&c, a->n);
+    arg_mem(&c, DEV(0));
+    arg_mem(&c, DEV(1));
+    arg_mem(&c, vk->partial);
+    if (c.err == CL_SUCCESS) c.err = launch(queue, c.k, ranges, VEC_WG);
+    if (c.err == CL_SUCCESS) c.err = finish(queue, vk, 1, DEV(2), (int[3]){a->out, 0, 0}, NULL);
+    break;
+  case VEC_CG_START:
+    arg_long(&c, a->n);
+    arg_int(&c, a->jacobi);
+    for (int i = 0; i < 3; i++) arg_mem(&c, DEV(i));
+    arg_mem(&c, a->jacobi ? DEV(4) : DEV(0));
+    arg_mem(&c, a->jacobi ? DEV(5) : DEV(2));
+    arg_mem(&c, vk->partial);
+    if (c.err == CL_SUCCESS) c.err = launch(queue, c.k, ranges, VEC_WG);
+    if (c.err == CL_SUCCESS)
+      c.err = finish(queue, vk, 3, DEV(3), (int[3]){a->out, SLOT_RR, SLOT_BB}, NULL);
+    break;
+  case VEC_CG_UPDATE:
+    arg_long(&c, a->n);
+    arg_int(&c, a->jacobi);
+    arg_int(&c, a->in0);
+    arg_int(&c, SLOT_PQ);
+    arg_mem(&c, DEV(4));
+    for (int i = 0; i < 4; i++) arg_mem(&c, DEV(i));
+    arg_mem(&c, a->jacobi ? DEV(6) : DEV(2));
+    arg_mem(&c, a->jacobi ? DEV(7) : DEV(1));
+    arg_mem(&c, vk->partial);
+    if (c.err == CL_SUCCESS) c.err = launch(queue, c.k, ranges, VEC_WG);
+    if (c.err == CL_SUCCESS)
+      c.err = finish(queue, vk, 2, DEV(4), (int[3]){a->out, SLOT_RR, 0}, DEV(5));
+    break;
+  case VEC_CG_DIRECTION:
+    arg_long(&c, a->n);
+    arg_int(&c, a->in0);
+    arg_int(&c, a->in1);
+    arg_mem(&c, DEV(2));
+    arg_mem(&c, DEV(0));
+    arg_mem(&c, DEV(1));
+    if (c.err == CL_SUCCESS) c.err = launch(queue, c.k, (size_t)a->n, VEC_WG);
+    break;
+  }
+  if (c.err != CL_SUCCESS) {
+    a->status = FEMINT_EOPENCL;
+    snprintf(a->msg, sizeof a->msg, "vector operation %d on OpenCL device %d failed (%d)", a->op,
+             dev, c.err);
+  }
+}
+
+static uint32_t vec_footprint(struct starpu_task *task)
+{
+  const struct vec_arg *a = task->cl_arg;
+  const uint64_t key[2] = {(uint64_t)a->op * 2 + (uint64_t)a->jacobi, (uint64_t)a->n};
+  return starpu_hash_crc32c_be_n(key, sizeof key, 0);
+}
+
+static struct starpu_perfmodel vec_model = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "femint_vector_v1",
+    .footprint = vec_footprint,
+};
+
+struct starpu_codelet femint_cl_vec = {
+    .name = "femint_vector",
+    .cpu_funcs = {vec_cpu},
+    .opencl_funcs = {vec_opencl},
+    .opencl_flags = {STARPU_OPENCL_ASYNC},
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,
+    .model = &vec_model,
+};

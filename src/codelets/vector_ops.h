@@ -1,0 +1,60 @@
+/* The vector operations of matrix-free solves (vector_ops.c, kernels/vector_ops.cl): the sum of
+ * element vectors into a global vector, dot products and the fused updates of conjugate
+ * gradients, each a codelet with a CPU (OpenMP team) and an OpenCL implementation. Dot products
+ * sum fixed ranges in a fixed order (deterministic on one kind of worker). Their results go to
+ * slots of a small vector of scalars that stays on the worker's node, so that a solve reads
+ * only what it tests. */
+#ifndef FEMINT_CODELETS_VECTOR_OPS_H
+#define FEMINT_CODELETS_VECTOR_OPS_H
+
+#include <starpu.h>
+
+#include "runtime.h"
+
+/* Ranges a dot product is cut into (work-groups of VEC_WG on a device), summed in order. */
+#define VEC_NRANGE 1024
+#define VEC_WG 256
+/* The scalars of a solve: p.Aq, two alternating r.z, r.r, b.b. */
+#define VEC_NSLOT 8
+enum vec_slot { SLOT_PQ = 0, SLOT_RZ0 = 1, SLOT_RZ1 = 2, SLOT_RR = 3, SLOT_BB = 4 };
+
+enum vec_op {
+  VEC_EV_SUM,     /* ev, occ_ptr, occ (R), y (W): y[g nc + c] = sum of g's places in ev */
+  VEC_DOT,        /* a, b (R), s (RW): s[out] = a . b */
+  VEC_CG_START,   /* b (R), r (RW: A x in, b - A x out), p (W), s (RW) [, dinv (R), z (W)]:
+                     z = dinv r (or r), p = z, s[out] = r . z, s[RR] = r . r, s[BB] = b . b */
+  VEC_CG_UPDATE,  /* x, r (RW), p, q (R), s (RW), rr (W) [, dinv (R), z (W)]: alpha = s[in0] /
+                     s[PQ], x += alpha p, r -= alpha q, z = dinv r, s[out] = r . z (r . r),
+                     s[RR] = r . r; rr = {r . r, p . q} */
+  VEC_CG_DIRECTION, /* p (RW), z (R), s (R): p = z + (s[in0] / s[in1]) p */
+  VEC_NOP
+};
+
+/* The OpenCL kernels of the operations on one device (one program), and its partial sums. */
+struct vec_kernels {
+  cl_program program;
+  cl_kernel k[VEC_NOP];
+  cl_kernel finish;               /* the partial sums into slots */
+  cl_mem partial;                 /* [3][VEC_NRANGE] */
+};
+
+struct vec_arg {
+  femint_context_t ctx;
+  int op;
+  int64_t n;                      /* values of the vectors (VEC_EV_SUM: modes) */
+  int jacobi;                     /* the dinv and z buffers are there */
+  int in0, in1, out;              /* slots */
+  int nc, np;                     /* VEC_EV_SUM: components, values per cell and component */
+  struct vec_kernels *const *kern; /* [FEMINT_MAX_CL_DEVICES] */
+  int *counts;                    /* NULL, or tasks run counted: [0] CPU, [1] OpenCL */
+  int status;
+  char msg[128];
+};
+
+extern struct starpu_codelet femint_cl_vec;
+/* Build the vector kernels on OpenCL device dev from the source (its context and queue are
+ * StarPU's). Returns 0 or FEMINT_EOPENCL with the build log in the thread's error. */
+int vec_kernels_create(int dev, const char *source, struct vec_kernels **k);
+void vec_kernels_destroy(struct vec_kernels **k);
+
+#endif
