@@ -22,15 +22,19 @@
   if (lid == 0) part[(j) * NRANGE + get_group_id(0)] = loc[0];                                    \
   barrier(CLK_LOCAL_MEM_FENCE)
 
-/* y[g nc + c] = sum over o in [ptr[g], ptr[g + 1]) of ev[occ[o] + c np], in the order of occ. */
-__kernel void vec_ev_sum(long nmode, int nc, int np, __global const double *ev,
-                         __global const long *ptr, __global const long *occ, __global double *y)
+/* One chunk's part of y = the sum of the element vectors: map holds the chunk's nu DOFs, their
+ * ranges ptr[nu + 1] and the places (component 0) in the chunk's ev; each DOF adds its places
+ * one after the other to what y holds. */
+__kernel void vec_ev_sum(long nu, int nc, int np, __global const double *ev,
+                         __global const long *map, __global double *y)
 {
-  const long g = get_global_id(0);
-  if (g >= nmode) return;
+  const long j = get_global_id(0);
+  if (j >= nu) return;
+  __global const long *ptr = map + nu, *pos = ptr + nu + 1;
+  const long g = map[j];
   for (int c = 0; c < nc; c++) {
-    double s = 0;
-    for (long o = ptr[g]; o < ptr[g + 1]; o++) s += ev[occ[o] + (long)c * np];
+    double s = y[g * nc + c];
+    for (long o = ptr[j]; o < ptr[j + 1]; o++) s += ev[pos[o] + (long)c * np];
     y[g * nc + c] = s;
   }
 }

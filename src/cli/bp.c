@@ -1,10 +1,12 @@
-/* femint bp: the CEED bake-off problems on hexahedra (seed 001), matrix-free through
- * femint_operator_apply: for each order, the DOFs, the first application (which computes the
- * quadrature data) and the median of the later ones, and the DOFs per second. */
+/* femint bp: the CEED bake-off problems on hexahedra (seed 001), matrix-free: for each order,
+ * the DOFs, the first application (which computes the quadrature data and builds the OpenCL
+ * programs), the median application on vectors that stay where the tasks run, and the median
+ * conjugate gradient solve (DOFs x iterations per second, the bake-off's metric). */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,10 +17,11 @@
 static const char *const bp_names[] = {"bp1", "bp2", "bp3", "bp4", "bp5", "bp6", NULL};
 
 struct bp_options {
-  int problem, where, json, verbose;
+  int problem, where, json, verbose, jacobi;
   struct cli_orders orders;
   struct cli_mesh mesh;
-  long runs;
+  long runs, solves, iterations;
+  double rtol;
 };
 
 #define F(member) offsetof(struct bp_options, member)
@@ -26,7 +29,7 @@ static const struct cli_option options[] = {
   {CLI_OPT("--problem", CLI_CHOICE, F(problem),
            "bp1 (mass), bp2 (mass, 3 components), bp3 (Laplace), bp4 (Laplace, 3 components), on "
            "p + 2 Gauss points per direction; bp5, bp6: bp3 and bp4 on the p + 1 Gauss-Lobatto "
-           "nodes (default bp3)",
+           "nodes (default bp3). The Laplacian's boundary DOFs are removed (Dirichlet)",
            NULL), .choices = bp_names},
   {CLI_OPT("--order", CLI_ORDERS, F(orders),
            "orders 1..10, a list of P and P1-P2, each measured on its own (default 1-6)",
@@ -38,25 +41,37 @@ static const struct cli_option options[] = {
   {CLI_OPT("--where", CLI_CHOICE, F(where),
            "the workers of the apply tasks: any, cpu or opencl (default any)", NULL),
    .choices = cli_where_names},
-  {CLI_OPT("--runs", CLI_INT, F(runs), "applications after the first; the median counts (default 5)",
-           "N"), .min = 1, .max = 1000},
+  {CLI_OPT("--runs", CLI_INT, F(runs),
+           "applications after the first; the median counts (default 5)", "N"), .min = 1,
+   .max = 1000},
+  {CLI_OPT("--solves", CLI_INT, F(solves),
+           "conjugate gradient solves; the median counts (default 3; 0: none)", "N"), .min = 0,
+   .max = 100},
+  {CLI_OPT("--rtol", CLI_REAL, F(rtol),
+           "the solves stop at |r| <= RTOL |b| (default 1e-8)", "RTOL"), .lo = 0, .hi = 1,
+   .flags = CLI_LO_OPEN | CLI_HI_OPEN},
+  {CLI_OPT("--iterations", CLI_INT, F(iterations),
+           "each solve does exactly N iterations instead (0: to --rtol)", "N"), .min = 0,
+   .max = 100000},
+  {CLI_OPT("--jacobi", CLI_FLAG, F(jacobi), "precondition by the operator's diagonal", NULL)},
   {CLI_OPT("--json", CLI_FLAG, F(json), "an array of one JSON object per order", NULL)},
   {CLI_OPT("--verbose", CLI_FLAG, F(verbose), "let StarPU print its own messages", NULL)},
 };
-static const struct cli_section sections[] = {{NULL, options, 7, 0}};
+static const struct cli_section sections[] = {{NULL, options, 11, 0}};
 
 const struct cli_command cli_bp_cmd = {
   "bp",
-  "the CEED bake-off problems on hexahedra, matrix-free (seed 001): DOFs per second of y = A x",
+  "the CEED bake-off problems on hexahedra, matrix-free (seed 001): applications and conjugate "
+  "gradient solves, DOFs (x iterations) per second",
   "[--problem bp1|...|bp6] [--order LIST] [--mesh box:NX,NY,NZ] [--where W] [--runs N] "
-  "[--json]",
+  "[--solves N] [--rtol R | --iterations N] [--jacobi] [--json]",
   "Builds the box of hexahedra, the H1 Lagrange space of each order on Gauss-Lobatto-Legendre "
-  "nodes and the mass or Laplace operator, and times femint_operator_apply: the first "
-  "application (it computes the quadrature data and builds the OpenCL programs) and the median "
-  "of --runs later ones, with x, the element vectors and y crossing the bus on every call. "
-  "Reports DOFs x applications per second. The conjugate gradient solve of the bake-off "
-  "(DOFs x iterations per second) and the kernel-only rates come with vectors that stay on a "
-  "device.",
+  "nodes (the Laplacian's boundary DOFs removed) and the mass or Laplace operator. Times the "
+  "first femint_operator_apply_vector (it computes the quadrature data and builds the OpenCL "
+  "programs), the median of --runs later ones on vectors that stay where the tasks run (a "
+  "device's memory), and the median of --solves femint_operator_cg solves of A x = b (b the "
+  "load of a smooth function, x from zero) to --rtol or for --iterations. Reports DOFs x "
+  "applications per second and DOFs x iterations per second of the solves.",
   sections,
   1,
   NULL,
@@ -68,36 +83,38 @@ static int cmp_double(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* The measurements of one order; 0, or a femint error code. */
-static int bp_order(femint_context_t ctx, const struct bp_options *o, femint_mesh_t mesh, int p,
-                    double *t_first, double *t_median, double *t_busy, int64_t *ndof)
+static double median(double *v, long n)
 {
-  const int nc = o->problem % 2 ? 3 : 1, laplace = o->problem >= 2;
-  const double one = 1;
-  femint_space_t space = NULL;
-  femint_form_t form = NULL;
-  femint_operator_t op = NULL;
-  double *x = NULL, *y = NULL, *t = NULL, *busy = NULL;
-  int rc = femint_space_create(ctx, mesh, FEMINT_H1, nc, NULL, p, &space);
-  if (!rc) rc = laplace ? femint_form_create_laplace(ctx, nc, 1, &one, &form)
-                        : femint_form_create_mass(ctx, nc, 1, &one, &form);
-  struct femint_operator_options opt = {.where = o->where, .apply_rule = o->problem >= 4};
-  if (!rc) rc = femint_operator_create(ctx, space, 1, &form, &opt, &op);
-  if (!rc) {
-    *ndof = femint_space_num_dofs(space);
-    x = malloc((size_t)(*ndof + 1) * sizeof *x);
-    y = malloc((size_t)(*ndof + 1) * sizeof *y);
-    t = malloc((size_t)o->runs * sizeof *t);
-    busy = malloc((size_t)o->runs * sizeof *busy);
-    if (!x || !y || !t || !busy) rc = FEMINT_ENOMEM;
-  }
-  for (int64_t i = 0; !rc && i < *ndof; i++) x[i] = 1.0 / (double)(i + 1);
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The right-hand side's function: sin(pi x) sin(pi y) sin(pi z) in every component. */
+static void bp_body(const double x[3], const double n[3], int tag, void *user, double *v)
+{
+  const int nc = *(const int *)user;
+  const double pi = 3.14159265358979323846;
+  for (int c = 0; c < nc; c++) v[c] = sin(pi * x[0]) * sin(pi * x[1]) * sin(pi * x[2]);
+}
+
+struct bp_result {
+  int64_t ndof;
+  double t_first, t_apply, t_busy, t_solve;
+  int iterations, converged, tasks_cpu, tasks_opencl;
+};
+
+/* The applications of one order on vectors: the first, then the median of o->runs. */
+static int bp_apply(const struct bp_options *o, femint_operator_t op, femint_vector_t x,
+                    femint_vector_t y, struct bp_result *r)
+{
+  double *t = malloc((size_t)o->runs * sizeof *t), *busy = malloc((size_t)o->runs * sizeof *busy);
+  int rc = t && busy ? 0 : FEMINT_ENOMEM;
   for (long k = -1; !rc && k < o->runs; k++) {
     struct femint_stats st;
     const double t0 = cli_now();
-    rc = femint_operator_apply(op, 0, x, y, &st);
+    rc = femint_operator_apply_vector(op, 0, x, y, &st);
     if (k < 0) {
-      *t_first = cli_now() - t0;
+      r->t_first = cli_now() - t0;
       continue;
     }
     t[k] = cli_now() - t0;
@@ -107,16 +124,77 @@ static int bp_order(femint_context_t ctx, const struct bp_options *o, femint_mes
       if (st.worker_busy[w] > busy[k]) busy[k] = st.worker_busy[w];
   }
   if (!rc) {
-    const long r = o->runs;
-    qsort(t, (size_t)r, sizeof *t, cmp_double);
-    qsort(busy, (size_t)r, sizeof *busy, cmp_double);
-    *t_median = r % 2 ? t[r / 2] : 0.5 * (t[r / 2 - 1] + t[r / 2]);
-    *t_busy = r % 2 ? busy[r / 2] : 0.5 * (busy[r / 2 - 1] + busy[r / 2]);
+    r->t_apply = median(t, o->runs);
+    r->t_busy = median(busy, o->runs);
   }
-  free(x);
-  free(y);
   free(t);
   free(busy);
+  return rc;
+}
+
+/* The solves of one order: the median time of o->solves, the iterations of the last. */
+static int bp_solve(const struct bp_options *o, femint_operator_t op, femint_vector_t b,
+                    femint_vector_t x, struct bp_result *r)
+{
+  if (o->solves == 0) return 0;
+  double *t = malloc((size_t)o->solves * sizeof *t), *zero = calloc((size_t)r->ndof + 1, sizeof *zero);
+  int rc = t && zero ? 0 : FEMINT_ENOMEM;
+  const struct femint_cg_options cg = {.rtol = o->rtol, .max_it = (int)o->iterations,
+                                       .fixed = o->iterations > 0, .jacobi = o->jacobi};
+  for (long k = 0; !rc && k < o->solves; k++) {
+    struct femint_cg_result res;
+    rc = femint_vector_set_values(x, zero);
+    if (!rc) rc = femint_operator_cg(op, 0, b, x, &cg, &res);
+    t[k] = res.t_solve;
+    r->iterations = res.iterations;
+    r->converged = res.converged;
+    r->tasks_cpu = res.tasks_cpu;
+    r->tasks_opencl = res.tasks_opencl;
+  }
+  if (!rc) r->t_solve = median(t, o->solves);
+  free(t);
+  free(zero);
+  return rc;
+}
+
+/* The measurements of one order; 0, or a femint error code. */
+static int bp_order(femint_context_t ctx, const struct bp_options *o, femint_mesh_t mesh, int p,
+                    struct bp_result *r)
+{
+  const int nc = o->problem % 2 ? 3 : 1, laplace = o->problem >= 2;
+  const double one = 1;
+  femint_space_t space = NULL;
+  femint_form_t form = NULL;
+  femint_operator_t op = NULL;
+  femint_vector_t x = NULL, y = NULL;
+  double *rhs = NULL;
+  int rc = femint_space_create(ctx, mesh, FEMINT_H1, nc, NULL, p, &space);
+  if (!rc && laplace) rc = femint_space_remove_boundary_dofs(space, 0, NULL);
+  if (!rc) rc = laplace ? femint_form_create_laplace(ctx, nc, 1, &one, &form)
+                        : femint_form_create_mass(ctx, nc, 1, &one, &form);
+  struct femint_operator_options opt = {.where = o->where, .apply_rule = o->problem >= 4};
+  if (!rc) rc = femint_operator_create(ctx, space, 1, &form, &opt, &op);
+  if (!rc) rc = femint_vector_create(space, &x);
+  if (!rc) rc = femint_vector_create(space, &y);
+  if (!rc) {
+    r->ndof = femint_space_num_dofs(space);
+    rhs = calloc((size_t)r->ndof + 1, sizeof *rhs);
+    if (!rhs) rc = FEMINT_ENOMEM;
+  }
+  for (int64_t i = 0; !rc && i < r->ndof; i++) rhs[i] = 1.0 / (double)(i + 1);
+  if (!rc) rc = femint_vector_set_values(x, rhs);
+  if (!rc) rc = bp_apply(o, op, x, y, r);
+  /* b: the load of a smooth function, in y */
+  const struct femint_load load = {.body = bp_body, .user = (void *)&nc};
+  if (!rc && o->solves > 0) {
+    memset(rhs, 0, (size_t)r->ndof * sizeof *rhs);
+    rc = femint_operator_load(op, &load, rhs);
+    if (!rc) rc = femint_vector_set_values(y, rhs);
+  }
+  if (!rc) rc = bp_solve(o, op, y, x, r);
+  free(rhs);
+  femint_vector_destroy(&x);
+  femint_vector_destroy(&y);
   femint_operator_destroy(&op);
   femint_form_destroy(&form);
   femint_space_destroy(&space);
@@ -125,7 +203,7 @@ static int bp_order(femint_context_t ctx, const struct bp_options *o, femint_mes
 
 int cli_bp_command(int argc, char **argv)
 {
-  struct bp_options o = {.problem = 2, .runs = 5};
+  struct bp_options o = {.problem = 2, .runs = 5, .solves = 3, .rtol = 1e-8};
   struct cli_args args;
   int status = cli_parse(&cli_bp_cmd, argc, argv, &o, &args);
   if (status) return status < 0 ? 0 : status;
@@ -152,35 +230,45 @@ int cli_bp_command(int argc, char **argv)
   struct cli_json j = {0};
   if (o.json) cli_json_open(&j, NULL, '[');
   else
-    printf("femint bp: %s on %s (%d hexahedra), femint_operator_apply, median of %ld later "
-           "runs (tasks_s: the busiest worker's time in the apply tasks)\n%5s %12s %10s %12s "
-           "%12s %14s\n",
-           bp_names[o.problem], text, femint_mesh_num_cells(mesh), o.runs, "order", "DOFs",
-           "first_s", "median_s", "tasks_s", "DOFs/s");
+    printf("femint bp: %s on %s (%d hexahedra); apply: median of %ld; solve: median of %ld CG "
+           "solves%s, %s\n%5s %10s %9s %10s %10s %10s %6s %10s %12s %12s\n",
+           bp_names[o.problem], text, femint_mesh_num_cells(mesh), o.runs, o.solves,
+           o.jacobi ? " (Jacobi)" : "", o.iterations ? "fixed iterations" : "to --rtol", "order",
+           "DOFs", "first_s", "apply_s", "tasks_s", "solve_s", "its", "DOFs/s", "DOF-its/s",
+           "CPU/OpenCL");
   for (int k = 0; k < o.orders.n; k++) {
     const int p = o.orders.p[k];
-    double t_first = 0, t_median = 0, t_busy = 0;
-    int64_t ndof = 0;
-    rc = bp_order(ctx, &o, mesh, p, &t_first, &t_median, &t_busy, &ndof);
+    struct bp_result r = {0};
+    rc = bp_order(ctx, &o, mesh, p, &r);
     if (rc) {
       if (o.json) cli_json_close(&j, '[');
       cli_fail_runtime(ctx, rc);
       goto done;
     }
+    const double rate = r.t_solve > 0 ? (double)r.ndof * r.iterations / r.t_solve : 0;
     if (o.json) {
       cli_json_open(&j, NULL, '{');
       cli_json_str(&j, "problem", bp_names[o.problem]);
       cli_json_int(&j, "order", p);
       cli_json_int(&j, "cells", femint_mesh_num_cells(mesh));
-      cli_json_int(&j, "dofs", ndof);
-      cli_json_num(&j, "first_s", t_first);
-      cli_json_num(&j, "median_s", t_median);
-      cli_json_num(&j, "tasks_s", t_busy);
-      cli_json_num(&j, "dofs_per_s", ndof / t_median);
+      cli_json_int(&j, "dofs", r.ndof);
+      cli_json_num(&j, "first_s", r.t_first);
+      cli_json_num(&j, "apply_s", r.t_apply);
+      cli_json_num(&j, "tasks_s", r.t_busy);
+      cli_json_num(&j, "dofs_per_s", r.ndof / r.t_apply);
+      cli_json_num(&j, "solve_s", r.t_solve);
+      cli_json_int(&j, "iterations", r.iterations);
+      cli_json_int(&j, "converged", r.converged);
+      cli_json_num(&j, "dof_iterations_per_s", rate);
+      cli_json_int(&j, "solve_tasks_cpu", r.tasks_cpu);
+      cli_json_int(&j, "solve_tasks_opencl", r.tasks_opencl);
       cli_json_close(&j, '{');
     } else {
-      printf("%5d %12lld %10.4f %12.6f %12.6f %14.4g\n", p, (long long)ndof, t_first, t_median,
-             t_busy, ndof / t_median);
+      char split[32];
+      snprintf(split, sizeof split, "%d/%d", r.tasks_cpu, r.tasks_opencl);
+      printf("%5d %10lld %9.4f %10.6f %10.6f %10.4f %6d %10.4g %12.4g %12s\n", p,
+             (long long)r.ndof, r.t_first, r.t_apply, r.t_busy, r.t_solve, r.iterations,
+             r.ndof / r.t_apply, rate, split);
     }
     fflush(stdout);
   }

@@ -43,18 +43,22 @@ static void vec_cpu(void *buffers[], void *cl_arg)
   double part[3 * VEC_NRANGE];
   switch (a->op) {
   case VEC_EV_SUM: {
-    const double *ev = VPTR(0);
-    const int64_t *ptr = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
-    const int64_t *occ = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
-    double *y = VPTR(3);
+    double *y = VPTR(0);
     const int nc = a->nc, np = a->np;
 #pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t g = 0; g < n; g++)
-      for (int c = 0; c < nc; c++) {
-        double s = 0;
-        for (int64_t o = ptr[g]; o < ptr[g + 1]; o++) s += ev[occ[o] + (int64_t)c * np];
-        y[g * nc + c] = s;
-      }
+    for (int64_t i = 0; i < n; i++) y[i] = 0;
+    for (int k = 0; k < a->nchunk; k++) {
+      const double *ev = VPTR(1 + 2 * k);
+      const int64_t *map = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[2 + 2 * k]);
+      const int64_t nu = a->chunk_nu[k], *ptr = map + nu, *pos = ptr + nu + 1;
+#pragma omp parallel for num_threads(nt) schedule(static)
+      for (int64_t j = 0; j < nu; j++)
+        for (int c = 0; c < nc; c++) {
+          double s = y[map[j] * nc + c];
+          for (int64_t o = ptr[j]; o < ptr[j + 1]; o++) s += ev[pos[o] + (int64_t)c * np];
+          y[map[j] * nc + c] = s;
+        }
+    }
     break;
   }
   case VEC_DOT: {
@@ -224,13 +228,23 @@ static void vec_opencl(void *buffers[], void *cl_arg)
   struct cl_args c = {vk->k[a->op], 0, CL_SUCCESS};
   const size_t ranges = (size_t)VEC_NRANGE * VEC_WG;
   switch (a->op) {
-  case VEC_EV_SUM:
-    arg_long(&c, a->n);
-    arg_int(&c, a->nc);
-    arg_int(&c, a->np);
-    for (int i = 0; i < 4; i++) arg_mem(&c, DEV(i));
-    if (c.err == CL_SUCCESS) c.err = launch(queue, c.k, (size_t)a->n, VEC_WG);
+  case VEC_EV_SUM: {
+    const double zero = 0;
+    if (a->n > 0)
+      c.err = clEnqueueFillBuffer(queue, (cl_mem)DEV(0), &zero, sizeof zero, 0,
+                                  (size_t)a->n * sizeof zero, 0, NULL, NULL);
+    for (int k = 0; k < a->nchunk && c.err == CL_SUCCESS; k++) {
+      c.i = 0;
+      arg_long(&c, a->chunk_nu[k]);
+      arg_int(&c, a->nc);
+      arg_int(&c, a->np);
+      arg_mem(&c, DEV(1 + 2 * k));
+      arg_mem(&c, DEV(2 + 2 * k));
+      arg_mem(&c, DEV(0));
+      if (c.err == CL_SUCCESS) c.err = launch(queue, c.k, (size_t)a->chunk_nu[k], VEC_WG);
+    }
     break;
+  }
   case VEC_DOT:
     arg_long(&c, a->n);
     arg_mem(&c, DEV(0));

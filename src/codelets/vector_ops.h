@@ -19,7 +19,9 @@
 enum vec_slot { SLOT_PQ = 0, SLOT_RZ0 = 1, SLOT_RZ1 = 2, SLOT_RR = 3, SLOT_BB = 4 };
 
 enum vec_op {
-  VEC_EV_SUM,     /* ev, occ_ptr, occ (R), y (W): y[g nc + c] = sum of g's places in ev */
+  VEC_EV_SUM,     /* y (W), then each chunk's ev and map (R): y = 0, then chunk after chunk,
+                     y[g nc + c] += each of g's places in the chunk's ev, in order (so that
+                     every DOF's sum runs in plan order, whatever the chunks) */
   VEC_DOT,        /* a, b (R), s (RW): s[out] = a . b */
   VEC_CG_START,   /* b (R), r (RW: A x in, b - A x out), p (W), s (RW) [, dinv (R), z (W)]:
                      z = dinv r (or r), p = z, s[out] = r . z, s[RR] = r . r, s[BB] = b . b */
@@ -45,6 +47,8 @@ struct vec_arg {
   int jacobi;                     /* the dinv and z buffers are there */
   int in0, in1, out;              /* slots */
   int nc, np;                     /* VEC_EV_SUM: components, values per cell and component */
+  int nchunk;                     /* VEC_EV_SUM: chunks, and the DOFs of each, chunk_nu[i]: its */
+  const int64_t *chunk_nu;        /* map is udof[nu], ptr[nu + 1], places[ptr[nu]] */
   struct vec_kernels *const *kern; /* [FEMINT_MAX_CL_DEVICES] */
   int *counts;                    /* NULL, or tasks run counted: [0] CPU, [1] OpenCL */
   int status;

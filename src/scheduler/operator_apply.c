@@ -1,11 +1,11 @@
 /* femint_operator_apply: y = A x without A (hexahedra, sum factorization). The first call of a
  * form computes the quadrature data of the operator's cells and keeps them, registered per
  * chunk of consecutive cells, with the cells' DOFs in tensor order, the 1D tables, the element
- * vectors (one vector, partitioned into the chunks' parts while the apply tasks write them),
- * the transpose of the DOF map and the OpenCL programs; each application then submits one apply
- * task per chunk (CPU team or OpenCL device) and one task that sums the element vectors into y
- * in a fixed order on the solve's home (the first device with the kernels, else the CPU
- * workers), where y stays. */
+ * vectors, the transpose of the DOF map per chunk and the OpenCL programs; each application
+ * then submits one apply task per chunk (CPU team or OpenCL device) and one task that sums the
+ * chunks' element vectors into y on the solve's home (the first device with the kernels, else
+ * the CPU workers), where y stays: each DOF the sum of its places in plan order, one after the
+ * other, whatever the chunks and workers. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +21,6 @@ struct op_apply {
   struct hex_tensor *tensor;
   int np, nc;
   double *ev;                      /* element vectors: [plan cell][ncomp][P^3] (pinned) */
-  starpu_data_handle_t h_ev_all;   /* all of them, partitioned into h_ev[nchunk] */
   struct femint_vector *vx, *vy;   /* x and y of femint_operator_apply (host arrays) */
   int64_t *dofs;                   /* [plan cell][P^3] the scalar mode of each node, tensor order */
   double *tab;                     /* B[Q][P] then D[Q][P] */
@@ -33,8 +32,10 @@ struct op_apply {
   int programs_built[2];           /* by kind: the OpenCL programs were tried */
   struct cl_program_entry *prog[2][FEMINT_MAX_CL_DEVICES];
   int64_t *occ_ptr, *occ;          /* for each scalar mode, its places in ev (component 0) */
-  starpu_data_handle_t h_occ_ptr, h_occ;
-  uint32_t *lengths;               /* [nchunk] values of each chunk's element vectors */
+  /* the transpose per chunk: map[i] holds the chunk's nu[i] DOFs (ascending), their ranges in
+   * the places, and the places of each in the chunk's element vectors (component 0) */
+  int64_t *map, *nu;
+  starpu_data_handle_t *h_map;     /* [nchunk] */
   double **qd;                     /* [nform] quadrature data of the plan's cells, or NULL */
   starpu_data_handle_t *h_qd, *h_ev; /* [nform * nchunk], [nchunk] */
   struct apply_arg *args;          /* [nchunk] */
@@ -52,12 +53,10 @@ void operator_apply_release(struct femint_operator *op)
   const int nb = a->nchunk;
   for (int i = 0; a->h_qd && i < op->nform * nb; i++)
     if (a->h_qd[i]) starpu_data_unregister(a->h_qd[i]);
-  if (a->h_ev_all) {
-    if (nb > 0) starpu_data_partition_clean(a->h_ev_all, nb, a->h_ev);
-    starpu_data_unregister(a->h_ev_all);
-  }
-  if (a->h_occ_ptr) starpu_data_unregister(a->h_occ_ptr);
-  if (a->h_occ) starpu_data_unregister(a->h_occ);
+  for (int i = 0; a->h_ev && i < nb; i++)
+    if (a->h_ev[i]) starpu_data_unregister(a->h_ev[i]);
+  for (int i = 0; a->h_map && i < nb; i++)
+    if (a->h_map[i]) starpu_data_unregister(a->h_map[i]);
   for (int i = 0; a->h_dofs && i < nb; i++)
     if (a->h_dofs[i]) starpu_data_unregister(a->h_dofs[i]);
   if (a->h_tab) starpu_data_unregister(a->h_tab);
@@ -75,12 +74,62 @@ void operator_apply_release(struct femint_operator *op)
   femint_vector_destroy(&a->vy);
   for (int d = 0; d < FEMINT_MAX_CL_DEVICES; d++) vec_kernels_destroy(&a->vk[d]);
   femint_host_free(op->ctx, a->ev);
-  free(a->lengths);
+  free(a->map);
+  free(a->nu);
+  free(a->h_map);
   free(a->occ_ptr);
   free(a->occ);
   free(a->args);
   free(a);
   op->apply = NULL;
+}
+
+/* The transpose of the DOF map per chunk (size cells each, the last one fewer), from occ:
+ * map[i] = udof[nu] (the chunk's DOFs, ascending), ptr[nu + 1], places[] (in the chunk's
+ * element vectors), registered. */
+static int apply_chunk_maps(struct femint_operator *op, int size)
+{
+  struct op_apply *a = op->apply;
+  const int64_t nmode = op->space->nmode, per = (int64_t)a->nc * a->np;
+  const int nb = a->nchunk;
+  int64_t *start = calloc((size_t)nb + 1, sizeof *start), total = 0;
+  FEMINT_CHECK(start, op->ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
+  /* nu per chunk: the DOFs with a place there (occ holds k nc np + n, cells ascending) */
+  for (int64_t g = 0; g < nmode; g++)
+    for (int64_t o = a->occ_ptr[g]; o < a->occ_ptr[g + 1]; o++) {
+      const int i = (int)(a->occ[o] / per / size);
+      if (o == a->occ_ptr[g] || i != (int)(a->occ[o - 1] / per / size)) a->nu[i]++;
+    }
+  for (int i = 0; i < nb; i++) {
+    start[i] = total;
+    total += 2 * a->nu[i] + 1 + (int64_t)a->ncell[i] * a->np;
+  }
+  a->map = malloc(((size_t)total + 1) * sizeof *a->map);
+  int64_t *fill = calloc(2 * (size_t)nb + 1, sizeof *fill); /* [i]: DOFs so far, [nb + i]: places */
+  if (!a->map || !fill) {
+    free(start);
+    free(fill);
+    return femint_seterr(op->ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
+  }
+  for (int i = 0; i < nb; i++) a->map[start[i] + a->nu[i]] = 0;
+  for (int64_t g = 0; g < nmode; g++)
+    for (int64_t o = a->occ_ptr[g]; o < a->occ_ptr[g + 1]; o++) {
+      const int i = (int)(a->occ[o] / per / size);
+      int64_t *m = a->map + start[i], *ptr = m + a->nu[i], *pos = ptr + a->nu[i] + 1;
+      if (o == a->occ_ptr[g] || i != (int)(a->occ[o - 1] / per / size)) {
+        m[fill[i]++] = g;
+        ptr[fill[i]] = ptr[fill[i] - 1];
+      }
+      pos[fill[nb + i]++] = a->occ[o] - (int64_t)a->first[i] * per;
+      ptr[fill[i]]++;
+    }
+  for (int i = 0; i < nb; i++)
+    starpu_vector_data_register(&a->h_map[i], STARPU_MAIN_RAM, (uintptr_t)(a->map + start[i]),
+                                (uint32_t)(2 * a->nu[i] + 1 + fill[nb + i] + (fill[nb + i] == 0)),
+                                sizeof(int64_t));
+  free(start);
+  free(fill);
+  return 0;
 }
 
 /* The tables, the element vectors and the transpose of the DOF map over the plan's cells. */
@@ -120,7 +169,8 @@ static int apply_setup(struct femint_operator *op)
   a->h_qd = calloc((size_t)op->nform * nb + 1, sizeof *a->h_qd);
   a->h_ev = calloc((size_t)nb + 1, sizeof *a->h_ev);
   a->args = calloc((size_t)nb + 1, sizeof *a->args);
-  a->lengths = calloc((size_t)nb + 1, sizeof *a->lengths);
+  a->nu = calloc((size_t)nb + 1, sizeof *a->nu);
+  a->h_map = calloc((size_t)nb + 1, sizeof *a->h_map);
   /* the element vectors in pinned memory (where there is a GPU), so that they cross the bus at
    * its full rate */
   if (femint_host_alloc(ctx, ((size_t)p->ncell * a->nc * np + 1) * sizeof *a->ev, (void **)&a->ev))
@@ -130,7 +180,7 @@ static int apply_setup(struct femint_operator *op)
   a->dofs = malloc(((size_t)p->ncell * np + 1) * sizeof *a->dofs);
   a->h_dofs = calloc((size_t)nb + 1, sizeof *a->h_dofs);
   a->tab = malloc(2 * (size_t)a->tensor->Q * a->tensor->P * sizeof *a->tab);
-  FEMINT_CHECK(a->qd && a->h_qd && a->h_ev && a->args && a->ev && a->lengths && a->occ_ptr && a->occ &&
+  FEMINT_CHECK(a->qd && a->h_qd && a->h_ev && a->args && a->ev && a->nu && a->h_map && a->occ_ptr && a->occ &&
                    a->dofs && a->h_dofs && a->tab,
                ctx,
                FEMINT_ENOMEM, "femint_operator_apply: out of memory for %d cells", p->ncell);
@@ -154,25 +204,14 @@ static int apply_setup(struct femint_operator *op)
     }
   free(fill);
   for (int i = 0; i < nb; i++) {
-    a->lengths[i] = (uint32_t)((size_t)a->ncell[i] * a->nc * np);
+    starpu_vector_data_register(&a->h_ev[i], STARPU_MAIN_RAM,
+                                (uintptr_t)(a->ev + (size_t)a->first[i] * a->nc * np),
+                                (uint32_t)((size_t)a->ncell[i] * a->nc * np), sizeof(double));
     starpu_vector_data_register(&a->h_dofs[i], STARPU_MAIN_RAM,
                                 (uintptr_t)(a->dofs + (size_t)a->first[i] * np),
                                 (uint32_t)((size_t)a->ncell[i] * np), sizeof(int64_t));
   }
-  starpu_vector_data_register(&a->h_ev_all, STARPU_MAIN_RAM, (uintptr_t)a->ev,
-                              (uint32_t)((size_t)p->ncell * a->nc * np + 1), sizeof(double));
-  if (nb > 0) {
-    /* the chunks' parts, and what follows the last one (the padding value) */
-    struct starpu_data_filter f = {.filter_func = starpu_vector_filter_list,
-                                   .nchildren = (unsigned)nb,
-                                   .filter_arg_ptr = a->lengths};
-    a->lengths[nb - 1]++;
-    starpu_data_partition_plan(a->h_ev_all, &f, a->h_ev);
-  }
-  starpu_vector_data_register(&a->h_occ_ptr, STARPU_MAIN_RAM, (uintptr_t)a->occ_ptr,
-                              (uint32_t)(s->nmode + 1), sizeof(int64_t));
-  starpu_vector_data_register(&a->h_occ, STARPU_MAIN_RAM, (uintptr_t)a->occ,
-                              (uint32_t)((size_t)p->ncell * np + 1), sizeof(int64_t));
+  FEMINT_CALL(apply_chunk_maps(op, size));
   FEMINT_CALL(femint_vector_create(op->space, &a->vx));
   FEMINT_CALL(femint_vector_create(op->space, &a->vy));
   const size_t qp = (size_t)a->tensor->Q * a->tensor->P;
@@ -286,7 +325,9 @@ static int apply_check(const struct femint_operator *op, int form, int *kind)
 }
 
 /* The home of the vectors: the first device that runs the apply kernel of the kind and builds
- * the vector kernels (unless the operator is for CPU workers), else the CPU workers. */
+ * the vector kernels, else the CPU workers; with every kind of worker allowed, a device that is
+ * itself a CPU (an OpenCL platform on the host's cores) leaves them to the CPU workers, which
+ * run them without a driver's launch costs. */
 static int apply_choose_home(struct femint_operator *op, int kind)
 {
   struct op_apply *a = op->apply;
@@ -297,6 +338,8 @@ static int apply_choose_home(struct femint_operator *op, int kind)
   char *source = NULL;
   for (int dev = 0; dev < op->ctx->ncl_dev && a->home < 0; dev++) {
     if (!a->prog[kind][dev] || !a->prog[kind][dev]->kernel) continue;
+    if (op->plan->opt.where == FEMINT_WHERE_ANY && (op->ctx->cl_dev[dev].type & CL_DEVICE_TYPE_CPU))
+      continue;
     if (!source) source = femint_kernel_text("vector_ops.cl");
     FEMINT_CHECK(source, op->ctx, FEMINT_ENOMEM, "the OpenCL source of the vector kernels is missing");
     const int err = vec_kernels_create(dev, source, &a->vk[dev]);
@@ -365,7 +408,6 @@ int apply_submit(struct femint_operator *op, int form, int kind, starpu_data_han
   const uint32_t where = apply_where(op, kind);
   const int nb = a->nchunk;
   int n = 0, err = 0;
-  if (nb > 0) starpu_data_partition_submit(a->h_ev_all, nb, a->h_ev);
   for (int i = 0; i < nb && !err; i++) {
     /* set once per kind and counter: earlier tasks of a solve may still read them */
     if (!a->args[i].ctx || a->args[i].kind != kind || a->args[i].counts != counts)
@@ -383,22 +425,29 @@ int apply_submit(struct femint_operator *op, int form, int kind, starpu_data_han
     err = task_submit(ctx, t, tasks ? &tasks[n] : NULL, "femint_operator_apply");
     if (!err) n++;
   }
-  /* the parts back into the whole where they are (StarPU 1.3 gathers on no other node) */
-  if (nb > 0) starpu_data_unpartition_submit(a->h_ev_all, nb, a->h_ev, -1);
   if (err) return err;
   if (!a->sum_arg.ctx || a->sum_arg.counts != counts)
-    a->sum_arg = (struct vec_arg){.ctx = ctx, .op = VEC_EV_SUM, .n = op->space->nmode,
-                                  .nc = a->nc, .np = a->np, .kern = a->vk, .counts = counts};
+    a->sum_arg = (struct vec_arg){.ctx = ctx, .op = VEC_EV_SUM, .n = op->space->nmode * a->nc,
+                                  .nc = a->nc, .np = a->np, .kern = a->vk, .counts = counts,
+                                  .nchunk = nb, .chunk_nu = a->nu};
+  /* y (W), then each chunk's element vectors and map (R) */
   struct starpu_task *t = starpu_task_create();
   t->cl = &femint_cl_vec;
   t->cl_arg = &a->sum_arg;
-  t->nbuffers = 4;
-  t->handles[0] = a->h_ev_all;
-  t->handles[1] = a->h_occ_ptr;
-  t->handles[2] = a->h_occ;
-  t->handles[3] = y;
-  t->modes[0] = t->modes[1] = t->modes[2] = STARPU_R;
-  t->modes[3] = STARPU_W;
+  t->nbuffers = 1 + 2 * nb;
+  t->dyn_handles = malloc((size_t)t->nbuffers * sizeof *t->dyn_handles);
+  t->dyn_modes = malloc((size_t)t->nbuffers * sizeof *t->dyn_modes);
+  if (!t->dyn_handles || !t->dyn_modes) {
+    starpu_task_destroy(t);
+    return femint_seterr(ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
+  }
+  t->dyn_handles[0] = y;
+  t->dyn_modes[0] = STARPU_W;
+  for (int i = 0; i < nb; i++) {
+    t->dyn_handles[1 + 2 * i] = a->h_ev[i];
+    t->dyn_handles[2 + 2 * i] = a->h_map[i];
+    t->dyn_modes[1 + 2 * i] = t->dyn_modes[2 + 2 * i] = STARPU_R;
+  }
   apply_task_home(op, t);
   err = task_submit(ctx, t, tasks ? &tasks[n] : NULL, "femint_operator_apply");
   return err ? err : n + 1;

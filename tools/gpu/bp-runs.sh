@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
-# The first matrix-free measurements of doc/performance.md (seed 001's bake-off problems), on the
-# GPU host (see ../shared/gpu/README.md), from the repository root:
-#   . .gpu-runtime/env.sh && tools/gpu/bp-runs.sh OUTDIR
-# femint bp on 24^3 hexahedra, orders 1-7: bp3 on the OpenCL device, on the CPU workers and on
-# every worker; bp1 on the device; bp3 of order 3 on 48^3 hexahedra.
+# The matrix-free measurements of doc/performance.md (seed 001's bake-off problems), on the GPU
+# host (see ../shared/gpu/README.md), from the repository root:
+#   . .gpu-runtime/env.sh && tools/gpu/bp-runs.sh OUTDIR [SET]
+# femint bp (applications on vectors that stay on the device, and CG solves to 1e-8) on 32^3
+# hexahedra: bp3, bp5 and bp1 of orders 1-7 on the OpenCL device, bp3 on every worker and on the
+# CPU workers alone, bp5 with Jacobi. Each sweep writes its own log (a cut-off run keeps the
+# finished ones). SET picks one sweep by name (opencl, any, cpu, jacobi).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 gpu_setup "${1:-out}"
-{ femint info | head -n 3
-  for w in opencl cpu any; do femint bp --problem bp3 --order 1-7 --mesh box:24,24,24 --where $w; done
-  femint bp --problem bp1 --order 1-7 --mesh box:24,24,24 --where opencl
-  femint bp --problem bp3 --order 3 --mesh box:48,48,48 --where opencl
-} >"$out/bp-log.txt" 2>&1
-echo "wrote $out/bp-log.txt"
+set=${2:-all}
+sweep() {
+  name=$1
+  shift
+  [ "$set" = all ] || [ "$set" = "${name%%-*}" ] || return 0
+  echo "== femint bp $*" >"$out/bp-$name.txt"
+  femint bp "$@" >>"$out/bp-$name.txt" 2>&1
+}
+femint info | head -n 3 >"$out/bp-info.txt"
+for p in bp3 bp5 bp1; do sweep opencl-$p --problem $p --order 1-7 --mesh box:32,32,32 --where opencl; done
+sweep any-bp3 --problem bp3 --order 2-7 --mesh box:32,32,32 --where any
+sweep cpu-bp3 --problem bp3 --order 2,4,7 --mesh box:24,24,24 --where cpu
+sweep jacobi-bp5 --problem bp5 --order 3,7 --mesh box:32,32,32 --where opencl --jacobi
+echo "wrote $out/bp-*.txt"
