@@ -47,8 +47,9 @@ FEMINT_EXPORT int femint_vector_get_values(femint_vector_t v, double *values);
  *  laplace form (a coefficient per cell), by sum factorization on the rule of
  *  options.apply_rule (BP1-BP4, or BP5-BP6), double precision, in tasks on CPU and OpenCL
  *  workers. The first call of a form computes and keeps its quadrature data. The element vectors
- *  are summed in a fixed order: y does not depend on where the tasks ran. x, y: num_dofs values in
- *  main memory (copied to and from vectors of the operator's own).
+ *  are summed in a fixed order: on the same workers, y is the same bit for bit from call to call
+ *  (the CPU and OpenCL kernels round differently). x, y: num_dofs values in main memory (copied
+ *  to and from vectors of the operator's own).
  *  @return 0; FEMINT_ENOTSUP (another shape, form or precision, named); FEMINT_EINVAL. */
 FEMINT_EXPORT int femint_operator_apply(femint_operator_t op, int form, const double *x,
                                         double *y, struct femint_stats *stats);

@@ -1,124 +1,231 @@
-/* The matrix-free action of the mass or Laplace form on a batch of hexahedra by sum factorization
- * (seed 001): per cell, the values of x at its P^3 nodes (gathered through dofs, tensor order),
- * interpolated (B) or differentiated (D) to the Q^3 points one direction at a time, multiplied
- * by the quadrature data (mass: w det J; Laplace: the symmetric w det J K K^T), and taken back by
- * the transposes; the result goes to the batch's element vectors ev[cell][NC][P^3].
- * One work-group per cell, WG_SIZE work-items striding over the entries of each stage, the stages
- * in local memory. Compiled with -DP, -DQ, -DNC (components), -DKIND (0 mass, 1 Laplace),
- * -DWG_SIZE and -DFEMINT_FP64 (double only). tab holds B[Q][P] then D[Q][P]. */
+/* The matrix-free action of the mass or Laplace form on hexahedra by sum factorization (seed
+ * 001), in 2D thread slices: a work-group holds NE cells, each worked on by M x M work-items
+ * (M = max(P, Q)), work-item (x, y) keeping a line of values along the third direction in
+ * registers. The contraction along that direction happens in registers; the two others go
+ * through local memory, one stage each, between barriers. Per cell and component: the values
+ * of x at its P^3 nodes (gathered through dofs, tensor order), interpolated (B) or
+ * differentiated (D) to the Q^3 points, multiplied by the quadrature data (mass: w det J;
+ * Laplace: the symmetric w det J K K^T as g00 g01 g02 g11 g12 g22), and taken back by the
+ * transposes into ev[cell][NC][P^3].
+ * KIND 2 is the Laplacian on the Gauss-Lobatto nodes themselves (Q = P, BP5/BP6): B is the
+ * identity there, and only the derivatives remain (the seed's BP3.5).
+ * Compiled with -DP, -DQ, -DNC (components), -DKIND (0 mass, 1 Laplace, 2 collocated Laplace),
+ * -DNE (cells per work-group) and -DFEMINT_FP64 (double only). tab holds B[Q][P] then D[Q][P]. */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
 #define NP (P * P * P)
 #define NQ3 (Q * Q * Q)
-#define M (P > Q ? P : Q)
-#define M3 (M * M * M)
-#define NQD (KIND == 0 ? 1 : 6)
-#define NR ((NP + WG_SIZE - 1) / WG_SIZE) /* nodes per work-item */
+#if KIND == 2
+/* ---- KIND 2: the collocated Laplacian. Work-item (x, y) of a cell keeps the line (x, y, :) of
+ * u in registers; the derivative along the third direction is taken there, the two others from
+ * the cell's values in local memory; going back, the third direction's term stays in registers
+ * and the two others go through local memory once. ---- */
+#define NP (P * P * P)
+#define PS (P | 1)
+#define U3(a, b, c) su[((a) * P + (b)) * PS + (c)]
+#define W3(m, a, b, c) sw[(((m) * P + (a)) * P + (b)) * PS + (c)]
 
-/* out[i][j][k] (n1 x n2 x nout) = sum_c T[k][c] in[i][j][c]: along the last index, through
- * T = tab[k * P + c] (to the points) or tab[c * P + k] (back to the nodes, trans). */
-static void along_k(__constant const double *T, int nout, int nin, int trans, int n12,
-                    __local const double *in, __local double *out, int lid)
-{
-  for (int e = lid; e < n12 * nout; e += WG_SIZE) {
-    const int ij = e / nout, k = e % nout;
-    double s = 0;
-    for (int c = 0; c < nin; c++) s += (trans ? T[c * P + k] : T[k * P + c]) * in[ij * nin + c];
-    out[e] = s;
-  }
-}
-
-/* out[i][k][j] = sum_b T[k][b] in[i][b][j], in: n1 x nin x n3 */
-static void along_j(__constant const double *T, int nout, int nin, int trans, int n1, int n3,
-                    __local const double *in, __local double *out, int lid)
-{
-  for (int e = lid; e < n1 * nout * n3; e += WG_SIZE) {
-    const int i = e / (nout * n3), k = e / n3 % nout, j = e % n3;
-    double s = 0;
-    for (int b = 0; b < nin; b++)
-      s += (trans ? T[b * P + k] : T[k * P + b]) * in[(i * nin + b) * n3 + j];
-    out[e] = s;
-  }
-}
-
-/* out[k][r] = sum_a T[k][a] in[a][r], in: nin x n23 */
-static void along_i(__constant const double *T, int nout, int nin, int trans, int n23,
-                    __local const double *in, __local double *out, int lid)
-{
-  for (int e = lid; e < nout * n23; e += WG_SIZE) {
-    const int k = e / n23, r = e % n23;
-    double s = 0;
-    for (int a = 0; a < nin; a++) s += (trans ? T[a * P + k] : T[k * P + a]) * in[a * n23 + r];
-    out[e] = s;
-  }
-}
-
-/* uq = (Ti x Tj x Tk) u, from the nodes to the points (s1, s2: scratch). A macro, not a function:
- * barriers inside called functions came out wrong on PoCL 3.1. */
-#define TO_POINTS(Ti, Tj, Tk, u, uq)                                                              \
-  along_k(Tk, Q, P, 0, P * P, u, s1, lid);                                                       \
-  barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-  along_j(Tj, Q, P, 0, P, Q, s1, s2, lid);                                                       \
-  barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-  along_i(Ti, Q, P, 0, Q * Q, s2, uq, lid);                                                      \
-  barrier(CLK_LOCAL_MEM_FENCE)
-
-/* v += (Ti x Tj x Tk)^T w, from the points back to the nodes: node n = lid + r * WG_SIZE is
- * accumulated in the work-item's v[r], in registers. */
-#define FROM_POINTS(Ti, Tj, Tk, w)                                                                \
-  along_i(Ti, P, Q, 1, Q * Q, w, s1, lid);                                                       \
-  barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-  along_j(Tj, P, Q, 1, P, Q, s1, s2, lid);                                                       \
-  barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-  along_k(Tk, P, Q, 1, P * P, s2, s1, lid);                                                      \
-  barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-  for (int r = 0; r < NR; r++)                                                                   \
-    if (lid + r * WG_SIZE < NP) v[r] += s1[lid + r * WG_SIZE];                                   \
-  barrier(CLK_LOCAL_MEM_FENCE)
-
-__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
+__kernel __attribute__((reqd_work_group_size(P, P, NE))) void
 hex_apply(int ncell, __global const double *x, __global const long *dofs, long dofs_off,
-          __global const double *qd, long qd_off, __constant const double *tab,
+          __global const double *qd, long qd_off, __global const double *tab,
           __global double *ev, long ev_off)
 {
-  __local double u[NP], s1[M3], s2[M3], g[(KIND == 0 ? 1 : 3) * NQ3];
-  const int cell = get_group_id(0), lid = get_local_id(0);
-  if (cell >= ncell) return;
-  __constant const double *B = tab, *D = tab + Q * P;
+  __local double Dl[P * P], su_all[NE * P * P * PS], sw_all[NE * 2 * P * P * PS];
+  const int tx = get_local_id(0), ty = get_local_id(1), e = get_local_id(2);
+  for (int i = (e * P + ty) * P + tx; i < P * P; i += P * P * NE) Dl[i] = tab[P * P + i];
+  const int cell = get_group_id(2) * NE + e;
+  const int live = cell < ncell;
+  __local double *su = su_all + e * P * P * PS, *sw = sw_all + e * 2 * P * P * PS;
   __global const long *dof = dofs + dofs_off + (size_t)cell * NP;
-  __global const double *G = qd + qd_off + (size_t)cell * NQ3 * NQD;
-  for (int c = 0; c < NC; c++) {
-    double v[NR];
-    for (int r = 0; r < NR; r++) v[r] = 0;
-    for (int n = lid; n < NP; n += WG_SIZE) {
-      const long d = dof[n];
-      u[n] = d >= 0 ? x[d * NC + c] : 0;
+  __global const double *G = qd + qd_off + (size_t)cell * NP * 6;
+  for (int comp = 0; comp < NC; comp++) {
+    double r[P], res[P];
+    for (int c = 0; c < P; c++) {
+      const long d = live ? dof[(tx * P + ty) * P + c] : -1;
+      r[c] = d >= 0 ? x[d * NC + comp] : 0;
+      U3(tx, ty, c) = r[c];
+      res[c] = 0;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-#if KIND == 0
-    TO_POINTS(B, B, B, u, g);
-    for (int q = lid; q < NQ3; q += WG_SIZE) g[q] *= G[q];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    FROM_POINTS(B, B, B, g);
-#else
-    TO_POINTS(D, B, B, u, g);
-    TO_POINTS(B, D, B, u, g + NQ3);
-    TO_POINTS(B, B, D, u, g + 2 * NQ3);
-    for (int q = lid; q < NQ3; q += WG_SIZE) {
-      __global const double *h = G + 6 * q;
-      const double a = g[q], b = g[NQ3 + q], e = g[2 * NQ3 + q];
-      g[q] = h[0] * a + h[1] * b + h[2] * e;
-      g[NQ3 + q] = h[1] * a + h[3] * b + h[4] * e;
-      g[2 * NQ3 + q] = h[2] * a + h[4] * b + h[5] * e;
+    double w0[P], w1[P];
+    for (int k = 0; k < P; k++) {
+      double g0 = 0, g1 = 0, g2 = 0;
+      for (int a = 0; a < P; a++) {
+        g0 += Dl[tx * P + a] * U3(a, ty, k);
+        g1 += Dl[ty * P + a] * U3(tx, a, k);
+        g2 += Dl[k * P + a] * r[a];
+      }
+      __global const double *h = G + ((tx * P + ty) * P + k) * 6;
+      const double h0 = live ? h[0] : 0, h1 = live ? h[1] : 0, h2 = live ? h[2] : 0;
+      const double h3 = live ? h[3] : 0, h4 = live ? h[4] : 0, h5 = live ? h[5] : 0;
+      w0[k] = h0 * g0 + h1 * g1 + h2 * g2;
+      w1[k] = h1 * g0 + h3 * g1 + h4 * g2;
+      const double w2 = h2 * g0 + h4 * g1 + h5 * g2;
+      for (int c = 0; c < P; c++) res[c] += Dl[k * P + c] * w2;
+    }
+    for (int k = 0; k < P; k++) {
+      W3(0, tx, ty, k) = w0[k];
+      W3(1, tx, ty, k) = w1[k];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    FROM_POINTS(D, B, B, g);
-    FROM_POINTS(B, D, B, g + NQ3);
-    FROM_POINTS(B, B, D, g + 2 * NQ3);
-#endif
-    __global double *out = ev + ev_off + ((size_t)cell * NC + c) * NP;
-    for (int r = 0; r < NR; r++)
-      if (lid + r * WG_SIZE < NP) out[lid + r * WG_SIZE] = v[r];
+    for (int c = 0; c < P; c++) {
+      double s = res[c];
+      for (int i = 0; i < P; i++) s += Dl[i * P + tx] * W3(0, i, ty, c) + Dl[i * P + ty] * W3(1, tx, i, c);
+      res[c] = s;
+    }
+    if (live) {
+      __global double *out = ev + ev_off + ((size_t)cell * NC + comp) * NP + (tx * P + ty) * P;
+      for (int c = 0; c < P; c++) out[c] = res[c];
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 }
+#else
+#define NQD (KIND == 0 ? 1 : 6)
+#define NG (KIND == 0 ? 1 : 3) /* gradients (or values) at the points */
+#define NF (KIND == 0 ? 1 : 2) /* lines after the first contraction */
+/* odd line lengths in local memory, against bank conflicts */
+#define QS (Q | 1)
+#define PS (P | 1)
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define SA_SIZE (NF * MAX(P * P * QS, Q * P * PS))
+#define SB_SIZE (NG * MAX(P * Q * QS, Q * Q * PS))
+/* the first contraction [m][a][b][kq], the second [m][a][jq][kq]; going back, [m][iq][jq][c]
+ * and [m][iq][b][c] */
+#define F1(m, a, b, k) sa[(((m) * P + (a)) * P + (b)) * QS + (k)]
+#define F2(m, a, j, k) sb[(((m) * P + (a)) * Q + (j)) * QS + (k)]
+#define B2(m, i, j, c) sb[(((m) * Q + (i)) * Q + (j)) * PS + (c)]
+#define B1(m, i, b, c) sa[(((m) * Q + (i)) * P + (b)) * PS + (c)]
+
+__kernel __attribute__((reqd_work_group_size(MAX(P, Q), MAX(P, Q), NE))) void
+hex_apply(int ncell, __global const double *x, __global const long *dofs, long dofs_off,
+          __global const double *qd, long qd_off, __global const double *tab,
+          __global double *ev, long ev_off)
+{
+  __local double Bl[Q * P], Dl[Q * P], sa_all[NE * SA_SIZE], sb_all[NE * SB_SIZE];
+  const int tx = get_local_id(0), ty = get_local_id(1), e = get_local_id(2);
+  const int lin = (e * MAX(P, Q) + ty) * MAX(P, Q) + tx, nthr = MAX(P, Q) * MAX(P, Q) * NE;
+  for (int i = lin; i < Q * P; i += nthr) {
+    Bl[i] = tab[i];
+    Dl[i] = tab[Q * P + i];
+  }
+  const int cell = get_group_id(2) * NE + e;
+  const int live = cell < ncell;
+  __local double *sa = sa_all + e * SA_SIZE, *sb = sb_all + e * SB_SIZE;
+  __global const long *dof = dofs + dofs_off + (size_t)cell * NP;
+  __global const double *G = qd + qd_off + (size_t)cell * NQ3 * NQD;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int comp = 0; comp < NC; comp++) {
+    /* 1. along the third direction, in registers: work-item (a, b) */
+    if (live && tx < P && ty < P) {
+      double r[P];
+      for (int c = 0; c < P; c++) {
+        const long d = dof[(tx * P + ty) * P + c];
+        r[c] = d >= 0 ? x[d * NC + comp] : 0;
+      }
+      for (int k = 0; k < Q; k++) {
+        double sB = 0, sD = 0;
+        for (int c = 0; c < P; c++) {
+          sB += Bl[k * P + c] * r[c];
+          sD += Dl[k * P + c] * r[c];
+        }
+        F1(0, tx, ty, k) = sB;
+        if (KIND) F1(1, tx, ty, k) = sD;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* 2. along the second: work-item (a, jq) */
+    if (live && tx < P && ty < Q) {
+      for (int k = 0; k < Q; k++) {
+        double vBB = 0, vDB = 0, vBD = 0;
+        for (int b = 0; b < P; b++) {
+          const double uB = F1(0, tx, b, k);
+          vBB += Bl[ty * P + b] * uB;
+          if (KIND) {
+            vDB += Dl[ty * P + b] * uB;
+            vBD += Bl[ty * P + b] * F1(1, tx, b, k);
+          }
+        }
+        F2(0, tx, ty, k) = vBB;
+        if (KIND) {
+          F2(1, tx, ty, k) = vDB;
+          F2(2, tx, ty, k) = vBD;
+        }
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* 3. along the first, to the points: work-item (iq, jq) has the line of points (iq, jq, :);
+     * the quadrature data there, and back along the third direction in registers */
+    double a0[P], a1[P], a2[P];
+    for (int c = 0; c < P; c++) a0[c] = a1[c] = a2[c] = 0;
+    if (live && tx < Q && ty < Q) {
+      for (int k = 0; k < Q; k++) {
+        double g0 = 0, g1 = 0, g2 = 0;
+        for (int a = 0; a < P; a++) {
+          if (KIND) {
+            g0 += Dl[tx * P + a] * F2(0, a, ty, k);
+            g1 += Bl[tx * P + a] * F2(1, a, ty, k);
+            g2 += Bl[tx * P + a] * F2(2, a, ty, k);
+          } else {
+            g0 += Bl[tx * P + a] * F2(0, a, ty, k);
+          }
+        }
+        __global const double *h = G + ((tx * Q + ty) * Q + k) * NQD;
+        if (KIND) {
+          const double w0 = h[0] * g0 + h[1] * g1 + h[2] * g2;
+          const double w1 = h[1] * g0 + h[3] * g1 + h[4] * g2;
+          const double w2 = h[2] * g0 + h[4] * g1 + h[5] * g2;
+          for (int c = 0; c < P; c++) {
+            a0[c] += Bl[k * P + c] * w0;
+            a1[c] += Bl[k * P + c] * w1;
+            a2[c] += Dl[k * P + c] * w2;
+          }
+        } else {
+          const double w0 = h[0] * g0;
+          for (int c = 0; c < P; c++) a0[c] += Bl[k * P + c] * w0;
+        }
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (live && tx < Q && ty < Q)
+      for (int c = 0; c < P; c++) {
+        B2(0, tx, ty, c) = a0[c];
+        if (KIND) {
+          B2(1, tx, ty, c) = a1[c];
+          B2(2, tx, ty, c) = a2[c];
+        }
+      }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* 4. back along the second: work-item (iq, b); the Laplacian's terms 1 and 2 share it */
+    if (live && tx < Q && ty < P) {
+      for (int c = 0; c < P; c++) {
+        double c0 = 0, c12 = 0;
+        for (int j = 0; j < Q; j++) {
+          if (KIND) {
+            c0 += Bl[j * P + ty] * B2(0, tx, j, c);
+            c12 += Dl[j * P + ty] * B2(1, tx, j, c) + Bl[j * P + ty] * B2(2, tx, j, c);
+          } else {
+            c0 += Bl[j * P + ty] * B2(0, tx, j, c);
+          }
+        }
+        B1(0, tx, ty, c) = c0;
+        if (KIND) B1(1, tx, ty, c) = c12;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* 5. back along the first, to the nodes: work-item (a, b) writes its line */
+    if (live && tx < P && ty < P) {
+      __global double *out = ev + ev_off + ((size_t)cell * NC + comp) * NP + (tx * P + ty) * P;
+      for (int c = 0; c < P; c++) {
+        double s = 0;
+        for (int i = 0; i < Q; i++) {
+          if (KIND) s += Dl[i * P + tx] * B1(0, i, ty, c) + Bl[i * P + tx] * B1(1, i, ty, c);
+          else s += Bl[i * P + tx] * B1(0, i, ty, c);
+        }
+        out[c] = s;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+#endif

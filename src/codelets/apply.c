@@ -97,8 +97,11 @@ static void apply_opencl(void *buffers[], void *arg)
   if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 7, sizeof(cl_mem), &m[4]);
   if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 8, sizeof(cl_long), &off[4]);
   if (err == CL_SUCCESS && ncell > 0) {
-    const size_t local = (size_t)a->wg_size, global = local * (size_t)ncell;
-    err = clEnqueueNDRangeKernel(queue, e->kernel, 1, NULL, &global, &local, 0, NULL, NULL);
+    /* M x M work-items per cell, ne cells per work-group (kernels/hex_apply.cl) */
+    const size_t m = (size_t)(a->tensor->P > a->tensor->Q ? a->tensor->P : a->tensor->Q);
+    const size_t ne = (size_t)a->ne[dev];
+    const size_t local[3] = {m, m, ne}, global[3] = {m, m, ne * (((size_t)ncell + ne - 1) / ne)};
+    err = clEnqueueNDRangeKernel(queue, e->kernel, 3, NULL, global, local, 0, NULL, NULL);
   }
   if (err != CL_SUCCESS) {
     a->status = FEMINT_EOPENCL;

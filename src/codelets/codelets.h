@@ -89,7 +89,7 @@ struct apply_arg {
   const struct hex_tensor *tensor;
   int kind, ncomp, ncell;
   struct cl_program_entry *const *program; /* [FEMINT_MAX_CL_DEVICES] hex_apply, or NULL */
-  int wg_size;
+  const int *ne;                   /* [FEMINT_MAX_CL_DEVICES] cells per work-group */
   int *counts;                     /* NULL, or tasks run counted: [0] CPU, [1] OpenCL */
   int status;
   char msg[128];

@@ -14,7 +14,7 @@
 #include "host/refel_hex.h"
 #include "operator.h"
 
-/* Work-items per cell of the OpenCL kernel. */
+/* About how many work-items a work-group of the OpenCL kernel has (cells of M x M each). */
 #define APPLY_WG 128
 
 struct op_apply {
@@ -31,6 +31,7 @@ struct op_apply {
   starpu_data_handle_t h_tab, *h_dofs; /* [nchunk] */
   int programs_built[2];           /* by kind: the OpenCL programs were tried */
   struct cl_program_entry *prog[2][FEMINT_MAX_CL_DEVICES];
+  int ne[2][FEMINT_MAX_CL_DEVICES];   /* cells per work-group of each program */
   int64_t *occ_ptr, *occ;          /* for each scalar mode, its places in ev (component 0) */
   /* the transpose per chunk: map[i] holds the chunk's nu[i] DOFs (ascending), their ranges in
    * the places, and the places of each in the chunk's element vectors (component 0) */
@@ -256,11 +257,17 @@ static int apply_form_data(struct femint_operator *op, int f, int kind)
   return 0;
 }
 
-/* The local memory the OpenCL kernel of a kind takes (kernels/hex_apply.cl). */
-static size_t kernel_local_bytes(const struct hex_tensor *t, int kind)
+/* The local memory the OpenCL kernel of a kind takes for ne cells per work-group
+ * (kernels/hex_apply.cl: SA_SIZE, SB_SIZE and the tables). */
+static size_t kernel_local_bytes(const struct hex_tensor *t, int kind, int ne)
 {
-  const size_t P = (size_t)t->P, Q = (size_t)t->Q, m = P > Q ? P : Q;
-  return 8 * (2 * P * P * P + 2 * m * m * m + (kind == HEX_APPLY_MASS ? 1 : 3) * Q * Q * Q);
+  const size_t P = (size_t)t->P, Q = (size_t)t->Q, QS = Q | 1, PS = P | 1;
+  if (kind == HEX_APPLY_LAPLACE && t->lobatto) /* KIND 2: D, and u and two terms per cell */
+    return 8 * (P * P + (size_t)ne * 3 * P * P * PS);
+  const size_t nf = kind == HEX_APPLY_MASS ? 1 : 2, ng = kind == HEX_APPLY_MASS ? 1 : 3;
+  const size_t sa = nf * (P * P * QS > Q * P * PS ? P * P * QS : Q * P * PS);
+  const size_t sb = ng * (P * Q * QS > Q * Q * PS ? P * Q * QS : Q * Q * PS);
+  return 8 * (2 * Q * P + (size_t)ne * (sa + sb));
 }
 
 /* The OpenCL programs of a kind on every driven device with fp64 and enough local memory; the
@@ -273,15 +280,24 @@ static int apply_programs(struct femint_operator *op, int kind)
   if (op->plan->opt.where == FEMINT_WHERE_CPU) return 0;
   char *source = femint_kernel_text("hex_apply.cl");
   FEMINT_CHECK(source, ctx, FEMINT_ENOMEM, "the OpenCL source of the apply kernel is missing");
-  const size_t bytes = kernel_local_bytes(a->tensor, kind);
+  const int m = a->tensor->P > a->tensor->Q ? a->tensor->P : a->tensor->Q;
   int err = 0;
   for (int dev = 0; dev < ctx->ncl_dev && !err; dev++) {
     const struct femint_cl_device *d = &ctx->cl_dev[dev];
-    if (!ctx->cl_driven[dev] || !d->fp64 || bytes + 1024 > d->local_mem || d->max_wg < APPLY_WG)
+    /* as many cells per work-group as make about APPLY_WG work-items and fit */
+    int ne = APPLY_WG / (m * m) > 1 ? APPLY_WG / (m * m) : 1;
+    while (ne > 1 && (kernel_local_bytes(a->tensor, kind, ne) + 1024 > d->local_mem ||
+                      (size_t)(m * m * ne) > d->max_wg))
+      ne--;
+    if (!ctx->cl_driven[dev] || !d->fp64 ||
+        kernel_local_bytes(a->tensor, kind, ne) + 1024 > d->local_mem || d->max_wg < (size_t)(m * m))
       continue;
+    a->ne[kind][dev] = ne;
     char options[160];
-    snprintf(options, sizeof options, "-DP=%d -DQ=%d -DNC=%d -DKIND=%d -DWG_SIZE=%d -DFEMINT_FP64",
-             a->tensor->P, a->tensor->Q, a->nc, kind, APPLY_WG);
+    /* the Laplacian on the Gauss-Lobatto nodes: the collocated kernel (KIND 2) */
+    const int kernel_kind = kind == HEX_APPLY_LAPLACE && a->tensor->lobatto ? 2 : kind;
+    snprintf(options, sizeof options, "-DP=%d -DQ=%d -DNC=%d -DKIND=%d -DNE=%d -DFEMINT_FP64",
+             a->tensor->P, a->tensor->Q, a->nc, kernel_kind, ne);
     err = femint_context_program(ctx, dev, source, options, "hex_apply", &a->prog[kind][dev]);
   }
   free(source);
@@ -371,7 +387,7 @@ int apply_prepare(struct femint_operator *op, int form, int *kind)
   FEMINT_CHECK(apply_where(op, *kind), op->ctx, FEMINT_ENOTSUP,
                "femint_operator_apply: OpenCL only, but no device can run the kernel of order %d "
                "(it needs double precision and %zu bytes of local memory)",
-               a->tensor->p, kernel_local_bytes(a->tensor, *kind));
+               a->tensor->p, kernel_local_bytes(a->tensor, *kind, 1));
   if (!a->home_chosen) FEMINT_CALL(apply_choose_home(op, *kind));
   return 0;
 }
@@ -412,7 +428,7 @@ int apply_submit(struct femint_operator *op, int form, int kind, starpu_data_han
     /* set once per kind and counter: earlier tasks of a solve may still read them */
     if (!a->args[i].ctx || a->args[i].kind != kind || a->args[i].counts != counts)
       a->args[i] = (struct apply_arg){ctx, a->tensor, kind, a->nc, a->ncell[i], a->prog[kind],
-                                      APPLY_WG, counts, 0, ""};
+                                      a->ne[kind], counts, 0, ""};
     struct starpu_task *t = starpu_task_create();
     t->cl = &femint_cl_apply;
     t->cl_arg = &a->args[i];

@@ -3,7 +3,7 @@
 # host (see ../shared/gpu/README.md), from the repository root:
 #   . .gpu-runtime/env.sh && tools/gpu/bp-runs.sh OUTDIR [SET]
 # femint bp (applications on vectors that stay on the device, and CG solves to 1e-8) on 32^3
-# hexahedra: bp3, bp5 and bp1 of orders 1-7 on the OpenCL device, bp3 on every worker and on the
+# hexahedra: bp3, bp5 and bp1 of orders 1-8 on the OpenCL device, bp3 on every worker and on the
 # CPU workers alone, bp5 with Jacobi. Each sweep writes its own log (a cut-off run keeps the
 # finished ones). SET picks one sweep by name (opencl, any, cpu, jacobi).
 set -u
@@ -18,7 +18,7 @@ sweep() {
   femint bp "$@" >>"$out/bp-$name.txt" 2>&1
 }
 femint info | head -n 3 >"$out/bp-info.txt"
-for p in bp3 bp5 bp1; do sweep opencl-$p --problem $p --order 1-7 --mesh box:32,32,32 --where opencl; done
+for p in bp3 bp5 bp1; do sweep opencl-$p --problem $p --order 1-8 --mesh box:32,32,32 --where opencl; done
 sweep any-bp3 --problem bp3 --order 2-7 --mesh box:32,32,32 --where any
 sweep cpu-bp3 --problem bp3 --order 2,4,7 --mesh box:24,24,24 --where cpu
 sweep jacobi-bp5 --problem bp5 --order 3,7 --mesh box:32,32,32 --where opencl --jacobi
