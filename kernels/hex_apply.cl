@@ -22,20 +22,21 @@
  * and the two others go through local memory once. ---- */
 #define NP (P * P * P)
 #define PS (P | 1)
-#define U3(a, b, c) su[((a) * P + (b)) * PS + (c)]
-#define W3(m, a, b, c) sw[(((m) * P + (a)) * P + (b)) * PS + (c)]
+#define AS ((P * PS) | 1) /* odd strides in both inner directions, against bank conflicts */
+#define U3(a, b, c) su[(a) * AS + (b) * PS + (c)]
+#define W3(m, a, b, c) sw[((m) * P + (a)) * AS + (b) * PS + (c)]
 
 __kernel __attribute__((reqd_work_group_size(P, P, NE))) void
 hex_apply(int ncell, __global const double *x, __global const long *dofs, long dofs_off,
           __global const double *qd, long qd_off, __global const double *tab,
           __global double *ev, long ev_off)
 {
-  __local double Dl[P * P], su_all[NE * P * P * PS], sw_all[NE * 2 * P * P * PS];
+  __local double Dl[P * P], su_all[NE * P * AS], sw_all[NE * 2 * P * AS];
   const int tx = get_local_id(0), ty = get_local_id(1), e = get_local_id(2);
   for (int i = (e * P + ty) * P + tx; i < P * P; i += P * P * NE) Dl[i] = tab[P * P + i];
   const int cell = get_group_id(2) * NE + e;
   const int live = cell < ncell;
-  __local double *su = su_all + e * P * P * PS, *sw = sw_all + e * 2 * P * P * PS;
+  __local double *su = su_all + e * P * AS, *sw = sw_all + e * 2 * P * AS;
   __global const long *dof = dofs + dofs_off + (size_t)cell * NP;
   __global const double *G = qd + qd_off + (size_t)cell * NP * 6;
   for (int comp = 0; comp < NC; comp++) {
@@ -84,18 +85,22 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
 #define NQD (KIND == 0 ? 1 : 6)
 #define NG (KIND == 0 ? 1 : 3) /* gradients (or values) at the points */
 #define NF (KIND == 0 ? 1 : 2) /* lines after the first contraction */
-/* odd line lengths in local memory, against bank conflicts */
+/* odd strides in local memory along both inner directions, against bank conflicts */
 #define QS (Q | 1)
 #define PS (P | 1)
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
-#define SA_SIZE (NF * MAX(P * P * QS, Q * P * PS))
-#define SB_SIZE (NG * MAX(P * Q * QS, Q * Q * PS))
+#define F1A ((P * QS) | 1)
+#define F2A ((Q * QS) | 1)
+#define B1A ((P * PS) | 1)
+#define B2A ((Q * PS) | 1)
+#define SA_SIZE (NF * MAX(P * F1A, Q * B1A))
+#define SB_SIZE (NG * MAX(P * F2A, Q * B2A))
 /* the first contraction [m][a][b][kq], the second [m][a][jq][kq]; going back, [m][iq][jq][c]
  * and [m][iq][b][c] */
-#define F1(m, a, b, k) sa[(((m) * P + (a)) * P + (b)) * QS + (k)]
-#define F2(m, a, j, k) sb[(((m) * P + (a)) * Q + (j)) * QS + (k)]
-#define B2(m, i, j, c) sb[(((m) * Q + (i)) * Q + (j)) * PS + (c)]
-#define B1(m, i, b, c) sa[(((m) * Q + (i)) * P + (b)) * PS + (c)]
+#define F1(m, a, b, k) sa[((m) * P + (a)) * F1A + (b) * QS + (k)]
+#define F2(m, a, j, k) sb[((m) * P + (a)) * F2A + (j) * QS + (k)]
+#define B2(m, i, j, c) sb[((m) * Q + (i)) * B2A + (j) * PS + (c)]
+#define B1(m, i, b, c) sa[((m) * Q + (i)) * B1A + (b) * PS + (c)]
 
 __kernel __attribute__((reqd_work_group_size(MAX(P, Q), MAX(P, Q), NE))) void
 hex_apply(int ncell, __global const double *x, __global const long *dofs, long dofs_off,
