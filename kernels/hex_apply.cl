@@ -9,9 +9,45 @@
  * transposes into ev[cell][NC][P^3].
  * KIND 2 is the Laplacian on the Gauss-Lobatto nodes themselves (Q = P, BP5/BP6): B is the
  * identity there, and only the derivatives remain (the seed's BP3.5).
+ * With -DGEO=1 the quadrature data are not read but made at each point from the cell's 25
+ * values (host/hex_apply.c, hex_geo: the trilinear map's coefficients, then the form's
+ * coefficient), with the rule's points and weights.
  * Compiled with -DP, -DQ, -DNC (components), -DKIND (0 mass, 1 Laplace, 2 collocated Laplace),
- * -DNE (cells per work-group) and -DFEMINT_FP64 (double only). tab holds B[Q][P] then D[Q][P]. */
+ * -DNE (cells per work-group), -DGEO and -DFEMINT_FP64 (double only). tab holds B[Q][P],
+ * D[Q][P], the points xq[Q] and the weights w[Q]. */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+
+#define NGEO 25
+/* h[0] (mass) or h[0..6) (Laplace: w det J K K^T, K = J^-1) at point (i, j, k) of the cell of
+ * geometry gc, from the points Xq and weights Wq; a statement. */
+#define GEO_POINT(gc, i, j, k, h, laplace)                                                        \
+  {                                                                                               \
+    const double a_ = Xq[i], b_ = Xq[j], e_ = Xq[k];                                              \
+    double J_[9];                                                                                 \
+    for (int x_ = 0; x_ < 3; x_++) {                                                              \
+      J_[3 * x_] = gc[3 + x_] + gc[12 + x_] * b_ + gc[15 + x_] * e_ + gc[21 + x_] * b_ * e_;     \
+      J_[3 * x_ + 1] = gc[6 + x_] + gc[12 + x_] * a_ + gc[18 + x_] * e_ + gc[21 + x_] * a_ * e_; \
+      J_[3 * x_ + 2] = gc[9 + x_] + gc[15 + x_] * a_ + gc[18 + x_] * b_ + gc[21 + x_] * a_ * b_; \
+    }                                                                                             \
+    const double A0 = J_[4] * J_[8] - J_[5] * J_[7], A1 = J_[2] * J_[7] - J_[1] * J_[8];          \
+    const double A2 = J_[1] * J_[5] - J_[2] * J_[4], A3 = J_[5] * J_[6] - J_[3] * J_[8];          \
+    const double A4 = J_[0] * J_[8] - J_[2] * J_[6], A5 = J_[2] * J_[3] - J_[0] * J_[5];          \
+    const double A6 = J_[3] * J_[7] - J_[4] * J_[6], A7 = J_[1] * J_[6] - J_[0] * J_[7];          \
+    const double A8 = J_[0] * J_[4] - J_[1] * J_[3];                                              \
+    const double det_ = J_[0] * A0 + J_[1] * A3 + J_[2] * A6;                                     \
+    const double w_ = gc[24] * Wq[i] * Wq[j] * Wq[k];                                             \
+    if (!(laplace)) {                                                                             \
+      h[0] = w_ * det_;                                                                           \
+    } else {                                                                                      \
+      const double f_ = w_ / det_;                                                                \
+      h[0] = f_ * (A0 * A0 + A1 * A1 + A2 * A2);                                                  \
+      h[1] = f_ * (A0 * A3 + A1 * A4 + A2 * A5);                                                  \
+      h[2] = f_ * (A0 * A6 + A1 * A7 + A2 * A8);                                                  \
+      h[3] = f_ * (A3 * A3 + A4 * A4 + A5 * A5);                                                  \
+      h[4] = f_ * (A3 * A6 + A4 * A7 + A5 * A8);                                                  \
+      h[5] = f_ * (A6 * A6 + A7 * A7 + A8 * A8);                                                  \
+    }                                                                                             \
+  }
 
 #define NP (P * P * P)
 #define NQ3 (Q * Q * Q)
@@ -32,10 +68,19 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
           __global double *ev, long ev_off)
 {
   __local double Dl[P * P], su_all[NE * P * AS], sw_all[NE * 2 * P * AS];
+  __local double Xq[P], Wq[P], geo_all[NE * NGEO];
   const int tx = get_local_id(0), ty = get_local_id(1), e = get_local_id(2);
   for (int i = (e * P + ty) * P + tx; i < P * P; i += P * P * NE) Dl[i] = tab[P * P + i];
+  for (int i = (e * P + ty) * P + tx; i < P; i += P * P * NE) {
+    Xq[i] = tab[2 * P * P + i];
+    Wq[i] = tab[2 * P * P + P + i];
+  }
   const int cell = get_group_id(2) * NE + e;
   const int live = cell < ncell;
+  __local double *gc = geo_all + e * NGEO;
+#if GEO
+  for (int i = ty * P + tx; i < NGEO; i += P * P) gc[i] = live ? qd[qd_off + (size_t)cell * NGEO + i] : 1;
+#endif
   __local double *su = su_all + e * P * AS, *sw = sw_all + e * 2 * P * AS;
   __global const long *dof = dofs + dofs_off + (size_t)cell * NP;
   __global const double *G = qd + qd_off + (size_t)cell * NP * 6;
@@ -56,9 +101,14 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
         g1 += Dl[ty * P + a] * U3(tx, a, k);
         g2 += Dl[k * P + a] * r[a];
       }
-      __global const double *h = G + ((tx * P + ty) * P + k) * 6;
-      const double h0 = live ? h[0] : 0, h1 = live ? h[1] : 0, h2 = live ? h[2] : 0;
-      const double h3 = live ? h[3] : 0, h4 = live ? h[4] : 0, h5 = live ? h[5] : 0;
+      double hq[6];
+#if GEO
+      GEO_POINT(gc, tx, ty, k, hq, 1);
+#else
+      for (int m = 0; m < 6; m++) hq[m] = live ? G[((tx * P + ty) * P + k) * 6 + m] : 0;
+#endif
+      const double h0 = live ? hq[0] : 0, h1 = live ? hq[1] : 0, h2 = live ? hq[2] : 0;
+      const double h3 = live ? hq[3] : 0, h4 = live ? hq[4] : 0, h5 = live ? hq[5] : 0;
       w0[k] = h0 * g0 + h1 * g1 + h2 * g2;
       w1[k] = h1 * g0 + h3 * g1 + h4 * g2;
       const double w2 = h2 * g0 + h4 * g1 + h5 * g2;
@@ -108,14 +158,24 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
           __global double *ev, long ev_off)
 {
   __local double Bl[Q * P], Dl[Q * P], sa_all[NE * SA_SIZE], sb_all[NE * SB_SIZE];
+  __local double Xq[Q], Wq[Q], geo_all[NE * NGEO];
   const int tx = get_local_id(0), ty = get_local_id(1), e = get_local_id(2);
   const int lin = (e * MAX(P, Q) + ty) * MAX(P, Q) + tx, nthr = MAX(P, Q) * MAX(P, Q) * NE;
   for (int i = lin; i < Q * P; i += nthr) {
     Bl[i] = tab[i];
     Dl[i] = tab[Q * P + i];
   }
+  for (int i = lin; i < Q; i += nthr) {
+    Xq[i] = tab[2 * Q * P + i];
+    Wq[i] = tab[2 * Q * P + Q + i];
+  }
   const int cell = get_group_id(2) * NE + e;
   const int live = cell < ncell;
+  __local double *gc = geo_all + e * NGEO;
+#if GEO
+  for (int i = ty * MAX(P, Q) + tx; i < NGEO; i += MAX(P, Q) * MAX(P, Q))
+    gc[i] = live ? qd[qd_off + (size_t)cell * NGEO + i] : 1;
+#endif
   __local double *sa = sa_all + e * SA_SIZE, *sb = sb_all + e * SB_SIZE;
   __global const long *dof = dofs + dofs_off + (size_t)cell * NP;
   __global const double *G = qd + qd_off + (size_t)cell * NQ3 * NQD;
@@ -175,7 +235,12 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
             g0 += Bl[tx * P + a] * F2(0, a, ty, k);
           }
         }
-        __global const double *h = G + ((tx * Q + ty) * Q + k) * NQD;
+        double h[6];
+#if GEO
+        GEO_POINT(gc, tx, ty, k, h, KIND);
+#else
+        for (int m = 0; m < NQD; m++) h[m] = G[((tx * Q + ty) * Q + k) * NQD + m];
+#endif
         if (KIND) {
           const double w0 = h[0] * g0 + h[1] * g1 + h[2] * g2;
           const double w1 = h[1] * g0 + h[3] * g1 + h[4] * g2;

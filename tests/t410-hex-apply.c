@@ -223,6 +223,65 @@ static void check_errors(femint_context_t ctx)
   femint_mesh_destroy(&prism);
 }
 
+/* options.apply_geometry = 1 (the quadrature data made at each point from the cell's geometry)
+ * gives the stored data's y, on CPU workers and OpenCL, for both rules; and its diagonal. */
+static void check_geometry(femint_context_t ctx)
+{
+  femint_mesh_t m;
+  TAP_CALL(ctx, femint_mesh_create_box(ctx, FEMINT_HEX, 3, 2, 2, 1.2, 1.0, 0.8, 0.3, 9, &m));
+  double coef[12];
+  for (int c = 0; c < 12; c++) coef[c] = 0.5 + drand48();
+  for (int p = 3; p <= 5; p += 2)
+    for (int kind = 0; kind < 2; kind++)
+      for (int rule = 0; rule < 2; rule++) {
+        femint_space_t s;
+        femint_form_t f;
+        TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, 1, NULL, p, &s));
+        if (kind == 0) TAP_CALL(ctx, femint_form_create_mass(ctx, 1, 12, coef, &f));
+        else TAP_CALL(ctx, femint_form_create_laplace(ctx, 1, 12, coef, &f));
+        const int64_t n = femint_space_num_dofs(s);
+        double *x = malloc(n * sizeof *x), *y[2][2], *dg[2];
+        for (int64_t i = 0; i < n; i++) x[i] = drand48() - 0.5;
+        for (int geo = 0; geo < 2; geo++) {
+          for (int w = 0; w < 2; w++) {
+            struct femint_operator_options o = {.apply_rule = rule, .apply_geometry = geo,
+                                                .where = w ? FEMINT_WHERE_OPENCL : FEMINT_WHERE_CPU};
+            femint_operator_t op;
+            TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &f, &o, &op));
+            y[geo][w] = malloc(n * sizeof *y[geo][w]);
+            TAP_CALL(ctx, femint_operator_apply(op, 0, x, y[geo][w], NULL));
+            if (w == 0) {
+              femint_vector_t d;
+              TAP_CALL(ctx, femint_vector_create(s, &d));
+              TAP_CALL(ctx, femint_operator_diagonal(op, 0, d));
+              dg[geo] = malloc(n * sizeof *dg[geo]);
+              TAP_CALL(ctx, femint_vector_get_values(d, dg[geo]));
+              femint_vector_destroy(&d);
+            }
+            femint_operator_destroy(&op);
+          }
+        }
+        for (int w = 0; w < 2; w++) {
+          const double d = tap_reldiff(y[1][w], y[0][w], (size_t)n);
+          tap_ok(d < 1e-13, "%s, %s, p = %d, %s: the geometry per cell gives the stored data's y "
+                 "(%.1e)", kind ? "laplace" : "mass", rule ? "Gauss-Lobatto" : "Gauss", p,
+                 w ? "OpenCL" : "CPU", d);
+        }
+        const double dd = tap_reldiff(dg[1], dg[0], (size_t)n);
+        tap_ok(dd < 1e-13, "%s, %s, p = %d: and the same diagonal (%.1e)", kind ? "laplace" : "mass",
+               rule ? "Gauss-Lobatto" : "Gauss", p, dd);
+        for (int g = 0; g < 2; g++) {
+          free(y[g][0]);
+          free(y[g][1]);
+          free(dg[g]);
+        }
+        free(x);
+        femint_form_destroy(&f);
+        femint_space_destroy(&s);
+      }
+  femint_mesh_destroy(&m);
+}
+
 int main(void)
 {
   srand48(410);
@@ -230,6 +289,7 @@ int main(void)
   femint_context_t ctx = test_init();
   check_products(ctx);
   check_lobatto(ctx);
+  check_geometry(ctx);
   check_errors(ctx);
   femint_finalize(&ctx);
   test_fresh_dmda_remove();

@@ -15,9 +15,10 @@
 /* bp1: scalar mass, bp2: 3-component mass, bp3: scalar Laplace, bp4: 3-component Laplace, on
  * p + 2 Gauss points per direction; bp5, bp6: bp3 and bp4 on the p + 1 Gauss-Lobatto nodes. */
 static const char *const bp_names[] = {"bp1", "bp2", "bp3", "bp4", "bp5", "bp6", NULL};
+static const char *const geometry_names[] = {"stored", "vertices", NULL};
 
 struct bp_options {
-  int problem, where, json, verbose, jacobi;
+  int problem, where, json, verbose, jacobi, geometry;
   struct cli_orders orders;
   struct cli_mesh mesh;
   long runs, solves, iterations;
@@ -54,17 +55,21 @@ static const struct cli_option options[] = {
            "each solve does exactly N iterations instead (0: to --rtol)", "N"), .min = 0,
    .max = 100000},
   {CLI_OPT("--jacobi", CLI_FLAG, F(jacobi), "precondition by the operator's diagonal", NULL)},
+  {CLI_OPT("--geometry", CLI_CHOICE, F(geometry),
+           "stored: the quadrature data kept per point (default); vertices: made again at each "
+           "point from 25 values per cell (options.apply_geometry)",
+           NULL), .choices = geometry_names},
   {CLI_OPT("--json", CLI_FLAG, F(json), "an array of one JSON object per order", NULL)},
   {CLI_OPT("--verbose", CLI_FLAG, F(verbose), "let StarPU print its own messages", NULL)},
 };
-static const struct cli_section sections[] = {{NULL, options, 11, 0}};
+static const struct cli_section sections[] = {{NULL, options, 12, 0}};
 
 const struct cli_command cli_bp_cmd = {
   "bp",
   "the CEED bake-off problems on hexahedra, matrix-free (seed 001): applications and conjugate "
   "gradient solves, DOFs (x iterations) per second",
   "[--problem bp1|...|bp6] [--order LIST] [--mesh box:NX,NY,NZ] [--where W] [--runs N] "
-  "[--solves N] [--rtol R | --iterations N] [--jacobi] [--json]",
+  "[--solves N] [--rtol R | --iterations N] [--jacobi] [--geometry G] [--json]",
   "Builds the box of hexahedra, the H1 Lagrange space of each order on Gauss-Lobatto-Legendre "
   "nodes (the Laplacian's boundary DOFs removed) and the mass or Laplace operator. Times the "
   "first femint_operator_apply_vector (it computes the quadrature data and builds the OpenCL "
@@ -172,7 +177,8 @@ static int bp_order(femint_context_t ctx, const struct bp_options *o, femint_mes
   if (!rc && laplace) rc = femint_space_remove_boundary_dofs(space, 0, NULL);
   if (!rc) rc = laplace ? femint_form_create_laplace(ctx, nc, 1, &one, &form)
                         : femint_form_create_mass(ctx, nc, 1, &one, &form);
-  struct femint_operator_options opt = {.where = o->where, .apply_rule = o->problem >= 4};
+  struct femint_operator_options opt = {.where = o->where, .apply_rule = o->problem >= 4,
+                                        .apply_geometry = o->geometry};
   if (!rc) rc = femint_operator_create(ctx, space, 1, &form, &opt, &op);
   if (!rc) rc = femint_vector_create(space, &x);
   if (!rc) rc = femint_vector_create(space, &y);
@@ -230,9 +236,10 @@ int cli_bp_command(int argc, char **argv)
   struct cli_json j = {0};
   if (o.json) cli_json_open(&j, NULL, '[');
   else
-    printf("femint bp: %s on %s (%d hexahedra); apply: median of %ld; solve: median of %ld CG "
-           "solves%s, %s\n%5s %10s %9s %10s %10s %10s %6s %10s %12s %12s\n",
-           bp_names[o.problem], text, femint_mesh_num_cells(mesh), o.runs, o.solves,
+    printf("femint bp: %s on %s (%d hexahedra), geometry %s; apply: median of %ld; solve: median "
+           "of %ld CG solves%s, %s\n%5s %10s %9s %10s %10s %10s %6s %10s %12s %12s\n",
+           bp_names[o.problem], text, femint_mesh_num_cells(mesh), geometry_names[o.geometry],
+           o.runs, o.solves,
            o.jacobi ? " (Jacobi)" : "", o.iterations ? "fixed iterations" : "to --rtol", "order",
            "DOFs", "first_s", "apply_s", "tasks_s", "solve_s", "its", "DOFs/s", "DOF-its/s",
            "CPU/OpenCL");
@@ -249,6 +256,7 @@ int cli_bp_command(int argc, char **argv)
     if (o.json) {
       cli_json_open(&j, NULL, '{');
       cli_json_str(&j, "problem", bp_names[o.problem]);
+      cli_json_str(&j, "geometry", geometry_names[o.geometry]);
       cli_json_int(&j, "order", p);
       cli_json_int(&j, "cells", femint_mesh_num_cells(mesh));
       cli_json_int(&j, "dofs", r.ndof);

@@ -17,7 +17,9 @@ void apply_batch(const struct apply_arg *a, const double *x, const int64_t *dofs
   const int nc = a->ncomp, np = t->P * t->P * t->P, L = HEX_LANES;
   const int nblock = (a->ncell + L - 1) / L;
   const size_t nqd = (size_t)t->Q * t->Q * t->Q * hex_qdata_size(a->kind);
-  const size_t nscratch = hex_apply_lanes_scratch(t);
+  /* with the geometry, each lane's quadrature data is made again in scratch */
+  const size_t per = a->geo ? HEX_GEO_SIZE : nqd;
+  const size_t nscratch = hex_apply_lanes_scratch(t) + (a->geo ? L * nqd : 0);
   int oom = 0;
 #pragma omp parallel num_threads(nthreads) reduction(| : oom)
   {
@@ -32,7 +34,13 @@ void apply_batch(const struct apply_arg *a, const double *x, const int64_t *dofs
       const int k0 = blk * L, nk = a->ncell - k0 < L ? a->ncell - k0 : L;
       double *u = scratch + nscratch, *v = u + (size_t)np * L;
       const double *q[HEX_LANES];
-      for (int z = 0; z < L; z++) q[z] = qd + (size_t)(k0 + (z < nk ? z : nk - 1)) * nqd;
+      for (int z = 0; z < L; z++) q[z] = qd + (size_t)(k0 + (z < nk ? z : nk - 1)) * per;
+      if (a->geo)
+        for (int z = 0; z < L; z++) { /* the padding lanes repeat the last cell's */
+          double *qz = scratch + hex_apply_lanes_scratch(t) + z * nqd;
+          if (z < nk) hex_qdata_geo(t, a->kind, q[z], qz);
+          q[z] = z < nk ? qz : q[nk - 1];
+        }
       for (int c = 0; c < nc; c++) {
         for (int z = 0; z < L; z++) {
           if (z >= nk) {

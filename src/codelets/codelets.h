@@ -90,6 +90,7 @@ struct apply_arg {
   int kind, ncomp, ncell;
   struct cl_program_entry *const *program; /* [FEMINT_MAX_CL_DEVICES] hex_apply, or NULL */
   const int *ne;                   /* [FEMINT_MAX_CL_DEVICES] cells per work-group */
+  int geo;                         /* qd holds each cell's geometry (hex_geo), not its points' */
   int *counts;                     /* NULL, or tasks run counted: [0] CPU, [1] OpenCL */
   int status;
   char msg[128];

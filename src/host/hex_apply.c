@@ -78,6 +78,55 @@ int hex_qdata(const struct hex_tensor *t, int kind, const double *X, double coef
   return 0;
 }
 
+void hex_geo(const double *X, double coef, double *geo)
+{
+  for (int m = 0; m < 8; m++)
+    for (int x = 0; x < 3; x++) {
+      double s = 0;
+      for (int a = 0; a < HEX_NV; a++) {
+        const double *v = hex_vert_xi[a];
+        /* the monomial m at vertex a: bit 0 -> xi0, 1 -> xi1, 2 -> xi2, in the order above */
+        static const int bits[8] = {0, 1, 2, 4, 3, 5, 6, 7};
+        double mono = 1;
+        for (int d = 0; d < 3; d++)
+          if (bits[m] >> d & 1) mono *= v[d];
+        s += mono * X[3 * a + x];
+      }
+      geo[3 * m + x] = s / 8;
+    }
+  geo[24] = coef;
+}
+
+int hex_qdata_geo(const struct hex_tensor *t, int kind, const double *geo, double *qd)
+{
+  const int Q = t->Q;
+  const double *c = geo;
+  for (int i = 0, q = 0; i < Q; i++)
+    for (int j = 0; j < Q; j++)
+      for (int k = 0; k < Q; k++, q++) {
+        const double a = t->xq[i], b = t->xq[j], e = t->xq[k];
+        double J[9], K[9];
+        for (int x = 0; x < 3; x++) { /* J[3 x + d] = dX_x / dxi_d */
+          J[3 * x] = c[3 + x] + c[12 + x] * b + c[15 + x] * e + c[21 + x] * b * e;
+          J[3 * x + 1] = c[6 + x] + c[12 + x] * a + c[18 + x] * e + c[21 + x] * a * e;
+          J[3 * x + 2] = c[9 + x] + c[15 + x] * a + c[18 + x] * b + c[21 + x] * a * b;
+        }
+        const double det = geom_inverse3(J, K);
+        if (!(det > 0)) return FEMINT_EJACOBIAN;
+        const double w = geo[24] * t->w[i] * t->w[j] * t->w[k] * det;
+        if (kind == HEX_APPLY_MASS) {
+          qd[q] = w;
+          continue;
+        }
+        double *g = &qd[6 * (size_t)q];
+        int n = 0;
+        for (int r = 0; r < 3; r++)
+          for (int s = r; s < 3; s++)
+            g[n++] = w * (K[3 * r] * K[3 * s] + K[3 * r + 1] * K[3 * s + 1] + K[3 * r + 2] * K[3 * s + 2]);
+      }
+  return 0;
+}
+
 /* ---- v = A_e u on HEX_LANES cells at once: every value is a vector of HEX_LANES doubles, one
  * per cell, so that the innermost loops run over contiguous lanes (libCEED's "blocked" layout).
  * The three contractions of sum factorization, M being m x l (row-major): along the last index

@@ -113,6 +113,13 @@ size_t hex_qdata_size(int kind);
 /* The quadrature data of a trilinear cell X[8][3], qd[Q^3][hex_qdata_size]; FEMINT_EJACOBIAN
  * (no message) where det J <= 0. */
 int hex_qdata(const struct hex_tensor *t, int kind, const double *X, double coef, double *qd);
+/* The geometry of a trilinear cell in 25 values: X(xi) = sum of c_m times the monomials 1, xi0,
+ * xi1, xi2, xi0 xi1, xi0 xi2, xi1 xi2, xi0 xi1 xi2 (c_m in geo[3 m .. 3 m + 3)), then the
+ * coefficient. hex_qdata_geo gives from it what hex_qdata gives from the vertices (the
+ * quadrature data recomputed where it is used). */
+#define HEX_GEO_SIZE 25
+void hex_geo(const double *X, double coef, double *geo);
+int hex_qdata_geo(const struct hex_tensor *t, int kind, const double *geo, double *qd);
 /* v = A_e u for one scalar field of HEX_LANES cells at once, in tensor order: u and v
  * [P^3][HEX_LANES] (node-major, a value per cell), qd[lane] each cell's quadrature data;
  * hex_apply_lanes_scratch doubles of scratch. */

@@ -23,6 +23,9 @@ static int check_options(femint_context_t ctx, const struct femint_operator_opti
                FEMINT_EINVAL, "%s: where = %d is not a femint_where value", who, opt->where);
   FEMINT_CHECK(opt->apply_rule == 0 || opt->apply_rule == 1, ctx, FEMINT_EINVAL,
                "%s: apply_rule = %d (0: Gauss, 1: Gauss-Lobatto)", who, opt->apply_rule);
+  FEMINT_CHECK(opt->apply_geometry == 0 || opt->apply_geometry == 1, ctx, FEMINT_EINVAL,
+               "%s: apply_geometry = %d (0: stored per point, 1: from the vertices)", who,
+               opt->apply_geometry);
   FEMINT_CHECK(opt->assembly >= FEMINT_ASSEMBLY_AUTO && opt->assembly <= FEMINT_ASSEMBLY_COO, ctx,
                FEMINT_EINVAL, "%s: assembly = %d is not a femint_assembly value", who,
                opt->assembly);

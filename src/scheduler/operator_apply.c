@@ -85,6 +85,15 @@ void operator_apply_release(struct femint_operator *op)
   op->apply = NULL;
 }
 
+/* Values per cell of the data the kernels read: the quadrature data at every point, or the
+ * cell's geometry (options.apply_geometry). */
+static size_t apply_per_cell(const struct femint_operator *op, int kind)
+{
+  const struct hex_tensor *t = op->apply->tensor;
+  return op->plan->opt.apply_geometry ? HEX_GEO_SIZE
+                                      : (size_t)t->Q * t->Q * t->Q * hex_qdata_size(kind);
+}
+
 /* The transpose of the DOF map per chunk (size cells each, the last one fewer), from occ:
  * map[i] = udof[nu] (the chunk's DOFs, ascending), ptr[nu + 1], places[] (in the chunk's
  * element vectors), registered. */
@@ -150,7 +159,7 @@ static int apply_setup(struct femint_operator *op)
   const int np = a->np;
   /* OpenCL workers only: a chunk per device, none over 1 GiB of quadrature data (fewer
    * launches); else about four chunks per worker that may take them, none over 64 MiB */
-  const size_t per = (size_t)a->tensor->Q * a->tensor->Q * a->tensor->Q * 6 * sizeof(double);
+  const size_t per = apply_per_cell(op, HEX_APPLY_LAPLACE) * sizeof(double);
   const int only_cl = p->opt.where == FEMINT_WHERE_OPENCL && ctx->nopencl > 0;
   const int nw = only_cl ? ctx->nopencl
                          : p->opt.where == FEMINT_WHERE_CPU ? 4 * ctx->ncpu : 4 * ctx->nworker;
@@ -180,7 +189,7 @@ static int apply_setup(struct femint_operator *op)
   a->occ = malloc(((size_t)p->ncell * np + 1) * sizeof *a->occ);
   a->dofs = malloc(((size_t)p->ncell * np + 1) * sizeof *a->dofs);
   a->h_dofs = calloc((size_t)nb + 1, sizeof *a->h_dofs);
-  a->tab = malloc(2 * (size_t)a->tensor->Q * a->tensor->P * sizeof *a->tab);
+  a->tab = malloc((2 * (size_t)a->tensor->Q * a->tensor->P + 2 * a->tensor->Q) * sizeof *a->tab);
   FEMINT_CHECK(a->qd && a->h_qd && a->h_ev && a->args && a->ev && a->nu && a->h_map && a->occ_ptr && a->occ &&
                    a->dofs && a->h_dofs && a->tab,
                ctx,
@@ -218,29 +227,54 @@ static int apply_setup(struct femint_operator *op)
   const size_t qp = (size_t)a->tensor->Q * a->tensor->P;
   memcpy(a->tab, a->tensor->B, qp * sizeof *a->tab);
   memcpy(a->tab + qp, a->tensor->D, qp * sizeof *a->tab);
-  starpu_vector_data_register(&a->h_tab, STARPU_MAIN_RAM, (uintptr_t)a->tab, (uint32_t)(2 * qp),
+  memcpy(a->tab + 2 * qp, a->tensor->xq, (size_t)a->tensor->Q * sizeof *a->tab);
+  memcpy(a->tab + 2 * qp + a->tensor->Q, a->tensor->w, (size_t)a->tensor->Q * sizeof *a->tab);
+  starpu_vector_data_register(&a->h_tab, STARPU_MAIN_RAM, (uintptr_t)a->tab,
+                              (uint32_t)(2 * qp + 2 * a->tensor->Q),
                               sizeof(double));
   return 0;
 }
 
-/* The quadrature data of form f on every cell of the plan, registered per chunk. */
+/* The quadrature data (or the geometry) of form f on every cell of the plan, registered per
+ * chunk; every point's Jacobian checked. */
 static int apply_form_data(struct femint_operator *op, int f, int kind)
 {
   struct op_apply *a = op->apply;
   const struct plan *p = op->plan;
   const struct femint_mesh *m = op->space->mesh;
-  const size_t per = (size_t)a->tensor->Q * a->tensor->Q * a->tensor->Q * hex_qdata_size(kind);
+  const size_t per = apply_per_cell(op, kind);
+  const size_t nqd = (size_t)a->tensor->Q * a->tensor->Q * a->tensor->Q * hex_qdata_size(kind);
+  const int geo = p->opt.apply_geometry;
   a->qd[f] = malloc(((size_t)p->ncell * per + 1) * sizeof *a->qd[f]);
   FEMINT_CHECK(a->qd[f], op->ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
-  int bad = -1;
-#pragma omp parallel for schedule(static)
-  for (int k = 0; k < p->ncell; k++) {
-    double X[3 * MESH_MAX_NODES];
-    const int c = p->cells[k];
-    mesh_cell_nodes(m, c, X);
-    if (hex_qdata(a->tensor, kind, X, form_coef(op->forms[f], c)[0], a->qd[f] + k * per))
+  int bad = -1, oom = 0;
+#pragma omp parallel reduction(| : oom)
+  {
+    double *scratch = geo ? malloc(nqd * sizeof *scratch) : NULL;
+    oom = geo && !scratch;
+#pragma omp for schedule(static)
+    for (int k = 0; k < p->ncell; k++) {
+      double X[3 * MESH_MAX_NODES];
+      const int c = p->cells[k];
+      mesh_cell_nodes(m, c, X);
+      double *d = a->qd[f] + k * per;
+      int err = 0;
+      if (geo) {
+        hex_geo(X, form_coef(op->forms[f], c)[0], d);
+        err = scratch ? hex_qdata_geo(a->tensor, kind, d, scratch) : 0;
+      } else {
+        err = hex_qdata(a->tensor, kind, X, form_coef(op->forms[f], c)[0], d);
+      }
+      if (err)
 #pragma omp critical
-      bad = c;
+        bad = c;
+    }
+    free(scratch);
+  }
+  if (oom) {
+    free(a->qd[f]);
+    a->qd[f] = NULL;
+    return femint_seterr(op->ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
   }
   if (bad >= 0) {
     free(a->qd[f]);
@@ -262,12 +296,13 @@ static int apply_form_data(struct femint_operator *op, int f, int kind)
 static size_t kernel_local_bytes(const struct hex_tensor *t, int kind, int ne)
 {
   const size_t P = (size_t)t->P, Q = (size_t)t->Q, QS = Q | 1, PS = P | 1;
+  const size_t rule = 2 * Q + (size_t)ne * HEX_GEO_SIZE; /* points, weights, geometry */
   if (kind == HEX_APPLY_LAPLACE && t->lobatto) /* KIND 2: D, and u and two terms per cell */
-    return 8 * (P * P + (size_t)ne * 3 * P * ((P * PS) | 1));
+    return 8 * (rule + P * P + (size_t)ne * 3 * P * ((P * PS) | 1));
   const size_t nf = kind == HEX_APPLY_MASS ? 1 : 2, ng = kind == HEX_APPLY_MASS ? 1 : 3;
   const size_t f1 = P * ((P * QS) | 1), b1 = Q * ((P * PS) | 1);
   const size_t f2 = P * ((Q * QS) | 1), b2 = Q * ((Q * PS) | 1);
-  return 8 * (2 * Q * P + (size_t)ne * (nf * (f1 > b1 ? f1 : b1) + ng * (f2 > b2 ? f2 : b2)));
+  return 8 * (rule + 2 * Q * P + (size_t)ne * (nf * (f1 > b1 ? f1 : b1) + ng * (f2 > b2 ? f2 : b2)));
 }
 
 /* The OpenCL programs of a kind on every driven device with fp64 and enough local memory; the
@@ -296,8 +331,9 @@ static int apply_programs(struct femint_operator *op, int kind)
     char options[160];
     /* the Laplacian on the Gauss-Lobatto nodes: the collocated kernel (KIND 2) */
     const int kernel_kind = kind == HEX_APPLY_LAPLACE && a->tensor->lobatto ? 2 : kind;
-    snprintf(options, sizeof options, "-DP=%d -DQ=%d -DNC=%d -DKIND=%d -DNE=%d -DFEMINT_FP64",
-             a->tensor->P, a->tensor->Q, a->nc, kernel_kind, ne);
+    snprintf(options, sizeof options,
+             "-DP=%d -DQ=%d -DNC=%d -DKIND=%d -DNE=%d -DGEO=%d -DFEMINT_FP64", a->tensor->P,
+             a->tensor->Q, a->nc, kernel_kind, ne, op->plan->opt.apply_geometry);
     err = femint_context_program(ctx, dev, source, options, "hex_apply", &a->prog[kind][dev]);
   }
   free(source);
@@ -428,7 +464,7 @@ int apply_submit(struct femint_operator *op, int form, int kind, starpu_data_han
     /* set once per kind and counter: earlier tasks of a solve may still read them */
     if (!a->args[i].ctx || a->args[i].kind != kind || a->args[i].counts != counts)
       a->args[i] = (struct apply_arg){ctx, a->tensor, kind, a->nc, a->ncell[i], a->prog[kind],
-                                      a->ne[kind], counts, 0, ""};
+                                      a->ne[kind], op->plan->opt.apply_geometry, counts, 0, ""};
     struct starpu_task *t = starpu_task_create();
     t->cl = &femint_cl_apply;
     t->cl_arg = &a->args[i];
@@ -519,9 +555,10 @@ int apply_diagonal(struct femint_operator *op, int form, int kind, double *d)
 {
   struct op_apply *a = op->apply;
   const struct plan *p = op->plan;
-  const int np = a->np, nc = a->nc;
-  const size_t per = (size_t)a->tensor->Q * a->tensor->Q * a->tensor->Q * hex_qdata_size(kind);
-  const size_t nscratch = hex_diagonal_scratch(a->tensor);
+  const int np = a->np, nc = a->nc, geo = p->opt.apply_geometry;
+  const size_t per = apply_per_cell(op, kind);
+  const size_t nqd = (size_t)a->tensor->Q * a->tensor->Q * a->tensor->Q * hex_qdata_size(kind);
+  const size_t nscratch = hex_diagonal_scratch(a->tensor) + (geo ? nqd : 0);
   double *de = malloc(((size_t)p->ncell * np + 1) * sizeof *de);
   FEMINT_CHECK(de, op->ctx, FEMINT_ENOMEM, "femint_operator_diagonal: out of memory");
   int oom = 0;
@@ -530,8 +567,16 @@ int apply_diagonal(struct femint_operator *op, int form, int kind, double *d)
     double *scratch = malloc(nscratch * sizeof *scratch);
     oom = !scratch;
 #pragma omp for schedule(static)
-    for (int k = 0; k < p->ncell; k++)
-      if (scratch) hex_diagonal(a->tensor, kind, a->qd[form] + k * per, de + (size_t)k * np, scratch);
+    for (int k = 0; k < p->ncell; k++) {
+      if (!scratch) continue;
+      const double *q = a->qd[form] + k * per;
+      if (geo) { /* the quadrature data again, from the geometry (checked at setup) */
+        double *qk = scratch + hex_diagonal_scratch(a->tensor);
+        hex_qdata_geo(a->tensor, kind, q, qk);
+        q = qk;
+      }
+      hex_diagonal(a->tensor, kind, q, de + (size_t)k * np, scratch);
+    }
     free(scratch);
   }
   if (oom) {

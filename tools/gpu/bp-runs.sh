@@ -4,8 +4,9 @@
 #   . .gpu-runtime/env.sh && tools/gpu/bp-runs.sh OUTDIR [SET]
 # femint bp (applications on vectors that stay on the device, and CG solves to 1e-8) on 32^3
 # hexahedra: bp3, bp5 and bp1 of orders 1-8 on the OpenCL device, bp3 on every worker and on the
-# CPU workers alone, bp5 with Jacobi. Each sweep writes its own log (a cut-off run keeps the
-# finished ones). SET picks one sweep by name (opencl, any, cpu, jacobi).
+# CPU workers alone, bp5 with Jacobi, and bp5, bp3, bp1 with the geometry made at each point from
+# the vertices. Each sweep writes its own log (a cut-off run keeps the finished ones). SET picks
+# one sweep by name (opencl, any, cpu, jacobi, vertices).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 gpu_setup "${1:-out}"
@@ -22,4 +23,7 @@ for p in bp3 bp5 bp1; do sweep opencl-$p --problem $p --order 1-8 --mesh box:32,
 sweep any-bp3 --problem bp3 --order 2-7 --mesh box:32,32,32 --where any
 sweep cpu-bp3 --problem bp3 --order 2,4,7 --mesh box:24,24,24 --where cpu
 sweep jacobi-bp5 --problem bp5 --order 3,7 --mesh box:32,32,32 --where opencl --jacobi
+for p in bp5 bp3 bp1; do
+  sweep vertices-$p --problem $p --order 1-8 --mesh box:32,32,32 --where opencl --geometry vertices
+done
 echo "wrote $out/bp-*.txt"
