@@ -228,9 +228,17 @@ void hex_apply_lanes(const struct hex_tensor *t, int kind, const double *const *
     return;
   }
   double *g0 = g, *g1 = g + (size_t)nq * L, *g2 = g + 2 * (size_t)nq * L;
-  lanes_to(t, D, B, B, u, g0, s1, s2);
-  lanes_to(t, B, D, B, u, g1, s1, s2);
-  lanes_to(t, B, B, D, u, g2, s1, s2);
+  /* on the Gauss-Lobatto nodes themselves B is the identity: one contraction per derivative */
+  const int collocated = t->lobatto && Q == P;
+  if (collocated) {
+    lanes_i(D, P, P, P * P, u, g0);
+    lanes_j(D, P, P, P, P, u, g1);
+    lanes_k(D, P, P, P * P, u, g2);
+  } else {
+    lanes_to(t, D, B, B, u, g0, s1, s2);
+    lanes_to(t, B, D, B, u, g1, s1, s2);
+    lanes_to(t, B, B, D, u, g2, s1, s2);
+  }
   for (int q = 0; q < nq; q++)
     for (int z = 0; z < L; z++) {
       const double *G = &qd[z][6 * (size_t)q];
@@ -240,6 +248,16 @@ void hex_apply_lanes(const struct hex_tensor *t, int kind, const double *const *
       g1[e] = G[1] * a + G[3] * b + G[4] * c;
       g2[e] = G[2] * a + G[4] * b + G[5] * c;
     }
+  if (collocated) {
+    const size_t nv = (size_t)P * P * P * L;
+    lanes_i(Dt, P, P, P * P, g0, s1);
+    for (size_t e = 0; e < nv; e++) v[e] += s1[e];
+    lanes_j(Dt, P, P, P, P, g1, s1);
+    for (size_t e = 0; e < nv; e++) v[e] += s1[e];
+    lanes_k(Dt, P, P, P * P, g2, s1);
+    for (size_t e = 0; e < nv; e++) v[e] += s1[e];
+    return;
+  }
   lanes_from(t, Dt, Bt, Bt, g0, v, s1, s2);
   lanes_from(t, Bt, Dt, Bt, g1, v, s1, s2);
   lanes_from(t, Bt, Bt, Dt, g2, v, s1, s2);
