@@ -102,6 +102,18 @@ FEMINT_EXPORT int femint_operator_cg(femint_operator_t op, int form, femint_vect
                                      femint_vector_t x, const struct femint_cg_options *opt,
                                      struct femint_cg_result *res);
 
+/* ---- The empirical roofline ---- */
+
+/** @brief The copy rate of `device` (an OpenCL device in StarPU's numbering that a worker
+ *  drives; -1: the CPU workers): bytes read plus bytes written per second of a copy of `bytes`
+ *  into another buffer, the median of 5 (OpenCL: clEnqueueCopyBuffer timed by its events; CPU:
+ *  one copy task per CPU worker on its share, its team's threads each copying a part, all at
+ *  once). The limit a memory-bound kernel that reads and writes as many bytes can reach. Call it
+ *  while no verb is in progress. @return 0; FEMINT_EINVAL (bad device, fewer than 1024 bytes or
+ *  more than the device holds twice); FEMINT_ENODEV; FEMINT_ENOMEM; FEMINT_EOPENCL;
+ *  FEMINT_ERUNTIME. */
+FEMINT_EXPORT int femint_bench_copy(femint_context_t ctx, int device, size_t bytes, double *rate);
+
 #ifdef __cplusplus
 }
 #endif

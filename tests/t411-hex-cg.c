@@ -359,6 +359,22 @@ static void check_convergence(femint_context_t ctx)
   }
 }
 
+/* femint_bench_copy: a rate on the CPU workers and on the OpenCL device; bad arguments named. */
+static void check_copy(femint_context_t ctx)
+{
+  double cpu = 0, dev = 0;
+  TAP_CALL(ctx, femint_bench_copy(ctx, -1, 1 << 22, &cpu));
+  TAP_CALL(ctx, femint_bench_copy(ctx, 0, 1 << 22, &dev));
+  tap_ok(cpu > 1e8 && dev > 1e8, "copy rates: CPU workers %.3g, OpenCL device 0 %.3g bytes/s", cpu,
+         dev);
+  tap_ok(femint_bench_copy(ctx, 7, 1 << 20, &cpu) == FEMINT_EINVAL &&
+             strstr(femint_last_error(ctx), "device 7"),
+         "device 7 is refused: %s", femint_last_error(ctx));
+  tap_ok(femint_bench_copy(ctx, -1, 100, &cpu) == FEMINT_EINVAL &&
+             strstr(femint_last_error(ctx), "100 bytes"),
+         "100 bytes are refused: %s", femint_last_error(ctx));
+}
+
 int main(void)
 {
   srand48(411);
@@ -366,6 +382,7 @@ int main(void)
   femint_context_t ctx = test_init();
   check_vectors(ctx);
   check_cg(ctx);
+  check_copy(ctx);
   check_convergence(ctx);
   femint_finalize(&ctx);
   test_fresh_dmda_remove();

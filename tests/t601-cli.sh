@@ -333,10 +333,11 @@ ok $? "refel --element hex --order 10: 1331 functions, 1728 points"
 "$FEMINT" bp --order 2 --mesh box:2,2,2 --runs 2 --json >bp.json 2>bp.err
 st=$?
 grep -q '"dofs":27,' bp.json && grep -q '"problem":"bp3"' bp.json &&
-  grep -q '"converged":1' bp.json && [ "$(field iterations bp.json)" -gt 0 ]
+  grep -q '"converged":1' bp.json && [ "$(field iterations bp.json)" -gt 0 ] &&
+  grep -q '"copy_fraction":' bp.json
 r=$?
 [ $st -eq 0 ] && [ $r -eq 0 ]
-ok $? "bp --order 2 --mesh box:2,2,2: bp3 on the 27 interior DOFs, CG converged, as JSON"
+ok $? "bp --order 2 --mesh box:2,2,2: bp3 on the 27 interior DOFs, CG converged, the copy rate, as JSON"
 [ $st -eq 0 ] || diag bp.err
 "$FEMINT" bp --problem bp2 --order 1 --mesh box:2,1,1 --runs 1 --solves 1 --iterations 4 \
   >bp2.out 2>bp2.err && grep -q " 36 .* 4 " bp2.out

@@ -106,7 +106,32 @@ struct bp_result {
   int64_t ndof;
   double t_first, t_apply, t_busy, t_solve;
   int iterations, converged, tasks_cpu, tasks_opencl;
+  double bytes, copy_rate; /* what an application moves at the least; the copy rate of that */
 };
+
+/* The bytes an application of order p moves at the least, as femint does it (double): the
+ * quadrature data or geometry, the cells' DOFs, the element vectors written and read by the
+ * sum, the sum's maps (two per DOF, one per node), x read, y zeroed and written. */
+static double bp_bytes(const struct bp_options *o, int ncell, int p, int64_t ndof)
+{
+  const int nc = o->problem % 2 ? 3 : 1, laplace = o->problem >= 2;
+  const double P = p + 1, Q = o->problem >= 4 ? p + 1 : p + 2, nodes = (double)ncell * P * P * P;
+  const double data = o->geometry ? 25.0 * ncell : (double)ncell * Q * Q * Q * (laplace ? 6 : 1);
+  return 8 * (data + nodes + 2 * nc * nodes + (2.0 * (double)ndof / nc + nodes) + 3.0 * (double)ndof);
+}
+
+/* Where the copy rate is measured: the first OpenCL worker's device, or the CPU cores (-1). */
+static int bp_copy_device(femint_context_t ctx, int where)
+{
+  int ncpu = 0, nopencl = 0;
+  femint_context_workers(ctx, &ncpu, &nopencl, NULL);
+  for (int w = 0; where != FEMINT_WHERE_CPU && w < ncpu + nopencl; w++) {
+    struct femint_worker_binding b;
+    if (femint_context_worker_binding(ctx, w, &b) == 0 && b.kind == FEMINT_WHERE_OPENCL)
+      return b.opencl_device;
+  }
+  return -1;
+}
 
 /* The applications of one order on vectors: the first, then the median of o->runs. */
 static int bp_apply(const struct bp_options *o, femint_operator_t op, femint_vector_t x,
@@ -233,20 +258,28 @@ int cli_bp_command(int argc, char **argv)
     cli_fail_runtime(ctx, rc);
     goto done;
   }
+  const int copy_dev = bp_copy_device(ctx, o.where);
   struct cli_json j = {0};
   if (o.json) cli_json_open(&j, NULL, '[');
   else
     printf("femint bp: %s on %s (%d hexahedra), geometry %s; apply: median of %ld; solve: median "
-           "of %ld CG solves%s, %s\n%5s %10s %9s %10s %10s %10s %6s %10s %12s %12s\n",
+           "of %ld CG solves%s, %s; copy rate of %s\n%5s %10s %9s %10s %10s %10s %6s %10s %12s "
+           "%12s %8s %8s\n",
            bp_names[o.problem], text, femint_mesh_num_cells(mesh), geometry_names[o.geometry],
            o.runs, o.solves,
-           o.jacobi ? " (Jacobi)" : "", o.iterations ? "fixed iterations" : "to --rtol", "order",
-           "DOFs", "first_s", "apply_s", "tasks_s", "solve_s", "its", "DOFs/s", "DOF-its/s",
-           "CPU/OpenCL");
+           o.jacobi ? " (Jacobi)" : "", o.iterations ? "fixed iterations" : "to --rtol",
+           copy_dev < 0 ? "the CPU cores" : "the OpenCL device", "order", "DOFs", "first_s",
+           "apply_s", "tasks_s", "solve_s", "its", "DOFs/s", "DOF-its/s", "CPU/OpenCL", "GB/s",
+           "of_copy");
   for (int k = 0; k < o.orders.n; k++) {
     const int p = o.orders.p[k];
     struct bp_result r = {0};
     rc = bp_order(ctx, &o, mesh, p, &r);
+    if (!rc) {
+      r.bytes = bp_bytes(&o, femint_mesh_num_cells(mesh), p, r.ndof);
+      const size_t half = (size_t)(r.bytes / 2);
+      rc = femint_bench_copy(ctx, copy_dev, half > 1024 ? half : 1024, &r.copy_rate);
+    }
     if (rc) {
       if (o.json) cli_json_close(&j, '[');
       cli_fail_runtime(ctx, rc);
@@ -270,13 +303,18 @@ int cli_bp_command(int argc, char **argv)
       cli_json_num(&j, "dof_iterations_per_s", rate);
       cli_json_int(&j, "solve_tasks_cpu", r.tasks_cpu);
       cli_json_int(&j, "solve_tasks_opencl", r.tasks_opencl);
+      cli_json_num(&j, "apply_bytes", r.bytes);
+      cli_json_num(&j, "apply_bytes_per_s", r.bytes / r.t_apply);
+      cli_json_num(&j, "copy_bytes_per_s", r.copy_rate);
+      cli_json_num(&j, "copy_fraction", r.bytes / r.t_apply / r.copy_rate);
       cli_json_close(&j, '{');
     } else {
       char split[32];
       snprintf(split, sizeof split, "%d/%d", r.tasks_cpu, r.tasks_opencl);
-      printf("%5d %10lld %9.4f %10.6f %10.6f %10.4f %6d %10.4g %12.4g %12s\n", p,
+      printf("%5d %10lld %9.4f %10.6f %10.6f %10.4f %6d %10.4g %12.4g %12s %8.1f %8.2f\n", p,
              (long long)r.ndof, r.t_first, r.t_apply, r.t_busy, r.t_solve, r.iterations,
-             r.ndof / r.t_apply, rate, split);
+             r.ndof / r.t_apply, rate, split, r.bytes / r.t_apply * 1e-9,
+             r.bytes / r.t_apply / r.copy_rate);
     }
     fflush(stdout);
   }

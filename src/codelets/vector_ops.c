@@ -6,6 +6,7 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "host/error.h"
 #include "vector_ops.h"
@@ -101,6 +102,17 @@ static void vec_cpu(void *buffers[], void *cl_arg)
     s[SLOT_RR] = range_sum(part, 1);
     rr[0] = s[SLOT_RR];
     rr[1] = s[SLOT_PQ];
+    break;
+  }
+  case VEC_COPY: {
+    const char *src = (const char *)STARPU_VECTOR_GET_PTR(buffers[0]);
+    char *dst = (char *)STARPU_VECTOR_GET_PTR(buffers[1]);
+    const size_t chunk = ((size_t)n + (size_t)nt - 1) / (size_t)nt;
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int i = 0; i < nt; i++) {
+      const size_t lo = (size_t)i * chunk;
+      if (lo < (size_t)n) memcpy(dst + lo, src + lo, (size_t)n - lo < chunk ? (size_t)n - lo : chunk);
+    }
     break;
   }
   case VEC_CG_DIRECTION: {

@@ -29,7 +29,8 @@ enum vec_op {
                      s[PQ], x += alpha p, r -= alpha q, z = dinv r, s[out] = r . z (r . r),
                      s[RR] = r . r; rr = {r . r, p . q} */
   VEC_CG_DIRECTION, /* p (RW), z (R), s (R): p = z + (s[in0] / s[in1]) p */
-  VEC_NOP
+  VEC_NOP,        /* the number of operations with an OpenCL kernel */
+  VEC_COPY        /* a (R), b (W): b = a, bytes (CPU workers only: the CPU's copy rate) */
 };
 
 /* The OpenCL kernels of the operations on one device (one program), and its partial sums. */
