@@ -1,6 +1,6 @@
 /* femint_operator_apply: y = A x without A (hexahedra, sum factorization). The first call of a
- * form computes the quadrature data of the operator's cells and keeps them, registered per
- * chunk of consecutive cells, with the cells' DOFs in tensor order, the 1D tables, the element
+ * form computes the quadrature data of the operator's cells (or their geometry,
+ * options.apply_geometry) and keeps them, registered per chunk of consecutive cells, with the cells' DOFs in tensor order, the 1D tables, the element
  * vectors, the transpose of the DOF map per chunk and the OpenCL programs; each application
  * then submits one apply task per chunk (CPU team or OpenCL device) and one task that sums the
  * chunks' element vectors into y on the solve's home (the first device with the kernels, else
@@ -23,7 +23,7 @@ struct op_apply {
   double *ev;                      /* element vectors: [plan cell][ncomp][P^3] (pinned) */
   struct femint_vector *vx, *vy;   /* x and y of femint_operator_apply (host arrays) */
   int64_t *dofs;                   /* [plan cell][P^3] the scalar mode of each node, tensor order */
-  double *tab;                     /* B[Q][P] then D[Q][P] */
+  double *tab;                     /* B[Q][P], D[Q][P], the points xq[Q], the weights w[Q] */
   /* the tasks' chunks of consecutive plan cells (coarser than the plan's batches, which are cut
    * for element matrices): chunk i has ncell[i] cells from plan cell first[i] */
   int nchunk;
@@ -37,7 +37,8 @@ struct op_apply {
    * the places, and the places of each in the chunk's element vectors (component 0) */
   int64_t *map, *nu;
   starpu_data_handle_t *h_map;     /* [nchunk] */
-  double **qd;                     /* [nform] quadrature data of the plan's cells, or NULL */
+  double **qd;                     /* [nform] quadrature data (or geometry) of the plan's cells,
+                                      or NULL */
   starpu_data_handle_t *h_qd, *h_ev; /* [nform * nchunk], [nchunk] */
   struct apply_arg *args;          /* [nchunk] */
   /* the home of the vectors: an OpenCL worker (home_dev its device) or -1 (the CPU workers),
@@ -157,9 +158,13 @@ static int apply_setup(struct femint_operator *op)
   a->np = a->tensor->P * a->tensor->P * a->tensor->P;
   a->nc = s->ncomp;
   const int np = a->np;
-  /* OpenCL workers only: a chunk per device, none over 1 GiB of quadrature data (fewer
-   * launches); else about four chunks per worker that may take them, none over 64 MiB */
-  const size_t per = apply_per_cell(op, HEX_APPLY_LAPLACE) * sizeof(double);
+  /* OpenCL workers only: a chunk per device, none over 1 GiB (fewer launches); else about four
+   * chunks per worker that may take them, none over 64 MiB; a cell's bytes the larger of its
+   * quadrature data (or geometry) and its element vectors with its DOFs (so that no chunk's
+   * buffer outgrows StarPU's 32-bit sizes) */
+  const size_t per_data = apply_per_cell(op, HEX_APPLY_LAPLACE) * sizeof(double);
+  const size_t per_ev = ((size_t)s->ncomp + 1) * a->tensor->P * a->tensor->P * a->tensor->P * 8;
+  const size_t per = per_data > per_ev ? per_data : per_ev;
   const int only_cl = p->opt.where == FEMINT_WHERE_OPENCL && ctx->nopencl > 0;
   const int nw = only_cl ? ctx->nopencl
                          : p->opt.where == FEMINT_WHERE_CPU ? 4 * ctx->ncpu : 4 * ctx->nworker;

@@ -1,6 +1,7 @@
 /* femint_vector_t: a vector of a space's DOFs in main memory, registered with StarPU so that
  * the tasks of the matrix-free verbs move it to where they run and leave it there; the caller
  * gets its values through get/restore (which wait for those tasks). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,9 @@ int femint_vector_create(femint_space_t space, femint_vector_t *v)
   *v = NULL;
   FEMINT_CHECK(space, NULL, FEMINT_EINVAL, "femint_vector_create: space is NULL");
   femint_context_t ctx = space->ctx;
+  FEMINT_CHECK(space->nmode * space->ncomp < (int64_t)UINT32_MAX, ctx, FEMINT_ENOTSUP,
+               "femint_vector_create: %lld values are more than one vector holds (%u)",
+               (long long)(space->nmode * space->ncomp), UINT32_MAX - 1);
   struct femint_vector *w = calloc(1, sizeof *w);
   FEMINT_CHECK(w, ctx, FEMINT_ENOMEM, "femint_vector_create: out of memory");
   w->ctx = ctx;
