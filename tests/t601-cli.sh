@@ -344,6 +344,12 @@ ok $? "bp --order 2 --mesh box:2,2,2: bp3 on the 27 interior DOFs, CG converged,
 st=$?
 ok $st "bp --problem bp2 --order 1 --iterations 4: 36 DOFs (12 vertices x 3 components), 4 iterations"
 [ $st -eq 0 ] || diag bp2.out bp2.err
+"$FEMINT" bp --order 1,2 --mesh box:2,2,2 --runs 1 --solves 1 --csv bp.csv >/dev/null 2>bp3.err &&
+  [ "$(wc -l <bp.csv)" -eq 3 ] && head -n 1 bp.csv | grep -q '^problem,geometry,order,' &&
+  grep -q '^bp3,stored,2,8,27,' bp.csv
+st=$?
+ok $st "bp --csv: a header and a row per order"
+[ $st -eq 0 ] || diag bp.csv bp3.err
 # Tetrahedra through the same run: the Maxwell matrices T and S of a small curved box, written to
 # PREFIX-T.mtx and PREFIX-S.mtx and summarized with the fields of every run.
 "$FEMINT" run --element tet --space hcurl --problem maxwell --order 2 --mesh box:2,2,2 \

@@ -6,6 +6,7 @@
 #include <config.h>
 #endif
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ struct bp_options {
   struct cli_mesh mesh;
   long runs, solves, iterations;
   double rtol;
+  const char *csv;
 };
 
 #define F(member) offsetof(struct bp_options, member)
@@ -60,16 +62,18 @@ static const struct cli_option options[] = {
            "point from 25 values per cell (options.apply_geometry)",
            NULL), .choices = geometry_names},
   {CLI_OPT("--json", CLI_FLAG, F(json), "an array of one JSON object per order", NULL)},
+  {CLI_OPT("--csv", CLI_PATH, F(csv), "also write a row per order (every field) as CSV, each row "
+           "as soon as it is measured", "FILE")},
   {CLI_OPT("--verbose", CLI_FLAG, F(verbose), "let StarPU print its own messages", NULL)},
 };
-static const struct cli_section sections[] = {{NULL, options, 12, 0}};
+static const struct cli_section sections[] = {{NULL, options, 13, 0}};
 
 const struct cli_command cli_bp_cmd = {
   "bp",
   "the CEED bake-off problems on hexahedra, matrix-free (seed 001): applications and conjugate "
   "gradient solves, DOFs (x iterations) per second",
   "[--problem bp1|...|bp6] [--order LIST] [--mesh box:NX,NY,NZ] [--where W] [--runs N] "
-  "[--solves N] [--rtol R | --iterations N] [--jacobi] [--geometry G] [--json]",
+  "[--solves N] [--rtol R | --iterations N] [--jacobi] [--geometry G] [--json] [--csv FILE]",
   "Builds the box of hexahedra, the H1 Lagrange space of each order on Gauss-Lobatto-Legendre "
   "nodes (the Laplacian's boundary DOFs removed) and the mass or Laplace operator. Times the "
   "first femint_operator_apply_vector (it computes the quadrature data and builds the OpenCL "
@@ -187,6 +191,22 @@ static int bp_solve(const struct bp_options *o, femint_operator_t op, femint_vec
   return rc;
 }
 
+/* The CSV columns, and one order's row. */
+static const char csv_header[] =
+    "problem,geometry,order,cells,dofs,first_s,apply_s,tasks_s,dofs_per_s,solve_s,iterations,"
+    "converged,dof_iterations_per_s,solve_tasks_cpu,solve_tasks_opencl,apply_bytes,"
+    "apply_bytes_per_s,copy_bytes_per_s,copy_fraction\n";
+static void csv_row(FILE *f, const struct bp_options *o, int p, int ncell, const struct bp_result *r,
+                    double rate)
+{
+  fprintf(f, "%s,%s,%d,%d,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%d,%.6g,%d,%d,%.6g,%.6g,%.6g,%.4f\n",
+          bp_names[o->problem], geometry_names[o->geometry], p, ncell, (long long)r->ndof,
+          r->t_first, r->t_apply, r->t_busy, r->ndof / r->t_apply, r->t_solve, r->iterations,
+          r->converged, rate, r->tasks_cpu, r->tasks_opencl, r->bytes, r->bytes / r->t_apply,
+          r->copy_rate, r->bytes / r->t_apply / r->copy_rate);
+  fflush(f);
+}
+
 /* The measurements of one order; 0, or a femint error code. */
 static int bp_order(femint_context_t ctx, const struct bp_options *o, femint_mesh_t mesh, int p,
                     struct bp_result *r)
@@ -246,11 +266,18 @@ int cli_bp_command(int argc, char **argv)
     return cli_fail_usage("--mesh %s: femint bp takes box:NX,NY,NZ", text);
   if ((double)o.mesh.nx * o.mesh.ny * o.mesh.nz > (double)CLI_MAX_CELLS)
     return cli_fail_usage("--mesh %s: too many cells (at most %ld)", text, CLI_MAX_CELLS);
+  FILE *csv = NULL;
+  if (o.csv && !(csv = fopen(o.csv, "w")))
+    return cli_fail_usage("--csv %s: cannot write it (%s)", o.csv, strerror(errno));
+  if (csv) fputs(csv_header, csv);
   femint_context_t ctx = NULL;
   femint_mesh_t mesh = NULL;
   struct femint_init_options iopt = {.nopencl = o.where == FEMINT_WHERE_CPU ? 0 : -1,
                                      .quiet = !o.verbose};
-  if (cli_init(&iopt, &ctx)) return EXIT_RUNTIME;
+  if (cli_init(&iopt, &ctx)) {
+    if (csv) fclose(csv);
+    return EXIT_RUNTIME;
+  }
   status = EXIT_RUNTIME;
   int rc = femint_mesh_create_box(ctx, FEMINT_HEX, o.mesh.nx, o.mesh.ny, o.mesh.nz, 1, 1, 1, 0.2,
                                   1, &mesh);
@@ -286,6 +313,7 @@ int cli_bp_command(int argc, char **argv)
       goto done;
     }
     const double rate = r.t_solve > 0 ? (double)r.ndof * r.iterations / r.t_solve : 0;
+    if (csv) csv_row(csv, &o, p, femint_mesh_num_cells(mesh), &r, rate);
     if (o.json) {
       cli_json_open(&j, NULL, '{');
       cli_json_str(&j, "problem", bp_names[o.problem]);
@@ -321,6 +349,8 @@ int cli_bp_command(int argc, char **argv)
   if (o.json) cli_json_close(&j, '[');
   status = 0;
 done:
+  if (csv && fclose(csv) != 0 && status == 0)
+    status = cli_fail("--csv %s: cannot write it (%s)", o.csv, strerror(errno));
   femint_mesh_destroy(&mesh);
   femint_finalize(&ctx);
   return status;
