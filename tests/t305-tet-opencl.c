@@ -21,14 +21,7 @@ static cl_kernel build(struct cl_env *env, const char *file, const char *name, c
   return err == CL_SUCCESS ? k : NULL;
 }
 
-/* An argument of a kernel: its size and where its value is. */
-struct karg {
-  size_t size;
-  const void *value;
-};
-#define KARG(x) ((struct karg){sizeof(x), &(x)})
-
-/* Set the arguments of k and enqueue it on `global` work-items in groups of `local` (0: the
+/* Set the arguments (struct karg, KARG: codelets/volume_opencl.h) of k and enqueue it on `global` work-items in groups of `local` (0: the
  * implementation's choice); 1 when that succeeded. */
 static int launch_wg(struct cl_env *env, cl_kernel k, size_t global, size_t local, int nargs,
                      const struct karg *a)

@@ -34,37 +34,13 @@ static int cl_fail(const char *call, const char *what, cl_int e)
     }                                                                                           \
   } while (0)
 
-/* A kernel argument: its size and where its value is. */
-struct karg {
-  size_t size;
-  const void *value;
-};
-#define KARG(x) ((struct karg){sizeof(x), &(x)})
-
-static const char *kernel_name(cl_kernel kern, char *buf, size_t len)
-{
-  if (clGetKernelInfo(kern, CL_KERNEL_FUNCTION_NAME, len, buf, NULL) != CL_SUCCESS)
-    snprintf(buf, len, "a kernel");
-  return buf;
-}
-
 /* Set the arguments of kern and enqueue it on `global` work-items rounded up to whole groups of
  * local (every kernel checks its range: left to itself, an implementation may take groups of one
  * work-item for a prime global size); nothing when global is 0. */
 static int run(cl_command_queue q, cl_kernel kern, size_t global, size_t local, int nargs,
                const struct karg *a)
 {
-  if (global == 0) return 0;
-  char name[64];
-  for (int i = 0; i < nargs; i++) {
-    const cl_int e = clSetKernelArg(kern, (cl_uint)i, a[i].size, a[i].value);
-    if (e != CL_SUCCESS) return cl_fail("clSetKernelArg", kernel_name(kern, name, sizeof name), e);
-  }
-  global = (global + local - 1) / local * local;
-  const cl_int e = clEnqueueNDRangeKernel(q, kern, 1, NULL, &global, &local, 0, NULL, NULL);
-  if (e != CL_SUCCESS)
-    return cl_fail("clEnqueueNDRangeKernel", kernel_name(kern, name, sizeof name), e);
-  return 0;
+  return femint_cl_run(q, kern, global, local, nargs, a, "COO on the device");
 }
 
 /* A device buffer of count values of size bytes each (at least one). */
@@ -144,7 +120,7 @@ static int build(cl_device_id dev, const char *src, size_t wg, struct coo_cl *k,
     char name[64];
     e = clGetKernelWorkGroupInfo(all[i], dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof w, &w, NULL);
     if (e != CL_SUCCESS)
-      return cl_fail("clGetKernelWorkGroupInfo", kernel_name(all[i], name, sizeof name), e);
+      return cl_fail("clGetKernelWorkGroupInfo", femint_cl_kernel_name(all[i], name, sizeof name), e);
     if (w < *fit) *fit = w;
   }
   return 0;

@@ -442,6 +442,32 @@ char *volume_cl_source(int variant)
   return src;
 }
 
+const char *femint_cl_kernel_name(cl_kernel kern, char *buf, size_t len)
+{
+  if (clGetKernelInfo(kern, CL_KERNEL_FUNCTION_NAME, len, buf, NULL) != CL_SUCCESS)
+    snprintf(buf, len, "a kernel");
+  return buf;
+}
+
+int femint_cl_run(cl_command_queue q, cl_kernel kern, size_t global, size_t local, int nargs,
+                  const struct karg *a, const char *who)
+{
+  if (global == 0) return 0;
+  char name[64];
+  for (int i = 0; i < nargs; i++) {
+    const cl_int e = clSetKernelArg(kern, (cl_uint)i, a[i].size, a[i].value);
+    if (e != CL_SUCCESS)
+      return femint_seterr(NULL, FEMINT_EOPENCL, "%s: clSetKernelArg(%s) failed with %d", who,
+                           femint_cl_kernel_name(kern, name, sizeof name), (int)e);
+  }
+  global = (global + local - 1) / local * local;
+  const cl_int e = clEnqueueNDRangeKernel(q, kern, 1, NULL, &global, &local, 0, NULL, NULL);
+  if (e != CL_SUCCESS)
+    return femint_seterr(NULL, FEMINT_EOPENCL, "%s: clEnqueueNDRangeKernel(%s) failed with %d",
+                         who, femint_cl_kernel_name(kern, name, sizeof name), (int)e);
+  return 0;
+}
+
 int femint_cl_build(cl_context ctx, cl_device_id dev, const char *src, const char *options,
                     cl_program *prog)
 {

@@ -176,52 +176,20 @@ void vec_kernels_destroy(struct vec_kernels **k)
   *k = NULL;
 }
 
-/* Kernel arguments in order: cl_mem, cl_long, cl_int and double values through one helper. */
-struct cl_args {
-  cl_kernel k;
-  cl_uint i;
-  cl_int err;
-};
-static void arg(struct cl_args *c, size_t size, const void *v)
-{
-  if (c->err == CL_SUCCESS) c->err = clSetKernelArg(c->k, c->i, size, v);
-  c->i++;
-}
-static void arg_mem(struct cl_args *c, void *buffer) { arg(c, sizeof(cl_mem), &buffer); }
-static void arg_long(struct cl_args *c, int64_t v)
-{
-  const cl_long l = v;
-  arg(c, sizeof l, &l);
-}
-static void arg_int(struct cl_args *c, int v)
-{
-  const cl_int l = v;
-  arg(c, sizeof l, &l);
-}
+#define DEV(i) ((cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[i]))
+#define WHO "vector operation"
 
-#define DEV(i) ((void *)STARPU_VECTOR_GET_DEV_HANDLE(buffers[i]))
-
-static cl_int launch(cl_command_queue queue, cl_kernel k, size_t global, size_t local)
+/* The partial sums of a reduction kernel into nd slots of s, and with rr (not NULL) rr[0] =
+ * s[RR], rr[1] = s[PQ] (vec_finish). */
+static int finish(cl_command_queue queue, const struct vec_kernels *vk, cl_int nd, cl_mem s,
+                  const cl_int slot[3], cl_mem rr)
 {
-  global = (global + local - 1) / local * local;
-  if (global == 0) return CL_SUCCESS;
-  return clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
-}
-
-/* The partial sums of a reduction kernel into nd slots of s (and rr). */
-static cl_int finish(cl_command_queue queue, const struct vec_kernels *vk, int nd, void *s,
-                     const int slot[3], void *rr)
-{
-  struct cl_args c = {vk->finish, 0, CL_SUCCESS};
-  arg_int(&c, nd);
-  arg_mem(&c, vk->partial);
-  arg_mem(&c, s);
-  for (int j = 0; j < 3; j++) arg_int(&c, slot[j]);
-  arg_mem(&c, rr ? rr : s);
-  arg_int(&c, rr ? SLOT_RR : -1);
-  arg_int(&c, SLOT_PQ);
-  if (c.err != CL_SUCCESS) return c.err;
-  return launch(queue, vk->finish, VEC_WG, VEC_WG);
+  const cl_int rrslot = rr ? SLOT_RR : -1, pqslot = SLOT_PQ;
+  const cl_mem rrbuf = rr ? rr : s;
+  const struct karg k[] = {KARG(nd),      KARG(vk->partial), KARG(s),      KARG(slot[0]),
+                           KARG(slot[1]), KARG(slot[2]),     KARG(rrbuf),  KARG(rrslot),
+                           KARG(pqslot)};
+  return femint_cl_run(queue, vk->finish, VEC_WG, VEC_WG, 9, k, WHO);
 }
 
 static void vec_opencl(void *buffers[], void *cl_arg)
@@ -237,73 +205,64 @@ static void vec_opencl(void *buffers[], void *cl_arg)
     snprintf(a->msg, sizeof a->msg, "vector operation: no kernels on OpenCL device %d", dev);
     return;
   }
-  struct cl_args c = {vk->k[a->op], 0, CL_SUCCESS};
+  cl_kernel kern = vk->k[a->op];
+  const cl_long n = a->n;
+  const cl_int jacobi = a->jacobi, nc = a->nc, np = a->np, in0 = a->in0, in1 = a->in1;
   const size_t ranges = (size_t)VEC_NRANGE * VEC_WG;
+  int err = 0;
   switch (a->op) {
   case VEC_EV_SUM: {
     const double zero = 0;
-    if (a->n > 0)
-      c.err = clEnqueueFillBuffer(queue, (cl_mem)DEV(0), &zero, sizeof zero, 0,
-                                  (size_t)a->n * sizeof zero, 0, NULL, NULL);
-    for (int k = 0; k < a->nchunk && c.err == CL_SUCCESS; k++) {
-      c.i = 0;
-      arg_long(&c, a->chunk_nu[k]);
-      arg_int(&c, a->nc);
-      arg_int(&c, a->np);
-      arg_mem(&c, DEV(1 + 2 * k));
-      arg_mem(&c, DEV(2 + 2 * k));
-      arg_mem(&c, DEV(0));
-      if (c.err == CL_SUCCESS) c.err = launch(queue, c.k, (size_t)a->chunk_nu[k], VEC_WG);
+    cl_mem y = DEV(0);
+    if (n > 0 && clEnqueueFillBuffer(queue, y, &zero, sizeof zero, 0, (size_t)n * sizeof zero, 0,
+                                     NULL, NULL) != CL_SUCCESS)
+      err = femint_seterr(NULL, FEMINT_EOPENCL, WHO ": clEnqueueFillBuffer failed");
+    for (int c = 0; c < a->nchunk && !err; c++) {
+      const cl_long nu = a->chunk_nu[c];
+      const cl_mem ev = DEV(1 + 2 * c), map = DEV(2 + 2 * c);
+      const struct karg k[] = {KARG(nu), KARG(nc), KARG(np), KARG(ev), KARG(map), KARG(y)};
+      err = femint_cl_run(queue, kern, (size_t)nu, VEC_WG, 6, k, WHO);
     }
     break;
   }
-  case VEC_DOT:
-    arg_long(&c, a->n);
-    arg_mem(&c, DEV(0));
-    arg_mem(&c, DEV(1));
-    arg_mem(&c, vk->partial);
-    if (c.err == CL_SUCCESS) c.err = launch(queue, c.k, ranges, VEC_WG);
-    if (c.err == CL_SUCCESS) c.err = finish(queue, vk, 1, DEV(2), (int[3]){a->out, 0, 0}, NULL);
-    break;
-  case VEC_CG_START:
-    arg_long(&c, a->n);
-    arg_int(&c, a->jacobi);
-    for (int i = 0; i < 3; i++) arg_mem(&c, DEV(i));
-    arg_mem(&c, a->jacobi ? DEV(4) : DEV(0));
-    arg_mem(&c, a->jacobi ? DEV(5) : DEV(2));
-    arg_mem(&c, vk->partial);
-    if (c.err == CL_SUCCESS) c.err = launch(queue, c.k, ranges, VEC_WG);
-    if (c.err == CL_SUCCESS)
-      c.err = finish(queue, vk, 3, DEV(3), (int[3]){a->out, SLOT_RR, SLOT_BB}, NULL);
-    break;
-  case VEC_CG_UPDATE:
-    arg_long(&c, a->n);
-    arg_int(&c, a->jacobi);
-    arg_int(&c, a->in0);
-    arg_int(&c, SLOT_PQ);
-    arg_mem(&c, DEV(4));
-    for (int i = 0; i < 4; i++) arg_mem(&c, DEV(i));
-    arg_mem(&c, a->jacobi ? DEV(6) : DEV(2));
-    arg_mem(&c, a->jacobi ? DEV(7) : DEV(1));
-    arg_mem(&c, vk->partial);
-    if (c.err == CL_SUCCESS) c.err = launch(queue, c.k, ranges, VEC_WG);
-    if (c.err == CL_SUCCESS)
-      c.err = finish(queue, vk, 2, DEV(4), (int[3]){a->out, SLOT_RR, 0}, DEV(5));
-    break;
-  case VEC_CG_DIRECTION:
-    arg_long(&c, a->n);
-    arg_int(&c, a->in0);
-    arg_int(&c, a->in1);
-    arg_mem(&c, DEV(2));
-    arg_mem(&c, DEV(0));
-    arg_mem(&c, DEV(1));
-    if (c.err == CL_SUCCESS) c.err = launch(queue, c.k, (size_t)a->n, VEC_WG);
+  case VEC_DOT: {
+    const cl_mem x = DEV(0), y = DEV(1);
+    const struct karg k[] = {KARG(n), KARG(x), KARG(y), KARG(vk->partial)};
+    err = femint_cl_run(queue, kern, ranges, VEC_WG, 4, k, WHO);
+    if (!err) err = finish(queue, vk, 1, DEV(2), (cl_int[3]){a->out, 0, 0}, NULL);
     break;
   }
-  if (c.err != CL_SUCCESS) {
-    a->status = FEMINT_EOPENCL;
-    snprintf(a->msg, sizeof a->msg, "vector operation %d on OpenCL device %d failed (%d)", a->op,
-             dev, c.err);
+  case VEC_CG_START: {
+    /* without Jacobi, dinv and z are never read or written: any buffer stands for them */
+    const cl_mem b = DEV(0), r = DEV(1), p = DEV(2);
+    const cl_mem dinv = a->jacobi ? DEV(4) : b, z = a->jacobi ? DEV(5) : p;
+    const struct karg k[] = {KARG(n), KARG(jacobi), KARG(b),    KARG(r),
+                             KARG(p), KARG(dinv),   KARG(z),    KARG(vk->partial)};
+    err = femint_cl_run(queue, kern, ranges, VEC_WG, 8, k, WHO);
+    if (!err) err = finish(queue, vk, 3, DEV(3), (cl_int[3]){a->out, SLOT_RR, SLOT_BB}, NULL);
+    break;
+  }
+  case VEC_CG_UPDATE: {
+    const cl_int pq = SLOT_PQ;
+    const cl_mem x = DEV(0), r = DEV(1), p = DEV(2), q = DEV(3), sv = DEV(4);
+    const cl_mem dinv = a->jacobi ? DEV(6) : p, z = a->jacobi ? DEV(7) : r;
+    const struct karg k[] = {KARG(n), KARG(jacobi), KARG(in0),  KARG(pq), KARG(sv), KARG(x),
+                             KARG(r), KARG(p),      KARG(q),    KARG(dinv), KARG(z),
+                             KARG(vk->partial)};
+    err = femint_cl_run(queue, kern, ranges, VEC_WG, 12, k, WHO);
+    if (!err) err = finish(queue, vk, 2, sv, (cl_int[3]){a->out, SLOT_RR, 0}, DEV(5));
+    break;
+  }
+  case VEC_CG_DIRECTION: {
+    const cl_mem p = DEV(0), z = DEV(1), sv = DEV(2);
+    const struct karg k[] = {KARG(n), KARG(in0), KARG(in1), KARG(sv), KARG(p), KARG(z)};
+    err = femint_cl_run(queue, kern, (size_t)n, VEC_WG, 6, k, WHO);
+    break;
+  }
+  }
+  if (err) {
+    a->status = err;
+    snprintf(a->msg, sizeof a->msg, "OpenCL device %d: %s", dev, femint_thread_error());
   }
 }
 

@@ -102,6 +102,20 @@ const char *volume_cl_kernel_name(int variant);
 int femint_cl_build(cl_context ctx, cl_device_id dev, const char *src, const char *options,
                     cl_program *prog);
 
+/* A kernel argument: its size and where its value is. */
+struct karg {
+  size_t size;
+  const void *value;
+};
+#define KARG(x) ((struct karg){sizeof(x), &(x)})
+/* The function name of a kernel in buf ("a kernel" when it cannot be read). */
+const char *femint_cl_kernel_name(cl_kernel kern, char *buf, size_t len);
+/* Set the nargs arguments of kern and enqueue it on `global` work-items rounded up to whole
+ * groups of local (every kernel checks its range); nothing when global is 0. Returns 0 or
+ * FEMINT_EOPENCL with "who: call(kernel) failed with code" in the thread's error. */
+int femint_cl_run(cl_command_queue q, cl_kernel kern, size_t global, size_t local, int nargs,
+                  const struct karg *a, const char *who);
+
 /* Launch shape for ncell cells: cells per work-group as few as keep about 8 work-groups per
  * compute unit (a multiple of cfg->elems for GEMM, whose work-groups also span the parts);
  * *global = ngroups * cfg->wg_size. */
