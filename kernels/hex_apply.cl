@@ -51,6 +51,18 @@
 
 #define NP (P * P * P)
 #define NQ3 (Q * Q * Q)
+/* By the M x M x NE work-items of a work-group (lin: this one's number): the rule's NQ points
+ * and weights into Xq and Wq (tab after B and D), and with GEO the cell's geometry into gc (ones
+ * where there is no cell); a statement. */
+#define LOAD_RULE(NQ, M, lin)                                                                     \
+  for (int i_ = (lin); i_ < (NQ); i_ += (M) * (M) * NE) {                                        \
+    Xq[i_] = tab[2 * (NQ) * P + i_];                                                              \
+    Wq[i_] = tab[2 * (NQ) * P + (NQ) + i_];                                                       \
+  }                                                                                               \
+  if (GEO)                                                                                        \
+    for (int i_ = ty * (M) + tx; i_ < NGEO; i_ += (M) * (M))                                      \
+      gc[i_] = live ? qd[qd_off + (size_t)cell * NGEO + i_] : 1
+
 #if KIND == 2
 /* ---- KIND 2: the collocated Laplacian. Work-item (x, y) of a cell keeps the line (x, y, :) of
  * u in registers; the derivative along the third direction is taken there, the two others from
@@ -71,16 +83,10 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
   __local double Xq[P], Wq[P], geo_all[NE * NGEO];
   const int tx = get_local_id(0), ty = get_local_id(1), e = get_local_id(2);
   for (int i = (e * P + ty) * P + tx; i < P * P; i += P * P * NE) Dl[i] = tab[P * P + i];
-  for (int i = (e * P + ty) * P + tx; i < P; i += P * P * NE) {
-    Xq[i] = tab[2 * P * P + i];
-    Wq[i] = tab[2 * P * P + P + i];
-  }
   const int cell = get_group_id(2) * NE + e;
   const int live = cell < ncell;
   __local double *gc = geo_all + e * NGEO;
-#if GEO
-  for (int i = ty * P + tx; i < NGEO; i += P * P) gc[i] = live ? qd[qd_off + (size_t)cell * NGEO + i] : 1;
-#endif
+  LOAD_RULE(P, P, (e * P + ty) * P + tx);
   __local double *su = su_all + e * P * AS, *sw = sw_all + e * 2 * P * AS;
   __global const long *dof = dofs + dofs_off + (size_t)cell * NP;
   __global const double *G = qd + qd_off + (size_t)cell * NP * 6;
@@ -165,17 +171,10 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
     Bl[i] = tab[i];
     Dl[i] = tab[Q * P + i];
   }
-  for (int i = lin; i < Q; i += nthr) {
-    Xq[i] = tab[2 * Q * P + i];
-    Wq[i] = tab[2 * Q * P + Q + i];
-  }
   const int cell = get_group_id(2) * NE + e;
   const int live = cell < ncell;
   __local double *gc = geo_all + e * NGEO;
-#if GEO
-  for (int i = ty * MAX(P, Q) + tx; i < NGEO; i += MAX(P, Q) * MAX(P, Q))
-    gc[i] = live ? qd[qd_off + (size_t)cell * NGEO + i] : 1;
-#endif
+  LOAD_RULE(Q, MAX(P, Q), lin);
   __local double *sa = sa_all + e * SA_SIZE, *sb = sb_all + e * SB_SIZE;
   __global const long *dof = dofs + dofs_off + (size_t)cell * NP;
   __global const double *G = qd + qd_off + (size_t)cell * NQ3 * NQD;

@@ -49,7 +49,28 @@ int hex_tensor_create(int order, int nq, int lobatto, struct hex_tensor **out)
 
 size_t hex_qdata_size(int kind) { return kind == HEX_APPLY_MASS ? 1 : 6; }
 
-int hex_qdata(const struct hex_tensor *t, int kind, const double *X, double coef, double *qd)
+/* The Jacobian J[3 x + d] = dX_x / dxi_d of a cell at xi, from its vertices or its geometry. */
+typedef void (*hex_jacobian_fn)(const double *cell, const double xi[3], double *J);
+
+static void jacobian_vertices(const double *X, const double xi[3], double *J)
+{
+  geom_hex_jacobian(X, xi, J);
+}
+
+/* From the monomials' coefficients of hex_geo. */
+static void jacobian_geo(const double *c, const double xi[3], double *J)
+{
+  const double a = xi[0], b = xi[1], e = xi[2];
+  for (int x = 0; x < 3; x++) {
+    J[3 * x] = c[3 + x] + c[12 + x] * b + c[15 + x] * e + c[21 + x] * b * e;
+    J[3 * x + 1] = c[6 + x] + c[12 + x] * a + c[18 + x] * e + c[21 + x] * a * e;
+    J[3 * x + 2] = c[9 + x] + c[15 + x] * a + c[18 + x] * b + c[21 + x] * a * b;
+  }
+}
+
+/* The quadrature data at every point of the rule from the cell's Jacobians. */
+static int qdata(const struct hex_tensor *t, int kind, hex_jacobian_fn jacobian, const double *cell,
+                 double coef, double *qd)
 {
   const int Q = t->Q;
   for (int i = 0, q = 0; i < Q; i++)
@@ -57,7 +78,7 @@ int hex_qdata(const struct hex_tensor *t, int kind, const double *X, double coef
       for (int k = 0; k < Q; k++, q++) {
         const double xi[3] = {t->xq[i], t->xq[j], t->xq[k]};
         double J[9], K[9];
-        geom_hex_jacobian(X, xi, J);
+        jacobian(cell, xi, J);
         const double det = geom_inverse3(J, K);
         if (!(det > 0)) return FEMINT_EJACOBIAN;
         const double w = coef * t->w[i] * t->w[j] * t->w[k] * det;
@@ -76,6 +97,11 @@ int hex_qdata(const struct hex_tensor *t, int kind, const double *X, double coef
           }
       }
   return 0;
+}
+
+int hex_qdata(const struct hex_tensor *t, int kind, const double *X, double coef, double *qd)
+{
+  return qdata(t, kind, jacobian_vertices, X, coef, qd);
 }
 
 void hex_geo(const double *X, double coef, double *geo)
@@ -99,32 +125,7 @@ void hex_geo(const double *X, double coef, double *geo)
 
 int hex_qdata_geo(const struct hex_tensor *t, int kind, const double *geo, double *qd)
 {
-  const int Q = t->Q;
-  const double *c = geo;
-  for (int i = 0, q = 0; i < Q; i++)
-    for (int j = 0; j < Q; j++)
-      for (int k = 0; k < Q; k++, q++) {
-        const double a = t->xq[i], b = t->xq[j], e = t->xq[k];
-        double J[9], K[9];
-        for (int x = 0; x < 3; x++) { /* J[3 x + d] = dX_x / dxi_d */
-          J[3 * x] = c[3 + x] + c[12 + x] * b + c[15 + x] * e + c[21 + x] * b * e;
-          J[3 * x + 1] = c[6 + x] + c[12 + x] * a + c[18 + x] * e + c[21 + x] * a * e;
-          J[3 * x + 2] = c[9 + x] + c[15 + x] * a + c[18 + x] * b + c[21 + x] * a * b;
-        }
-        const double det = geom_inverse3(J, K);
-        if (!(det > 0)) return FEMINT_EJACOBIAN;
-        const double w = geo[24] * t->w[i] * t->w[j] * t->w[k] * det;
-        if (kind == HEX_APPLY_MASS) {
-          qd[q] = w;
-          continue;
-        }
-        double *g = &qd[6 * (size_t)q];
-        int n = 0;
-        for (int r = 0; r < 3; r++)
-          for (int s = r; s < 3; s++)
-            g[n++] = w * (K[3 * r] * K[3 * s] + K[3 * r + 1] * K[3 * s + 1] + K[3 * r + 2] * K[3 * s + 2]);
-      }
-  return 0;
+  return qdata(t, kind, jacobian_geo, geo, geo[24], qd);
 }
 
 /* ---- v = A_e u on HEX_LANES cells at once: every value is a vector of HEX_LANES doubles, one
