@@ -129,7 +129,7 @@ int femint_operator_destroy(femint_operator_t *op)
 }
 
 /* The space must still have the DOFs the operator was made for. */
-static int check_state(const struct femint_operator *op, const char *who)
+int operator_check_state(const struct femint_operator *op, const char *who)
 {
   FEMINT_CHECK(op->space->generation == op->generation, op->ctx, FEMINT_ESTATE,
                "%s: DOFs of the space were removed after the operator was made (make the operator "
@@ -144,7 +144,7 @@ int femint_operator_assemble(femint_operator_t op, femint_matrix_t *A, struct fe
   femint_context_t ctx = op->ctx;
   FEMINT_CHECK(A, ctx, FEMINT_EINVAL, "femint_operator_assemble: NULL matrix array");
   for (int f = 0; f < op->nform; f++) A[f] = NULL;
-  FEMINT_CALL(check_state(op, "femint_operator_assemble"));
+  FEMINT_CALL(operator_check_state(op, "femint_operator_assemble"));
   FEMINT_CHECK(!op->space->global_dof, ctx, FEMINT_ESTATE,
                "femint_operator_assemble: the space has global DOF numbers "
                "(femint_space_set_global_dofs); its element matrices go to the caller's matrix "
@@ -169,7 +169,7 @@ int femint_operator_integrate(femint_operator_t op, femint_element_fn fn, void *
                               struct femint_stats *stats)
 {
   FEMINT_CHECK(op, NULL, FEMINT_EINVAL, "femint_operator_integrate: NULL operator");
-  FEMINT_CALL(check_state(op, "femint_operator_integrate"));
+  FEMINT_CALL(operator_check_state(op, "femint_operator_integrate"));
   const double t0 = femint_now();
   struct femint_stats st;
   memset(&st, 0, sizeof st);
@@ -184,7 +184,6 @@ int femint_operator_apply(femint_operator_t op, int form, const double *x, doubl
                           struct femint_stats *stats)
 {
   FEMINT_CHECK(op, NULL, FEMINT_EINVAL, "femint_operator_apply: NULL operator");
-  FEMINT_CALL(check_state(op, "femint_operator_apply"));
   struct femint_stats st;
   memset(&st, 0, sizeof st);
   stats_plan(op, &st);
@@ -204,7 +203,7 @@ int femint_operator_element_matrix(femint_operator_t op, int form, int cell, dou
   FEMINT_CHECK(cell >= 0 && cell < space->mesh->ncell, ctx, FEMINT_EINVAL,
                "femint_operator_element_matrix: cell %d is outside 0..%d", cell,
                space->mesh->ncell - 1);
-  FEMINT_CALL(check_state(op, "femint_operator_element_matrix"));
+  FEMINT_CALL(operator_check_state(op, "femint_operator_element_matrix"));
   struct group g;
   FEMINT_CALL(group_init(ctx, space, op->forms[form], space->order[cell], FEMINT_DOUBLE, 0, 0, 0,
                          &g));
@@ -240,7 +239,7 @@ int femint_operator_load(femint_operator_t op, const struct femint_load *load, d
   FEMINT_CHECK(load->ntag >= 0 && (load->ntag == 0 || load->tags), ctx, FEMINT_EINVAL,
                "%s: ntag = %d with %s tags", who, load->ntag, load->tags ? "a list of" : "no");
   FEMINT_CHECK(ctx->ncpu > 0, ctx, FEMINT_ENODEV, "%s: StarPU has no CPU worker", who);
-  FEMINT_CALL(check_state(op, who));
+  FEMINT_CALL(operator_check_state(op, who));
   const struct femint_space *s = op->space;
   const struct femint_mesh *mesh = s->mesh;
   const struct plan *p = op->plan;

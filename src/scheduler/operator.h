@@ -93,6 +93,9 @@ void operator_coo_release(struct femint_operator *op);
  * time. */
 int operator_apply(struct femint_operator *op, int form, const double *x, double *y,
                    struct femint_stats *st);
+/* operator.c: FEMINT_ESTATE, naming who, when DOFs of the space were removed after the operator
+ * was made. */
+int operator_check_state(const struct femint_operator *op, const char *who);
 /* Free what matrix-free application kept. */
 void operator_apply_release(struct femint_operator *op);
 /* What femint_operator_apply_vector and femint_operator_cg share (operator_apply.c): check the
@@ -100,17 +103,15 @@ void operator_apply_release(struct femint_operator *op);
  * quadrature data, the OpenCL programs). */
 int apply_prepare(struct femint_operator *op, int form, int *kind);
 /* Submit y = A x for a prepared form, without waiting: the apply tasks of the chunks (in
- * tasks[0 .. nchunk) when tasks is set, else detached), then the sum into y on the solve's home
- * (apply_home); counts, when set, counts them by kind of worker ([0] CPU, [1] OpenCL). Returns the
+ * tasks[0 .. nchunk) when tasks is set, else detached), then the sum into y on the vectors' home
+ * (apply_task_home); counts, when set, counts them by kind of worker ([0] CPU, [1] OpenCL). Returns the
  * number of tasks or a negative error. */
 int apply_submit(struct femint_operator *op, int form, int kind, starpu_data_handle_t x,
                  starpu_data_handle_t y, struct starpu_task **tasks, int *counts);
-/* Where a solve's vectors live and their tasks run: an OpenCL worker (its id, and *cl_dev) with
- * the vector kernels, or -1 for the CPU workers. */
-int apply_home(const struct femint_operator *op, int *cl_dev);
 /* The OpenCL kernels of the vector operations, by device (NULL where none). */
 struct vec_kernels *const *apply_vec_kernels(const struct femint_operator *op);
-/* Send a task to the home: the device's worker, or the CPU workers. */
+/* Send a task to the vectors' home: the OpenCL worker of the first device with the vector
+ * kernels, or the CPU workers. */
 void apply_task_home(const struct femint_operator *op, struct starpu_task *t);
 /* Submit y = A x, wait for its tasks and count them in st (may be NULL). */
 int apply_wait(struct femint_operator *op, int form, int kind, starpu_data_handle_t x,
@@ -119,7 +120,5 @@ int apply_wait(struct femint_operator *op, int form, int kind, starpu_data_handl
 int apply_status(struct femint_operator *op, const char *who);
 /* d (num_dofs values in main memory) = the diagonal of a prepared form. */
 int apply_diagonal(struct femint_operator *op, int form, int kind, double *d);
-/* The number of apply chunks. */
-int apply_nchunk(const struct femint_operator *op);
 
 #endif

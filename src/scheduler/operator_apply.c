@@ -41,9 +41,9 @@ struct op_apply {
                                       or NULL */
   starpu_data_handle_t *h_qd, *h_ev; /* [nform * nchunk], [nchunk] */
   struct apply_arg *args;          /* [nchunk] */
-  /* the home of the vectors: an OpenCL worker (home_dev its device) or -1 (the CPU workers),
-   * and the vector kernels of each device */
-  int home, home_dev, home_chosen;
+  /* the home of the vectors: an OpenCL worker or -1 (the CPU workers), and the vector kernels
+   * of each device */
+  int home, home_chosen;
   struct vec_kernels *vk[FEMINT_MAX_CL_DEVICES];
   struct vec_arg sum_arg;
 };
@@ -360,6 +360,7 @@ static int apply_check(const struct femint_operator *op, int form, int *kind)
 {
   static const char who[] = "femint_operator_apply";
   femint_context_t ctx = op->ctx;
+  FEMINT_CALL(operator_check_state(op, who));
   FEMINT_CHECK(form >= 0 && form < op->nform, ctx, FEMINT_EINVAL,
                "%s: form %d of an operator of %d form%s", who, form, op->nform,
                op->nform == 1 ? "" : "s");
@@ -375,8 +376,6 @@ static int apply_check(const struct femint_operator *op, int form, int *kind)
                "%s: matrix-free application runs in double precision", who);
   FEMINT_CHECK(op->ctx->ncpu > 0, ctx, FEMINT_ENODEV, "%s: no CPU worker (its tasks run there)",
                who);
-  FEMINT_CHECK(op->generation == op->space->generation, ctx, FEMINT_ESTATE,
-               "%s: the space's DOFs changed after the operator was made", who);
   *kind = k == FORM_MASS ? HEX_APPLY_MASS : HEX_APPLY_LAPLACE;
   return 0;
 }
@@ -389,7 +388,6 @@ static int apply_choose_home(struct femint_operator *op, int kind)
 {
   struct op_apply *a = op->apply;
   a->home = -1;
-  a->home_dev = -1;
   a->home_chosen = 1;
   if (op->plan->opt.where == FEMINT_WHERE_CPU) return 0;
   char *source = NULL;
@@ -406,7 +404,6 @@ static int apply_choose_home(struct femint_operator *op, int kind)
                            femint_thread_error());
     }
     a->home = starpu_worker_get_by_devid(STARPU_OPENCL_WORKER, dev);
-    a->home_dev = dev;
   }
   free(source);
   return 0;
@@ -433,18 +430,10 @@ int apply_prepare(struct femint_operator *op, int form, int *kind)
   return 0;
 }
 
-int apply_home(const struct femint_operator *op, int *cl_dev)
-{
-  if (cl_dev) *cl_dev = op->apply->home_dev;
-  return op->apply->home;
-}
-
 struct vec_kernels *const *apply_vec_kernels(const struct femint_operator *op)
 {
   return op->apply->vk;
 }
-
-int apply_nchunk(const struct femint_operator *op) { return op->apply->nchunk; }
 
 /* A task on the home: a device's worker, or any CPU worker. */
 void apply_task_home(const struct femint_operator *op, struct starpu_task *t)
