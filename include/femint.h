@@ -511,7 +511,7 @@ struct femint_operator_options {
   int apply_rule;     /**< femint_operator_apply: 0, p + 2 Gauss points per direction (CEED's
                            BP1-BP4); 1, the p + 1 Gauss-Lobatto nodes, collocated (BP5, BP6) */
   int apply_geometry; /**< femint_operator_apply: 0, the quadrature data stored per point; 1,
-                           recomputed per point from 25 values per cell (trilinear cells) */
+                           recomputed per point from 26 values per cell (trilinear cells) */
   const char *timeline; /**< NULL, or a CSV file (the path is copied) that each verb writes its
                              tasks to (worker, kind, codelet, order, cells, start and end in
                              seconds, batch, ready time): a Gantt chart's data */

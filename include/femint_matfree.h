@@ -44,8 +44,9 @@ FEMINT_EXPORT int femint_vector_get_values(femint_vector_t v, double *values);
 /* ---- The action of an operator ---- */
 
 /** @brief y = A x for form `form` without assembling A (matrix-free): hexahedra with the mass or
- *  laplace form (a coefficient per cell), by sum factorization on the rule of
- *  options.apply_rule (BP1-BP4, or BP5-BP6), double precision, in tasks on CPU and OpenCL
+ *  laplace form (a coefficient per cell) or 3D elasticity (Young's modulus and Poisson ratio
+ *  per cell, 3 components), by sum factorization on the rule of options.apply_rule (BP1-BP4, or
+ *  BP5-BP6), double precision, in tasks on CPU and OpenCL
  *  workers. The first call of a form computes and keeps its quadrature data. The element vectors
  *  are summed in a fixed order: on the same workers, y is the same bit for bit from call to call
  *  (the CPU and OpenCL kernels round differently). x, y: num_dofs values in main memory (copied
@@ -62,7 +63,7 @@ FEMINT_EXPORT int femint_operator_apply_vector(femint_operator_t op, int form, f
                                                femint_vector_t y, struct femint_stats *stats);
 /** @brief d = the diagonal of form `form`'s matrix, computed without the matrix from the kept
  *  quadrature data (the same rule as femint_operator_apply): each component of a node gets the
- *  same value; a DOF that none of the operator's cells touches gets 0. @return as
+ *  same value (mass, laplace) or its own (elasticity); a DOF that none of the operator's cells touches gets 0. @return as
  *  femint_operator_apply. */
 FEMINT_EXPORT int femint_operator_diagonal(femint_operator_t op, int form, femint_vector_t d);
 
@@ -88,7 +89,7 @@ struct femint_cg_result {
 };
 
 /** @brief Solve A x = b for form `form` of the operator (symmetric positive definite on the
- *  space's free DOFs: mass, or laplace with boundary DOFs removed) by conjugate gradients,
+ *  space's free DOFs: mass, or laplace or elasticity with boundary DOFs removed) by conjugate gradients,
  *  matrix-free. x holds the initial guess and gets the solution. Every step is a task (the
  *  apply, the dot products as reductions, the fused vector updates, with CPU and OpenCL
  *  codelets): on a GPU, x, b and the work vectors stay on the device and only the residual

@@ -12,14 +12,19 @@
  * With -DGEO=1 the quadrature data are not read but made at each point from the cell's 25
  * values (host/hex_apply.c, hex_geo: the trilinear map's coefficients, then the form's
  * coefficient), with the rule's points and weights.
- * Compiled with -DP, -DQ, -DNC (components), -DKIND (0 mass, 1 Laplace, 2 collocated Laplace),
+ * KIND 3 is linear elasticity (NC = 3): the reference gradients of the three components at the
+ * points, the stress there from the quadrature data K = dxi/dx (9 values) and lambda w det J,
+ * mu w det J, and the fluxes back, component by component.
+ * Compiled with -DP, -DQ, -DNC (components), -DKIND (0 mass, 1 Laplace, 2 collocated Laplace,
+ * 3 elasticity),
  * -DNE (cells per work-group), -DGEO and -DFEMINT_FP64 (double only). tab holds B[Q][P],
  * D[Q][P], the points xq[Q] and the weights w[Q]. */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
-#define NGEO 25
-/* h[0] (mass) or h[0..6) (Laplace: w det J K K^T, K = J^-1) at point (i, j, k) of the cell of
- * geometry gc, from the points Xq and weights Wq; a statement. */
+#define NGEO 26
+/* h[0] (mass), h[0..6) (Laplace: w det J K K^T, K = J^-1) or h[0..11) (laplace == 3:
+ * elasticity) at point (i, j, k) of the cell of geometry gc, from the points Xq and weights Wq;
+ * a statement. */
 #define GEO_POINT(gc, i, j, k, h, laplace)                                                        \
   {                                                                                               \
     const double a_ = Xq[i], b_ = Xq[j], e_ = Xq[k];                                              \
@@ -36,7 +41,12 @@
     const double A8 = J_[0] * J_[4] - J_[1] * J_[3];                                              \
     const double det_ = J_[0] * A0 + J_[1] * A3 + J_[2] * A6;                                     \
     const double w_ = gc[24] * Wq[i] * Wq[j] * Wq[k];                                             \
-    if (!(laplace)) {                                                                             \
+    if ((laplace) == 3) { /* elasticity: K, then lambda w det J and mu w det J */                  \
+      const double A_[9] = {A0, A1, A2, A3, A4, A5, A6, A7, A8};                                  \
+      for (int m_ = 0; m_ < 9; m_++) h[m_] = A_[m_] / det_;                                       \
+      h[9] = w_ * det_;                                                                           \
+      h[10] = gc[25] * Wq[i] * Wq[j] * Wq[k] * det_;                                              \
+    } else if (!(laplace)) {                                                                      \
       h[0] = w_ * det_;                                                                           \
     } else {                                                                                      \
       const double f_ = w_ / det_;                                                                \
@@ -138,7 +148,7 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
   }
 }
 #else
-#define NQD (KIND == 0 ? 1 : 6)
+#define NQD (KIND == 0 ? 1 : KIND == 3 ? 11 : 6)
 #define NG (KIND == 0 ? 1 : 3) /* gradients (or values) at the points */
 #define NF (KIND == 0 ? 1 : 2) /* lines after the first contraction */
 /* odd strides in local memory along both inner directions, against bank conflicts */
@@ -158,82 +168,185 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
 #define B2(m, i, j, c) sb[((m) * Q + (i)) * B2A + (j) * PS + (c)]
 #define B1(m, i, b, c) sa[((m) * Q + (i)) * B1A + (b) * PS + (c)]
 
+/* What both kernels below share, as statements: the tables into local memory and this
+ * work-item's cell (KERNEL_BEGIN); the first two contractions of component comp, from the nodes
+ * (FORWARD_12); and, from a0, a1, a2 (the line of work-item (iq, jq) after the contraction back
+ * along the third direction), the last two, to the cell's element vector (BACK_45). */
+#define KERNEL_BEGIN                                                                              \
+  __local double Bl[Q * P], Dl[Q * P], sa_all[NE * SA_SIZE], sb_all[NE * SB_SIZE];               \
+  __local double Xq[Q], Wq[Q], geo_all[NE * NGEO];                                                \
+  const int tx = get_local_id(0), ty = get_local_id(1), e = get_local_id(2);                      \
+  const int lin = (e * MAX(P, Q) + ty) * MAX(P, Q) + tx, nthr = MAX(P, Q) * MAX(P, Q) * NE;       \
+  for (int i = lin; i < Q * P; i += nthr) {                                                       \
+    Bl[i] = tab[i];                                                                               \
+    Dl[i] = tab[Q * P + i];                                                                       \
+  }                                                                                               \
+  const int cell = get_group_id(2) * NE + e;                                                      \
+  const int live = cell < ncell;                                                                  \
+  const int point = live && tx < Q && ty < Q; /* this work-item has a line of points */          \
+  __local double *gc = geo_all + e * NGEO;                                                        \
+  LOAD_RULE(Q, MAX(P, Q), lin);                                                                   \
+  __local double *sa = sa_all + e * SA_SIZE, *sb = sb_all + e * SB_SIZE;                          \
+  __global const long *dof = dofs + dofs_off + (size_t)cell * NP;                                 \
+  __global const double *G = qd + qd_off + (size_t)cell * NQ3 * NQD;                              \
+  barrier(CLK_LOCAL_MEM_FENCE)
+
+/* 1. along the third direction, in registers: work-item (a, b); 2. along the second:
+ * work-item (a, jq) */
+#define FORWARD_12(comp)                                                                          \
+  if (live && tx < P && ty < P) {                                                                 \
+    double r[P];                                                                                  \
+    for (int c = 0; c < P; c++) {                                                                 \
+      const long d = dof[(tx * P + ty) * P + c];                                                  \
+      r[c] = d >= 0 ? x[d * NC + (comp)] : 0;                                                     \
+    }                                                                                             \
+    for (int k = 0; k < Q; k++) {                                                                 \
+      double sB = 0, sD = 0;                                                                      \
+      for (int c = 0; c < P; c++) {                                                               \
+        sB += Bl[k * P + c] * r[c];                                                               \
+        sD += Dl[k * P + c] * r[c];                                                               \
+      }                                                                                           \
+      F1(0, tx, ty, k) = sB;                                                                      \
+      if (KIND) F1(1, tx, ty, k) = sD;                                                            \
+    }                                                                                             \
+  }                                                                                               \
+  barrier(CLK_LOCAL_MEM_FENCE);                                                                   \
+  if (live && tx < P && ty < Q) {                                                                 \
+    for (int k = 0; k < Q; k++) {                                                                 \
+      double vBB = 0, vDB = 0, vBD = 0;                                                           \
+      for (int b = 0; b < P; b++) {                                                               \
+        const double uB = F1(0, tx, b, k);                                                        \
+        vBB += Bl[ty * P + b] * uB;                                                               \
+        if (KIND) {                                                                               \
+          vDB += Dl[ty * P + b] * uB;                                                             \
+          vBD += Bl[ty * P + b] * F1(1, tx, b, k);                                                \
+        }                                                                                         \
+      }                                                                                           \
+      F2(0, tx, ty, k) = vBB;                                                                     \
+      if (KIND) {                                                                                 \
+        F2(1, tx, ty, k) = vDB;                                                                   \
+        F2(2, tx, ty, k) = vBD;                                                                   \
+      }                                                                                           \
+    }                                                                                             \
+  }                                                                                               \
+  barrier(CLK_LOCAL_MEM_FENCE)
+
+/* 4. back along the second: work-item (iq, b), the Laplacian's terms 1 and 2 together; 5. back
+ * along the first, to the nodes: work-item (a, b) writes its line */
+#define BACK_45(comp)                                                                             \
+  if (point)                                                                                      \
+    for (int c = 0; c < P; c++) {                                                                 \
+      B2(0, tx, ty, c) = a0[c];                                                                   \
+      if (KIND) {                                                                                 \
+        B2(1, tx, ty, c) = a1[c];                                                                 \
+        B2(2, tx, ty, c) = a2[c];                                                                 \
+      }                                                                                           \
+    }                                                                                             \
+  barrier(CLK_LOCAL_MEM_FENCE);                                                                   \
+  if (live && tx < Q && ty < P) {                                                                 \
+    for (int c = 0; c < P; c++) {                                                                 \
+      double c0 = 0, c12 = 0;                                                                     \
+      for (int j = 0; j < Q; j++) {                                                               \
+        c0 += Bl[j * P + ty] * B2(0, tx, j, c);                                                   \
+        if (KIND) c12 += Dl[j * P + ty] * B2(1, tx, j, c) + Bl[j * P + ty] * B2(2, tx, j, c);     \
+      }                                                                                           \
+      B1(0, tx, ty, c) = c0;                                                                      \
+      if (KIND) B1(1, tx, ty, c) = c12;                                                           \
+    }                                                                                             \
+  }                                                                                               \
+  barrier(CLK_LOCAL_MEM_FENCE);                                                                   \
+  if (live && tx < P && ty < P) {                                                                 \
+    __global double *out = ev + ev_off + ((size_t)cell * NC + (comp)) * NP + (tx * P + ty) * P;   \
+    for (int c = 0; c < P; c++) {                                                                 \
+      double s = 0;                                                                               \
+      for (int i = 0; i < Q; i++) {                                                               \
+        if (KIND) s += Dl[i * P + tx] * B1(0, i, ty, c) + Bl[i * P + tx] * B1(1, i, ty, c);       \
+        else s += Bl[i * P + tx] * B1(0, i, ty, c);                                               \
+      }                                                                                           \
+      out[c] = s;                                                                                 \
+    }                                                                                             \
+  }                                                                                               \
+  barrier(CLK_LOCAL_MEM_FENCE)
+
+/* 3. along the first direction, to the points: work-item (iq, jq) gets the value (mass) or the
+ * three reference derivatives (g0, g1, g2) at point k of its line */
+#define TO_POINT(k)                                                                               \
+  double g0 = 0, g1 = 0, g2 = 0;                                                                  \
+  for (int a = 0; a < P; a++) {                                                                   \
+    if (KIND) {                                                                                   \
+      g0 += Dl[tx * P + a] * F2(0, a, ty, k);                                                     \
+      g1 += Bl[tx * P + a] * F2(1, a, ty, k);                                                     \
+      g2 += Bl[tx * P + a] * F2(2, a, ty, k);                                                     \
+    } else {                                                                                      \
+      g0 += Bl[tx * P + a] * F2(0, a, ty, k);                                                     \
+    }                                                                                             \
+  }
+
 __kernel __attribute__((reqd_work_group_size(MAX(P, Q), MAX(P, Q), NE))) void
 hex_apply(int ncell, __global const double *x, __global const long *dofs, long dofs_off,
           __global const double *qd, long qd_off, __global const double *tab,
           __global double *ev, long ev_off)
 {
-  __local double Bl[Q * P], Dl[Q * P], sa_all[NE * SA_SIZE], sb_all[NE * SB_SIZE];
-  __local double Xq[Q], Wq[Q], geo_all[NE * NGEO];
-  const int tx = get_local_id(0), ty = get_local_id(1), e = get_local_id(2);
-  const int lin = (e * MAX(P, Q) + ty) * MAX(P, Q) + tx, nthr = MAX(P, Q) * MAX(P, Q) * NE;
-  for (int i = lin; i < Q * P; i += nthr) {
-    Bl[i] = tab[i];
-    Dl[i] = tab[Q * P + i];
+  KERNEL_BEGIN;
+#if KIND == 3
+  /* ---- elasticity: forward, component after component, the reference derivatives of each
+   * component on work-item (iq, jq)'s line of points stay in registers (gr); the stress turns
+   * them into fluxes there; back, component after component ---- */
+  double gr[9][Q];
+  for (int comp = 0; comp < 3; comp++) {
+    FORWARD_12(comp);
+    /* (the next component's stage 1 writes sa only, which stage 3 does not read) */
+    if (point)
+      for (int k = 0; k < Q; k++) {
+        TO_POINT(k);
+        gr[3 * comp][k] = g0;
+        gr[3 * comp + 1][k] = g1;
+        gr[3 * comp + 2][k] = g2;
+      }
   }
-  const int cell = get_group_id(2) * NE + e;
-  const int live = cell < ncell;
-  __local double *gc = geo_all + e * NGEO;
-  LOAD_RULE(Q, MAX(P, Q), lin);
-  __local double *sa = sa_all + e * SA_SIZE, *sb = sb_all + e * SB_SIZE;
-  __global const long *dof = dofs + dofs_off + (size_t)cell * NP;
-  __global const double *G = qd + qd_off + (size_t)cell * NQ3 * NQD;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int comp = 0; comp < NC; comp++) {
-    /* 1. along the third direction, in registers: work-item (a, b) */
-    if (live && tx < P && ty < P) {
-      double r[P];
-      for (int c = 0; c < P; c++) {
-        const long d = dof[(tx * P + ty) * P + c];
-        r[c] = d >= 0 ? x[d * NC + comp] : 0;
-      }
-      for (int k = 0; k < Q; k++) {
-        double sB = 0, sD = 0;
-        for (int c = 0; c < P; c++) {
-          sB += Bl[k * P + c] * r[c];
-          sD += Dl[k * P + c] * r[c];
-        }
-        F1(0, tx, ty, k) = sB;
-        if (KIND) F1(1, tx, ty, k) = sD;
+  /* H = du/dx, sigma = lambda tr H I + mu (H + H^T), the fluxes w det J sigma K^T */
+  if (point)
+    for (int k = 0; k < Q; k++) {
+      double h[11];
+#if GEO
+      GEO_POINT(gc, tx, ty, k, h, 3);
+#else
+      for (int m = 0; m < 11; m++) h[m] = G[((tx * Q + ty) * Q + k) * 11 + m];
+#endif
+      double H[9];
+      for (int c = 0; c < 3; c++)
+        for (int y = 0; y < 3; y++)
+          H[3 * c + y] = gr[3 * c][k] * h[y] + gr[3 * c + 1][k] * h[3 + y] + gr[3 * c + 2][k] * h[6 + y];
+      const double lt = h[9] * (H[0] + H[4] + H[8]);
+      for (int c = 0; c < 3; c++) {
+        double S[3];
+        for (int y = 0; y < 3; y++) S[y] = h[10] * (H[3 * c + y] + H[3 * y + c]) + (c == y ? lt : 0);
+        for (int d = 0; d < 3; d++) gr[3 * c + d][k] = S[0] * h[3 * d] + S[1] * h[3 * d + 1] + S[2] * h[3 * d + 2];
       }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    /* 2. along the second: work-item (a, jq) */
-    if (live && tx < P && ty < Q) {
-      for (int k = 0; k < Q; k++) {
-        double vBB = 0, vDB = 0, vBD = 0;
-        for (int b = 0; b < P; b++) {
-          const double uB = F1(0, tx, b, k);
-          vBB += Bl[ty * P + b] * uB;
-          if (KIND) {
-            vDB += Dl[ty * P + b] * uB;
-            vBD += Bl[ty * P + b] * F1(1, tx, b, k);
-          }
-        }
-        F2(0, tx, ty, k) = vBB;
-        if (KIND) {
-          F2(1, tx, ty, k) = vDB;
-          F2(2, tx, ty, k) = vBD;
-        }
-      }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    /* 3. along the first, to the points: work-item (iq, jq) has the line of points (iq, jq, :);
-     * the quadrature data there, and back along the third direction in registers */
+  for (int comp = 0; comp < 3; comp++) {
     double a0[P], a1[P], a2[P];
     for (int c = 0; c < P; c++) a0[c] = a1[c] = a2[c] = 0;
-    if (live && tx < Q && ty < Q) {
-      for (int k = 0; k < Q; k++) {
-        double g0 = 0, g1 = 0, g2 = 0;
-        for (int a = 0; a < P; a++) {
-          if (KIND) {
-            g0 += Dl[tx * P + a] * F2(0, a, ty, k);
-            g1 += Bl[tx * P + a] * F2(1, a, ty, k);
-            g2 += Bl[tx * P + a] * F2(2, a, ty, k);
-          } else {
-            g0 += Bl[tx * P + a] * F2(0, a, ty, k);
-          }
+    if (point)
+      for (int k = 0; k < Q; k++)
+        for (int c = 0; c < P; c++) {
+          a0[c] += Bl[k * P + c] * gr[3 * comp][k];
+          a1[c] += Bl[k * P + c] * gr[3 * comp + 1][k];
+          a2[c] += Dl[k * P + c] * gr[3 * comp + 2][k];
         }
+    barrier(CLK_LOCAL_MEM_FENCE); /* the forward stage 3 or the last BACK_45 read sb */
+    BACK_45(comp);
+  }
+#else
+  for (int comp = 0; comp < NC; comp++) {
+    FORWARD_12(comp);
+    /* 3. to the points, the quadrature data there, and back along the third direction in
+     * registers */
+    double a0[P], a1[P], a2[P];
+    for (int c = 0; c < P; c++) a0[c] = a1[c] = a2[c] = 0;
+    if (point) {
+      for (int k = 0; k < Q; k++) {
+        TO_POINT(k);
         double h[6];
 #if GEO
         GEO_POINT(gc, tx, ty, k, h, KIND);
@@ -256,45 +369,8 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (live && tx < Q && ty < Q)
-      for (int c = 0; c < P; c++) {
-        B2(0, tx, ty, c) = a0[c];
-        if (KIND) {
-          B2(1, tx, ty, c) = a1[c];
-          B2(2, tx, ty, c) = a2[c];
-        }
-      }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    /* 4. back along the second: work-item (iq, b); the Laplacian's terms 1 and 2 share it */
-    if (live && tx < Q && ty < P) {
-      for (int c = 0; c < P; c++) {
-        double c0 = 0, c12 = 0;
-        for (int j = 0; j < Q; j++) {
-          if (KIND) {
-            c0 += Bl[j * P + ty] * B2(0, tx, j, c);
-            c12 += Dl[j * P + ty] * B2(1, tx, j, c) + Bl[j * P + ty] * B2(2, tx, j, c);
-          } else {
-            c0 += Bl[j * P + ty] * B2(0, tx, j, c);
-          }
-        }
-        B1(0, tx, ty, c) = c0;
-        if (KIND) B1(1, tx, ty, c) = c12;
-      }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    /* 5. back along the first, to the nodes: work-item (a, b) writes its line */
-    if (live && tx < P && ty < P) {
-      __global double *out = ev + ev_off + ((size_t)cell * NC + comp) * NP + (tx * P + ty) * P;
-      for (int c = 0; c < P; c++) {
-        double s = 0;
-        for (int i = 0; i < Q; i++) {
-          if (KIND) s += Dl[i * P + tx] * B1(0, i, ty, c) + Bl[i * P + tx] * B1(1, i, ty, c);
-          else s += Bl[i * P + tx] * B1(0, i, ty, c);
-        }
-        out[c] = s;
-      }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    BACK_45(comp);
   }
+#endif
 }
 #endif

@@ -1,5 +1,5 @@
 /* Helpers shared by femint's tests: the runtime, random distorted prisms, a small CG solver, a
- * Cholesky factorization. */
+ * Cholesky factorization, the matrix-free diagonal and CG. */
 #ifndef FEMINT_TEST_COMMON_H
 #define FEMINT_TEST_COMMON_H
 
@@ -41,6 +41,33 @@ static inline femint_context_t test_init(void)
     exit(1);
   }
   return ctx;
+}
+
+/* The diagonal of form 0 of op (femint_operator_diagonal) in a new array of num_dofs values. */
+static inline double *test_diagonal(femint_context_t ctx, femint_operator_t op, femint_space_t s)
+{
+  femint_vector_t d;
+  double *v = malloc((size_t)femint_space_num_dofs(s) * sizeof *v);
+  TAP_CALL(ctx, femint_vector_create(s, &d));
+  TAP_CALL(ctx, femint_operator_diagonal(op, 0, d));
+  TAP_CALL(ctx, femint_vector_get_values(d, v));
+  femint_vector_destroy(&d);
+  return v;
+}
+
+/* u = the solution of A u = rhs for form 0 of op by femint_operator_cg from zero. */
+static inline void test_matfree_cg(femint_context_t ctx, femint_operator_t op, femint_space_t s,
+                                   const double *rhs, const struct femint_cg_options *o,
+                                   struct femint_cg_result *r, double *u)
+{
+  femint_vector_t vb, vx;
+  TAP_CALL(ctx, femint_vector_create(s, &vb));
+  TAP_CALL(ctx, femint_vector_create(s, &vx));
+  TAP_CALL(ctx, femint_vector_set_values(vb, rhs));
+  TAP_CALL(ctx, femint_operator_cg(op, 0, vb, vx, o, r));
+  TAP_CALL(ctx, femint_vector_get_values(vx, u));
+  femint_vector_destroy(&vb);
+  femint_vector_destroy(&vx);
 }
 
 /* Integrate and assemble nform forms on a space through an operator made for the call (opt may

@@ -344,6 +344,12 @@ ok $? "bp --order 2 --mesh box:2,2,2: bp3 on the 27 interior DOFs, CG converged,
 st=$?
 ok $st "bp --problem bp2 --order 1 --iterations 4: 36 DOFs (12 vertices x 3 components), 4 iterations"
 [ $st -eq 0 ] || diag bp2.out bp2.err
+"$FEMINT" bp --problem elasticity --order 2 --mesh box:2,2,2 --runs 1 --solves 1 --json \
+  >bpe.json 2>bpe.err && grep -q '"dofs":81,' bpe.json && grep -q '"converged":1' bpe.json &&
+  [ "$(field iterations bpe.json)" -gt 3 ]
+st=$?
+ok $st "bp --problem elasticity --order 2: 81 DOFs (27 interior nodes x 3 components), CG converged"
+[ $st -eq 0 ] || diag bpe.json bpe.err
 "$FEMINT" bp --order 1,2 --mesh box:2,2,2 --runs 1 --solves 1 --csv bp.csv >/dev/null 2>bp3.err &&
   [ "$(wc -l <bp.csv)" -eq 3 ] && head -n 1 bp.csv | grep -q '^problem,geometry,order,' &&
   grep -q '^bp3,stored,2,8,27,' bp.csv

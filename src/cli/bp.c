@@ -14,8 +14,12 @@
 #include "cli.h"
 
 /* bp1: scalar mass, bp2: 3-component mass, bp3: scalar Laplace, bp4: 3-component Laplace, on
- * p + 2 Gauss points per direction; bp5, bp6: bp3 and bp4 on the p + 1 Gauss-Lobatto nodes. */
-static const char *const bp_names[] = {"bp1", "bp2", "bp3", "bp4", "bp5", "bp6", NULL};
+ * p + 2 Gauss points per direction; bp5, bp6: bp3 and bp4 on the p + 1 Gauss-Lobatto nodes;
+ * elasticity: 3D linear elasticity (E = 1, nu = 0.3) on the Gauss points, clamped. */
+static const char *const bp_names[] = {"bp1", "bp2", "bp3", "bp4", "bp5", "bp6", "elasticity", NULL};
+enum { BP_ELASTICITY = 6 };
+static int bp_ncomp(int problem) { return problem == BP_ELASTICITY || problem % 2 ? 3 : 1; }
+static int bp_lobatto(int problem) { return problem == 4 || problem == 5; }
 static const char *const geometry_names[] = {"stored", "vertices", NULL};
 
 struct bp_options {
@@ -32,7 +36,8 @@ static const struct cli_option options[] = {
   {CLI_OPT("--problem", CLI_CHOICE, F(problem),
            "bp1 (mass), bp2 (mass, 3 components), bp3 (Laplace), bp4 (Laplace, 3 components), on "
            "p + 2 Gauss points per direction; bp5, bp6: bp3 and bp4 on the p + 1 Gauss-Lobatto "
-           "nodes (default bp3). The Laplacian's boundary DOFs are removed (Dirichlet)",
+           "nodes (default bp3); elasticity: linear elasticity (E = 1, nu = 0.3) on the Gauss "
+           "points. The boundary DOFs of the Laplacian and elasticity are removed (Dirichlet)",
            NULL), .choices = bp_names},
   {CLI_OPT("--order", CLI_ORDERS, F(orders),
            "orders 1..10, a list of P and P1-P2, each measured on its own (default 1-6)",
@@ -59,7 +64,7 @@ static const struct cli_option options[] = {
   {CLI_OPT("--jacobi", CLI_FLAG, F(jacobi), "precondition by the operator's diagonal", NULL)},
   {CLI_OPT("--geometry", CLI_CHOICE, F(geometry),
            "stored: the quadrature data kept per point (default); vertices: made again at each "
-           "point from 25 values per cell (options.apply_geometry)",
+           "point from 26 values per cell (options.apply_geometry)",
            NULL), .choices = geometry_names},
   {CLI_OPT("--json", CLI_FLAG, F(json), "an array of one JSON object per order", NULL)},
   {CLI_OPT("--csv", CLI_PATH, F(csv), "also write a row per order (every field) as CSV, each row "
@@ -72,10 +77,11 @@ const struct cli_command cli_bp_cmd = {
   "bp",
   "the CEED bake-off problems on hexahedra, matrix-free (seed 001): applications and conjugate "
   "gradient solves, DOFs (x iterations) per second",
-  "[--problem bp1|...|bp6] [--order LIST] [--mesh box:NX,NY,NZ] [--where W] [--runs N] "
+  "[--problem bp1|...|bp6|elasticity] [--order LIST] [--mesh box:NX,NY,NZ] [--where W] [--runs N] "
   "[--solves N] [--rtol R | --iterations N] [--jacobi] [--geometry G] [--json] [--csv FILE]",
   "Builds the box of hexahedra, the H1 Lagrange space of each order on Gauss-Lobatto-Legendre "
-  "nodes (the Laplacian's boundary DOFs removed) and the mass or Laplace operator. Times the "
+  "nodes (the boundary DOFs removed but for the mass) and the mass, Laplace or elasticity "
+  "operator. Times the "
   "first femint_operator_apply_vector (it computes the quadrature data and builds the OpenCL "
   "programs), the median of --runs later ones on vectors that stay where the tasks run (a "
   "device's memory), and the median of --solves femint_operator_cg solves of A x = b (b the "
@@ -118,9 +124,10 @@ struct bp_result {
  * sum, the sum's maps (two per DOF, one per node), x read, y zeroed and written. */
 static double bp_bytes(const struct bp_options *o, int ncell, int p, int64_t ndof)
 {
-  const int nc = o->problem % 2 ? 3 : 1, laplace = o->problem >= 2;
-  const double P = p + 1, Q = o->problem >= 4 ? p + 1 : p + 2, nodes = (double)ncell * P * P * P;
-  const double data = o->geometry ? 25.0 * ncell : (double)ncell * Q * Q * Q * (laplace ? 6 : 1);
+  const int nc = bp_ncomp(o->problem), stiff = o->problem >= 2;
+  const double P = p + 1, Q = bp_lobatto(o->problem) ? p + 1 : p + 2, nodes = (double)ncell * P * P * P;
+  const double per_point = o->problem == BP_ELASTICITY ? 11 : stiff ? 6 : 1;
+  const double data = o->geometry ? 26.0 * ncell : (double)ncell * Q * Q * Q * per_point;
   return 8 * (data + nodes + 2 * nc * nodes + (2.0 * (double)ndof / nc + nodes) + 3.0 * (double)ndof);
 }
 
@@ -211,18 +218,20 @@ static void csv_row(FILE *f, const struct bp_options *o, int p, int ncell, const
 static int bp_order(femint_context_t ctx, const struct bp_options *o, femint_mesh_t mesh, int p,
                     struct bp_result *r)
 {
-  const int nc = o->problem % 2 ? 3 : 1, laplace = o->problem >= 2;
-  const double one = 1;
+  const int nc = bp_ncomp(o->problem), stiff = o->problem >= 2;
+  const double one = 1, young = 1, poisson = 0.3;
   femint_space_t space = NULL;
   femint_form_t form = NULL;
   femint_operator_t op = NULL;
   femint_vector_t x = NULL, y = NULL;
   double *rhs = NULL;
   int rc = femint_space_create(ctx, mesh, FEMINT_H1, nc, NULL, p, &space);
-  if (!rc && laplace) rc = femint_space_remove_boundary_dofs(space, 0, NULL);
-  if (!rc) rc = laplace ? femint_form_create_laplace(ctx, nc, 1, &one, &form)
-                        : femint_form_create_mass(ctx, nc, 1, &one, &form);
-  struct femint_operator_options opt = {.where = o->where, .apply_rule = o->problem >= 4,
+  if (!rc && stiff) rc = femint_space_remove_boundary_dofs(space, 0, NULL);
+  if (!rc)
+    rc = o->problem == BP_ELASTICITY ? femint_form_create_elasticity(ctx, 1, &young, &poisson, &form)
+         : stiff                     ? femint_form_create_laplace(ctx, nc, 1, &one, &form)
+                                     : femint_form_create_mass(ctx, nc, 1, &one, &form);
+  struct femint_operator_options opt = {.where = o->where, .apply_rule = bp_lobatto(o->problem),
                                         .apply_geometry = o->geometry};
   if (!rc) rc = femint_operator_create(ctx, space, 1, &form, &opt, &op);
   if (!rc) rc = femint_vector_create(space, &x);

@@ -18,13 +18,16 @@ void apply_batch(const struct apply_arg *a, const double *x, const int64_t *dofs
   const int nblock = (a->ncell + L - 1) / L;
   const size_t nqd = (size_t)t->Q * t->Q * t->Q * hex_qdata_size(a->kind);
   /* with the geometry, each lane's quadrature data is made again in scratch */
-  const size_t per = a->geo ? HEX_GEO_SIZE : nqd;
-  const size_t nscratch = hex_apply_lanes_scratch(t) + (a->geo ? L * nqd : 0);
+  const size_t per = a->geo ? HEX_GEO_SIZE : nqd, lanes = hex_apply_lanes_scratch(t, a->kind);
+  const size_t nscratch = lanes + (a->geo ? L * nqd : 0);
+  /* elasticity couples the components: all of them go through the kernel at once */
+  const int together = a->kind == HEX_APPLY_ELASTICITY ? nc : 1;
+  const size_t nu = (size_t)together * np * L;
   int oom = 0;
 #pragma omp parallel num_threads(nthreads) reduction(| : oom)
   {
     if (workerid >= 0) femint_team_bind_thread(a->ctx, workerid, omp_get_thread_num());
-    double *scratch = malloc((nscratch + 2 * (size_t)np * L) * sizeof *scratch);
+    double *scratch = malloc((nscratch + 2 * nu) * sizeof *scratch);
     if (!scratch) oom = 1;
     /* blocks of HEX_LANES cells, their values interleaved cell by cell (the last block padded
      * with zeros and its last cell's data) */
@@ -32,29 +35,33 @@ void apply_batch(const struct apply_arg *a, const double *x, const int64_t *dofs
     for (int blk = 0; blk < nblock; blk++) {
       if (!scratch) continue;
       const int k0 = blk * L, nk = a->ncell - k0 < L ? a->ncell - k0 : L;
-      double *u = scratch + nscratch, *v = u + (size_t)np * L;
+      double *u = scratch + nscratch, *v = u + nu;
       const double *q[HEX_LANES];
       for (int z = 0; z < L; z++) q[z] = qd + (size_t)(k0 + (z < nk ? z : nk - 1)) * per;
       if (a->geo)
         for (int z = 0; z < L; z++) { /* the padding lanes repeat the last cell's */
-          double *qz = scratch + hex_apply_lanes_scratch(t) + z * nqd;
+          double *qz = scratch + lanes + z * nqd;
           if (z < nk) hex_qdata_geo(t, a->kind, q[z], qz);
           q[z] = z < nk ? qz : q[nk - 1];
         }
-      for (int c = 0; c < nc; c++) {
-        for (int z = 0; z < L; z++) {
-          if (z >= nk) {
-            for (int n = 0; n < np; n++) u[(size_t)n * L + z] = 0;
-            continue;
+      for (int c0 = 0; c0 < nc; c0 += together) {
+        for (int c = c0; c < c0 + together; c++)
+          for (int z = 0; z < L; z++) {
+            double *uc = u + (size_t)(c - c0) * np * L;
+            if (z >= nk) {
+              for (int n = 0; n < np; n++) uc[(size_t)n * L + z] = 0;
+              continue;
+            }
+            const int64_t *dof = dofs + (size_t)(k0 + z) * np;
+            for (int n = 0; n < np; n++) uc[(size_t)n * L + z] = dof[n] >= 0 ? x[dof[n] * nc + c] : 0;
           }
-          const int64_t *dof = dofs + (size_t)(k0 + z) * np;
-          for (int n = 0; n < np; n++) u[(size_t)n * L + z] = dof[n] >= 0 ? x[dof[n] * nc + c] : 0;
-        }
         hex_apply_lanes(t, a->kind, q, u, v, scratch);
-        for (int z = 0; z < nk; z++) {
-          double *out = ev + ((size_t)(k0 + z) * nc + c) * np;
-          for (int n = 0; n < np; n++) out[n] = v[(size_t)n * L + z];
-        }
+        for (int c = c0; c < c0 + together; c++)
+          for (int z = 0; z < nk; z++) {
+            const double *vc = v + (size_t)(c - c0) * np * L;
+            double *out = ev + ((size_t)(k0 + z) * nc + c) * np;
+            for (int n = 0; n < np; n++) out[n] = vc[(size_t)n * L + z];
+          }
       }
     }
     free(scratch);

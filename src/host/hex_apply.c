@@ -47,7 +47,12 @@ int hex_tensor_create(int order, int nq, int lobatto, struct hex_tensor **out)
   return 0;
 }
 
-size_t hex_qdata_size(int kind) { return kind == HEX_APPLY_MASS ? 1 : 6; }
+size_t hex_qdata_size(int kind)
+{
+  return kind == HEX_APPLY_MASS ? 1 : kind == HEX_APPLY_LAPLACE ? 6 : 11;
+}
+
+int hex_ncoef(int kind) { return kind == HEX_APPLY_ELASTICITY ? 2 : 1; }
 
 /* The Jacobian J[3 x + d] = dX_x / dxi_d of a cell at xi, from its vertices or its geometry. */
 typedef void (*hex_jacobian_fn)(const double *cell, const double xi[3], double *J);
@@ -70,7 +75,7 @@ static void jacobian_geo(const double *c, const double xi[3], double *J)
 
 /* The quadrature data at every point of the rule from the cell's Jacobians. */
 static int qdata(const struct hex_tensor *t, int kind, hex_jacobian_fn jacobian, const double *cell,
-                 double coef, double *qd)
+                 const double *coef, double *qd)
 {
   const int Q = t->Q;
   for (int i = 0, q = 0; i < Q; i++)
@@ -81,9 +86,16 @@ static int qdata(const struct hex_tensor *t, int kind, hex_jacobian_fn jacobian,
         jacobian(cell, xi, J);
         const double det = geom_inverse3(J, K);
         if (!(det > 0)) return FEMINT_EJACOBIAN;
-        const double w = coef * t->w[i] * t->w[j] * t->w[k] * det;
+        const double w = t->w[i] * t->w[j] * t->w[k] * det;
         if (kind == HEX_APPLY_MASS) {
-          qd[q] = w;
+          qd[q] = coef[0] * w;
+          continue;
+        }
+        if (kind == HEX_APPLY_ELASTICITY) {
+          double *g = &qd[11 * (size_t)q];
+          memcpy(g, K, 9 * sizeof *g);
+          g[9] = coef[0] * w;
+          g[10] = coef[1] * w;
           continue;
         }
         /* G = w K K^T with K[3*a + x] = dxi_a / dx_x: the symmetric 3x3 as g00 g01 g02 g11 g12 g22 */
@@ -93,18 +105,19 @@ static int qdata(const struct hex_tensor *t, int kind, hex_jacobian_fn jacobian,
           for (int b = a; b < 3; b++) {
             double s = 0;
             for (int x = 0; x < 3; x++) s += K[3 * a + x] * K[3 * b + x];
-            g[n++] = w * s;
+            g[n++] = coef[0] * w * s;
           }
       }
   return 0;
 }
 
-int hex_qdata(const struct hex_tensor *t, int kind, const double *X, double coef, double *qd)
+int hex_qdata(const struct hex_tensor *t, int kind, const double *X, const double *coef,
+              double *qd)
 {
   return qdata(t, kind, jacobian_vertices, X, coef, qd);
 }
 
-void hex_geo(const double *X, double coef, double *geo)
+void hex_geo(const double *X, const double *coef, int ncoef, double *geo)
 {
   for (int m = 0; m < 8; m++)
     for (int x = 0; x < 3; x++) {
@@ -120,12 +133,13 @@ void hex_geo(const double *X, double coef, double *geo)
       }
       geo[3 * m + x] = s / 8;
     }
-  geo[24] = coef;
+  geo[24] = coef[0];
+  geo[25] = ncoef > 1 ? coef[1] : 0;
 }
 
 int hex_qdata_geo(const struct hex_tensor *t, int kind, const double *geo, double *qd)
 {
-  return qdata(t, kind, jacobian_geo, geo, geo[24], qd);
+  return qdata(t, kind, jacobian_geo, geo, geo + 24, qd);
 }
 
 /* ---- v = A_e u on HEX_LANES cells at once: every value is a vector of HEX_LANES doubles, one
@@ -207,61 +221,108 @@ static void lanes_from(const struct hex_tensor *t, const double *Mi, const doubl
   for (int n = 0; n < P * P * P * L; n++) v[n] += s1[n];
 }
 
-size_t hex_apply_lanes_scratch(const struct hex_tensor *t)
+size_t hex_apply_lanes_scratch(const struct hex_tensor *t, int kind)
 {
   const size_t P = (size_t)t->P, Q = (size_t)t->Q, m = P > Q ? P : Q;
-  return L * (2 * m * m * m + 3 * Q * Q * Q);
+  return L * (2 * m * m * m + (kind == HEX_APPLY_ELASTICITY ? 9 : 3) * Q * Q * Q);
+}
+
+/* The reference gradient of u at the points, g[d] = du/dxi_d ([Q^3][L] each); on the
+ * Gauss-Lobatto nodes themselves B is the identity: one contraction per derivative. */
+static void lanes_grad(const struct hex_tensor *t, const double *u, double *const g[3], double *s1,
+                       double *s2)
+{
+  const int P = t->P, Q = t->Q;
+  const double *B = t->B, *D = t->D;
+  if (t->lobatto && Q == P) {
+    lanes_i(D, P, P, P * P, u, g[0]);
+    lanes_j(D, P, P, P, P, u, g[1]);
+    lanes_k(D, P, P, P * P, u, g[2]);
+    return;
+  }
+  lanes_to(t, D, B, B, u, g[0], s1, s2);
+  lanes_to(t, B, D, B, u, g[1], s1, s2);
+  lanes_to(t, B, B, D, u, g[2], s1, s2);
+}
+
+/* v += sum_d (the derivative along d)^T g[d]: the transpose of lanes_grad. */
+static void lanes_div(const struct hex_tensor *t, double *const g[3], double *v, double *s1,
+                      double *s2)
+{
+  const int P = t->P, Q = t->Q;
+  const double *Bt = t->Bt, *Dt = t->Dt;
+  if (t->lobatto && Q == P) {
+    const size_t nv = (size_t)P * P * P * L;
+    lanes_i(Dt, P, P, P * P, g[0], s1);
+    for (size_t e = 0; e < nv; e++) v[e] += s1[e];
+    lanes_j(Dt, P, P, P, P, g[1], s1);
+    for (size_t e = 0; e < nv; e++) v[e] += s1[e];
+    lanes_k(Dt, P, P, P * P, g[2], s1);
+    for (size_t e = 0; e < nv; e++) v[e] += s1[e];
+    return;
+  }
+  lanes_from(t, Dt, Bt, Bt, g[0], v, s1, s2);
+  lanes_from(t, Bt, Dt, Bt, g[1], v, s1, s2);
+  lanes_from(t, Bt, Bt, Dt, g[2], v, s1, s2);
+}
+
+/* Elasticity at the points: from the reference gradients g[3 c + d] = du_c/dxi_d to the fluxes
+ * g[3 c + d] = w det J sum_x sigma_cx dxi_d/dx_x, sigma = lambda tr(eps) I + 2 mu eps. */
+static void elastic_points(int nq, const double *const *qd, double *const g[9])
+{
+  for (int q = 0; q < nq; q++)
+    for (int z = 0; z < L; z++) {
+      const double *K = &qd[z][11 * (size_t)q];
+      const size_t e = (size_t)q * L + z;
+      double H[9], S[9]; /* H[3 c + x] = du_c/dx_x */
+      for (int c = 0; c < 3; c++)
+        for (int x = 0; x < 3; x++)
+          H[3 * c + x] = g[3 * c][e] * K[x] + g[3 * c + 1][e] * K[3 + x] + g[3 * c + 2][e] * K[6 + x];
+      const double lt = K[9] * (H[0] + H[4] + H[8]), mu = K[10];
+      for (int c = 0; c < 3; c++)
+        for (int x = 0; x < 3; x++) S[3 * c + x] = mu * (H[3 * c + x] + H[3 * x + c]) + (c == x) * lt;
+      for (int c = 0; c < 3; c++)
+        for (int d = 0; d < 3; d++)
+          g[3 * c + d][e] = S[3 * c] * K[3 * d] + S[3 * c + 1] * K[3 * d + 1] + S[3 * c + 2] * K[3 * d + 2];
+    }
 }
 
 void hex_apply_lanes(const struct hex_tensor *t, int kind, const double *const *qd,
                      const double *u, double *v, double *scratch)
 {
   const int P = t->P, Q = t->Q, nq = Q * Q * Q;
-  const size_t m = (size_t)(P > Q ? P : Q);
+  const size_t m = (size_t)(P > Q ? P : Q), nv = (size_t)P * P * P * L;
   double *s1 = scratch, *s2 = s1 + m * m * m * L, *g = s2 + m * m * m * L;
-  const double *B = t->B, *D = t->D, *Bt = t->Bt, *Dt = t->Dt;
-  memset(v, 0, (size_t)P * P * P * L * sizeof *v);
   if (kind == HEX_APPLY_MASS) {
-    lanes_to(t, B, B, B, u, g, s1, s2);
+    memset(v, 0, nv * sizeof *v);
+    lanes_to(t, t->B, t->B, t->B, u, g, s1, s2);
     for (int q = 0; q < nq; q++)
       for (int z = 0; z < L; z++) g[q * L + z] *= qd[z][q];
-    lanes_from(t, Bt, Bt, Bt, g, v, s1, s2);
+    lanes_from(t, t->Bt, t->Bt, t->Bt, g, v, s1, s2);
     return;
   }
-  double *g0 = g, *g1 = g + (size_t)nq * L, *g2 = g + 2 * (size_t)nq * L;
-  /* on the Gauss-Lobatto nodes themselves B is the identity: one contraction per derivative */
-  const int collocated = t->lobatto && Q == P;
-  if (collocated) {
-    lanes_i(D, P, P, P * P, u, g0);
-    lanes_j(D, P, P, P, P, u, g1);
-    lanes_k(D, P, P, P * P, u, g2);
-  } else {
-    lanes_to(t, D, B, B, u, g0, s1, s2);
-    lanes_to(t, B, D, B, u, g1, s1, s2);
-    lanes_to(t, B, B, D, u, g2, s1, s2);
+  if (kind == HEX_APPLY_ELASTICITY) {
+    double *gc[9];
+    for (int f = 0; f < 9; f++) gc[f] = g + (size_t)f * nq * L;
+    memset(v, 0, 3 * nv * sizeof *v);
+    for (int c = 0; c < 3; c++) lanes_grad(t, u + c * nv, gc + 3 * c, s1, s2);
+    elastic_points(nq, qd, gc);
+    for (int c = 0; c < 3; c++) lanes_div(t, gc + 3 * c, v + c * nv, s1, s2);
+    return;
   }
+  double *const g3[3] = {g, g + (size_t)nq * L, g + 2 * (size_t)nq * L};
+  memset(v, 0, nv * sizeof *v);
+  lanes_grad(t, u, g3, s1, s2);
   for (int q = 0; q < nq; q++)
     for (int z = 0; z < L; z++) {
       const double *G = &qd[z][6 * (size_t)q];
       const size_t e = (size_t)q * L + z;
-      const double a = g0[e], b = g1[e], c = g2[e];
-      g0[e] = G[0] * a + G[1] * b + G[2] * c;
-      g1[e] = G[1] * a + G[3] * b + G[4] * c;
-      g2[e] = G[2] * a + G[4] * b + G[5] * c;
+      const double a = g3[0][e], b = g3[1][e], c = g3[2][e];
+      g3[0][e] = G[0] * a + G[1] * b + G[2] * c;
+      g3[1][e] = G[1] * a + G[3] * b + G[4] * c;
+      g3[2][e] = G[2] * a + G[4] * b + G[5] * c;
     }
-  if (collocated) {
-    const size_t nv = (size_t)P * P * P * L;
-    lanes_i(Dt, P, P, P * P, g0, s1);
-    for (size_t e = 0; e < nv; e++) v[e] += s1[e];
-    lanes_j(Dt, P, P, P, P, g1, s1);
-    for (size_t e = 0; e < nv; e++) v[e] += s1[e];
-    lanes_k(Dt, P, P, P * P, g2, s1);
-    for (size_t e = 0; e < nv; e++) v[e] += s1[e];
-    return;
-  }
-  lanes_from(t, Dt, Bt, Bt, g0, v, s1, s2);
-  lanes_from(t, Bt, Dt, Bt, g1, v, s1, s2);
-  lanes_from(t, Bt, Bt, Dt, g2, v, s1, s2);
+  lanes_div(t, g3, v, s1, s2);
 }
 
 /* out[a][b][c] += sum_ijk Ti[i][a] Tj[j][b] Tk[k][c] in[i][j][k], the tables Q x P. */
@@ -292,35 +353,64 @@ static void back3(int P, int Q, const double *Ti, const double *Tj, const double
 size_t hex_diagonal_scratch(const struct hex_tensor *t)
 {
   const size_t P = (size_t)t->P, Q = (size_t)t->Q;
-  return Q * Q * P + Q * P * P + Q * Q * Q + 3 * Q * P;
+  return Q * Q * P + Q * P * P + 7 * Q * Q * Q + 3 * Q * P;
+}
+
+/* d += the diagonal of sum_q (grad phi)^T G(q) grad phi, G symmetric as 6 values per point
+ * (g00 g01 g02 g11 g12 g22): over d <= e, (2 - [d == e]) G_de(q) times, per direction, the
+ * product of the two derivatives' tables there (D where the direction is d or e, else B). */
+static void diagonal_sym(const struct hex_tensor *t, const double *G, const double *const tab[3],
+                         double *d, double *s1, double *s2, double *in)
+{
+  const int P = t->P, Q = t->Q, nq = Q * Q * Q;
+  static const int de[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
+  for (int g = 0; g < 6; g++) {
+    const int a = de[g][0], b = de[g][1];
+    const double f = a == b ? 1.0 : 2.0;
+    for (int q = 0; q < nq; q++) in[q] = f * G[6 * (size_t)q + g];
+    const double *T[3];
+    for (int dir = 0; dir < 3; dir++) T[dir] = tab[(dir == a) + (dir == b)];
+    back3(P, Q, T[0], T[1], T[2], in, d, s1, s2);
+  }
 }
 
 void hex_diagonal(const struct hex_tensor *t, int kind, const double *qd, double *d,
                   double *scratch)
 {
   const int P = t->P, Q = t->Q, nq = Q * Q * Q, qp = Q * P;
+  const size_t np = (size_t)P * P * P;
   double *s1 = scratch, *s2 = s1 + (size_t)Q * Q * P, *in = s2 + (size_t)Q * P * P;
-  double *BB = in + nq, *BD = BB + qp, *DD = BD + qp;
+  double *G = in + nq, *BB = G + 6 * (size_t)nq, *BD = BB + qp, *DD = BD + qp;
   for (int e = 0; e < qp; e++) {
     BB[e] = t->B[e] * t->B[e];
     BD[e] = t->B[e] * t->D[e];
     DD[e] = t->D[e] * t->D[e];
   }
-  memset(d, 0, (size_t)P * P * P * sizeof *d);
+  const double *const tab[3] = {BB, BD, DD}; /* by how many of the two derivatives are there */
   if (kind == HEX_APPLY_MASS) {
+    memset(d, 0, np * sizeof *d);
     back3(P, Q, BB, BB, BB, qd, d, s1, s2);
     return;
   }
-  /* sum over d <= e of (2 - [d == e]) G_de(q) times, per direction, the product of the two
-   * derivatives' tables there (D where the direction is d or e, else B) */
+  if (kind == HEX_APPLY_LAPLACE) {
+    memset(d, 0, np * sizeof *d);
+    diagonal_sym(t, qd, tab, d, s1, s2, in);
+    return;
+  }
+  /* elasticity, component c: only u_c = phi, so H = e_c h^T with h = K^T grad phi and
+   * sigma h = mu |h|^2 + (lambda + mu) h_c^2: G = mu w K K^T + (lambda + mu) w k_c k_c^T with
+   * k_c the column c of K */
+  memset(d, 0, 3 * np * sizeof *d);
   static const int de[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
-  for (int g = 0; g < 6; g++) {
-    const int a = de[g][0], b = de[g][1];
-    const double f = a == b ? 1.0 : 2.0;
-    for (int q = 0; q < nq; q++) in[q] = f * qd[6 * (size_t)q + g];
-    const double *T[3];
-    for (int dir = 0; dir < 3; dir++)
-      T[dir] = (dir == a) + (dir == b) == 2 ? DD : (dir == a) + (dir == b) == 1 ? BD : BB;
-    back3(P, Q, T[0], T[1], T[2], in, d, s1, s2);
+  for (int c = 0; c < 3; c++) {
+    for (int q = 0; q < nq; q++) {
+      const double *K = &qd[11 * (size_t)q];
+      for (int g = 0; g < 6; g++) {
+        const int a = de[g][0], b = de[g][1];
+        const double kk = K[3 * a] * K[3 * b] + K[3 * a + 1] * K[3 * b + 1] + K[3 * a + 2] * K[3 * b + 2];
+        G[6 * (size_t)q + g] = K[10] * kk + (K[9] + K[10]) * K[3 * a + c] * K[3 * b + c];
+      }
+    }
+    diagonal_sym(t, G, tab, d + c * np, s1, s2, in);
   }
 }

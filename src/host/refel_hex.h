@@ -103,32 +103,39 @@ struct hex_tensor {
   double Bt[HEX_TENSOR_MAX_Q * (HEX_MAX_ORDER + 1)], Dt[HEX_TENSOR_MAX_Q * (HEX_MAX_ORDER + 1)];
   int *t2f;
 };
-enum hex_apply_kind { HEX_APPLY_MASS = 0, HEX_APPLY_LAPLACE = 1 };
+enum hex_apply_kind { HEX_APPLY_MASS = 0, HEX_APPLY_LAPLACE = 1, HEX_APPLY_ELASTICITY = 2 };
+#define HEX_APPLY_KINDS 3
 /* FEMINT_EORDER, FEMINT_EINVAL (a rule of nq points: Gauss 1..16, GLL 2..16), FEMINT_ENOMEM. */
 int hex_tensor_create(int order, int nq, int lobatto, struct hex_tensor **t);
 void hex_tensor_destroy(struct hex_tensor **t);
 /* Values per point of the quadrature data: 1 (mass: coef w det J), 6 (Laplace: coef w det J K K^T,
- * K = dxi/dx, as g00 g01 g02 g11 g12 g22). */
+ * K = dxi/dx, as g00 g01 g02 g11 g12 g22), 11 (elasticity: K[3 a + x] = dxi_a/dx_x, then
+ * lambda w det J and mu w det J). */
 size_t hex_qdata_size(int kind);
-/* The quadrature data of a trilinear cell X[8][3], qd[Q^3][hex_qdata_size]; FEMINT_EJACOBIAN
- * (no message) where det J <= 0. */
-int hex_qdata(const struct hex_tensor *t, int kind, const double *X, double coef, double *qd);
-/* The geometry of a trilinear cell in 25 values: X(xi) = sum of c_m times the monomials 1, xi0,
+/* The coefficients a kind takes per cell: 1 (kappa or rho), 2 (lambda, mu). */
+int hex_ncoef(int kind);
+/* The quadrature data of a trilinear cell X[8][3] with the form's coefficients coef[hex_ncoef],
+ * qd[Q^3][hex_qdata_size]; FEMINT_EJACOBIAN (no message) where det J <= 0. */
+int hex_qdata(const struct hex_tensor *t, int kind, const double *X, const double *coef,
+              double *qd);
+/* The geometry of a trilinear cell in 26 values: X(xi) = sum of c_m times the monomials 1, xi0,
  * xi1, xi2, xi0 xi1, xi0 xi2, xi1 xi2, xi0 xi1 xi2 (c_m in geo[3 m .. 3 m + 3)), then the
- * coefficient. hex_qdata_geo gives from it what hex_qdata gives from the vertices (the
- * quadrature data recomputed where it is used). */
-#define HEX_GEO_SIZE 25
-void hex_geo(const double *X, double coef, double *geo);
+ * coefficients (geo[24], and geo[25] for elasticity's mu, else 0). hex_qdata_geo gives from it
+ * what hex_qdata gives from the vertices (the quadrature data recomputed where it is used). */
+#define HEX_GEO_SIZE 26
+void hex_geo(const double *X, const double *coef, int ncoef, double *geo);
 int hex_qdata_geo(const struct hex_tensor *t, int kind, const double *geo, double *qd);
-/* v = A_e u for one scalar field of HEX_LANES cells at once, in tensor order: u and v
- * [P^3][HEX_LANES] (node-major, a value per cell), qd[lane] each cell's quadrature data;
+/* v = A_e u for HEX_LANES cells at once, in tensor order: u and v [P^3][HEX_LANES] (node-major,
+ * a value per cell) for one component of the mass and the Laplacian, [3][P^3][HEX_LANES] (the
+ * three components) for elasticity; qd[lane] each cell's quadrature data;
  * hex_apply_lanes_scratch doubles of scratch. */
 #define HEX_LANES 8
-size_t hex_apply_lanes_scratch(const struct hex_tensor *t);
+size_t hex_apply_lanes_scratch(const struct hex_tensor *t, int kind);
 void hex_apply_lanes(const struct hex_tensor *t, int kind, const double *const *qd,
                      const double *u, double *v, double *scratch);
-/* The diagonal of A_e of one cell, d[P^3] in tensor order, from its quadrature data, by sum
- * factorization with the tables' squares and products; hex_diagonal_scratch doubles of scratch. */
+/* The diagonal of A_e of one cell, d[P^3] in tensor order (elasticity: d[3][P^3], a value per
+ * component), from its quadrature data, by sum factorization with the tables' squares and
+ * products; hex_diagonal_scratch doubles of scratch. */
 size_t hex_diagonal_scratch(const struct hex_tensor *t);
 void hex_diagonal(const struct hex_tensor *t, int kind, const double *qd, double *d,
                   double *scratch);

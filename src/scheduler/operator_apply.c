@@ -29,9 +29,9 @@ struct op_apply {
   int nchunk;
   int *first, *ncell;
   starpu_data_handle_t h_tab, *h_dofs; /* [nchunk] */
-  int programs_built[2];           /* by kind: the OpenCL programs were tried */
-  struct cl_program_entry *prog[2][FEMINT_MAX_CL_DEVICES];
-  int ne[2][FEMINT_MAX_CL_DEVICES];   /* cells per work-group of each program */
+  int programs_built[HEX_APPLY_KINDS]; /* by kind: the OpenCL programs were tried */
+  struct cl_program_entry *prog[HEX_APPLY_KINDS][FEMINT_MAX_CL_DEVICES];
+  int ne[HEX_APPLY_KINDS][FEMINT_MAX_CL_DEVICES]; /* cells per work-group of each program */
   int64_t *occ_ptr, *occ;          /* for each scalar mode, its places in ev (component 0) */
   /* the transpose per chunk: map[i] holds the chunk's nu[i] DOFs (ascending), their ranges in
    * the places, and the places of each in the chunk's element vectors (component 0) */
@@ -162,7 +162,8 @@ static int apply_setup(struct femint_operator *op)
    * chunks per worker that may take them, none over 64 MiB; a cell's bytes the larger of its
    * quadrature data (or geometry) and its element vectors with its DOFs (so that no chunk's
    * buffer outgrows StarPU's 32-bit sizes) */
-  const size_t per_data = apply_per_cell(op, HEX_APPLY_LAPLACE) * sizeof(double);
+  const size_t per_data =
+      apply_per_cell(op, s->ncomp == 3 ? HEX_APPLY_ELASTICITY : HEX_APPLY_LAPLACE) * sizeof(double);
   const size_t per_ev = ((size_t)s->ncomp + 1) * a->tensor->P * a->tensor->P * a->tensor->P * 8;
   const size_t per = per_data > per_ev ? per_data : per_ev;
   const int only_cl = p->opt.where == FEMINT_WHERE_OPENCL && ctx->nopencl > 0;
@@ -265,10 +266,10 @@ static int apply_form_data(struct femint_operator *op, int f, int kind)
       double *d = a->qd[f] + k * per;
       int err = 0;
       if (geo) {
-        hex_geo(X, form_coef(op->forms[f], c)[0], d);
+        hex_geo(X, form_coef(op->forms[f], c), hex_ncoef(kind), d);
         err = scratch ? hex_qdata_geo(a->tensor, kind, d, scratch) : 0;
       } else {
-        err = hex_qdata(a->tensor, kind, X, form_coef(op->forms[f], c)[0], d);
+        err = hex_qdata(a->tensor, kind, X, form_coef(op->forms[f], c), d);
       }
       if (err)
 #pragma omp critical
@@ -305,6 +306,7 @@ static size_t kernel_local_bytes(const struct hex_tensor *t, int kind, int ne)
   if (kind == HEX_APPLY_LAPLACE && t->lobatto) /* KIND 2: D, and u and two terms per cell */
     return 8 * (rule + P * P + (size_t)ne * 3 * P * ((P * PS) | 1));
   const size_t nf = kind == HEX_APPLY_MASS ? 1 : 2, ng = kind == HEX_APPLY_MASS ? 1 : 3;
+  /* elasticity (KIND 3) has the Laplacian's stages, one component after the other */
   const size_t f1 = P * ((P * QS) | 1), b1 = Q * ((P * PS) | 1);
   const size_t f2 = P * ((Q * QS) | 1), b2 = Q * ((Q * PS) | 1);
   return 8 * (rule + 2 * Q * P + (size_t)ne * (nf * (f1 > b1 ? f1 : b1) + ng * (f2 > b2 ? f2 : b2)));
@@ -334,8 +336,10 @@ static int apply_programs(struct femint_operator *op, int kind)
       continue;
     a->ne[kind][dev] = ne;
     char options[160];
-    /* the Laplacian on the Gauss-Lobatto nodes: the collocated kernel (KIND 2) */
-    const int kernel_kind = kind == HEX_APPLY_LAPLACE && a->tensor->lobatto ? 2 : kind;
+    /* the Laplacian on the Gauss-Lobatto nodes: the collocated kernel (KIND 2); elasticity 3 */
+    const int kernel_kind = kind == HEX_APPLY_ELASTICITY                ? 3
+                            : kind == HEX_APPLY_LAPLACE && a->tensor->lobatto ? 2
+                                                                              : kind;
     snprintf(options, sizeof options,
              "-DP=%d -DQ=%d -DNC=%d -DKIND=%d -DNE=%d -DGEO=%d -DFEMINT_FP64", a->tensor->P,
              a->tensor->Q, a->nc, kernel_kind, ne, op->plan->opt.apply_geometry);
@@ -355,7 +359,8 @@ static uint32_t apply_where(const struct femint_operator *op, int kind)
   return where;
 }
 
-/* What the matrix-free path takes: hexahedra, a mass or Laplace form, double precision. */
+/* What the matrix-free path takes: hexahedra, a mass, Laplace or elasticity form, double
+ * precision. */
 static int apply_check(const struct femint_operator *op, int form, int *kind)
 {
   static const char who[] = "femint_operator_apply";
@@ -369,14 +374,15 @@ static int apply_check(const struct femint_operator *op, int form, int *kind)
                "femint_operator_assemble)",
                who, op->space->mesh->topo->plural);
   const int k = op->forms[form]->kind;
-  FEMINT_CHECK(k == FORM_MASS || k == FORM_LAPLACE, ctx, FEMINT_ENOTSUP,
-               "%s: the %s form has no matrix-free kernel (mass and laplace have)", who,
-               form_kind_name(k));
+  FEMINT_CHECK(k == FORM_MASS || k == FORM_LAPLACE || (k == FORM_ELASTICITY && op->space->ncomp == 3),
+               ctx, FEMINT_ENOTSUP,
+               "%s: the %s form has no matrix-free kernel (mass, laplace and 3D elasticity have)",
+               who, form_kind_name(k));
   FEMINT_CHECK(op->plan->opt.precision == FEMINT_DOUBLE, ctx, FEMINT_ENOTSUP,
                "%s: matrix-free application runs in double precision", who);
   FEMINT_CHECK(op->ctx->ncpu > 0, ctx, FEMINT_ENODEV, "%s: no CPU worker (its tasks run there)",
                who);
-  *kind = k == FORM_MASS ? HEX_APPLY_MASS : HEX_APPLY_LAPLACE;
+  *kind = k == FORM_MASS ? HEX_APPLY_MASS : k == FORM_LAPLACE ? HEX_APPLY_LAPLACE : HEX_APPLY_ELASTICITY;
   return 0;
 }
 
@@ -553,7 +559,9 @@ int apply_diagonal(struct femint_operator *op, int form, int kind, double *d)
   const size_t per = apply_per_cell(op, kind);
   const size_t nqd = (size_t)a->tensor->Q * a->tensor->Q * a->tensor->Q * hex_qdata_size(kind);
   const size_t nscratch = hex_diagonal_scratch(a->tensor) + (geo ? nqd : 0);
-  double *de = malloc(((size_t)p->ncell * np + 1) * sizeof *de);
+  /* values per node of a cell's diagonal: one for every component, or one each (elasticity) */
+  const int nd = kind == HEX_APPLY_ELASTICITY ? nc : 1;
+  double *de = malloc(((size_t)p->ncell * nd * np + 1) * sizeof *de);
   FEMINT_CHECK(de, op->ctx, FEMINT_ENOMEM, "femint_operator_diagonal: out of memory");
   int oom = 0;
 #pragma omp parallel reduction(| : oom)
@@ -569,7 +577,7 @@ int apply_diagonal(struct femint_operator *op, int form, int kind, double *d)
         hex_qdata_geo(a->tensor, kind, q, qk);
         q = qk;
       }
-      hex_diagonal(a->tensor, kind, q, de + (size_t)k * np, scratch);
+      hex_diagonal(a->tensor, kind, q, de + (size_t)k * nd * np, scratch);
     }
     free(scratch);
   }
@@ -579,12 +587,13 @@ int apply_diagonal(struct femint_operator *op, int form, int kind, double *d)
   }
   /* occ holds k nc np + n for node n of plan cell k */
 #pragma omp parallel for schedule(static)
-  for (int64_t g = 0; g < op->space->nmode; g++) {
-    double sum = 0;
-    for (int64_t o = a->occ_ptr[g]; o < a->occ_ptr[g + 1]; o++)
-      sum += de[a->occ[o] / (nc * np) * np + a->occ[o] % (nc * np)];
-    for (int c = 0; c < nc; c++) d[g * nc + c] = sum;
-  }
+  for (int64_t g = 0; g < op->space->nmode; g++)
+    for (int c = 0; c < nc; c++) {
+      double sum = 0;
+      for (int64_t o = a->occ_ptr[g]; o < a->occ_ptr[g + 1]; o++)
+        sum += de[(a->occ[o] / (nc * np) * nd + (nd > 1 ? c : 0)) * np + a->occ[o] % (nc * np)];
+      d[g * nc + c] = sum;
+    }
   free(de);
   return 0;
 }
