@@ -67,6 +67,21 @@ FEMINT_EXPORT int femint_operator_apply_vector(femint_operator_t op, int form, f
  *  femint_operator_apply. */
 FEMINT_EXPORT int femint_operator_diagonal(femint_operator_t op, int form, femint_vector_t d);
 
+/** @brief The element operators alone, as CEED's bake-off kernels BK1-BK6 measure them:
+ *  v_e = A_e u_e on every cell of the operator, from element vectors to element vectors, without
+ *  the gather from x or the sum into y, on the workers that run femint_operator_apply's tasks
+ *  (a device keeps both element vectors in its memory): once, then `runs` passes more.
+ *  ue and ve: [cell k of the operator][idof * ncomp + icomp], the local order of
+ *  femint_operator_element_matrix (ve = A_e ue with its matrices, orientation signs not
+ *  applied); ue NULL keeps the previous call's (values of no meaning at the first call), ve
+ *  NULL brings nothing back. *seconds (unless NULL) gets the median time of one of the `runs`
+ *  passes (submission to the end of its tasks), stats the last pass's tasks. The first call of
+ *  a form builds the kernel's programs and element vectors, kept with the operator.
+ *  @return as femint_operator_apply; FEMINT_EINVAL (runs < 1). */
+FEMINT_EXPORT int femint_operator_apply_kernel(femint_operator_t op, int form, const double *ue,
+                                               double *ve, int runs, double *seconds,
+                                               struct femint_stats *stats);
+
 /* ---- Conjugate gradients ---- */
 
 struct femint_cg_options {

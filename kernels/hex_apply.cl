@@ -15,13 +15,21 @@
  * KIND 3 is linear elasticity (NC = 3): the reference gradients of the three components at the
  * points, the stress there from the quadrature data K = dxi/dx (9 values) and lambda w det J,
  * mu w det J, and the fluxes back, component by component.
+ * With -DEVEC=1 x holds the chunk's element vectors [cell][NC][P^3] (tensor order) instead of
+ * the DOFs' values: the kernel alone (CEED's BK1-BK6), without the gather.
  * Compiled with -DP, -DQ, -DNC (components), -DKIND (0 mass, 1 Laplace, 2 collocated Laplace,
- * 3 elasticity),
+ * 3 elasticity), -DEVEC,
  * -DNE (cells per work-group), -DGEO and -DFEMINT_FP64 (double only). tab holds B[Q][P],
  * D[Q][P], the points xq[Q] and the weights w[Q]. */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
 #define NGEO 26
+/* the value of component comp of x at node n of the work-item's cell */
+#if EVEC
+#define X_AT(n, comp) x[((size_t)cell * NC + (comp)) * NP + (n)]
+#else
+#define X_AT(n, comp) (dof[n] >= 0 ? x[dof[n] * NC + (comp)] : 0)
+#endif
 /* h[0] (mass), h[0..6) (Laplace: w det J K K^T, K = J^-1) or h[0..11) (laplace == 3:
  * elasticity) at point (i, j, k) of the cell of geometry gc, from the points Xq and weights Wq;
  * a statement. */
@@ -103,8 +111,7 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
   for (int comp = 0; comp < NC; comp++) {
     double r[P], res[P];
     for (int c = 0; c < P; c++) {
-      const long d = live ? dof[(tx * P + ty) * P + c] : -1;
-      r[c] = d >= 0 ? x[d * NC + comp] : 0;
+      r[c] = live ? X_AT((tx * P + ty) * P + c, comp) : 0;
       U3(tx, ty, c) = r[c];
       res[c] = 0;
     }
@@ -196,10 +203,7 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
 #define FORWARD_12(comp)                                                                          \
   if (live && tx < P && ty < P) {                                                                 \
     double r[P];                                                                                  \
-    for (int c = 0; c < P; c++) {                                                                 \
-      const long d = dof[(tx * P + ty) * P + c];                                                  \
-      r[c] = d >= 0 ? x[d * NC + (comp)] : 0;                                                     \
-    }                                                                                             \
+    for (int c = 0; c < P; c++) r[c] = X_AT((tx * P + ty) * P + c, comp);                       \
     for (int k = 0; k < Q; k++) {                                                                 \
       double sB = 0, sD = 0;                                                                      \
       for (int c = 0; c < P; c++) {                                                               \

@@ -1,8 +1,9 @@
 /* Test: matrix-free application on hexahedra (femint_operator_apply) equals the assembled matrix
  * times the vector: mass and Laplace, 1 and 3 components, coefficients per cell, orders 1..8 on
  * a perturbed box, on CPU workers and on OpenCL, and on a subset of the cells on every worker; on
- * one kind of worker the result is the same bit for bit from call to call; what it does not take
- * is refused by name. */
+ * one kind of worker the result is the same bit for bit from call to call; the element operators
+ * alone (femint_operator_apply_kernel) are the element matrices; what it does not take is
+ * refused by name. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,6 +276,82 @@ static void check_geometry(femint_context_t ctx)
   femint_mesh_destroy(&m);
 }
 
+/* femint_operator_apply_kernel: the element operators alone give ve = A_e ue with the element
+ * matrices of femint_operator_element_matrix, for the mass, the Laplacian and elasticity (the
+ * collocated Laplacian: summed, femint_operator_apply's y), on CPU workers and OpenCL; a subset of the cells in the
+ * order given; bad runs refused. */
+static void check_kernel_alone(femint_context_t ctx)
+{
+  femint_mesh_t m;
+  TAP_CALL(ctx, femint_mesh_create_box(ctx, FEMINT_HEX, 3, 2, 2, 1.3, 1.0, 0.9, 0.3, 5, &m));
+  const int p = 3, nsh = 64, cells[4] = {9, 2, 5, 0};
+  const double E = 1.5, nu = 0.28, kappa = 1.3;
+  static const char *const names[4] = {"mass", "laplace", "laplace on Gauss-Lobatto", "elasticity"};
+  for (int kind = 0; kind < 4; kind++)
+    for (int w = 0; w < 2; w++) {
+      const int nc = kind == 3 ? 3 : 1, n = nsh * nc;
+      femint_space_t s;
+      femint_form_t f;
+      TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, nc, NULL, p, &s));
+      if (kind == 0) TAP_CALL(ctx, femint_form_create_mass(ctx, 1, 1, &kappa, &f));
+      else if (kind < 3) TAP_CALL(ctx, femint_form_create_laplace(ctx, 1, 1, &kappa, &f));
+      else TAP_CALL(ctx, femint_form_create_elasticity(ctx, 1, &E, &nu, &f));
+      const struct femint_operator_options o = {
+          .where = w ? FEMINT_WHERE_OPENCL : FEMINT_WHERE_CPU, .apply_rule = kind == 2,
+          .cells = cells, .ncells = 4};
+      femint_operator_t op;
+      TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &f, &o, &op));
+      double *ue = malloc(4 * (size_t)n * sizeof *ue), *ve = malloc(4 * (size_t)n * sizeof *ve);
+      double *ref = calloc(4 * (size_t)n, sizeof *ref), *A = malloc((size_t)n * n * sizeof *A);
+      for (int i = 0; i < 4 * n; i++) ue[i] = drand48() - 0.5;
+      double sec = -1;
+      TAP_CALL(ctx, femint_operator_apply_kernel(op, 0, ue, ve, 3, &sec, NULL));
+      for (int k = 0; k < 4; k++) {
+        TAP_CALL(ctx, femint_operator_element_matrix(op, 0, cells[k], A));
+        for (int i = 0; i < n; i++)
+          for (int j = 0; j < n; j++) ref[k * n + i] += A[(size_t)i * n + j] * ue[k * n + j];
+      }
+      /* the Gauss-Lobatto rule has no element matrices of its own: there the gathered values
+       * of a global x, whose element vectors summed give femint_operator_apply's y */
+      double d = tap_reldiff(ve, ref, 4 * (size_t)n);
+      if (kind == 2) {
+        const int64_t nd = femint_space_num_dofs(s);
+        double *x = malloc(nd * sizeof *x), *y = malloc(nd * sizeof *y), *z = calloc(nd, sizeof *z);
+        int64_t dofs[64];
+        for (int64_t i = 0; i < nd; i++) x[i] = drand48() - 0.5;
+        for (int k = 0; k < 4; k++) {
+          TAP_CALL(ctx, femint_space_cell_dofs(s, cells[k], dofs, NULL));
+          for (int i = 0; i < n; i++) ue[k * n + i] = x[dofs[i]];
+        }
+        TAP_CALL(ctx, femint_operator_apply_kernel(op, 0, ue, ve, 1, NULL, NULL));
+        for (int k = 0; k < 4; k++) {
+          TAP_CALL(ctx, femint_space_cell_dofs(s, cells[k], dofs, NULL));
+          for (int i = 0; i < n; i++) z[dofs[i]] += ve[k * n + i];
+        }
+        TAP_CALL(ctx, femint_operator_apply(op, 0, x, y, NULL));
+        d = tap_reldiff(z, y, (size_t)nd);
+        free(x);
+        free(y);
+        free(z);
+      }
+      tap_ok(d < 1e-12 && sec > 0, "%s, %s: the kernel alone gives A_e u_e on 4 of the cells "
+             "(%.1e), %.2g s a pass", names[kind], w ? "OpenCL" : "CPU", d, sec);
+      if (kind == 0 && w == 0) {
+        const int e = femint_operator_apply_kernel(op, 0, NULL, NULL, 0, NULL, NULL);
+        tap_ok(e == FEMINT_EINVAL && strstr(femint_last_error(NULL), "runs"),
+               "runs = 0 refused: %s", femint_last_error(NULL));
+      }
+      free(ue);
+      free(ve);
+      free(ref);
+      free(A);
+      femint_operator_destroy(&op);
+      femint_form_destroy(&f);
+      femint_space_destroy(&s);
+    }
+  femint_mesh_destroy(&m);
+}
+
 int main(void)
 {
   srand48(410);
@@ -283,6 +360,7 @@ int main(void)
   check_products(ctx);
   check_lobatto(ctx);
   check_geometry(ctx);
+  check_kernel_alone(ctx);
   check_errors(ctx);
   femint_finalize(&ctx);
   test_fresh_dmda_remove();

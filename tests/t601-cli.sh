@@ -339,6 +339,19 @@ r=$?
 [ $st -eq 0 ] && [ $r -eq 0 ]
 ok $? "bp --order 2 --mesh box:2,2,2: bp3 on the 27 interior DOFs, CG converged, the copy rate, as JSON"
 [ $st -eq 0 ] || diag bp.err
+if [ $have_python = yes ]; then
+  "$FEMINT" bp --order 1,2 --mesh box:2,2,2 --runs 1 --solves 1 --json 2>bpj.err | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert isinstance(d, list) and [r["order"] for r in d] == [1, 2], d
+assert all(r["problem"] == "bp3" and r["converged"] == 1 and r["apply_s"] > 0 for r in d), d
+' 2>bpj.err
+  r=$?
+  ok $r "the JSON of bp over two orders parses: a list of an object per order"
+  [ $r -eq 0 ] || tail -n 1 bpj.err | diag
+else
+  skip "the JSON of bp over two orders parses" "no python3"
+fi
 "$FEMINT" bp --problem bp2 --order 1 --mesh box:2,1,1 --runs 1 --solves 1 --iterations 4 \
   >bp2.out 2>bp2.err && grep -q " 36 .* 4 " bp2.out
 st=$?
@@ -350,6 +363,12 @@ ok $st "bp --problem bp2 --order 1 --iterations 4: 36 DOFs (12 vertices x 3 comp
 st=$?
 ok $st "bp --problem elasticity --order 2: 81 DOFs (27 interior nodes x 3 components), CG converged"
 [ $st -eq 0 ] || diag bpe.json bpe.err
+"$FEMINT" bp --problem bp5 --kernel-only --order 3 --mesh box:2,2,2 --runs 2 --json >bk.json \
+  2>bk.err && grep -q '"problem":"bk5"' bk.json && grep -q '"iterations":0,' bk.json &&
+  awk -F'"apply_s":' 'NF > 1 { split($2, v, ","); exit !(v[1] > 0) }' bk.json
+st=$?
+ok $st "bp --problem bp5 --kernel-only: bk5, a time per pass, no solve"
+[ $st -eq 0 ] || diag bk.json bk.err
 "$FEMINT" bp --order 1,2 --mesh box:2,2,2 --runs 1 --solves 1 --csv bp.csv >/dev/null 2>bp3.err &&
   [ "$(wc -l <bp.csv)" -eq 3 ] && head -n 1 bp.csv | grep -q '^problem,geometry,order,' &&
   grep -q '^bp3,stored,2,8,27,' bp.csv

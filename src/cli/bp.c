@@ -17,19 +17,27 @@
  * p + 2 Gauss points per direction; bp5, bp6: bp3 and bp4 on the p + 1 Gauss-Lobatto nodes;
  * elasticity: 3D linear elasticity (E = 1, nu = 0.3) on the Gauss points, clamped. */
 static const char *const bp_names[] = {"bp1", "bp2", "bp3", "bp4", "bp5", "bp6", "elasticity", NULL};
+/* the same measured by the element kernel alone (--kernel-only) */
+static const char *const bk_names[] = {"bk1", "bk2", "bk3", "bk4", "bk5", "bk6", "elasticity-kernel"};
 enum { BP_ELASTICITY = 6 };
 static int bp_ncomp(int problem) { return problem == BP_ELASTICITY || problem % 2 ? 3 : 1; }
 static int bp_lobatto(int problem) { return problem == 4 || problem == 5; }
 static const char *const geometry_names[] = {"stored", "vertices", NULL};
 
 struct bp_options {
-  int problem, where, json, verbose, jacobi, geometry;
+  int problem, where, json, verbose, jacobi, geometry, kernel_only;
   struct cli_orders orders;
   struct cli_mesh mesh;
   long runs, solves, iterations;
   double rtol;
   const char *csv;
 };
+
+/* The problem's name as measured: bpN, or bkN for the kernel alone. */
+static const char *bp_label(const struct bp_options *o)
+{
+  return o->kernel_only ? bk_names[o->problem] : bp_names[o->problem];
+}
 
 #define F(member) offsetof(struct bp_options, member)
 static const struct cli_option options[] = {
@@ -62,6 +70,10 @@ static const struct cli_option options[] = {
            "each solve does exactly N iterations instead (0: to --rtol)", "N"), .min = 0,
    .max = 100000},
   {CLI_OPT("--jacobi", CLI_FLAG, F(jacobi), "precondition by the operator's diagonal", NULL)},
+  {CLI_OPT("--kernel-only", CLI_FLAG, F(kernel_only),
+           "time the element kernel alone (CEED's BK1-BK6: element vectors in and out, no gather "
+           "or sum; femint_operator_apply_kernel) in place of the applications, and no solves",
+           NULL)},
   {CLI_OPT("--geometry", CLI_CHOICE, F(geometry),
            "stored: the quadrature data kept per point (default); vertices: made again at each "
            "point from 26 values per cell (options.apply_geometry)",
@@ -71,14 +83,16 @@ static const struct cli_option options[] = {
            "as soon as it is measured", "FILE")},
   {CLI_OPT("--verbose", CLI_FLAG, F(verbose), "let StarPU print its own messages", NULL)},
 };
-static const struct cli_section sections[] = {{NULL, options, 13, 0}};
+static const struct cli_section sections[] = {
+    {NULL, options, sizeof options / sizeof options[0], 0}};
 
 const struct cli_command cli_bp_cmd = {
   "bp",
   "the CEED bake-off problems on hexahedra, matrix-free (seed 001): applications and conjugate "
   "gradient solves, DOFs (x iterations) per second",
   "[--problem bp1|...|bp6|elasticity] [--order LIST] [--mesh box:NX,NY,NZ] [--where W] [--runs N] "
-  "[--solves N] [--rtol R | --iterations N] [--jacobi] [--geometry G] [--json] [--csv FILE]",
+  "[--solves N] [--rtol R | --iterations N] [--jacobi] [--geometry G] [--kernel-only] [--json] "
+  "[--csv FILE]",
   "Builds the box of hexahedra, the H1 Lagrange space of each order on Gauss-Lobatto-Legendre "
   "nodes (the boundary DOFs removed but for the mass) and the mass, Laplace or elasticity "
   "operator. Times the "
@@ -128,6 +142,7 @@ static double bp_bytes(const struct bp_options *o, int ncell, int p, int64_t ndo
   const double P = p + 1, Q = bp_lobatto(o->problem) ? p + 1 : p + 2, nodes = (double)ncell * P * P * P;
   const double per_point = o->problem == BP_ELASTICITY ? 11 : stiff ? 6 : 1;
   const double data = o->geometry ? 26.0 * ncell : (double)ncell * Q * Q * Q * per_point;
+  if (o->kernel_only) return 8 * (data + 2 * nc * nodes); /* element vectors in and out */
   return 8 * (data + nodes + 2 * nc * nodes + (2.0 * (double)ndof / nc + nodes) + 3.0 * (double)ndof);
 }
 
@@ -144,7 +159,8 @@ static int bp_copy_device(femint_context_t ctx, int where)
   return -1;
 }
 
-/* The applications of one order on vectors: the first, then the median of o->runs. */
+/* The applications of one order on vectors (or, --kernel-only, passes of the element kernel
+ * alone): the first, then the median of o->runs. */
 static int bp_apply(const struct bp_options *o, femint_operator_t op, femint_vector_t x,
                     femint_vector_t y, struct bp_result *r)
 {
@@ -153,12 +169,14 @@ static int bp_apply(const struct bp_options *o, femint_operator_t op, femint_vec
   for (long k = -1; !rc && k < o->runs; k++) {
     struct femint_stats st;
     const double t0 = cli_now();
-    rc = femint_operator_apply_vector(op, 0, x, y, &st);
+    double pass = 0;
+    rc = o->kernel_only ? femint_operator_apply_kernel(op, 0, NULL, NULL, 1, &pass, &st)
+                        : femint_operator_apply_vector(op, 0, x, y, &st);
     if (k < 0) {
       r->t_first = cli_now() - t0;
       continue;
     }
-    t[k] = cli_now() - t0;
+    t[k] = o->kernel_only ? pass : cli_now() - t0;
     /* the tasks: the busiest worker's time in them */
     busy[k] = 0;
     for (int w = 0; w < st.nworker && w < FEMINT_MAX_WORKERS; w++)
@@ -207,7 +225,7 @@ static void csv_row(FILE *f, const struct bp_options *o, int p, int ncell, const
                     double rate)
 {
   fprintf(f, "%s,%s,%d,%d,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%d,%.6g,%d,%d,%.6g,%.6g,%.6g,%.4f\n",
-          bp_names[o->problem], geometry_names[o->geometry], p, ncell, (long long)r->ndof,
+          bp_label(o), geometry_names[o->geometry], p, ncell, (long long)r->ndof,
           r->t_first, r->t_apply, r->t_busy, r->ndof / r->t_apply, r->t_solve, r->iterations,
           r->converged, rate, r->tasks_cpu, r->tasks_opencl, r->bytes, r->bytes / r->t_apply,
           r->copy_rate, r->bytes / r->t_apply / r->copy_rate);
@@ -246,12 +264,12 @@ static int bp_order(femint_context_t ctx, const struct bp_options *o, femint_mes
   if (!rc) rc = bp_apply(o, op, x, y, r);
   /* b: the load of a smooth function, in y */
   const struct femint_load load = {.body = bp_body, .user = (void *)&nc};
-  if (!rc && o->solves > 0) {
+  if (!rc && o->solves > 0 && !o->kernel_only) {
     memset(rhs, 0, (size_t)r->ndof * sizeof *rhs);
     rc = femint_operator_load(op, &load, rhs);
     if (!rc) rc = femint_vector_set_values(y, rhs);
   }
-  if (!rc) rc = bp_solve(o, op, y, x, r);
+  if (!rc && !o->kernel_only) rc = bp_solve(o, op, y, x, r);
   free(rhs);
   femint_vector_destroy(&x);
   femint_vector_destroy(&y);
@@ -298,12 +316,13 @@ int cli_bp_command(int argc, char **argv)
   struct cli_json j = {0};
   if (o.json) cli_json_open(&j, NULL, '[');
   else
-    printf("femint bp: %s on %s (%d hexahedra), geometry %s; apply: median of %ld; solve: median "
+    printf("femint bp: %s on %s (%d hexahedra), geometry %s; %s: median of %ld; solve: median "
            "of %ld CG solves%s, %s; copy rate of %s\n%5s %10s %9s %10s %10s %10s %6s %10s %12s "
            "%12s %8s %8s\n",
-           bp_names[o.problem], text, femint_mesh_num_cells(mesh), geometry_names[o.geometry],
-           o.runs, o.solves,
-           o.jacobi ? " (Jacobi)" : "", o.iterations ? "fixed iterations" : "to --rtol",
+           bp_label(&o), text, femint_mesh_num_cells(mesh), geometry_names[o.geometry],
+           o.kernel_only ? "the element kernel alone" : "apply", o.runs,
+           o.kernel_only ? 0 : o.solves, o.jacobi ? " (Jacobi)" : "",
+           o.iterations ? "fixed iterations" : "to --rtol",
            copy_dev < 0 ? "the CPU cores" : "the OpenCL device", "order", "DOFs", "first_s",
            "apply_s", "tasks_s", "solve_s", "its", "DOFs/s", "DOF-its/s", "CPU/OpenCL", "GB/s",
            "of_copy");
@@ -317,7 +336,7 @@ int cli_bp_command(int argc, char **argv)
       rc = femint_bench_copy(ctx, copy_dev, half > 1024 ? half : 1024, &r.copy_rate);
     }
     if (rc) {
-      if (o.json) cli_json_close(&j, '[');
+      if (o.json) cli_json_close(&j, ']');
       cli_fail_runtime(ctx, rc);
       goto done;
     }
@@ -325,7 +344,7 @@ int cli_bp_command(int argc, char **argv)
     if (csv) csv_row(csv, &o, p, femint_mesh_num_cells(mesh), &r, rate);
     if (o.json) {
       cli_json_open(&j, NULL, '{');
-      cli_json_str(&j, "problem", bp_names[o.problem]);
+      cli_json_str(&j, "problem", bp_label(&o));
       cli_json_str(&j, "geometry", geometry_names[o.geometry]);
       cli_json_int(&j, "order", p);
       cli_json_int(&j, "cells", femint_mesh_num_cells(mesh));
@@ -344,7 +363,7 @@ int cli_bp_command(int argc, char **argv)
       cli_json_num(&j, "apply_bytes_per_s", r.bytes / r.t_apply);
       cli_json_num(&j, "copy_bytes_per_s", r.copy_rate);
       cli_json_num(&j, "copy_fraction", r.bytes / r.t_apply / r.copy_rate);
-      cli_json_close(&j, '{');
+      cli_json_close(&j, '}');
     } else {
       char split[32];
       snprintf(split, sizeof split, "%d/%d", r.tasks_cpu, r.tasks_opencl);
@@ -355,7 +374,7 @@ int cli_bp_command(int argc, char **argv)
     }
     fflush(stdout);
   }
-  if (o.json) cli_json_close(&j, '[');
+  if (o.json) cli_json_close(&j, ']');
   status = 0;
 done:
   if (csv && fclose(csv) != 0 && status == 0)

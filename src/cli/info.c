@@ -49,7 +49,8 @@ static const struct cli_option options[] = {
            "print one JSON object, with the binding of every thread of the process (Linux)", NULL)},
   {CLI_OPT("--quiet", CLI_FLAG, F(quiet), "StarPU prints no warnings", NULL)},
 };
-static const struct cli_section sections[] = {{NULL, options, 4, 0}};
+static const struct cli_section sections[] = {
+    {NULL, options, sizeof options / sizeof options[0], 0}};
 
 const struct cli_command cli_info_cmd = {
   "info",

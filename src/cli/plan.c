@@ -42,7 +42,8 @@ static const struct cli_option options[] = {
            NULL)},
   {CLI_OPT("--verbose", CLI_FLAG, F(verbose), "let StarPU print its own messages", NULL)},
 };
-static const struct cli_section sections[] = {{NULL, options, 9, 0}};
+static const struct cli_section sections[] = {
+    {NULL, options, sizeof options / sizeof options[0], 0}};
 
 const struct cli_command cli_plan_cmd = {
   "plan",

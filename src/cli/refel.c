@@ -23,7 +23,8 @@ static const struct cli_option options[] = {
   {CLI_OPT("--json", CLI_FLAG, F(json),
            "one JSON object for the order given, or an array of them", NULL)},
 };
-static const struct cli_section sections[] = {{NULL, options, 3, 0}};
+static const struct cli_section sections[] = {
+    {NULL, options, sizeof options / sizeof options[0], 0}};
 
 const struct cli_command cli_refel_cmd = {
   "refel",

@@ -52,6 +52,11 @@ void apply_batch(const struct apply_arg *a, const double *x, const int64_t *dofs
               for (int n = 0; n < np; n++) uc[(size_t)n * L + z] = 0;
               continue;
             }
+            if (a->evec) { /* the kernel alone: the cell's element vector */
+              const double *xe = x + ((size_t)(k0 + z) * nc + c) * np;
+              for (int n = 0; n < np; n++) uc[(size_t)n * L + z] = xe[n];
+              continue;
+            }
             const int64_t *dof = dofs + (size_t)(k0 + z) * np;
             for (int n = 0; n < np; n++) uc[(size_t)n * L + z] = dof[n] >= 0 ? x[dof[n] * nc + c] : 0;
           }
@@ -72,7 +77,7 @@ void apply_batch(const struct apply_arg *a, const double *x, const int64_t *dofs
   }
 }
 
-/* buffers: x (R), the chunk's DOFs in tensor order (R), its quadrature data (R), the 1D tables
+/* buffers: x (R; evec: the chunk's element vectors), the chunk's DOFs in tensor order (R), its quadrature data (R), the 1D tables
  * (R), its element vectors (W). */
 static void apply_cpu(void *buffers[], void *arg)
 {
@@ -111,6 +116,8 @@ static void apply_opencl(void *buffers[], void *arg)
   if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 6, sizeof(cl_mem), &m[3]);
   if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 7, sizeof(cl_mem), &m[4]);
   if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 8, sizeof(cl_long), &off[4]);
+  /* the chunk's own element vectors (evec) start where their buffer does */
+  if (err == CL_SUCCESS && off[0] != 0) err = CL_INVALID_BUFFER_SIZE;
   if (err == CL_SUCCESS && ncell > 0) {
     /* M x M work-items per cell, ne cells per work-group (kernels/hex_apply.cl) */
     const size_t m = (size_t)(a->tensor->P > a->tensor->Q ? a->tensor->P : a->tensor->Q);

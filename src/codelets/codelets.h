@@ -91,6 +91,8 @@ struct apply_arg {
   struct cl_program_entry *const *program; /* [FEMINT_MAX_CL_DEVICES] hex_apply, or NULL */
   const int *ne;                   /* [FEMINT_MAX_CL_DEVICES] cells per work-group */
   int geo;                         /* qd holds each cell's geometry (hex_geo), not its points' */
+  int evec;                        /* buffer 0 holds the chunk's element vectors (the kernel
+                                      alone), not x */
   int *counts;                     /* NULL, or tasks run counted: [0] CPU, [1] OpenCL */
   int status;
   char msg[128];

@@ -93,6 +93,10 @@ void operator_coo_release(struct femint_operator *op);
  * time. */
 int operator_apply(struct femint_operator *op, int form, const double *x, double *y,
                    struct femint_stats *st);
+/* operator_apply.c: the element kernel alone (femint_operator_apply_kernel), runs passes after a
+ * first; st gets the last one's tasks. */
+int operator_apply_kernel(struct femint_operator *op, int form, const double *ue, double *ve,
+                          int runs, double *seconds, struct femint_stats *st);
 /* operator.c: FEMINT_ESTATE, naming who, when DOFs of the space were removed after the operator
  * was made. */
 int operator_check_state(const struct femint_operator *op, const char *who);

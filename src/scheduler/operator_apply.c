@@ -29,9 +29,13 @@ struct op_apply {
   int nchunk;
   int *first, *ncell;
   starpu_data_handle_t h_tab, *h_dofs; /* [nchunk] */
-  int programs_built[HEX_APPLY_KINDS]; /* by kind: the OpenCL programs were tried */
-  struct cl_program_entry *prog[HEX_APPLY_KINDS][FEMINT_MAX_CL_DEVICES];
-  int ne[HEX_APPLY_KINDS][FEMINT_MAX_CL_DEVICES]; /* cells per work-group of each program */
+  /* by kind, and [1] for the kernel alone (element vectors in, femint_operator_apply_kernel):
+   * whether the OpenCL programs were tried, the programs, their cells per work-group */
+  int programs_built[2][HEX_APPLY_KINDS];
+  struct cl_program_entry *prog[2][HEX_APPLY_KINDS][FEMINT_MAX_CL_DEVICES];
+  int ne[HEX_APPLY_KINDS][FEMINT_MAX_CL_DEVICES];
+  double *ev_in;                   /* the element vectors the kernel alone reads (pinned) */
+  starpu_data_handle_t *h_ev_in;   /* [nchunk] */
   int64_t *occ_ptr, *occ;          /* for each scalar mode, its places in ev (component 0) */
   /* the transpose per chunk: map[i] holds the chunk's nu[i] DOFs (ascending), their ranges in
    * the places, and the places of each in the chunk's element vectors (component 0) */
@@ -61,6 +65,10 @@ void operator_apply_release(struct femint_operator *op)
     if (a->h_map[i]) starpu_data_unregister(a->h_map[i]);
   for (int i = 0; a->h_dofs && i < nb; i++)
     if (a->h_dofs[i]) starpu_data_unregister(a->h_dofs[i]);
+  for (int i = 0; a->h_ev_in && i < nb; i++)
+    if (a->h_ev_in[i]) starpu_data_unregister(a->h_ev_in[i]);
+  free(a->h_ev_in);
+  femint_host_free(op->ctx, a->ev_in);
   if (a->h_tab) starpu_data_unregister(a->h_tab);
   free(a->h_dofs);
   free(a->first);
@@ -312,13 +320,14 @@ static size_t kernel_local_bytes(const struct hex_tensor *t, int kind, int ne)
   return 8 * (rule + 2 * Q * P + (size_t)ne * (nf * (f1 > b1 ? f1 : b1) + ng * (f2 > b2 ? f2 : b2)));
 }
 
-/* The OpenCL programs of a kind on every driven device with fp64 and enough local memory; the
- * devices without one leave the tasks to the CPU workers. */
-static int apply_programs(struct femint_operator *op, int kind)
+/* The OpenCL programs of a kind on every driven device with fp64 and enough local memory, that
+ * gather x (evec 0) or read element vectors (evec 1: the kernel alone); the devices without one
+ * leave the tasks to the CPU workers. */
+static int apply_programs(struct femint_operator *op, int kind, int evec)
 {
   struct op_apply *a = op->apply;
   femint_context_t ctx = op->ctx;
-  a->programs_built[kind] = 1;
+  a->programs_built[evec][kind] = 1;
   if (op->plan->opt.where == FEMINT_WHERE_CPU) return 0;
   char *source = femint_kernel_text("hex_apply.cl");
   FEMINT_CHECK(source, ctx, FEMINT_ENOMEM, "the OpenCL source of the apply kernel is missing");
@@ -335,27 +344,28 @@ static int apply_programs(struct femint_operator *op, int kind)
         kernel_local_bytes(a->tensor, kind, ne) + 1024 > d->local_mem || d->max_wg < (size_t)(m * m))
       continue;
     a->ne[kind][dev] = ne;
-    char options[160];
+    char options[192];
     /* the Laplacian on the Gauss-Lobatto nodes: the collocated kernel (KIND 2); elasticity 3 */
     const int kernel_kind = kind == HEX_APPLY_ELASTICITY                ? 3
                             : kind == HEX_APPLY_LAPLACE && a->tensor->lobatto ? 2
                                                                               : kind;
     snprintf(options, sizeof options,
-             "-DP=%d -DQ=%d -DNC=%d -DKIND=%d -DNE=%d -DGEO=%d -DFEMINT_FP64", a->tensor->P,
-             a->tensor->Q, a->nc, kernel_kind, ne, op->plan->opt.apply_geometry);
-    err = femint_context_program(ctx, dev, source, options, "hex_apply", &a->prog[kind][dev]);
+             "-DP=%d -DQ=%d -DNC=%d -DKIND=%d -DNE=%d -DGEO=%d -DEVEC=%d -DFEMINT_FP64",
+             a->tensor->P, a->tensor->Q, a->nc, kernel_kind, ne, op->plan->opt.apply_geometry, evec);
+    err = femint_context_program(ctx, dev, source, options, "hex_apply",
+                                 &a->prog[evec][kind][dev]);
   }
   free(source);
   return err;
 }
 
 /* Where the apply tasks of a kind may run: CPU workers, and the devices with a program. */
-static uint32_t apply_where(const struct femint_operator *op, int kind)
+static uint32_t apply_where(const struct femint_operator *op, int kind, int evec)
 {
   const struct op_apply *a = op->apply;
   uint32_t where = op->plan->opt.where == FEMINT_WHERE_OPENCL ? 0 : STARPU_CPU;
   for (int dev = 0; dev < op->ctx->ncl_dev; dev++)
-    if (a->prog[kind][dev]) where |= STARPU_OPENCL;
+    if (a->prog[evec][kind][dev]) where |= STARPU_OPENCL;
   return where;
 }
 
@@ -398,7 +408,7 @@ static int apply_choose_home(struct femint_operator *op, int kind)
   if (op->plan->opt.where == FEMINT_WHERE_CPU) return 0;
   char *source = NULL;
   for (int dev = 0; dev < op->ctx->ncl_dev && a->home < 0; dev++) {
-    if (!a->prog[kind][dev] || !a->prog[kind][dev]->kernel) continue;
+    if (!a->prog[0][kind][dev] || !a->prog[0][kind][dev]->kernel) continue;
     if (op->plan->opt.where == FEMINT_WHERE_ANY && (op->ctx->cl_dev[dev].type & CL_DEVICE_TYPE_CPU))
       continue;
     if (!source) source = femint_kernel_text("vector_ops.cl");
@@ -427,8 +437,8 @@ int apply_prepare(struct femint_operator *op, int form, int *kind)
   }
   struct op_apply *a = op->apply;
   if (!a->qd[form]) FEMINT_CALL(apply_form_data(op, form, *kind));
-  if (!a->programs_built[*kind]) FEMINT_CALL(apply_programs(op, *kind));
-  FEMINT_CHECK(apply_where(op, *kind), op->ctx, FEMINT_ENOTSUP,
+  if (!a->programs_built[0][*kind]) FEMINT_CALL(apply_programs(op, *kind, 0));
+  FEMINT_CHECK(apply_where(op, *kind, 0), op->ctx, FEMINT_ENOTSUP,
                "femint_operator_apply: OpenCL only, but no device can run the kernel of order %d "
                "(it needs double precision and %zu bytes of local memory)",
                a->tensor->p, kernel_local_bytes(a->tensor, *kind, 1));
@@ -457,19 +467,23 @@ int apply_submit(struct femint_operator *op, int form, int kind, starpu_data_han
 {
   struct op_apply *a = op->apply;
   femint_context_t ctx = op->ctx;
-  const uint32_t where = apply_where(op, kind);
+  /* x NULL: the kernel alone, from the element vectors ev_in */
+  const int evec = x == NULL;
+  const uint32_t where = apply_where(op, kind, evec);
   const int nb = a->nchunk;
   int n = 0, err = 0;
   for (int i = 0; i < nb && !err; i++) {
     /* set once per kind and counter: earlier tasks of a solve may still read them */
-    if (!a->args[i].ctx || a->args[i].kind != kind || a->args[i].counts != counts)
-      a->args[i] = (struct apply_arg){ctx, a->tensor, kind, a->nc, a->ncell[i], a->prog[kind],
-                                      a->ne[kind], op->plan->opt.apply_geometry, counts, 0, ""};
+    if (!a->args[i].ctx || a->args[i].kind != kind || a->args[i].counts != counts ||
+        a->args[i].evec != evec)
+      a->args[i] = (struct apply_arg){ctx, a->tensor, kind, a->nc, a->ncell[i],
+                                      a->prog[evec][kind], a->ne[kind],
+                                      op->plan->opt.apply_geometry, evec, counts, 0, ""};
     struct starpu_task *t = starpu_task_create();
     t->cl = &femint_cl_apply;
     t->cl_arg = &a->args[i];
     t->where = where;
-    t->handles[0] = x;
+    t->handles[0] = evec ? a->h_ev_in[i] : x;
     t->handles[1] = a->h_dofs[i];
     t->handles[2] = a->h_qd[form * nb + i];
     t->handles[3] = a->h_tab;
@@ -477,7 +491,7 @@ int apply_submit(struct femint_operator *op, int form, int kind, starpu_data_han
     err = task_submit(ctx, t, tasks ? &tasks[n] : NULL, "femint_operator_apply");
     if (!err) n++;
   }
-  if (err) return err;
+  if (err || evec) return err ? err : n;
   if (!a->sum_arg.ctx || a->sum_arg.counts != counts)
     a->sum_arg = (struct vec_arg){.ctx = ctx, .op = VEC_EV_SUM, .n = op->space->nmode * a->nc,
                                   .nc = a->nc, .np = a->np, .kern = a->vk, .counts = counts,
@@ -549,6 +563,75 @@ int operator_apply(struct femint_operator *op, int form, const double *x, double
   FEMINT_CALL(femint_vector_get_values(a->vy, y));
   if (st) st->t_total = femint_now() - t0;
   return 0;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Copy element vectors between the caller's layout, ue[k][f * nc + c] (function f of the
+ * element's order), and the kernels', ev[k][c][n] (node n in tensor order), through the chunks'
+ * handles; to_ev: into ev (h, W), else out of it (h, R). */
+static void ev_copy(struct femint_operator *op, double *ev, starpu_data_handle_t *h,
+                    double *ue, int to_ev)
+{
+  const struct op_apply *a = op->apply;
+  const int nc = a->nc, np = a->np;
+  for (int i = 0; i < a->nchunk; i++) {
+    starpu_data_acquire(h[i], to_ev ? STARPU_W : STARPU_R);
+    for (int k = a->first[i]; k < a->first[i] + a->ncell[i]; k++)
+      for (int c = 0; c < nc; c++)
+        for (int n = 0; n < np; n++) {
+          double *e = &ev[((size_t)k * nc + c) * np + n];
+          double *u = &ue[((size_t)k * np + a->tensor->t2f[n]) * nc + c];
+          if (to_ev) *e = *u;
+          else *u = *e;
+        }
+    starpu_data_release(h[i]);
+  }
+}
+
+int operator_apply_kernel(struct femint_operator *op, int form, const double *ue, double *ve,
+                          int runs, double *seconds, struct femint_stats *st)
+{
+  static const char who[] = "femint_operator_apply_kernel";
+  FEMINT_CHECK(runs >= 1, op->ctx, FEMINT_EINVAL, "%s: runs = %d, must be >= 1", who, runs);
+  int kind;
+  FEMINT_CALL(apply_prepare(op, form, &kind));
+  struct op_apply *a = op->apply;
+  if (!a->programs_built[1][kind]) FEMINT_CALL(apply_programs(op, kind, 1));
+  if (!a->ev_in) { /* element vectors of any values: the kernel does the same work on all */
+    const size_t n = (size_t)op->plan->ncell * a->nc * a->np;
+    a->h_ev_in = calloc((size_t)a->nchunk + 1, sizeof *a->h_ev_in);
+    if (!a->h_ev_in || femint_host_alloc(op->ctx, (n + 1) * sizeof *a->ev_in, (void **)&a->ev_in)) {
+      a->ev_in = NULL;
+      return femint_seterr(op->ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+    }
+    for (size_t i = 0; i < n; i++) a->ev_in[i] = (double)(i % 1000) * 1e-3 - 0.5;
+    for (int i = 0; i < a->nchunk; i++)
+      starpu_vector_data_register(&a->h_ev_in[i], STARPU_MAIN_RAM,
+                                  (uintptr_t)(a->ev_in + (size_t)a->first[i] * a->nc * a->np),
+                                  (uint32_t)((size_t)a->ncell[i] * a->nc * a->np), sizeof(double));
+  }
+  if (ue) ev_copy(op, a->ev_in, a->h_ev_in, (double *)ue, 1);
+  double *t = malloc((size_t)runs * sizeof *t);
+  FEMINT_CHECK(t, op->ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  int err = 0;
+  /* a first pass brings the data where the tasks run */
+  for (int r = -1; r < runs && !err; r++) {
+    const double t0 = femint_now();
+    err = apply_wait(op, form, kind, NULL, NULL, r == runs - 1 ? st : NULL);
+    if (r >= 0) t[r] = femint_now() - t0;
+  }
+  if (!err && seconds) {
+    qsort(t, (size_t)runs, sizeof *t, cmp_time);
+    *seconds = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
+  }
+  free(t);
+  if (!err && ve) ev_copy(op, a->ev, a->h_ev, ve, 0);
+  return err;
 }
 
 int apply_diagonal(struct femint_operator *op, int form, int kind, double *d)

@@ -30,6 +30,19 @@ int femint_operator_apply_vector(femint_operator_t op, int form, femint_vector_t
   return err;
 }
 
+int femint_operator_apply_kernel(femint_operator_t op, int form, const double *ue, double *ve,
+                                 int runs, double *seconds, struct femint_stats *stats)
+{
+  FEMINT_CHECK(op, NULL, FEMINT_EINVAL, "femint_operator_apply_kernel: NULL operator");
+  struct femint_stats st;
+  memset(&st, 0, sizeof st);
+  stats_plan(op, &st);
+  const int err = operator_apply_kernel(op, form, ue, ve, runs, seconds, &st);
+  if (!err && seconds) st.t_total = *seconds;
+  if (stats) *stats = st;
+  return err;
+}
+
 int femint_operator_diagonal(femint_operator_t op, int form, femint_vector_t d)
 {
   static const char who[] = "femint_operator_diagonal";
