@@ -24,6 +24,24 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
 #define NGEO 26
+/* The kernels' three directions are the reference cell's in reverse: work-item x runs along
+ * zeta, the fastest index of the nodes and points in memory (so that a warp's loads and stores
+ * are contiguous), y along eta, and the line in registers along xi. NODE and QPOINT give the
+ * memory index of the kernels' (x, y, line) and PERMUTE turns quadrature data read in the
+ * reference order into the kernels' (kind 1: the symmetric g00 g01 g02 g11 g12 g22; kind 3: the
+ * rows of K = dxi/dx); a statement. */
+#define NODE(a, b, c) (((c) * P + (b)) * P + (a))
+#define QPOINT(a, b, c, N) (((c) * (N) + (b)) * (N) + (a))
+#define PERMUTE(h, kind)                                                                          \
+  if ((kind) == 1 || (kind) == 2) {                                                               \
+    const double t0_ = h[0], t1_ = h[1];                                                          \
+    h[0] = h[5], h[1] = h[4], h[5] = t0_, h[4] = t1_;                                             \
+  } else if ((kind) == 3) {                                                                       \
+    for (int x_ = 0; x_ < 3; x_++) {                                                              \
+      const double t_ = h[x_];                                                                    \
+      h[x_] = h[6 + x_], h[6 + x_] = t_;                                                          \
+    }                                                                                             \
+  }
 /* the value of component comp of x at node n of the work-item's cell */
 #if EVEC
 #define X_AT(n, comp) x[((size_t)cell * NC + (comp)) * NP + (n)]
@@ -111,7 +129,7 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
   for (int comp = 0; comp < NC; comp++) {
     double r[P], res[P];
     for (int c = 0; c < P; c++) {
-      r[c] = live ? X_AT((tx * P + ty) * P + c, comp) : 0;
+      r[c] = live ? X_AT(NODE(tx, ty, c), comp) : 0;
       U3(tx, ty, c) = r[c];
       res[c] = 0;
     }
@@ -126,10 +144,11 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
       }
       double hq[6];
 #if GEO
-      GEO_POINT(gc, tx, ty, k, hq, 1);
+      GEO_POINT(gc, k, ty, tx, hq, 1);
 #else
-      for (int m = 0; m < 6; m++) hq[m] = live ? G[((tx * P + ty) * P + k) * 6 + m] : 0;
+      for (int m = 0; m < 6; m++) hq[m] = live ? G[QPOINT(tx, ty, k, P) * 6 + m] : 0;
 #endif
+      PERMUTE(hq, 1);
       const double h0 = live ? hq[0] : 0, h1 = live ? hq[1] : 0, h2 = live ? hq[2] : 0;
       const double h3 = live ? hq[3] : 0, h4 = live ? hq[4] : 0, h5 = live ? hq[5] : 0;
       w0[k] = h0 * g0 + h1 * g1 + h2 * g2;
@@ -148,8 +167,8 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
       res[c] = s;
     }
     if (live) {
-      __global double *out = ev + ev_off + ((size_t)cell * NC + comp) * NP + (tx * P + ty) * P;
-      for (int c = 0; c < P; c++) out[c] = res[c];
+      __global double *out = ev + ev_off + ((size_t)cell * NC + comp) * NP;
+      for (int c = 0; c < P; c++) out[NODE(tx, ty, c)] = res[c];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
@@ -203,7 +222,7 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
 #define FORWARD_12(comp)                                                                          \
   if (live && tx < P && ty < P) {                                                                 \
     double r[P];                                                                                  \
-    for (int c = 0; c < P; c++) r[c] = X_AT((tx * P + ty) * P + c, comp);                       \
+    for (int c = 0; c < P; c++) r[c] = X_AT(NODE(tx, ty, c), comp);                            \
     for (int k = 0; k < Q; k++) {                                                                 \
       double sB = 0, sD = 0;                                                                      \
       for (int c = 0; c < P; c++) {                                                               \
@@ -260,14 +279,14 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
   }                                                                                               \
   barrier(CLK_LOCAL_MEM_FENCE);                                                                   \
   if (live && tx < P && ty < P) {                                                                 \
-    __global double *out = ev + ev_off + ((size_t)cell * NC + (comp)) * NP + (tx * P + ty) * P;   \
+    __global double *out = ev + ev_off + ((size_t)cell * NC + (comp)) * NP;                       \
     for (int c = 0; c < P; c++) {                                                                 \
       double s = 0;                                                                               \
       for (int i = 0; i < Q; i++) {                                                               \
         if (KIND) s += Dl[i * P + tx] * B1(0, i, ty, c) + Bl[i * P + tx] * B1(1, i, ty, c);       \
         else s += Bl[i * P + tx] * B1(0, i, ty, c);                                               \
       }                                                                                           \
-      out[c] = s;                                                                                 \
+      out[NODE(tx, ty, c)] = s;                                                                   \
     }                                                                                             \
   }                                                                                               \
   barrier(CLK_LOCAL_MEM_FENCE)
@@ -313,10 +332,11 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
     for (int k = 0; k < Q; k++) {
       double h[11];
 #if GEO
-      GEO_POINT(gc, tx, ty, k, h, 3);
+      GEO_POINT(gc, k, ty, tx, h, 3);
 #else
-      for (int m = 0; m < 11; m++) h[m] = G[((tx * Q + ty) * Q + k) * 11 + m];
+      for (int m = 0; m < 11; m++) h[m] = G[QPOINT(tx, ty, k, Q) * 11 + m];
 #endif
+      PERMUTE(h, 3);
       double H[9];
       for (int c = 0; c < 3; c++)
         for (int y = 0; y < 3; y++)
@@ -353,10 +373,11 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
         TO_POINT(k);
         double h[6];
 #if GEO
-        GEO_POINT(gc, tx, ty, k, h, KIND);
+        GEO_POINT(gc, k, ty, tx, h, KIND);
 #else
-        for (int m = 0; m < NQD; m++) h[m] = G[((tx * Q + ty) * Q + k) * NQD + m];
+        for (int m = 0; m < NQD; m++) h[m] = G[QPOINT(tx, ty, k, Q) * NQD + m];
 #endif
+        PERMUTE(h, KIND);
         if (KIND) {
           const double w0 = h[0] * g0 + h[1] * g1 + h[2] * g2;
           const double w1 = h[1] * g0 + h[3] * g1 + h[4] * g2;

@@ -5,8 +5,9 @@
 # femint bp (applications on vectors that stay on the device, and CG solves to 1e-8) on 32^3
 # hexahedra: bp3, bp5 and bp1 of orders 1-8 on the OpenCL device, bp3 on every worker and on the
 # CPU workers alone, bp5 with Jacobi, and bp5, bp3, bp1 with the geometry made at each point from
-# the vertices. Each sweep writes its own log (a cut-off run keeps the finished ones). SET picks
-# one sweep by name (opencl, any, cpu, jacobi, vertices).
+# the vertices; the element kernels alone (bk1, bk3, bk5: --kernel-only); linear elasticity (CG
+# and the kernel alone). Each sweep writes its own log (a cut-off run keeps the finished ones).
+# SET picks one sweep by name (opencl, any, cpu, jacobi, vertices, kernel, elasticity).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 gpu_setup "${1:-out}"
@@ -26,4 +27,10 @@ sweep jacobi-bp5 --problem bp5 --order 3,7 --mesh box:32,32,32 --where opencl --
 for p in bp5 bp3 bp1; do
   sweep vertices-$p --problem $p --order 1-8 --mesh box:32,32,32 --where opencl --geometry vertices
 done
+for p in bp5 bp1 bp3; do
+  sweep kernel-$p --problem $p --order 1-8 --mesh box:32,32,32 --where opencl --kernel-only
+done
+sweep elasticity-opencl --problem elasticity --order 1-6 --mesh box:32,32,32 --where opencl --solves 1
+sweep elasticity-kernel --problem elasticity --order 1-6 --mesh box:32,32,32 --where opencl \
+  --kernel-only
 echo "wrote $out/bp-*.txt"
