@@ -180,7 +180,8 @@ FEMINT_EXPORT int femint_refel_max_order(int shape, int family);
 /* ---- Meshes ----
  * One mesh type for every shape; a mesh holds cells of one shape. Vertices have 3 coordinates
  * (z = 0 for quadrilaterals). Cells are straight, or curved with one geometric node per edge
- * (8-node quadrilaterals, 10-node tetrahedra: the image of the edge's midpoint). Every cell has
+ * (8-node quadrilaterals, 10-node tetrahedra, 20-node hexahedra: the image of the edge's
+ * midpoint). Every cell has
  * a material (0 unless a file or the caller gives one), every vertex a global id (its index,
  * unless a file or the caller gives one), every boundary face a tag (0: untagged).
  * Local vertex orders: a prism lists its bottom triangle 0,1,2 counter-clockwise seen from
@@ -202,8 +203,9 @@ typedef struct femint_mesh *femint_mesh_t;
  *  @param[in] edge_nodes NULL (straight cells) or [ncell][ne][dim]: the geometric node of each
  *  edge of each cell, making the cells curved. The edges of a cell are taken in the order of
  *  its vertices as given: a quadrilateral's (0,1), (1,2), (2,3), (3,0), a tetrahedron's (0,1),
- *  (0,2), (0,3), (1,2), (1,3), (2,3); cells sharing an edge must give it the same node. Prisms
- *  are straight (NULL). Boundary faces get tag 0.
+ *  (0,2), (0,3), (1,2), (1,3), (2,3), a hexahedron's in Gmsh's order (0,1), (0,3), (0,4), (1,2),
+ *  (1,5), (2,3), (2,6), (3,7), (4,5), (4,7), (5,6), (6,7); cells sharing an edge must give it
+ *  the same node. Prisms are straight (NULL). Boundary faces get tag 0.
  *  @return 0; FEMINT_EINVAL (a NULL array, a count out of range); FEMINT_EMESH (a vertex index
  *  out of range or repeated, a coordinate that is not finite, a face of more than two cells,
  *  edge nodes that disagree: the cells named); FEMINT_EJACOBIAN (a tangled, clockwise or flat
@@ -246,8 +248,8 @@ FEMINT_EXPORT int femint_mesh_create_annulus(femint_context_t ctx, int nr, int n
  *  move every vertex and edge node x by y = x + amplitude * s(x) (1, 1, 1), s(x) = sin(pi x'/lx)
  *  sin(pi y'/ly) sin(pi z'/lz) with x' = x - the lower corner of the mesh's bounding box
  *  lx x ly x lz (in 2D without the z factor and component): the faces of the bounding box stay
- *  where they are. Quadrilaterals and tetrahedra; the cells keep the exact image of the map at
- *  their nodes. Call before creating spaces on the mesh.
+ *  where they are. Quadrilaterals, tetrahedra and hexahedra (which become 20-node serendipity
+ *  cells); the cells keep the exact image of the map at their nodes. Call before creating spaces on the mesh.
  *  @return 0; FEMINT_EINVAL (amplitude not finite); FEMINT_ENOTSUP (prisms);
  *  FEMINT_EJACOBIAN when a cell folds (named; the mesh is then unusable: destroy it). */
 FEMINT_EXPORT int femint_mesh_warp(femint_mesh_t mesh, double amplitude);
@@ -266,8 +268,10 @@ FEMINT_EXPORT int femint_mesh_warp(femint_mesh_t mesh, double amplitude);
  *    8-node serendipity element).
  *  The boundary faces take the physical tag (2.2: the first tag; 4.1: the first physical tag of
  *  its entity; 0 if none) of the elements one dimension lower with their corners (triangles and
- *  quadrangles in 3D, lines in 2D; untagged ones are ignored). Cells of other shapes (hexahedra,
- *  pyramids, higher-order prisms, triangles) or of two shapes are refused, naming them.
+ *  quadrangles in 3D, lines in 2D; untagged ones are ignored). 8-, 20- and 27-node hexahedra
+ *  (types 5, 17, 12): the edge nodes make a cell curved (20-node serendipity; the face and centre
+ *  nodes of a 27-node cell are ignored). Cells of other shapes (pyramids, higher-order prisms,
+ *  triangles) or of two shapes are refused, naming them.
  *  The physical tag of a cell (found the same way from its entity) is its material
  *  (femint_mesh_cell_materials), the node tag of a vertex its global id
  *  (femint_mesh_vertex_global_ids). Vertices are the corner nodes of the cells, numbered by

@@ -1,7 +1,9 @@
 /* Test: hexahedral meshes. The box (counts, tags, volume, a perturbation that keeps every cell
  * certified), the certificate of det J > 0 (a tangled cell, and a cell positive at its eight
  * corners but negative inside, are refused by name), arrays in any rotation of Gmsh's vertex
- * order, and a Gmsh file of 8-node hexahedra with materials and tagged faces. */
+ * order, curved (20-node) cells that reproduce a quadratic map, a folded one refused, a warped
+ * box, and Gmsh files of 8-node hexahedra with materials and tagged faces and of 20- and 27-node
+ * ones. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,7 +85,7 @@ static void check_certificate(void)
       -0.432, 0.127, 0.529, 1.426, 0.254, -0.581, 0.477, 1.352, 0.352, 0.576, 0.831, 0.062,
       -0.269, -0.488, 1.23, 1.234, -0.522, 1.088, 1.421, 1.316, 0.766, -0.588, 0.684, 0.569};
   double J[9], cmin = INFINITY;
-  for (int a = 0; a < 8; a++) cmin = fmin(cmin, geom_hex_jacobian(corners_only, hex_vert_xi[a], J));
+  for (int a = 0; a < 8; a++) cmin = fmin(cmin, geom_hex_jacobian(8, corners_only, hex_vert_xi[a], J));
   const int err = geom_hex_check(8, corners_only, &det, xi);
   tap_ok(cmin > 0.02 && err == FEMINT_EJACOBIAN && det < 0,
          "positive at every corner (min %.4f) but tangled inside: refused, det J = %.4g at (%.3g, "
@@ -110,9 +112,75 @@ static void check_certificate(void)
   tap_ok(e == FEMINT_EJACOBIAN && strstr(femint_thread_error(), "cell 0") &&
              strstr(femint_thread_error(), "det J"),
          "femint_mesh_create names the cell: %s", femint_thread_error());
-  double nodes[12 * 3] = {0};
-  tap_ok(femint_mesh_create(NULL, FEMINT_HEX, 8, coords, 1, cells, nodes, &m) == FEMINT_ENOTSUP,
-         "edge nodes refused for hexahedra: %s", femint_thread_error());
+}
+
+/* The quadratic map phi(x) = (x0 + 0.2 x0^2, x1 + 0.1 x0 x1, x2) of the unit cube: det J =
+ * (1 + 0.4 x0)(1 + 0.1 x0), volume 1 + 0.2 + 0.05 + 0.04 / 3. */
+static void phi(const double *x, double *y)
+{
+  y[0] = x[0] + 0.2 * x[0] * x[0];
+  y[1] = x[1] + 0.1 * x[0] * x[1];
+  y[2] = x[2];
+}
+static const double phi_volume = 1.25 + 0.04 / 3;
+
+/* The point of the unit cube at reference point xi of [-1,1]^3. */
+static void unit(const double *xi, double *x)
+{
+  for (int d = 0; d < 3; d++) x[d] = 0.5 * (xi[d] + 1);
+}
+
+/* Curved (20-node) hexahedra: the serendipity map reproduces a quadratic map (the volume, and
+ * the image of every point); the certificate of det J > 0 refuses a folded cell. */
+static void check_curved(void)
+{
+  double coords[24], nodes[36], X[60];
+  int cells[8];
+  for (int a = 0; a < 8; a++) {
+    double x[3];
+    cells[a] = a;
+    unit(hex_vert_xi[a], x);
+    phi(x, &coords[3 * a]);
+  }
+  for (int e = 0; e < 12; e++) {
+    double xi[3], x[3];
+    for (int d = 0; d < 3; d++)
+      xi[d] = 0.5 * (hex_vert_xi[hex_edge_vert[e][0]][d] + hex_vert_xi[hex_edge_vert[e][1]][d]);
+    unit(xi, x);
+    phi(x, &nodes[3 * e]);
+  }
+  femint_mesh_t m;
+  TAP_CALL(NULL, femint_mesh_create(NULL, FEMINT_HEX, 8, coords, 1, cells, nodes, &m));
+  double vol, worst = 0;
+  TAP_CALL(NULL, femint_mesh_volume(m, &vol));
+  const int nnode = mesh_cell_nodes(m, 0, X);
+  for (int k = 0; k < 50; k++) {
+    const double xi[3] = {2 * drand48() - 1, 2 * drand48() - 1, 2 * drand48() - 1};
+    double x[3], y[3], z[3], J[9];
+    unit(xi, x);
+    phi(x, y);
+    geom_map(FEMINT_HEX, nnode, X, xi, z, J);
+    for (int d = 0; d < 3; d++) worst = fmax(worst, fabs(y[d] - z[d]));
+  }
+  tap_ok(nnode == 20 && fabs(vol - phi_volume) < 1e-13 && worst < 1e-14,
+         "a 20-node hexahedron reproduces a quadratic map: %d nodes, volume %.15g (%.15g), "
+         "points to %.1e", nnode, vol, phi_volume, worst);
+  TAP_CALL(NULL, geom_hex_check(20, X, NULL, NULL));
+  tap_ok(1, "and its det J > 0 is certified");
+  femint_mesh_destroy(&m);
+  /* an edge node pulled across the cell folds it */
+  nodes[3 * 0 + 1] = 1.2;
+  const int e = femint_mesh_create(NULL, FEMINT_HEX, 8, coords, 1, cells, nodes, &m);
+  tap_ok(e == FEMINT_EJACOBIAN && strstr(femint_thread_error(), "cell 0"),
+         "an edge node across the cell: refused, named: %s", femint_thread_error());
+  /* a warped box: curved, still valid, its faces on the box */
+  TAP_CALL(NULL, femint_mesh_create_box(NULL, FEMINT_HEX, 3, 3, 3, 1, 1, 1, 0.2, 5, &m));
+  const int w = femint_mesh_warp(m, 0.08);
+  TAP_CALL(NULL, femint_mesh_volume(m, &vol));
+  tap_ok(w == 0 && mesh_nnode(m) == 20 && fabs(vol - 1) < 1e-3,
+         "femint_mesh_warp curves a box of hexahedra: %d nodes, volume %.6f (about 1)",
+         mesh_nnode(m), vol);
+  femint_mesh_destroy(&m);
 }
 
 /* Two cubes side by side given in rotated vertex orders: the same topology and volume. */
@@ -183,16 +251,36 @@ static void check_gmsh(void)
            mat[0], mat[1], tagged[0], vol);
     femint_mesh_destroy(&m);
   }
-  /* a 27-node hexahedron is refused by name */
-  f = fopen(path, "w");
-  fprintf(f, "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n27\n");
-  for (int v = 0; v < 27; v++) fprintf(f, "%d %d %d %d\n", v + 1, v % 3, v / 3 % 3, v / 9);
-  fprintf(f, "$EndNodes\n$Elements\n1\n1 12 2 1 1");
-  for (int v = 0; v < 27; v++) fprintf(f, " %d", v + 1);
-  fprintf(f, "\n$EndElements\n");
-  fclose(f);
-  tap_ok(femint_mesh_read_gmsh(NULL, path, &m) != 0 && strstr(femint_thread_error(), "27-node"),
-         "27-node hexahedra refused by name: %s", femint_thread_error());
+  /* a 20-node and a 27-node hexahedron, each the quadratic map phi of the unit cube: its
+   * corners, edge midpoints (and face and centre points) in Gmsh's order */
+  static const double face_xi[7][3] = {{0, 0, -1}, {0, -1, 0}, {-1, 0, 0}, {1, 0, 0},
+                                       {0, 1, 0},  {0, 0, 1},  {0, 0, 0}};
+  for (int nn = 20; nn <= 27; nn += 7) {
+    f = fopen(path, "w");
+    fprintf(f, "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n%d\n", nn);
+    for (int v = 0; v < nn; v++) {
+      double xi[3], x[3], y[3];
+      for (int d = 0; d < 3; d++)
+        xi[d] = v < 8    ? hex_vert_xi[v][d]
+                : v < 20 ? 0.5 * (hex_vert_xi[hex_edge_vert[v - 8][0]][d] +
+                                  hex_vert_xi[hex_edge_vert[v - 8][1]][d])
+                         : face_xi[v - 20][d];
+      unit(xi, x);
+      phi(x, y);
+      fprintf(f, "%d %.17g %.17g %.17g\n", v + 1, y[0], y[1], y[2]);
+    }
+    fprintf(f, "$EndNodes\n$Elements\n1\n1 %d 2 1 1", nn == 20 ? 17 : 12);
+    for (int v = 0; v < nn; v++) fprintf(f, " %d", v + 1);
+    fprintf(f, "\n$EndElements\n");
+    fclose(f);
+    const int r = femint_mesh_read_gmsh(NULL, path, &m);
+    double vol = 0;
+    if (!r) femint_mesh_volume(m, &vol);
+    tap_ok(r == 0 && mesh_nnode(m) == 20 && fabs(vol - phi_volume) < 1e-13,
+           "a Gmsh %d-node hexahedron: read curved (%s), volume %.15g (%.15g)", nn,
+           r ? femint_thread_error() : "ok", vol, phi_volume);
+    if (!r) femint_mesh_destroy(&m);
+  }
   unlink(path);
 }
 
@@ -201,6 +289,7 @@ int main(void)
   check_box();
   check_certificate();
   check_rotations();
+  check_curved();
   check_gmsh();
   return tap_done();
 }

@@ -117,7 +117,7 @@ static void plain_matrix(int kind, int p, const double *X, double lambda, double
       for (int c = 0; c < nl; c++) {
         const double xi[3] = {gx[a], gx[b], gx[c]};
         double J[9], K[9];
-        geom_hex_jacobian(X, xi, J);
+        geom_hex_jacobian(8, X, xi, J);
         const double w = gw[a] * gw[b] * gw[c] * geom_inverse3(J, K);
         refel_hex_eval(p, xi, val);
         for (int i = 0; i < nsh; i++)

@@ -1,6 +1,7 @@
 /* Test: matrix-free application on hexahedra (femint_operator_apply) equals the assembled matrix
  * times the vector: mass and Laplace, 1 and 3 components, coefficients per cell, orders 1..8 on
- * a perturbed box, on CPU workers and on OpenCL, and on a subset of the cells on every worker; on
+ * a perturbed box and on curved cells, on CPU workers and on OpenCL, and on a subset of the cells
+ * on every worker; on
  * one kind of worker the result is the same bit for bit from call to call; the element operators
  * alone (femint_operator_apply_kernel) are the element matrices; what it does not take is
  * refused by name. */
@@ -121,7 +122,7 @@ static void check_lobatto(femint_context_t ctx)
         memset(A, 0, (size_t)nsh * nsh * sizeof *A);
         for (int q = 0; q < re->nq; q++) {
           double J[9], K[9];
-          geom_hex_jacobian(X, &re->xq[3 * q], J);
+          geom_hex_jacobian(8, X, &re->xq[3 * q], J);
           const double w = kappa * re->wq[q] * geom_inverse3(J, K);
           for (int i = 0; i < nsh; i++)
             for (int d = 0; d < 3; d++) {
@@ -276,6 +277,48 @@ static void check_geometry(femint_context_t ctx)
   femint_mesh_destroy(&m);
 }
 
+/* Curved cells (a warped box: 20-node serendipity maps): apply = A x for the mass, the Laplacian
+ * and elasticity on CPU workers and OpenCL, and the geometry variant refused by name. */
+static void check_curved(femint_context_t ctx)
+{
+  femint_mesh_t m;
+  TAP_CALL(ctx, femint_mesh_create_box(ctx, FEMINT_HEX, 3, 2, 2, 1.5, 1.0, 1.2, 0.25, 13, &m));
+  TAP_CALL(ctx, femint_mesh_warp(m, 0.07));
+  const double E = 1.3, nu = 0.3, one = 1;
+  static const char *const names[3] = {"mass", "laplace", "elasticity"};
+  for (int kind = 0; kind < 3; kind++)
+    for (int p = 2; p <= 4; p += 2) {
+      const int nc = kind == 2 ? 3 : 1;
+      femint_space_t s;
+      femint_form_t f;
+      TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, nc, NULL, p, &s));
+      if (kind == 0) TAP_CALL(ctx, femint_form_create_mass(ctx, 1, 1, &one, &f));
+      else if (kind == 1) TAP_CALL(ctx, femint_form_create_laplace(ctx, 1, 1, &one, &f));
+      else TAP_CALL(ctx, femint_form_create_elasticity(ctx, 1, &E, &nu, &f));
+      for (int w = 0; w < 2; w++) {
+        const struct femint_operator_options o = {.where = w ? FEMINT_WHERE_OPENCL
+                                                             : FEMINT_WHERE_CPU};
+        int same;
+        const double d = compare(ctx, s, f, &o, &same);
+        tap_ok(d < 1e-12 && same, "curved cells, %s, p = %d, %s: apply = A x (%.1e)", names[kind],
+               p, w ? "OpenCL" : "CPU", d);
+      }
+      if (kind == 1 && p == 2) {
+        const struct femint_operator_options geo = {.apply_geometry = 1};
+        femint_operator_t op;
+        double x[2000] = {0}, y[2000];
+        TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &f, &geo, &op));
+        const int e = femint_operator_apply(op, 0, x, y, NULL);
+        tap_ok(e == FEMINT_ENOTSUP && strstr(femint_last_error(NULL), "curved"),
+               "apply_geometry = 1 on curved cells refused: %s", femint_last_error(NULL));
+        femint_operator_destroy(&op);
+      }
+      femint_form_destroy(&f);
+      femint_space_destroy(&s);
+    }
+  femint_mesh_destroy(&m);
+}
+
 /* femint_operator_apply_kernel: the element operators alone give ve = A_e ue with the element
  * matrices of femint_operator_element_matrix, for the mass, the Laplacian and elasticity (the
  * collocated Laplacian: summed, femint_operator_apply's y), on CPU workers and OpenCL; a subset of the cells in the
@@ -361,6 +404,7 @@ int main(void)
   check_lobatto(ctx);
   check_geometry(ctx);
   check_kernel_alone(ctx);
+  check_curved(ctx);
   check_errors(ctx);
   femint_finalize(&ctx);
   test_fresh_dmda_remove();

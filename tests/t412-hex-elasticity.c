@@ -94,7 +94,7 @@ static void hand_product(const struct femint_mesh *m, femint_space_t s, const st
     memset(ye, 0, 3 * (size_t)nsh * sizeof *ye);
     for (int q = 0; q < re->nq; q++) {
       double J[9], K[9];
-      geom_hex_jacobian(X, &re->xq[3 * q], J);
+      geom_hex_jacobian(8, X, &re->xq[3 * q], J);
       const double w = re->wq[q] * geom_inverse3(J, K);
       double H[9] = {0}; /* du_c/dx_d of x at the point */
       for (int i = 0; i < nsh; i++)

@@ -324,6 +324,11 @@ ok $st "run --element hex --order 2 --json passes verification"
 [ $st -eq 0 ] || { diag hex.err; diag hex.json; }
 [ "$(field dofs hex.json)" = 375 ]
 ok $? "hexahedra of order 2 on box:2,2,2: 375 DOFs (got $(field dofs hex.json))"
+"$FEMINT" run --element hex --order 2 --mesh box:2,2,2 --curved 0.1 --where cpu --json \
+  >hexc.json 2>hexc.err && grep -q '"pass":true' hexc.json
+st=$?
+ok $st "run --element hex --curved 0.1: curved (20-node) hexahedra pass verification"
+[ $st -eq 0 ] || { diag hexc.err; diag hexc.json; }
 "$FEMINT" refel --element hex --order 10 --json >refel.json 2>refel.err
 grep -q '"nsh":1331' refel.json && grep -q '"nq":1728' refel.json
 ok $? "refel --element hex --order 10: 1331 functions, 1728 points"
@@ -515,7 +520,7 @@ bad 2 "--variant gemm" run --element tet --variant gemm
 bad 2 "1..3" refel --element tet --order 5
 bad 2 "1,2" run --element hex --order 1-2
 bad 2 "1..10" run --element hex --order 11
-bad 2 "hexahedra are straight" run --element hex --curved 0.1
+bad 2 "prisms are straight" run --element prism --curved 0.1
 bad 2 "--variant reg_jac" run --element hex --variant reg_jac
 bad 2 "1..7" refel --element prism --order 8
 bad 2 "bp7" bp --problem bp7

@@ -26,8 +26,8 @@ const struct cli_option cli_setup_options[] = {
            "the cells: prism, 3D prisms with hierarchical H1 functions of orders 1-7 (seed 000); "
            "quad, 2D quadrilaterals, straight or curved (8-node), with reduced Lobatto H1 "
            "functions of orders 1-7 (seed 003); tet, tetrahedra, straight or curved (10-node), "
-           "with hierarchical H(curl) functions of orders 1-3 (seed 004); hex, hexahedra with "
-           "Lagrange H1 functions on Gauss-Lobatto-Legendre nodes of orders 1-10 (seed 001) "
+           "with hierarchical H(curl) functions of orders 1-3 (seed 004); hex, hexahedra, straight "
+           "or curved (20-node), with Lagrange H1 functions on Gauss-Lobatto-Legendre nodes of orders 1-10 (seed 001) "
            "(default prism)",
            NULL), .choices = cli_element_names, .values = cli_element_values},
   {CLI_OPT("--mesh", CLI_MESH, S(mesh),
@@ -45,7 +45,8 @@ const struct cli_option cli_setup_options[] = {
   {CLI_OPT("--seed", CLI_INT, S(seed),
            "box and rect: seed of the perturbation (default 1)", "N"), .min = 0, .max = UINT_MAX},
   {CLI_OPT("--curved", CLI_REAL, S(curved),
-           "quad and tet on a generated mesh: curved cells (8- and 10-node) whose nodes move by "
+           "quad, tet and hex on a generated mesh: curved cells (8-, 10- and 20-node) whose nodes "
+           "move by "
            "A sin(pi x/lx) sin(pi y/ly) sin(pi z/lz) (1, 1, 1) over the bounding box lx x ly x lz "
            "(no z in 2D), so that its faces stay, 0 <= A < 0.5 (default 0: straight cells)",
            "A"), .lo = 0, .hi = 0.5, .flags = CLI_HI_OPEN},
@@ -170,9 +171,9 @@ static int resolve_mesh(struct cli_setup *s)
     return cli_fail_usage("--seed: for box and rect meshes, not --mesh %s", text);
   if (s->perturb < 0) s->perturb = tet || !grid ? 0 : 0.2;
   if (s->seed < 0) s->seed = 1;
-  if (s->curved > 0 && !quad && !tet)
-    return cli_fail_usage("--curved %g: %s are straight; --curved is for --element quad and "
-                          "tet",
+  if (s->curved > 0 && s->shape == FEMINT_PRISM)
+    return cli_fail_usage("--curved %g: %s are straight; --curved is for --element quad, tet "
+                          "and hex",
                           s->curved, cli_shape_plural(s->shape));
   if (s->curved > 0 && m->kind == CLI_MESH_GMSH)
     return cli_fail_usage("--curved %g: for generated meshes; a Gmsh file (%s) brings its own "

@@ -90,8 +90,8 @@ double geom_map(int shape, int nnode, const double *X, const double *xi, double 
 {
   switch (shape) {
   case FEMINT_HEX:
-    if (x) geom_hex_point(X, xi, x);
-    return geom_hex_jacobian(X, xi, J);
+    if (x) geom_hex_point(nnode, X, xi, x);
+    return geom_hex_jacobian(nnode, X, xi, J);
   case FEMINT_QUAD:
     if (x) geom_quad_point(nnode, X, xi, x);
     return geom_quad_jacobian(nnode, X, xi, J);

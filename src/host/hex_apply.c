@@ -59,7 +59,13 @@ typedef void (*hex_jacobian_fn)(const double *cell, const double xi[3], double *
 
 static void jacobian_vertices(const double *X, const double xi[3], double *J)
 {
-  geom_hex_jacobian(X, xi, J);
+  geom_hex_jacobian(HEX_NV, X, xi, J);
+}
+
+/* From the 8 vertices and the 12 edge nodes of a curved cell. */
+static void jacobian_curved(const double *X, const double xi[3], double *J)
+{
+  geom_hex_jacobian(HEX_NV + HEX_NE, X, xi, J);
 }
 
 /* From the monomials' coefficients of hex_geo. */
@@ -111,10 +117,10 @@ static int qdata(const struct hex_tensor *t, int kind, hex_jacobian_fn jacobian,
   return 0;
 }
 
-int hex_qdata(const struct hex_tensor *t, int kind, const double *X, const double *coef,
-              double *qd)
+int hex_qdata(const struct hex_tensor *t, int kind, int nnode, const double *X,
+              const double *coef, double *qd)
 {
-  return qdata(t, kind, jacobian_vertices, X, coef, qd);
+  return qdata(t, kind, nnode == HEX_NV ? jacobian_vertices : jacobian_curved, X, coef, qd);
 }
 
 void hex_geo(const double *X, const double *coef, int ncoef, double *geo)

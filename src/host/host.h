@@ -150,15 +150,17 @@ int geom_prism_terms(const struct refel *re, const double *X, double *t, int *ba
  * dx_i / dxi_j at xi; returns det J. */
 double geom_map(int shape, int nnode, const double *X, const double *xi, double *x, double *J);
 
-/* ---- geometry_hex.c: the trilinear hexahedron on the reference cube of refel_hex.h ---- */
+/* ---- geometry_hex.c: the hexahedron on the reference cube of refel_hex.h ---- */
 
-/* X[8][3] vertex coordinates (Gmsh's order): the point x(xi), and J[3*i + j] = dx_i / dxi_j with
- * det J returned. */
-void geom_hex_point(const double *X, const double xi[3], double *x);
-double geom_hex_jacobian(const double *X, const double xi[3], double *J);
-/* 0 when det J > 0 over the whole cell, certified (Bernstein coefficients of the tri-quadratic
- * det J, on sub-boxes where needed); else FEMINT_EJACOBIAN (or FEMINT_ENOTSUP for nnode != 8)
- * with a message, *det and xi (either may be NULL) the smallest det J found and where. */
+/* X[nnode][3]: the 8 vertices (Gmsh's order), trilinear, or with the 12 edge nodes after them
+ * (nnode 20: the serendipity element, Gmsh's 20-node hexahedron): the point x(xi), and
+ * J[3*i + j] = dx_i / dxi_j with det J returned. */
+void geom_hex_point(int nnode, const double *X, const double xi[3], double *x);
+double geom_hex_jacobian(int nnode, const double *X, const double xi[3], double *J);
+/* 0 when det J > 0 over the whole cell, certified (Bernstein coefficients of det J, of degree 2
+ * or 5 in each variable, on sub-boxes where needed); else FEMINT_EJACOBIAN (or FEMINT_ENOTSUP
+ * for nnode other than 8 and 20) with a message, *det and xi (either may be NULL) the smallest
+ * det J found and where. */
 int geom_hex_check(int nnode, const double *X, double *det, double xi[3]);
 /* Jacobian terms of a 3D cell of any shape at the points of re, as geom_prism_terms writes them,
  * from its nnode geometric nodes X[nnode][3]. Returns 0, or FEMINT_EJACOBIAN with *bad = q. */
@@ -182,7 +184,7 @@ extern const struct cell_topo topo_prism, topo_quad, topo_tet, topo_hex;
 const struct cell_topo *topo_of(int shape);
 #define MESH_MAX_NV 8
 #define MESH_MAX_NE 12
-#define MESH_MAX_NODES 10
+#define MESH_MAX_NODES 20
 
 struct femint_mesh {
   femint_context_t ctx;

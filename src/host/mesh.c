@@ -28,7 +28,7 @@ const struct cell_topo topo_tet = {FEMINT_TET, 3, TET_NV, TET_NE, TET_NF, tet_ed
                                    tet_face_vert4, 1, "tetrahedron", "tetrahedra"};
 
 const struct cell_topo topo_hex = {FEMINT_HEX, 3, HEX_NV, HEX_NE, HEX_NF, hex_edge_vert,
-                                   hex_face_vert, 0, "hexahedron", "hexahedra"};
+                                   hex_face_vert, 1, "hexahedron", "hexahedra"};
 
 const struct cell_topo *topo_of(int shape)
 {

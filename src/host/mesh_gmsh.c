@@ -1,7 +1,8 @@
 /* femint meshes from Gmsh MSH files (read by gmsh_read.c): the cells of a file (its elements of
  * the highest dimension) or of one of its partitions, with their tagged faces. One adapter for
  * every shape: a table says which Gmsh types make a shape and where their edge nodes are; 6-node
- * prisms, 4- and 10-node tetrahedra and 4-, 8- or 9-node quadrangles become femint meshes. */
+ * prisms, 4- and 10-node tetrahedra, 8-, 20- and 27-node hexahedra and 4-, 8- or 9-node
+ * quadrangles become femint meshes. */
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -266,8 +267,11 @@ static const struct gmsh_shape_map shape_maps[] = {
     {FEMINT_TET, 3, 2, {GMSH_TET, GMSH_TET10}, {4, 6, 7, 5, 9, 8},
      "this femint mesh holds 4- and 10-node tetrahedra only", "tetrahedron"},
     /* after the tetrahedra: a file with as many of each is read as tetrahedra */
-    {FEMINT_HEX, 3, 1, {GMSH_HEX}, {0}, "this femint mesh holds 8-node hexahedra only",
-     "8-node hexahedron"},
+    /* 20- and 27-node hexahedra have their nodes 8..19 on the edges in Gmsh's (and femint's)
+     * order; the face and centre nodes of a 27-node one are not used */
+    {FEMINT_HEX, 3, 3, {GMSH_HEX, GMSH_HEX20, GMSH_HEX27},
+     {8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19},
+     "this femint mesh holds 8-, 20- and 27-node hexahedra only", "hexahedron"},
     /* 8- and 9-node quadrangles have their nodes 4..7 on the edges (0,1), (1,2), (2,3), (3,0) */
     {FEMINT_QUAD, 2, 3, {GMSH_QUAD, GMSH_QUAD8, GMSH_QUAD9}, {4, 5, 6, 7},
      "a 2D femint mesh holds 4-, 8- and 9-node quadrangles only", "quadrangle"},

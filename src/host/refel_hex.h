@@ -114,10 +114,11 @@ void hex_tensor_destroy(struct hex_tensor **t);
 size_t hex_qdata_size(int kind);
 /* The coefficients a kind takes per cell: 1 (kappa or rho), 2 (lambda, mu). */
 int hex_ncoef(int kind);
-/* The quadrature data of a trilinear cell X[8][3] with the form's coefficients coef[hex_ncoef],
- * qd[Q^3][hex_qdata_size]; FEMINT_EJACOBIAN (no message) where det J <= 0. */
-int hex_qdata(const struct hex_tensor *t, int kind, const double *X, const double *coef,
-              double *qd);
+/* The quadrature data of a cell X[nnode][3] (8 vertices, or 20 nodes: curved) with the form's
+ * coefficients coef[hex_ncoef], qd[Q^3][hex_qdata_size]; FEMINT_EJACOBIAN (no message) where
+ * det J <= 0. */
+int hex_qdata(const struct hex_tensor *t, int kind, int nnode, const double *X,
+              const double *coef, double *qd);
 /* The geometry of a trilinear cell in 26 values: X(xi) = sum of c_m times the monomials 1, xi0,
  * xi1, xi2, xi0 xi1, xi0 xi2, xi1 xi2, xi0 xi1 xi2 (c_m in geo[3 m .. 3 m + 3)), then the
  * coefficients (geo[24], and geo[25] for elasticity's mu, else 0). hex_qdata_geo gives from it

@@ -259,6 +259,9 @@ static int apply_form_data(struct femint_operator *op, int f, int kind)
   const size_t per = apply_per_cell(op, kind);
   const size_t nqd = (size_t)a->tensor->Q * a->tensor->Q * a->tensor->Q * hex_qdata_size(kind);
   const int geo = p->opt.apply_geometry;
+  FEMINT_CHECK(!geo || mesh_nnode(m) == HEX_NV, op->ctx, FEMINT_ENOTSUP,
+               "femint_operator_apply: options.apply_geometry = 1 makes the quadrature data from "
+               "the 8 vertices of trilinear cells; this mesh's cells are curved (use 0)");
   a->qd[f] = malloc(((size_t)p->ncell * per + 1) * sizeof *a->qd[f]);
   FEMINT_CHECK(a->qd[f], op->ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
   int bad = -1, oom = 0;
@@ -270,14 +273,14 @@ static int apply_form_data(struct femint_operator *op, int f, int kind)
     for (int k = 0; k < p->ncell; k++) {
       double X[3 * MESH_MAX_NODES];
       const int c = p->cells[k];
-      mesh_cell_nodes(m, c, X);
+      const int nnode = mesh_cell_nodes(m, c, X);
       double *d = a->qd[f] + k * per;
       int err = 0;
       if (geo) {
         hex_geo(X, form_coef(op->forms[f], c), hex_ncoef(kind), d);
         err = scratch ? hex_qdata_geo(a->tensor, kind, d, scratch) : 0;
       } else {
-        err = hex_qdata(a->tensor, kind, X, form_coef(op->forms[f], c), d);
+        err = hex_qdata(a->tensor, kind, nnode, X, form_coef(op->forms[f], c), d);
       }
       if (err)
 #pragma omp critical
