@@ -19,9 +19,21 @@
  * the DOFs' values: the kernel alone (CEED's BK1-BK6), without the gather.
  * Compiled with -DP, -DQ, -DNC (components), -DKIND (0 mass, 1 Laplace, 2 collocated Laplace,
  * 3 elasticity), -DEVEC,
- * -DNE (cells per work-group), -DGEO and -DFEMINT_FP64 (double only). tab holds B[Q][P],
+ * -DNE (cells per work-group), -DGEO, -DREAL (float or double: the quadrature data, the tables,
+ * the element vectors and the arithmetic) and -DFEMINT_FP64. tab holds B[Q][P],
  * D[Q][P], the points xq[Q] and the weights w[Q]. */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+/* the arithmetic's type (-DREAL=float or double), and x's: the DOFs' values are double; the
+ * element vectors that the kernel alone reads (EVEC) are real */
+#ifndef REAL
+#define REAL double
+#endif
+typedef REAL real;
+#if EVEC
+#define XT real
+#else
+#define XT double
+#endif
 
 #define NGEO 26
 /* The kernels' three directions are the reference cell's in reverse: work-item x runs along
@@ -34,11 +46,11 @@
 #define QPOINT(a, b, c, N) (((c) * (N) + (b)) * (N) + (a))
 #define PERMUTE(h, kind)                                                                          \
   if ((kind) == 1 || (kind) == 2) {                                                               \
-    const double t0_ = h[0], t1_ = h[1];                                                          \
+    const real t0_ = h[0], t1_ = h[1];                                                          \
     h[0] = h[5], h[1] = h[4], h[5] = t0_, h[4] = t1_;                                             \
   } else if ((kind) == 3) {                                                                       \
     for (int x_ = 0; x_ < 3; x_++) {                                                              \
-      const double t_ = h[x_];                                                                    \
+      const real t_ = h[x_];                                                                    \
       h[x_] = h[6 + x_], h[6 + x_] = t_;                                                          \
     }                                                                                             \
   }
@@ -53,29 +65,29 @@
  * a statement. */
 #define GEO_POINT(gc, i, j, k, h, laplace)                                                        \
   {                                                                                               \
-    const double a_ = Xq[i], b_ = Xq[j], e_ = Xq[k];                                              \
-    double J_[9];                                                                                 \
+    const real a_ = Xq[i], b_ = Xq[j], e_ = Xq[k];                                              \
+    real J_[9];                                                                                 \
     for (int x_ = 0; x_ < 3; x_++) {                                                              \
       J_[3 * x_] = gc[3 + x_] + gc[12 + x_] * b_ + gc[15 + x_] * e_ + gc[21 + x_] * b_ * e_;     \
       J_[3 * x_ + 1] = gc[6 + x_] + gc[12 + x_] * a_ + gc[18 + x_] * e_ + gc[21 + x_] * a_ * e_; \
       J_[3 * x_ + 2] = gc[9 + x_] + gc[15 + x_] * a_ + gc[18 + x_] * b_ + gc[21 + x_] * a_ * b_; \
     }                                                                                             \
-    const double A0 = J_[4] * J_[8] - J_[5] * J_[7], A1 = J_[2] * J_[7] - J_[1] * J_[8];          \
-    const double A2 = J_[1] * J_[5] - J_[2] * J_[4], A3 = J_[5] * J_[6] - J_[3] * J_[8];          \
-    const double A4 = J_[0] * J_[8] - J_[2] * J_[6], A5 = J_[2] * J_[3] - J_[0] * J_[5];          \
-    const double A6 = J_[3] * J_[7] - J_[4] * J_[6], A7 = J_[1] * J_[6] - J_[0] * J_[7];          \
-    const double A8 = J_[0] * J_[4] - J_[1] * J_[3];                                              \
-    const double det_ = J_[0] * A0 + J_[1] * A3 + J_[2] * A6;                                     \
-    const double w_ = gc[24] * Wq[i] * Wq[j] * Wq[k];                                             \
+    const real A0 = J_[4] * J_[8] - J_[5] * J_[7], A1 = J_[2] * J_[7] - J_[1] * J_[8];          \
+    const real A2 = J_[1] * J_[5] - J_[2] * J_[4], A3 = J_[5] * J_[6] - J_[3] * J_[8];          \
+    const real A4 = J_[0] * J_[8] - J_[2] * J_[6], A5 = J_[2] * J_[3] - J_[0] * J_[5];          \
+    const real A6 = J_[3] * J_[7] - J_[4] * J_[6], A7 = J_[1] * J_[6] - J_[0] * J_[7];          \
+    const real A8 = J_[0] * J_[4] - J_[1] * J_[3];                                              \
+    const real det_ = J_[0] * A0 + J_[1] * A3 + J_[2] * A6;                                     \
+    const real w_ = gc[24] * Wq[i] * Wq[j] * Wq[k];                                             \
     if ((laplace) == 3) { /* elasticity: K, then lambda w det J and mu w det J */                  \
-      const double A_[9] = {A0, A1, A2, A3, A4, A5, A6, A7, A8};                                  \
+      const real A_[9] = {A0, A1, A2, A3, A4, A5, A6, A7, A8};                                  \
       for (int m_ = 0; m_ < 9; m_++) h[m_] = A_[m_] / det_;                                       \
       h[9] = w_ * det_;                                                                           \
       h[10] = gc[25] * Wq[i] * Wq[j] * Wq[k] * det_;                                              \
     } else if (!(laplace)) {                                                                      \
       h[0] = w_ * det_;                                                                           \
     } else {                                                                                      \
-      const double f_ = w_ / det_;                                                                \
+      const real f_ = w_ / det_;                                                                \
       h[0] = f_ * (A0 * A0 + A1 * A1 + A2 * A2);                                                  \
       h[1] = f_ * (A0 * A3 + A1 * A4 + A2 * A5);                                                  \
       h[2] = f_ * (A0 * A6 + A1 * A7 + A2 * A8);                                                  \
@@ -111,49 +123,49 @@
 #define W3(m, a, b, c) sw[((m) * P + (a)) * AS + (b) * PS + (c)]
 
 __kernel __attribute__((reqd_work_group_size(P, P, NE))) void
-hex_apply(int ncell, __global const double *x, __global const long *dofs, long dofs_off,
-          __global const double *qd, long qd_off, __global const double *tab,
-          __global double *ev, long ev_off)
+hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_off,
+          __global const real *qd, long qd_off, __global const real *tab,
+          __global real *ev, long ev_off)
 {
-  __local double Dl[P * P], su_all[NE * P * AS], sw_all[NE * 2 * P * AS];
-  __local double Xq[P], Wq[P], geo_all[NE * NGEO];
+  __local real Dl[P * P], su_all[NE * P * AS], sw_all[NE * 2 * P * AS];
+  __local real Xq[P], Wq[P], geo_all[NE * NGEO];
   const int tx = get_local_id(0), ty = get_local_id(1), e = get_local_id(2);
   for (int i = (e * P + ty) * P + tx; i < P * P; i += P * P * NE) Dl[i] = tab[P * P + i];
   const int cell = get_group_id(2) * NE + e;
   const int live = cell < ncell;
-  __local double *gc = geo_all + e * NGEO;
+  __local real *gc = geo_all + e * NGEO;
   LOAD_RULE(P, P, (e * P + ty) * P + tx);
-  __local double *su = su_all + e * P * AS, *sw = sw_all + e * 2 * P * AS;
+  __local real *su = su_all + e * P * AS, *sw = sw_all + e * 2 * P * AS;
   __global const long *dof = dofs + dofs_off + (size_t)cell * NP;
-  __global const double *G = qd + qd_off + (size_t)cell * NP * 6;
+  __global const real *G = qd + qd_off + (size_t)cell * NP * 6;
   for (int comp = 0; comp < NC; comp++) {
-    double r[P], res[P];
+    real r[P], res[P];
     for (int c = 0; c < P; c++) {
       r[c] = live ? X_AT(NODE(tx, ty, c), comp) : 0;
       U3(tx, ty, c) = r[c];
       res[c] = 0;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    double w0[P], w1[P];
+    real w0[P], w1[P];
     for (int k = 0; k < P; k++) {
-      double g0 = 0, g1 = 0, g2 = 0;
+      real g0 = 0, g1 = 0, g2 = 0;
       for (int a = 0; a < P; a++) {
         g0 += Dl[tx * P + a] * U3(a, ty, k);
         g1 += Dl[ty * P + a] * U3(tx, a, k);
         g2 += Dl[k * P + a] * r[a];
       }
-      double hq[6];
+      real hq[6];
 #if GEO
       GEO_POINT(gc, k, ty, tx, hq, 1);
 #else
       for (int m = 0; m < 6; m++) hq[m] = live ? G[QPOINT(tx, ty, k, P) * 6 + m] : 0;
 #endif
       PERMUTE(hq, 1);
-      const double h0 = live ? hq[0] : 0, h1 = live ? hq[1] : 0, h2 = live ? hq[2] : 0;
-      const double h3 = live ? hq[3] : 0, h4 = live ? hq[4] : 0, h5 = live ? hq[5] : 0;
+      const real h0 = live ? hq[0] : 0, h1 = live ? hq[1] : 0, h2 = live ? hq[2] : 0;
+      const real h3 = live ? hq[3] : 0, h4 = live ? hq[4] : 0, h5 = live ? hq[5] : 0;
       w0[k] = h0 * g0 + h1 * g1 + h2 * g2;
       w1[k] = h1 * g0 + h3 * g1 + h4 * g2;
-      const double w2 = h2 * g0 + h4 * g1 + h5 * g2;
+      const real w2 = h2 * g0 + h4 * g1 + h5 * g2;
       for (int c = 0; c < P; c++) res[c] += Dl[k * P + c] * w2;
     }
     for (int k = 0; k < P; k++) {
@@ -162,12 +174,12 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int c = 0; c < P; c++) {
-      double s = res[c];
+      real s = res[c];
       for (int i = 0; i < P; i++) s += Dl[i * P + tx] * W3(0, i, ty, c) + Dl[i * P + ty] * W3(1, tx, i, c);
       res[c] = s;
     }
     if (live) {
-      __global double *out = ev + ev_off + ((size_t)cell * NC + comp) * NP;
+      __global real *out = ev + ev_off + ((size_t)cell * NC + comp) * NP;
       for (int c = 0; c < P; c++) out[NODE(tx, ty, c)] = res[c];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -199,8 +211,8 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
  * (FORWARD_12); and, from a0, a1, a2 (the line of work-item (iq, jq) after the contraction back
  * along the third direction), the last two, to the cell's element vector (BACK_45). */
 #define KERNEL_BEGIN                                                                              \
-  __local double Bl[Q * P], Dl[Q * P], sa_all[NE * SA_SIZE], sb_all[NE * SB_SIZE];               \
-  __local double Xq[Q], Wq[Q], geo_all[NE * NGEO];                                                \
+  __local real Bl[Q * P], Dl[Q * P], sa_all[NE * SA_SIZE], sb_all[NE * SB_SIZE];               \
+  __local real Xq[Q], Wq[Q], geo_all[NE * NGEO];                                                \
   const int tx = get_local_id(0), ty = get_local_id(1), e = get_local_id(2);                      \
   const int lin = (e * MAX(P, Q) + ty) * MAX(P, Q) + tx, nthr = MAX(P, Q) * MAX(P, Q) * NE;       \
   for (int i = lin; i < Q * P; i += nthr) {                                                       \
@@ -210,21 +222,21 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
   const int cell = get_group_id(2) * NE + e;                                                      \
   const int live = cell < ncell;                                                                  \
   const int point = live && tx < Q && ty < Q; /* this work-item has a line of points */          \
-  __local double *gc = geo_all + e * NGEO;                                                        \
+  __local real *gc = geo_all + e * NGEO;                                                        \
   LOAD_RULE(Q, MAX(P, Q), lin);                                                                   \
-  __local double *sa = sa_all + e * SA_SIZE, *sb = sb_all + e * SB_SIZE;                          \
+  __local real *sa = sa_all + e * SA_SIZE, *sb = sb_all + e * SB_SIZE;                          \
   __global const long *dof = dofs + dofs_off + (size_t)cell * NP;                                 \
-  __global const double *G = qd + qd_off + (size_t)cell * NQ3 * NQD;                              \
+  __global const real *G = qd + qd_off + (size_t)cell * NQ3 * NQD;                              \
   barrier(CLK_LOCAL_MEM_FENCE)
 
 /* 1. along the third direction, in registers: work-item (a, b); 2. along the second:
  * work-item (a, jq) */
 #define FORWARD_12(comp)                                                                          \
   if (live && tx < P && ty < P) {                                                                 \
-    double r[P];                                                                                  \
+    real r[P];                                                                                  \
     for (int c = 0; c < P; c++) r[c] = X_AT(NODE(tx, ty, c), comp);                            \
     for (int k = 0; k < Q; k++) {                                                                 \
-      double sB = 0, sD = 0;                                                                      \
+      real sB = 0, sD = 0;                                                                      \
       for (int c = 0; c < P; c++) {                                                               \
         sB += Bl[k * P + c] * r[c];                                                               \
         sD += Dl[k * P + c] * r[c];                                                               \
@@ -236,9 +248,9 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
   barrier(CLK_LOCAL_MEM_FENCE);                                                                   \
   if (live && tx < P && ty < Q) {                                                                 \
     for (int k = 0; k < Q; k++) {                                                                 \
-      double vBB = 0, vDB = 0, vBD = 0;                                                           \
+      real vBB = 0, vDB = 0, vBD = 0;                                                           \
       for (int b = 0; b < P; b++) {                                                               \
-        const double uB = F1(0, tx, b, k);                                                        \
+        const real uB = F1(0, tx, b, k);                                                        \
         vBB += Bl[ty * P + b] * uB;                                                               \
         if (KIND) {                                                                               \
           vDB += Dl[ty * P + b] * uB;                                                             \
@@ -268,7 +280,7 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
   barrier(CLK_LOCAL_MEM_FENCE);                                                                   \
   if (live && tx < Q && ty < P) {                                                                 \
     for (int c = 0; c < P; c++) {                                                                 \
-      double c0 = 0, c12 = 0;                                                                     \
+      real c0 = 0, c12 = 0;                                                                     \
       for (int j = 0; j < Q; j++) {                                                               \
         c0 += Bl[j * P + ty] * B2(0, tx, j, c);                                                   \
         if (KIND) c12 += Dl[j * P + ty] * B2(1, tx, j, c) + Bl[j * P + ty] * B2(2, tx, j, c);     \
@@ -279,9 +291,9 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
   }                                                                                               \
   barrier(CLK_LOCAL_MEM_FENCE);                                                                   \
   if (live && tx < P && ty < P) {                                                                 \
-    __global double *out = ev + ev_off + ((size_t)cell * NC + (comp)) * NP;                       \
+    __global real *out = ev + ev_off + ((size_t)cell * NC + (comp)) * NP;                       \
     for (int c = 0; c < P; c++) {                                                                 \
-      double s = 0;                                                                               \
+      real s = 0;                                                                               \
       for (int i = 0; i < Q; i++) {                                                               \
         if (KIND) s += Dl[i * P + tx] * B1(0, i, ty, c) + Bl[i * P + tx] * B1(1, i, ty, c);       \
         else s += Bl[i * P + tx] * B1(0, i, ty, c);                                               \
@@ -294,7 +306,7 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
 /* 3. along the first direction, to the points: work-item (iq, jq) gets the value (mass) or the
  * three reference derivatives (g0, g1, g2) at point k of its line */
 #define TO_POINT(k)                                                                               \
-  double g0 = 0, g1 = 0, g2 = 0;                                                                  \
+  real g0 = 0, g1 = 0, g2 = 0;                                                                  \
   for (int a = 0; a < P; a++) {                                                                   \
     if (KIND) {                                                                                   \
       g0 += Dl[tx * P + a] * F2(0, a, ty, k);                                                     \
@@ -306,16 +318,16 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
   }
 
 __kernel __attribute__((reqd_work_group_size(MAX(P, Q), MAX(P, Q), NE))) void
-hex_apply(int ncell, __global const double *x, __global const long *dofs, long dofs_off,
-          __global const double *qd, long qd_off, __global const double *tab,
-          __global double *ev, long ev_off)
+hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_off,
+          __global const real *qd, long qd_off, __global const real *tab,
+          __global real *ev, long ev_off)
 {
   KERNEL_BEGIN;
 #if KIND == 3
   /* ---- elasticity: forward, component after component, the reference derivatives of each
    * component on work-item (iq, jq)'s line of points stay in registers (gr); the stress turns
    * them into fluxes there; back, component after component ---- */
-  double gr[9][Q];
+  real gr[9][Q];
   for (int comp = 0; comp < 3; comp++) {
     FORWARD_12(comp);
     /* (the next component's stage 1 writes sa only, which stage 3 does not read) */
@@ -330,26 +342,26 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
   /* H = du/dx, sigma = lambda tr H I + mu (H + H^T), the fluxes w det J sigma K^T */
   if (point)
     for (int k = 0; k < Q; k++) {
-      double h[11];
+      real h[11];
 #if GEO
       GEO_POINT(gc, k, ty, tx, h, 3);
 #else
       for (int m = 0; m < 11; m++) h[m] = G[QPOINT(tx, ty, k, Q) * 11 + m];
 #endif
       PERMUTE(h, 3);
-      double H[9];
+      real H[9];
       for (int c = 0; c < 3; c++)
         for (int y = 0; y < 3; y++)
           H[3 * c + y] = gr[3 * c][k] * h[y] + gr[3 * c + 1][k] * h[3 + y] + gr[3 * c + 2][k] * h[6 + y];
-      const double lt = h[9] * (H[0] + H[4] + H[8]);
+      const real lt = h[9] * (H[0] + H[4] + H[8]);
       for (int c = 0; c < 3; c++) {
-        double S[3];
+        real S[3];
         for (int y = 0; y < 3; y++) S[y] = h[10] * (H[3 * c + y] + H[3 * y + c]) + (c == y ? lt : 0);
         for (int d = 0; d < 3; d++) gr[3 * c + d][k] = S[0] * h[3 * d] + S[1] * h[3 * d + 1] + S[2] * h[3 * d + 2];
       }
     }
   for (int comp = 0; comp < 3; comp++) {
-    double a0[P], a1[P], a2[P];
+    real a0[P], a1[P], a2[P];
     for (int c = 0; c < P; c++) a0[c] = a1[c] = a2[c] = 0;
     if (point)
       for (int k = 0; k < Q; k++)
@@ -366,12 +378,12 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
     FORWARD_12(comp);
     /* 3. to the points, the quadrature data there, and back along the third direction in
      * registers */
-    double a0[P], a1[P], a2[P];
+    real a0[P], a1[P], a2[P];
     for (int c = 0; c < P; c++) a0[c] = a1[c] = a2[c] = 0;
     if (point) {
       for (int k = 0; k < Q; k++) {
         TO_POINT(k);
-        double h[6];
+        real h[6];
 #if GEO
         GEO_POINT(gc, k, ty, tx, h, KIND);
 #else
@@ -379,16 +391,16 @@ hex_apply(int ncell, __global const double *x, __global const long *dofs, long d
 #endif
         PERMUTE(h, KIND);
         if (KIND) {
-          const double w0 = h[0] * g0 + h[1] * g1 + h[2] * g2;
-          const double w1 = h[1] * g0 + h[3] * g1 + h[4] * g2;
-          const double w2 = h[2] * g0 + h[4] * g1 + h[5] * g2;
+          const real w0 = h[0] * g0 + h[1] * g1 + h[2] * g2;
+          const real w1 = h[1] * g0 + h[3] * g1 + h[4] * g2;
+          const real w2 = h[2] * g0 + h[4] * g1 + h[5] * g2;
           for (int c = 0; c < P; c++) {
             a0[c] += Bl[k * P + c] * w0;
             a1[c] += Bl[k * P + c] * w1;
             a2[c] += Dl[k * P + c] * w2;
           }
         } else {
-          const double w0 = h[0] * g0;
+          const real w0 = h[0] * g0;
           for (int c = 0; c < P; c++) a0[c] += Bl[k * P + c] * w0;
         }
       }

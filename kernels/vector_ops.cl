@@ -24,20 +24,24 @@
 
 /* One chunk's part of y = the sum of the element vectors: map holds the chunk's nu DOFs, their
  * ranges ptr[nu + 1] and the places (component 0) in the chunk's ev; each DOF adds its places
- * one after the other to what y holds. */
-__kernel void vec_ev_sum(long nu, int nc, int np, __global const double *ev,
-                         __global const long *map, __global double *y)
-{
-  const long j = get_global_id(0);
-  if (j >= nu) return;
-  __global const long *ptr = map + nu, *pos = ptr + nu + 1;
-  const long g = map[j];
-  for (int c = 0; c < nc; c++) {
-    double s = y[g * nc + c];
-    for (long o = ptr[j]; o < ptr[j + 1]; o++) s += ev[pos[o] + (long)c * np];
-    y[g * nc + c] = s;
+ * one after the other to what y holds (in double; vec_ev_sum_f reads element vectors of
+ * floats). */
+#define EV_SUM(name, T)                                                                           \
+  __kernel void name(long nu, int nc, int np, __global const T *ev, __global const long *map,     \
+                     __global double *y)                                                          \
+  {                                                                                               \
+    const long j = get_global_id(0);                                                              \
+    if (j >= nu) return;                                                                          \
+    __global const long *ptr = map + nu, *pos = ptr + nu + 1;                                     \
+    const long g = map[j];                                                                        \
+    for (int c = 0; c < nc; c++) {                                                                \
+      double s = y[g * nc + c];                                                                   \
+      for (long o = ptr[j]; o < ptr[j + 1]; o++) s += ev[pos[o] + (long)c * np];                  \
+      y[g * nc + c] = s;                                                                          \
+    }                                                                                             \
   }
-}
+EV_SUM(vec_ev_sum, double)
+EV_SUM(vec_ev_sum_f, float)
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 vec_dot(long n, __global const double *a, __global const double *b, __global double *part)

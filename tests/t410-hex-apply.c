@@ -202,12 +202,6 @@ static void check_errors(femint_context_t ctx)
              strstr(femint_last_error(NULL), "generic"),
          "the generic form refused: %s", femint_last_error(NULL));
   femint_operator_destroy(&op);
-  struct femint_operator_options single = {.precision = FEMINT_SINGLE};
-  TAP_CALL(ctx, femint_operator_create(ctx, sh, 1, &lap, &single, &op));
-  tap_ok(femint_operator_apply(op, 0, x, y, NULL) == FEMINT_ENOTSUP &&
-             strstr(femint_last_error(NULL), "double"),
-         "single precision refused: %s", femint_last_error(NULL));
-  femint_operator_destroy(&op);
   TAP_CALL(ctx, femint_operator_create(ctx, sh, 1, &lap, NULL, &op));
   const int e1 = femint_operator_apply(op, 1, x, y, NULL);
   tap_ok(e1 == FEMINT_EINVAL && strstr(femint_last_error(NULL), "form 1"), "form 1 of 1 refused: %s",

@@ -16,16 +16,19 @@
 /* bp1: scalar mass, bp2: 3-component mass, bp3: scalar Laplace, bp4: 3-component Laplace, on
  * p + 2 Gauss points per direction; bp5, bp6: bp3 and bp4 on the p + 1 Gauss-Lobatto nodes;
  * elasticity: 3D linear elasticity (E = 1, nu = 0.3) on the Gauss points, clamped. */
-static const char *const bp_names[] = {"bp1", "bp2", "bp3", "bp4", "bp5", "bp6", "elasticity", NULL};
+static const char *const bp_names[] = {"bp1", "bp2", "bp3", "bp4",
+                                       "bp5", "bp6", "elasticity", NULL};
 /* the same measured by the element kernel alone (--kernel-only) */
-static const char *const bk_names[] = {"bk1", "bk2", "bk3", "bk4", "bk5", "bk6", "elasticity-kernel"};
+static const char *const bk_names[] = {"bk1", "bk2", "bk3", "bk4",
+                                       "bk5", "bk6", "elasticity-kernel"};
 enum { BP_ELASTICITY = 6 };
 static int bp_ncomp(int problem) { return problem == BP_ELASTICITY || problem % 2 ? 3 : 1; }
 static int bp_lobatto(int problem) { return problem == 4 || problem == 5; }
 static const char *const geometry_names[] = {"stored", "vertices", NULL};
+static const char *const precision_names[] = {"double", "single", NULL};
 
 struct bp_options {
-  int problem, where, json, verbose, jacobi, geometry, kernel_only;
+  int problem, where, json, verbose, jacobi, geometry, kernel_only, single;
   struct cli_orders orders;
   struct cli_mesh mesh;
   long runs, solves, iterations;
@@ -74,6 +77,11 @@ static const struct cli_option options[] = {
            "time the element kernel alone (CEED's BK1-BK6: element vectors in and out, no gather "
            "or sum; femint_operator_apply_kernel) in place of the applications, and no solves",
            NULL)},
+  {CLI_OPT("--precision", CLI_CHOICE, F(single),
+           "double (default), or single: the operator's quadrature data, tables and element "
+           "vectors in floats and its OpenCL kernels computing in floats (the vectors and CG stay "
+           "double)",
+           NULL), .choices = precision_names},
   {CLI_OPT("--geometry", CLI_CHOICE, F(geometry),
            "stored: the quadrature data kept per point (default); vertices: made again at each "
            "point from 26 values per cell (options.apply_geometry)",
@@ -91,7 +99,8 @@ const struct cli_command cli_bp_cmd = {
   "the CEED bake-off problems on hexahedra, matrix-free (seed 001): applications and conjugate "
   "gradient solves, DOFs (x iterations) per second",
   "[--problem bp1|...|bp6|elasticity] [--order LIST] [--mesh box:NX,NY,NZ] [--where W] [--runs N] "
-  "[--solves N] [--rtol R | --iterations N] [--jacobi] [--geometry G] [--kernel-only] [--json] "
+  "[--solves N] [--rtol R | --iterations N] [--jacobi] [--precision P] [--geometry G] "
+  "[--kernel-only] [--json] "
   "[--csv FILE]",
   "Builds the box of hexahedra, the H1 Lagrange space of each order on Gauss-Lobatto-Legendre "
   "nodes (the boundary DOFs removed but for the mass) and the mass, Laplace or elasticity "
@@ -133,17 +142,21 @@ struct bp_result {
   double bytes, copy_rate; /* what an application moves at the least; the copy rate of that */
 };
 
-/* The bytes an application of order p moves at the least, as femint does it (double): the
- * quadrature data or geometry, the cells' DOFs, the element vectors written and read by the
- * sum, the sum's maps (two per DOF, one per node), x read, y zeroed and written. */
+/* The bytes an application of order p moves at the least, as femint does it: the quadrature data
+ * or geometry and the element vectors written and read by the sum (in the operator's
+ * precision), the cells' DOFs, the sum's maps (two per DOF, one per node), x read, y zeroed and
+ * written (8 bytes each). */
 static double bp_bytes(const struct bp_options *o, int ncell, int p, int64_t ndof)
 {
   const int nc = bp_ncomp(o->problem), stiff = o->problem >= 2;
-  const double P = p + 1, Q = bp_lobatto(o->problem) ? p + 1 : p + 2, nodes = (double)ncell * P * P * P;
+  const double P = p + 1, Q = bp_lobatto(o->problem) ? p + 1 : p + 2;
+  const double nodes = (double)ncell * P * P * P;
   const double per_point = o->problem == BP_ELASTICITY ? 11 : stiff ? 6 : 1;
   const double data = o->geometry ? 26.0 * ncell : (double)ncell * Q * Q * Q * per_point;
-  if (o->kernel_only) return 8 * (data + 2 * nc * nodes); /* element vectors in and out */
-  return 8 * (data + nodes + 2 * nc * nodes + (2.0 * (double)ndof / nc + nodes) + 3.0 * (double)ndof);
+  const double rs = o->single ? 4 : 8;
+  if (o->kernel_only) return rs * (data + 2 * nc * nodes); /* element vectors in and out */
+  return rs * (data + 2 * nc * nodes) +
+         8 * (nodes + (2.0 * (double)ndof / nc + nodes) + 3.0 * (double)ndof);
 }
 
 /* Where the copy rate is measured: the first OpenCL worker's device, or the CPU cores (-1). */
@@ -220,15 +233,15 @@ static int bp_solve(const struct bp_options *o, femint_operator_t op, femint_vec
 static const char csv_header[] =
     "problem,geometry,order,cells,dofs,first_s,apply_s,tasks_s,dofs_per_s,solve_s,iterations,"
     "converged,dof_iterations_per_s,solve_tasks_cpu,solve_tasks_opencl,apply_bytes,"
-    "apply_bytes_per_s,copy_bytes_per_s,copy_fraction\n";
+    "apply_bytes_per_s,copy_bytes_per_s,copy_fraction,precision\n";
 static void csv_row(FILE *f, const struct bp_options *o, int p, int ncell, const struct bp_result *r,
                     double rate)
 {
-  fprintf(f, "%s,%s,%d,%d,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%d,%.6g,%d,%d,%.6g,%.6g,%.6g,%.4f\n",
+  fprintf(f, "%s,%s,%d,%d,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%d,%.6g,%d,%d,%.6g,%.6g,%.6g,%.4f,%s\n",
           bp_label(o), geometry_names[o->geometry], p, ncell, (long long)r->ndof,
           r->t_first, r->t_apply, r->t_busy, r->ndof / r->t_apply, r->t_solve, r->iterations,
           r->converged, rate, r->tasks_cpu, r->tasks_opencl, r->bytes, r->bytes / r->t_apply,
-          r->copy_rate, r->bytes / r->t_apply / r->copy_rate);
+          r->copy_rate, r->bytes / r->t_apply / r->copy_rate, precision_names[o->single]);
   fflush(f);
 }
 
@@ -246,11 +259,13 @@ static int bp_order(femint_context_t ctx, const struct bp_options *o, femint_mes
   int rc = femint_space_create(ctx, mesh, FEMINT_H1, nc, NULL, p, &space);
   if (!rc && stiff) rc = femint_space_remove_boundary_dofs(space, 0, NULL);
   if (!rc)
-    rc = o->problem == BP_ELASTICITY ? femint_form_create_elasticity(ctx, 1, &young, &poisson, &form)
-         : stiff                     ? femint_form_create_laplace(ctx, nc, 1, &one, &form)
-                                     : femint_form_create_mass(ctx, nc, 1, &one, &form);
+    rc = o->problem == BP_ELASTICITY
+             ? femint_form_create_elasticity(ctx, 1, &young, &poisson, &form)
+         : stiff ? femint_form_create_laplace(ctx, nc, 1, &one, &form)
+                 : femint_form_create_mass(ctx, nc, 1, &one, &form);
   struct femint_operator_options opt = {.where = o->where, .apply_rule = bp_lobatto(o->problem),
-                                        .apply_geometry = o->geometry};
+                                        .apply_geometry = o->geometry,
+                                        .precision = o->single ? FEMINT_SINGLE : FEMINT_DOUBLE};
   if (!rc) rc = femint_operator_create(ctx, space, 1, &form, &opt, &op);
   if (!rc) rc = femint_vector_create(space, &x);
   if (!rc) rc = femint_vector_create(space, &y);
@@ -316,10 +331,11 @@ int cli_bp_command(int argc, char **argv)
   struct cli_json j = {0};
   if (o.json) cli_json_open(&j, NULL, '[');
   else
-    printf("femint bp: %s on %s (%d hexahedra), geometry %s; %s: median of %ld; solve: median "
+    printf("femint bp: %s on %s (%d hexahedra), %s, geometry %s; %s: median of %ld; solve: median "
            "of %ld CG solves%s, %s; copy rate of %s\n%5s %10s %9s %10s %10s %10s %6s %10s %12s "
            "%12s %8s %8s\n",
-           bp_label(&o), text, femint_mesh_num_cells(mesh), geometry_names[o.geometry],
+           bp_label(&o), text, femint_mesh_num_cells(mesh), precision_names[o.single],
+           geometry_names[o.geometry],
            o.kernel_only ? "the element kernel alone" : "apply", o.runs,
            o.kernel_only ? 0 : o.solves, o.jacobi ? " (Jacobi)" : "",
            o.iterations ? "fixed iterations" : "to --rtol",
@@ -346,6 +362,7 @@ int cli_bp_command(int argc, char **argv)
       cli_json_open(&j, NULL, '{');
       cli_json_str(&j, "problem", bp_label(&o));
       cli_json_str(&j, "geometry", geometry_names[o.geometry]);
+      cli_json_str(&j, "precision", precision_names[o.single]);
       cli_json_int(&j, "order", p);
       cli_json_int(&j, "cells", femint_mesh_num_cells(mesh));
       cli_json_int(&j, "dofs", r.ndof);

@@ -10,16 +10,24 @@
 #include "codelets.h"
 #include "host/refel_hex.h"
 
-void apply_batch(const struct apply_arg *a, const double *x, const int64_t *dofs, const double *qd,
-                 double *ev, int workerid, int nthreads)
+/* Value i of an array of reals (floats when single). */
+static inline double real_at(const void *base, size_t i, int single)
+{
+  return single ? ((const float *)base)[i] : ((const double *)base)[i];
+}
+
+void apply_batch(const struct apply_arg *a, const void *x, const int64_t *dofs, const void *qd,
+                 void *ev, int workerid, int nthreads)
 {
   const struct hex_tensor *t = a->tensor;
   const int nc = a->ncomp, np = t->P * t->P * t->P, L = HEX_LANES;
   const int nblock = (a->ncell + L - 1) / L;
   const size_t nqd = (size_t)t->Q * t->Q * t->Q * hex_qdata_size(a->kind);
-  /* with the geometry, each lane's quadrature data is made again in scratch */
+  /* with the geometry, each lane's quadrature data is made again in scratch; in single
+   * precision, read into doubles there (the CPU computes in double) */
   const size_t per = a->geo ? HEX_GEO_SIZE : nqd, lanes = hex_apply_lanes_scratch(t, a->kind);
-  const size_t nscratch = lanes + (a->geo ? L * nqd : 0);
+  const int conv = a->geo || a->single, single = a->single;
+  const size_t nscratch = lanes + (conv ? L * nqd + per : 0);
   /* elasticity couples the components: all of them go through the kernel at once */
   const int together = a->kind == HEX_APPLY_ELASTICITY ? nc : 1;
   const size_t nu = (size_t)together * np * L;
@@ -37,13 +45,18 @@ void apply_batch(const struct apply_arg *a, const double *x, const int64_t *dofs
       const int k0 = blk * L, nk = a->ncell - k0 < L ? a->ncell - k0 : L;
       double *u = scratch + nscratch, *v = u + nu;
       const double *q[HEX_LANES];
-      for (int z = 0; z < L; z++) q[z] = qd + (size_t)(k0 + (z < nk ? z : nk - 1)) * per;
-      if (a->geo)
-        for (int z = 0; z < L; z++) { /* the padding lanes repeat the last cell's */
-          double *qz = scratch + lanes + z * nqd;
-          if (z < nk) hex_qdata_geo(t, a->kind, q[z], qz);
-          q[z] = z < nk ? qz : q[nk - 1];
+      for (int z = 0; z < L && !conv; z++)
+        q[z] = (const double *)qd + (size_t)(k0 + (z < nk ? z : nk - 1)) * per;
+      for (int z = 0; z < L && conv; z++) { /* the padding lanes repeat the last cell's */
+        double *qz = scratch + lanes + z * nqd, *cell = scratch + lanes + L * nqd;
+        if (z < nk && a->geo) {
+          for (size_t i = 0; i < per; i++) cell[i] = real_at(qd, (size_t)(k0 + z) * per + i, single);
+          hex_qdata_geo(t, a->kind, cell, qz);
+        } else if (z < nk) {
+          for (size_t i = 0; i < per; i++) qz[i] = real_at(qd, (size_t)(k0 + z) * per + i, single);
         }
+        q[z] = z < nk ? qz : q[nk - 1];
+      }
       for (int c0 = 0; c0 < nc; c0 += together) {
         for (int c = c0; c < c0 + together; c++)
           for (int z = 0; z < L; z++) {
@@ -53,19 +66,23 @@ void apply_batch(const struct apply_arg *a, const double *x, const int64_t *dofs
               continue;
             }
             if (a->evec) { /* the kernel alone: the cell's element vector */
-              const double *xe = x + ((size_t)(k0 + z) * nc + c) * np;
-              for (int n = 0; n < np; n++) uc[(size_t)n * L + z] = xe[n];
+              const size_t e0 = ((size_t)(k0 + z) * nc + c) * np;
+              for (int n = 0; n < np; n++) uc[(size_t)n * L + z] = real_at(x, e0 + n, single);
               continue;
             }
             const int64_t *dof = dofs + (size_t)(k0 + z) * np;
-            for (int n = 0; n < np; n++) uc[(size_t)n * L + z] = dof[n] >= 0 ? x[dof[n] * nc + c] : 0;
+            const double *xd = x;
+            for (int n = 0; n < np; n++) uc[(size_t)n * L + z] = dof[n] >= 0 ? xd[dof[n] * nc + c] : 0;
           }
         hex_apply_lanes(t, a->kind, q, u, v, scratch);
         for (int c = c0; c < c0 + together; c++)
           for (int z = 0; z < nk; z++) {
             const double *vc = v + (size_t)(c - c0) * np * L;
-            double *out = ev + ((size_t)(k0 + z) * nc + c) * np;
-            for (int n = 0; n < np; n++) out[n] = vc[(size_t)n * L + z];
+            const size_t e0 = ((size_t)(k0 + z) * nc + c) * np;
+            if (single)
+              for (int n = 0; n < np; n++) ((float *)ev)[e0 + n] = (float)vc[(size_t)n * L + z];
+            else
+              for (int n = 0; n < np; n++) ((double *)ev)[e0 + n] = vc[(size_t)n * L + z];
           }
       }
     }
@@ -83,10 +100,10 @@ static void apply_cpu(void *buffers[], void *arg)
 {
   const struct apply_arg *a = arg;
   if (a->counts) __atomic_fetch_add(&a->counts[0], 1, __ATOMIC_RELAXED);
-  apply_batch(a, (const double *)STARPU_VECTOR_GET_PTR(buffers[0]),
+  apply_batch(a, (const void *)STARPU_VECTOR_GET_PTR(buffers[0]),
               (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[1]),
-              (const double *)STARPU_VECTOR_GET_PTR(buffers[2]),
-              (double *)STARPU_VECTOR_GET_PTR(buffers[4]), starpu_worker_get_id(),
+              (const void *)STARPU_VECTOR_GET_PTR(buffers[2]),
+              (void *)STARPU_VECTOR_GET_PTR(buffers[4]), starpu_worker_get_id(),
               femint_team_enter(a->ctx));
 }
 
@@ -104,7 +121,7 @@ static void apply_opencl(void *buffers[], void *arg)
   cl_long off[5];
   for (int k = 0; k < 5; k++) {
     m[k] = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[k]);
-    off[k] = (cl_long)(STARPU_VECTOR_GET_OFFSET(buffers[k]) / 8); /* doubles and longs */
+    off[k] = (cl_long)(STARPU_VECTOR_GET_OFFSET(buffers[k]) / STARPU_VECTOR_GET_ELEMSIZE(buffers[k]));
   }
   /* ncell, x, (dofs, offset), (qd, offset), tab, (ev, offset) */
   if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 0, sizeof ncell, &ncell);

@@ -93,15 +93,18 @@ struct apply_arg {
   int geo;                         /* qd holds each cell's geometry (hex_geo), not its points' */
   int evec;                        /* buffer 0 holds the chunk's element vectors (the kernel
                                       alone), not x */
+  int single;                      /* the quadrature data, tables and element vectors are floats
+                                      (the CPU computes in double from them) */
   int *counts;                     /* NULL, or tasks run counted: [0] CPU, [1] OpenCL */
   int status;
   char msg[128];
 };
 /* The body of the apply codelet with a team of nthreads: ev[ncell][ncomp][P^3] = A_e x of each
  * cell (tensor order), dofs[ncell][P^3] the scalar mode of each node (-1: none), qd the cells'
- * quadrature data one after the other. */
-void apply_batch(const struct apply_arg *a, const double *x, const int64_t *dofs, const double *qd,
-                 double *ev, int workerid, int nthreads);
+ * quadrature data one after the other; x doubles (evec: element vectors of reals), qd and ev
+ * reals (floats when a->single). */
+void apply_batch(const struct apply_arg *a, const void *x, const int64_t *dofs, const void *qd,
+                 void *ev, int workerid, int nthreads);
 
 /* Integrate an H1 batch with a team of nthreads (the body of the CPU codelet) into mats (REAL);
  * workerid >= 0 binds the team to that worker's cores. */

@@ -50,13 +50,15 @@ static void vec_cpu(void *buffers[], void *cl_arg)
     for (int64_t i = 0; i < n; i++) y[i] = 0;
     for (int k = 0; k < a->nchunk; k++) {
       const double *ev = VPTR(1 + 2 * k);
+      const float *evf = (const float *)ev; /* single: the element vectors are floats */
       const int64_t *map = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[2 + 2 * k]);
       const int64_t nu = a->chunk_nu[k], *ptr = map + nu, *pos = ptr + nu + 1;
 #pragma omp parallel for num_threads(nt) schedule(static)
       for (int64_t j = 0; j < nu; j++)
         for (int c = 0; c < nc; c++) {
           double s = y[map[j] * nc + c];
-          for (int64_t o = ptr[j]; o < ptr[j + 1]; o++) s += ev[pos[o] + (int64_t)c * np];
+          for (int64_t o = ptr[j]; o < ptr[j + 1]; o++)
+            s += a->single ? evf[pos[o] + (int64_t)c * np] : ev[pos[o] + (int64_t)c * np];
           y[map[j] * nc + c] = s;
         }
     }
@@ -151,6 +153,7 @@ int vec_kernels_create(int dev, const char *source, struct vec_kernels **out)
   }
   if (!err) {
     k->finish = clCreateKernel(k->program, "vec_finish", &cerr);
+    if (cerr == CL_SUCCESS) k->ev_sum_f = clCreateKernel(k->program, "vec_ev_sum_f", &cerr);
     if (cerr == CL_SUCCESS)
       k->partial = clCreateBuffer(clctx, CL_MEM_READ_WRITE, 3 * VEC_NRANGE * sizeof(double), NULL, &cerr);
     if (cerr != CL_SUCCESS)
@@ -170,6 +173,7 @@ void vec_kernels_destroy(struct vec_kernels **k)
   for (int i = 0; i < VEC_NOP; i++)
     if ((*k)->k[i]) clReleaseKernel((*k)->k[i]);
   if ((*k)->finish) clReleaseKernel((*k)->finish);
+  if ((*k)->ev_sum_f) clReleaseKernel((*k)->ev_sum_f);
   if ((*k)->partial) clReleaseMemObject((*k)->partial);
   if ((*k)->program) clReleaseProgram((*k)->program);
   free(*k);
@@ -221,7 +225,7 @@ static void vec_opencl(void *buffers[], void *cl_arg)
       const cl_long nu = a->chunk_nu[c];
       const cl_mem ev = DEV(1 + 2 * c), map = DEV(2 + 2 * c);
       const struct karg k[] = {KARG(nu), KARG(nc), KARG(np), KARG(ev), KARG(map), KARG(y)};
-      err = femint_cl_run(queue, kern, (size_t)nu, VEC_WG, 6, k, WHO);
+      err = femint_cl_run(queue, a->single ? vk->ev_sum_f : kern, (size_t)nu, VEC_WG, 6, k, WHO);
     }
     break;
   }

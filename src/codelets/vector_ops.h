@@ -38,6 +38,7 @@ struct vec_kernels {
   cl_program program;
   cl_kernel k[VEC_NOP];
   cl_kernel finish;               /* the partial sums into slots */
+  cl_kernel ev_sum_f;             /* VEC_EV_SUM of element vectors of floats */
   cl_mem partial;                 /* [3][VEC_NRANGE] */
 };
 
@@ -48,6 +49,7 @@ struct vec_arg {
   int jacobi;                     /* the dinv and z buffers are there */
   int in0, in1, out;              /* slots */
   int nc, np;                     /* VEC_EV_SUM: components, values per cell and component */
+  int single;                     /* VEC_EV_SUM: the element vectors are floats */
   int nchunk;                     /* VEC_EV_SUM: chunks, and the DOFs of each, chunk_nu[i]: its */
   const int64_t *chunk_nu;        /* map is udof[nu], ptr[nu + 1], places[ptr[nu]] */
   struct vec_kernels *const *kern; /* [FEMINT_MAX_CL_DEVICES] */

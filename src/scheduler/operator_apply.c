@@ -17,13 +17,16 @@
 /* About how many work-items a work-group of the OpenCL kernel has (cells of M x M each). */
 #define APPLY_WG 128
 
+/* Arrays of reals (the quadrature data, the tables, the element vectors) hold floats or doubles
+ * (options.precision): rs bytes each, read and written through real_get and real_set. */
 struct op_apply {
   struct hex_tensor *tensor;
-  int np, nc;
-  double *ev;                      /* element vectors: [plan cell][ncomp][P^3] (pinned) */
+  int np, nc, single;
+  size_t rs;
+  char *ev;                        /* element vectors: [plan cell][ncomp][P^3] (pinned) */
   struct femint_vector *vx, *vy;   /* x and y of femint_operator_apply (host arrays) */
   int64_t *dofs;                   /* [plan cell][P^3] the scalar mode of each node, tensor order */
-  double *tab;                     /* B[Q][P], D[Q][P], the points xq[Q], the weights w[Q] */
+  char *tab;                       /* B[Q][P], D[Q][P], the points xq[Q], the weights w[Q] */
   /* the tasks' chunks of consecutive plan cells (coarser than the plan's batches, which are cut
    * for element matrices): chunk i has ncell[i] cells from plan cell first[i] */
   int nchunk;
@@ -34,14 +37,14 @@ struct op_apply {
   int programs_built[2][HEX_APPLY_KINDS];
   struct cl_program_entry *prog[2][HEX_APPLY_KINDS][FEMINT_MAX_CL_DEVICES];
   int ne[HEX_APPLY_KINDS][FEMINT_MAX_CL_DEVICES];
-  double *ev_in;                   /* the element vectors the kernel alone reads (pinned) */
+  char *ev_in;                     /* the element vectors the kernel alone reads (pinned) */
   starpu_data_handle_t *h_ev_in;   /* [nchunk] */
   int64_t *occ_ptr, *occ;          /* for each scalar mode, its places in ev (component 0) */
   /* the transpose per chunk: map[i] holds the chunk's nu[i] DOFs (ascending), their ranges in
    * the places, and the places of each in the chunk's element vectors (component 0) */
   int64_t *map, *nu;
   starpu_data_handle_t *h_map;     /* [nchunk] */
-  double **qd;                     /* [nform] quadrature data (or geometry) of the plan's cells,
+  char **qd;                       /* [nform] quadrature data (or geometry) of the plan's cells,
                                       or NULL */
   starpu_data_handle_t *h_qd, *h_ev; /* [nform * nchunk], [nchunk] */
   struct apply_arg *args;          /* [nchunk] */
@@ -51,6 +54,17 @@ struct op_apply {
   struct vec_kernels *vk[FEMINT_MAX_CL_DEVICES];
   struct vec_arg sum_arg;
 };
+
+static double real_get(const struct op_apply *a, const char *base, size_t i)
+{
+  return a->single ? ((const float *)(const void *)base)[i] : ((const double *)(const void *)base)[i];
+}
+
+static void real_set(const struct op_apply *a, char *base, size_t i, double v)
+{
+  if (a->single) ((float *)(void *)base)[i] = (float)v;
+  else ((double *)(void *)base)[i] = v;
+}
 
 void operator_apply_release(struct femint_operator *op)
 {
@@ -165,14 +179,16 @@ static int apply_setup(struct femint_operator *op)
   if (err) return femint_seterr(ctx, err, "femint_operator_apply: %s", femint_thread_error());
   a->np = a->tensor->P * a->tensor->P * a->tensor->P;
   a->nc = s->ncomp;
+  a->single = p->opt.precision == FEMINT_SINGLE;
+  a->rs = a->single ? sizeof(float) : sizeof(double);
   const int np = a->np;
   /* OpenCL workers only: a chunk per device, none over 1 GiB (fewer launches); else about four
    * chunks per worker that may take them, none over 64 MiB; a cell's bytes the larger of its
    * quadrature data (or geometry) and its element vectors with its DOFs (so that no chunk's
    * buffer outgrows StarPU's 32-bit sizes) */
   const size_t per_data =
-      apply_per_cell(op, s->ncomp == 3 ? HEX_APPLY_ELASTICITY : HEX_APPLY_LAPLACE) * sizeof(double);
-  const size_t per_ev = ((size_t)s->ncomp + 1) * a->tensor->P * a->tensor->P * a->tensor->P * 8;
+      apply_per_cell(op, s->ncomp == 3 ? HEX_APPLY_ELASTICITY : HEX_APPLY_LAPLACE) * a->rs;
+  const size_t per_ev = ((size_t)s->ncomp * a->rs + 8) * a->tensor->P * a->tensor->P * a->tensor->P;
   const size_t per = per_data > per_ev ? per_data : per_ev;
   const int only_cl = p->opt.where == FEMINT_WHERE_OPENCL && ctx->nopencl > 0;
   const int nw = only_cl ? ctx->nopencl
@@ -197,13 +213,13 @@ static int apply_setup(struct femint_operator *op)
   a->h_map = calloc((size_t)nb + 1, sizeof *a->h_map);
   /* the element vectors in pinned memory (where there is a GPU), so that they cross the bus at
    * its full rate */
-  if (femint_host_alloc(ctx, ((size_t)p->ncell * a->nc * np + 1) * sizeof *a->ev, (void **)&a->ev))
+  if (femint_host_alloc(ctx, ((size_t)p->ncell * a->nc * np + 1) * a->rs, (void **)&a->ev))
     a->ev = NULL;
   a->occ_ptr = calloc((size_t)s->nmode + 1, sizeof *a->occ_ptr);
   a->occ = malloc(((size_t)p->ncell * np + 1) * sizeof *a->occ);
   a->dofs = malloc(((size_t)p->ncell * np + 1) * sizeof *a->dofs);
   a->h_dofs = calloc((size_t)nb + 1, sizeof *a->h_dofs);
-  a->tab = malloc((2 * (size_t)a->tensor->Q * a->tensor->P + 2 * a->tensor->Q) * sizeof *a->tab);
+  a->tab = malloc((2 * (size_t)a->tensor->Q * a->tensor->P + 2 * a->tensor->Q) * a->rs);
   FEMINT_CHECK(a->qd && a->h_qd && a->h_ev && a->args && a->ev && a->nu && a->h_map && a->occ_ptr && a->occ &&
                    a->dofs && a->h_dofs && a->tab,
                ctx,
@@ -229,8 +245,8 @@ static int apply_setup(struct femint_operator *op)
   free(fill);
   for (int i = 0; i < nb; i++) {
     starpu_vector_data_register(&a->h_ev[i], STARPU_MAIN_RAM,
-                                (uintptr_t)(a->ev + (size_t)a->first[i] * a->nc * np),
-                                (uint32_t)((size_t)a->ncell[i] * a->nc * np), sizeof(double));
+                                (uintptr_t)(a->ev + (size_t)a->first[i] * a->nc * np * a->rs),
+                                (uint32_t)((size_t)a->ncell[i] * a->nc * np), a->rs);
     starpu_vector_data_register(&a->h_dofs[i], STARPU_MAIN_RAM,
                                 (uintptr_t)(a->dofs + (size_t)a->first[i] * np),
                                 (uint32_t)((size_t)a->ncell[i] * np), sizeof(int64_t));
@@ -239,13 +255,17 @@ static int apply_setup(struct femint_operator *op)
   FEMINT_CALL(femint_vector_create(op->space, &a->vx));
   FEMINT_CALL(femint_vector_create(op->space, &a->vy));
   const size_t qp = (size_t)a->tensor->Q * a->tensor->P;
-  memcpy(a->tab, a->tensor->B, qp * sizeof *a->tab);
-  memcpy(a->tab + qp, a->tensor->D, qp * sizeof *a->tab);
-  memcpy(a->tab + 2 * qp, a->tensor->xq, (size_t)a->tensor->Q * sizeof *a->tab);
-  memcpy(a->tab + 2 * qp + a->tensor->Q, a->tensor->w, (size_t)a->tensor->Q * sizeof *a->tab);
+  const size_t Q = (size_t)a->tensor->Q;
+  for (size_t i = 0; i < qp; i++) {
+    real_set(a, a->tab, i, a->tensor->B[i]);
+    real_set(a, a->tab, qp + i, a->tensor->D[i]);
+  }
+  for (size_t i = 0; i < Q; i++) {
+    real_set(a, a->tab, 2 * qp + i, a->tensor->xq[i]);
+    real_set(a, a->tab, 2 * qp + Q + i, a->tensor->w[i]);
+  }
   starpu_vector_data_register(&a->h_tab, STARPU_MAIN_RAM, (uintptr_t)a->tab,
-                              (uint32_t)(2 * qp + 2 * a->tensor->Q),
-                              sizeof(double));
+                              (uint32_t)(2 * qp + 2 * Q), a->rs);
   return 0;
 }
 
@@ -262,31 +282,33 @@ static int apply_form_data(struct femint_operator *op, int f, int kind)
   FEMINT_CHECK(!geo || mesh_nnode(m) == HEX_NV, op->ctx, FEMINT_ENOTSUP,
                "femint_operator_apply: options.apply_geometry = 1 makes the quadrature data from "
                "the 8 vertices of trilinear cells; this mesh's cells are curved (use 0)");
-  a->qd[f] = malloc(((size_t)p->ncell * per + 1) * sizeof *a->qd[f]);
+  a->qd[f] = malloc(((size_t)p->ncell * per + 1) * a->rs);
   FEMINT_CHECK(a->qd[f], op->ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
   int bad = -1, oom = 0;
 #pragma omp parallel reduction(| : oom)
   {
-    double *scratch = geo ? malloc(nqd * sizeof *scratch) : NULL;
-    oom = geo && !scratch;
+    /* each cell's data made in double (d), then stored in the operator's precision */
+    double *d = malloc((per + (geo ? nqd : 0)) * sizeof *d);
+    oom = !d;
 #pragma omp for schedule(static)
     for (int k = 0; k < p->ncell; k++) {
+      if (!d) continue;
       double X[3 * MESH_MAX_NODES];
       const int c = p->cells[k];
       const int nnode = mesh_cell_nodes(m, c, X);
-      double *d = a->qd[f] + k * per;
       int err = 0;
       if (geo) {
         hex_geo(X, form_coef(op->forms[f], c), hex_ncoef(kind), d);
-        err = scratch ? hex_qdata_geo(a->tensor, kind, d, scratch) : 0;
+        err = hex_qdata_geo(a->tensor, kind, d, d + per);
       } else {
         err = hex_qdata(a->tensor, kind, nnode, X, form_coef(op->forms[f], c), d);
       }
+      for (size_t i = 0; i < per; i++) real_set(a, a->qd[f], (size_t)k * per + i, d[i]);
       if (err)
 #pragma omp critical
         bad = c;
     }
-    free(scratch);
+    free(d);
   }
   if (oom) {
     free(a->qd[f]);
@@ -303,8 +325,8 @@ static int apply_form_data(struct femint_operator *op, int f, int kind)
   }
   for (int i = 0; i < a->nchunk; i++)
     starpu_vector_data_register(&a->h_qd[f * a->nchunk + i], STARPU_MAIN_RAM,
-                                (uintptr_t)(a->qd[f] + (size_t)a->first[i] * per),
-                                (uint32_t)((size_t)a->ncell[i] * per), sizeof(double));
+                                (uintptr_t)(a->qd[f] + (size_t)a->first[i] * per * a->rs),
+                                (uint32_t)((size_t)a->ncell[i] * per), a->rs);
   return 0;
 }
 
@@ -353,8 +375,9 @@ static int apply_programs(struct femint_operator *op, int kind, int evec)
                             : kind == HEX_APPLY_LAPLACE && a->tensor->lobatto ? 2
                                                                               : kind;
     snprintf(options, sizeof options,
-             "-DP=%d -DQ=%d -DNC=%d -DKIND=%d -DNE=%d -DGEO=%d -DEVEC=%d -DFEMINT_FP64",
-             a->tensor->P, a->tensor->Q, a->nc, kernel_kind, ne, op->plan->opt.apply_geometry, evec);
+             "-DP=%d -DQ=%d -DNC=%d -DKIND=%d -DNE=%d -DGEO=%d -DEVEC=%d -DREAL=%s -DFEMINT_FP64",
+             a->tensor->P, a->tensor->Q, a->nc, kernel_kind, ne, op->plan->opt.apply_geometry, evec,
+             a->single ? "float" : "double");
     err = femint_context_program(ctx, dev, source, options, "hex_apply",
                                  &a->prog[evec][kind][dev]);
   }
@@ -391,8 +414,6 @@ static int apply_check(const struct femint_operator *op, int form, int *kind)
                ctx, FEMINT_ENOTSUP,
                "%s: the %s form has no matrix-free kernel (mass, laplace and 3D elasticity have)",
                who, form_kind_name(k));
-  FEMINT_CHECK(op->plan->opt.precision == FEMINT_DOUBLE, ctx, FEMINT_ENOTSUP,
-               "%s: matrix-free application runs in double precision", who);
   FEMINT_CHECK(op->ctx->ncpu > 0, ctx, FEMINT_ENODEV, "%s: no CPU worker (its tasks run there)",
                who);
   *kind = k == FORM_MASS ? HEX_APPLY_MASS : k == FORM_LAPLACE ? HEX_APPLY_LAPLACE : HEX_APPLY_ELASTICITY;
@@ -481,7 +502,8 @@ int apply_submit(struct femint_operator *op, int form, int kind, starpu_data_han
         a->args[i].evec != evec)
       a->args[i] = (struct apply_arg){ctx, a->tensor, kind, a->nc, a->ncell[i],
                                       a->prog[evec][kind], a->ne[kind],
-                                      op->plan->opt.apply_geometry, evec, counts, 0, ""};
+                                      op->plan->opt.apply_geometry, evec, a->single, counts, 0,
+                                      ""};
     struct starpu_task *t = starpu_task_create();
     t->cl = &femint_cl_apply;
     t->cl_arg = &a->args[i];
@@ -497,7 +519,8 @@ int apply_submit(struct femint_operator *op, int form, int kind, starpu_data_han
   if (err || evec) return err ? err : n;
   if (!a->sum_arg.ctx || a->sum_arg.counts != counts)
     a->sum_arg = (struct vec_arg){.ctx = ctx, .op = VEC_EV_SUM, .n = op->space->nmode * a->nc,
-                                  .nc = a->nc, .np = a->np, .kern = a->vk, .counts = counts,
+                                  .nc = a->nc, .np = a->np, .single = a->single, .kern = a->vk,
+                                  .counts = counts,
                                   .nchunk = nb, .chunk_nu = a->nu};
   /* y (W), then each chunk's element vectors and map (R) */
   struct starpu_task *t = starpu_task_create();
@@ -577,8 +600,8 @@ static int cmp_time(const void *a, const void *b)
 /* Copy element vectors between the caller's layout, ue[k][f * nc + c] (function f of the
  * element's order), and the kernels', ev[k][c][n] (node n in tensor order), through the chunks'
  * handles; to_ev: into ev (h, W), else out of it (h, R). */
-static void ev_copy(struct femint_operator *op, double *ev, starpu_data_handle_t *h,
-                    double *ue, int to_ev)
+static void ev_copy(struct femint_operator *op, char *ev, starpu_data_handle_t *h, double *ue,
+                    int to_ev)
 {
   const struct op_apply *a = op->apply;
   const int nc = a->nc, np = a->np;
@@ -587,10 +610,10 @@ static void ev_copy(struct femint_operator *op, double *ev, starpu_data_handle_t
     for (int k = a->first[i]; k < a->first[i] + a->ncell[i]; k++)
       for (int c = 0; c < nc; c++)
         for (int n = 0; n < np; n++) {
-          double *e = &ev[((size_t)k * nc + c) * np + n];
+          const size_t e = ((size_t)k * nc + c) * np + n;
           double *u = &ue[((size_t)k * np + a->tensor->t2f[n]) * nc + c];
-          if (to_ev) *e = *u;
-          else *u = *e;
+          if (to_ev) real_set(a, ev, e, *u);
+          else *u = real_get(a, ev, e);
         }
     starpu_data_release(h[i]);
   }
@@ -608,15 +631,15 @@ int operator_apply_kernel(struct femint_operator *op, int form, const double *ue
   if (!a->ev_in) { /* element vectors of any values: the kernel does the same work on all */
     const size_t n = (size_t)op->plan->ncell * a->nc * a->np;
     a->h_ev_in = calloc((size_t)a->nchunk + 1, sizeof *a->h_ev_in);
-    if (!a->h_ev_in || femint_host_alloc(op->ctx, (n + 1) * sizeof *a->ev_in, (void **)&a->ev_in)) {
+    if (!a->h_ev_in || femint_host_alloc(op->ctx, (n + 1) * a->rs, (void **)&a->ev_in)) {
       a->ev_in = NULL;
       return femint_seterr(op->ctx, FEMINT_ENOMEM, "%s: out of memory", who);
     }
-    for (size_t i = 0; i < n; i++) a->ev_in[i] = (double)(i % 1000) * 1e-3 - 0.5;
+    for (size_t i = 0; i < n; i++) real_set(a, a->ev_in, i, (double)(i % 1000) * 1e-3 - 0.5);
     for (int i = 0; i < a->nchunk; i++)
       starpu_vector_data_register(&a->h_ev_in[i], STARPU_MAIN_RAM,
-                                  (uintptr_t)(a->ev_in + (size_t)a->first[i] * a->nc * a->np),
-                                  (uint32_t)((size_t)a->ncell[i] * a->nc * a->np), sizeof(double));
+                                  (uintptr_t)(a->ev_in + (size_t)a->first[i] * a->nc * a->np * a->rs),
+                                  (uint32_t)((size_t)a->ncell[i] * a->nc * a->np), a->rs);
   }
   if (ue) ev_copy(op, a->ev_in, a->h_ev_in, (double *)ue, 1);
   double *t = malloc((size_t)runs * sizeof *t);
@@ -644,7 +667,7 @@ int apply_diagonal(struct femint_operator *op, int form, int kind, double *d)
   const int np = a->np, nc = a->nc, geo = p->opt.apply_geometry;
   const size_t per = apply_per_cell(op, kind);
   const size_t nqd = (size_t)a->tensor->Q * a->tensor->Q * a->tensor->Q * hex_qdata_size(kind);
-  const size_t nscratch = hex_diagonal_scratch(a->tensor) + (geo ? nqd : 0);
+  const size_t nscratch = hex_diagonal_scratch(a->tensor) + nqd + per;
   /* values per node of a cell's diagonal: one for every component, or one each (elasticity) */
   const int nd = kind == HEX_APPLY_ELASTICITY ? nc : 1;
   double *de = malloc(((size_t)p->ncell * nd * np + 1) * sizeof *de);
@@ -657,9 +680,11 @@ int apply_diagonal(struct femint_operator *op, int form, int kind, double *d)
 #pragma omp for schedule(static)
     for (int k = 0; k < p->ncell; k++) {
       if (!scratch) continue;
-      const double *q = a->qd[form] + k * per;
-      if (geo) { /* the quadrature data again, from the geometry (checked at setup) */
-        double *qk = scratch + hex_diagonal_scratch(a->tensor);
+      /* the cell's data in double; with the geometry, the quadrature data made again from it
+       * (checked at setup) */
+      double *q = scratch + hex_diagonal_scratch(a->tensor), *qk = q + per;
+      for (size_t i = 0; i < per; i++) q[i] = real_get(a, a->qd[form], (size_t)k * per + i);
+      if (geo) {
         hex_qdata_geo(a->tensor, kind, q, qk);
         q = qk;
       }
