@@ -6,8 +6,9 @@
 # hexahedra: bp3, bp5 and bp1 of orders 1-8 on the OpenCL device, bp3 on every worker and on the
 # CPU workers alone, bp5 with Jacobi, and bp5, bp3, bp1 with the geometry made at each point from
 # the vertices; the element kernels alone (bk1, bk3, bk5: --kernel-only); linear elasticity (CG
-# and the kernel alone). Each sweep writes its own log (a cut-off run keeps the finished ones).
-# SET picks one sweep by name (opencl, any, cpu, jacobi, vertices, kernel, elasticity).
+# and the kernel alone); single precision (bk5, bk1, bp5). Each sweep writes its own log (a
+# cut-off run keeps the finished ones). SET picks one sweep by name (opencl, any, cpu, jacobi,
+# vertices, kernel, elasticity, single).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 gpu_setup "${1:-out}"
@@ -33,4 +34,9 @@ done
 sweep elasticity-opencl --problem elasticity --order 1-6 --mesh box:32,32,32 --where opencl --solves 1
 sweep elasticity-kernel --problem elasticity --order 1-6 --mesh box:32,32,32 --where opencl \
   --kernel-only
+for p in bp5 bp1; do
+  sweep single-kernel-$p --problem $p --order 1-8 --mesh box:32,32,32 --where opencl --kernel-only \
+    --precision single
+done
+sweep single-bp5 --problem bp5 --order 1-8 --mesh box:32,32,32 --where opencl --precision single
 echo "wrote $out/bp-*.txt"
