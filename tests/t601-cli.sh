@@ -368,6 +368,17 @@ ok $st "bp --problem bp2 --order 1 --iterations 4: 36 DOFs (12 vertices x 3 comp
 st=$?
 ok $st "bp --problem elasticity --order 2: 81 DOFs (27 interior nodes x 3 components), CG converged"
 [ $st -eq 0 ] || diag bpe.json bpe.err
+"$FEMINT" bp --problem bp3 --order 1,2 --mesh box:2,2,2 --runs 1 --solves 1 --plot bp.png \
+  --json >bpp.json 2>bpp.err && grep -q '"gflops_per_s":' bpp.json
+st=$?
+if command -v gnuplot >/dev/null 2>&1; then
+  [ $st -eq 0 ] && [ "$(head -c 4 bp.png 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ]
+  ok $? "bp --plot bp.png: the roofline and throughput chart is a PNG; the JSON has GFLOP/s"
+else
+  [ $st -eq 0 ] && grep -q "gnuplot" bpp.err
+  ok $? "bp --plot without gnuplot: a warning, no chart, the run completes"
+fi
+[ $st -eq 0 ] || diag bpp.err
 "$FEMINT" bp --problem bp5 --kernel-only --order 3 --mesh box:2,2,2 --runs 2 --json >bk.json \
   2>bk.err && grep -q '"problem":"bk5"' bk.json && grep -q '"iterations":0,' bk.json &&
   awk -F'"apply_s":' 'NF > 1 { split($2, v, ","); exit !(v[1] > 0) }' bk.json

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -33,7 +34,7 @@ struct bp_options {
   struct cli_mesh mesh;
   long runs, solves, iterations;
   double rtol;
-  const char *csv;
+  const char *csv, *plot;
 };
 
 /* The problem's name as measured: bpN, or bkN for the kernel alone. */
@@ -87,6 +88,10 @@ static const struct cli_option options[] = {
            "point from 26 values per cell (options.apply_geometry)",
            NULL), .choices = geometry_names},
   {CLI_OPT("--json", CLI_FLAG, F(json), "an array of one JSON object per order", NULL)},
+  {CLI_OPT("--plot", CLI_PATH, F(plot),
+           "also draw FILE.png with gnuplot: the roofline (GFLOP/s against flops per byte, one "
+           "point per order, and the measured copy rate's line) and DOFs per second against DOFs",
+           "FILE.png")},
   {CLI_OPT("--csv", CLI_PATH, F(csv), "also write a row per order (every field) as CSV, each row "
            "as soon as it is measured", "FILE")},
   {CLI_OPT("--verbose", CLI_FLAG, F(verbose), "let StarPU print its own messages", NULL)},
@@ -101,7 +106,7 @@ const struct cli_command cli_bp_cmd = {
   "[--problem bp1|...|bp6|elasticity] [--order LIST] [--mesh box:NX,NY,NZ] [--where W] [--runs N] "
   "[--solves N] [--rtol R | --iterations N] [--jacobi] [--precision P] [--geometry G] "
   "[--kernel-only] [--json] "
-  "[--csv FILE]",
+  "[--csv FILE] [--plot FILE.png]",
   "Builds the box of hexahedra, the H1 Lagrange space of each order on Gauss-Lobatto-Legendre "
   "nodes (the boundary DOFs removed but for the mass) and the mass, Laplace or elasticity "
   "operator. Times the "
@@ -136,7 +141,9 @@ static void bp_body(const double x[3], const double n[3], int tag, void *user, d
 }
 
 struct bp_result {
+  int p;
   int64_t ndof;
+  double flops; /* of one application (or pass of the kernel alone), by sum factorization */
   double t_first, t_apply, t_busy, t_solve;
   int iterations, converged, tasks_cpu, tasks_opencl;
   double bytes, copy_rate; /* what an application moves at the least; the copy rate of that */
@@ -227,6 +234,75 @@ static int bp_solve(const struct bp_options *o, femint_operator_t op, femint_vec
   free(t);
   free(zero);
   return rc;
+}
+
+/* The floating-point operations of one application of order p by sum factorization, as the
+ * kernels do it (a multiply-add counts 2): per cell and component, the contractions forward
+ * and back and the work at the points (elasticity: the three components together). */
+static double bp_flops(const struct bp_options *o, int ncell, int p)
+{
+  const double P = p + 1, Q = bp_lobatto(o->problem) ? P : p + 2;
+  double per; /* per cell */
+  if (o->problem < 2) { /* the mass: B three times each way */
+    per = bp_ncomp(o->problem) * (4 * (P * P * P * Q + P * P * Q * Q + P * Q * Q * Q) + Q * Q * Q);
+  } else if (bp_lobatto(o->problem)) { /* collocated: three derivatives each way */
+    per = bp_ncomp(o->problem) * (12 * P * P * P * P + 15 * P * P * P);
+  } else { /* gradients through B and D: 2, 3 and 3 tables forward, 3, 3 and 2 back */
+    const double way = 2 * P * P * P * Q + 3 * P * P * Q * Q + 3 * P * Q * Q * Q;
+    per = o->problem == BP_ELASTICITY ? 3 * 4 * way + 123 * Q * Q * Q
+                                      : bp_ncomp(o->problem) * (4 * way + 15 * Q * Q * Q);
+  }
+  return per * ncell;
+}
+
+/* --plot: the roofline and the throughput of the orders measured, drawn by gnuplot (a warning
+ * and no chart without it). */
+static int bp_plot(const struct bp_options *o, const char *what, const struct bp_result *r, int n)
+{
+  if (!cli_have_gnuplot()) {
+    fprintf(stderr, "femint: warning: gnuplot is not on the PATH: no chart '%s'\n", o->plot);
+    return 0;
+  }
+  size_t cap = 4096 + (size_t)n * 200, len = 0;
+  char *s = malloc(cap);
+  if (!s) return EXIT_RUNTIME;
+  double copy = 0, lo = INFINITY, hi = 0;
+  len += snprintf(s + len, cap - len, "$data << EOD\n");
+  for (int k = 0; k < n; k++) {
+    const double ai = r[k].flops / r[k].bytes;
+    const double rate = r[k].t_solve > 0 ? r[k].ndof * (double)r[k].iterations / r[k].t_solve : 0;
+    len += snprintf(s + len, cap - len, "%.6g %.6g %d %lld %.6g %.6g\n", ai,
+                    1e-9 * r[k].flops / r[k].t_apply, r[k].p, (long long)r[k].ndof,
+                    r[k].ndof / r[k].t_apply, rate);
+    copy = fmax(copy, r[k].copy_rate);
+    lo = fmin(lo, ai);
+    hi = fmax(hi, ai);
+  }
+  char title[512];
+  snprintf(title, sizeof title, "femint bp: %s", what);
+  for (char *c = title; *c; c++)
+    if (*c == '"' || *c == '\\') *c = ' ';
+  len += snprintf(
+      s + len, cap - len,
+      "EOD\nif (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
+      "  set terminal pngcairo size 1400,600 font \",10\"\n} else {\n  set terminal png size "
+      "1400,600\n}\nset termoption noenhanced\nset output \"%s\"\n"
+      "set multiplot layout 1,2 title \"%s\"\nset logscale xy\nset grid\nset key top left\n"
+      "set xrange [%g:%g]\nset xlabel \"arithmetic intensity [flop/byte]\"\n"
+      "set ylabel \"GFLOP/s\"\nplot $data using 1:2 with linespoints lw 2 pt 7 title \"%s\", "
+      "$data using 1:2:(sprintf(\"p=%%d\", $3)) with labels offset 1.5,0.5 notitle, "
+      "%g * x with lines dt 2 lw 2 title \"copy rate %.0f GB/s\"\n"
+      "set autoscale x\nset xlabel \"DOFs\"\nset ylabel \"DOFs (x iterations) per second\"\n"
+      "plot $data using 4:5 with linespoints lw 2 pt 7 title \"%s DOFs/s\"%s\n"
+      "unset multiplot\nset output\n",
+      o->plot, title, lo / 2, hi * 2, bp_label(o), 1e-9 * copy, 1e-9 * copy,
+      o->kernel_only ? "kernel alone," : "application,",
+      o->kernel_only || o->solves == 0
+          ? ""
+          : ", $data using 4:6 with linespoints lw 2 pt 5 title \"CG DOF-iterations/s\"");
+  const int rc = cli_gnuplot(s);
+  free(s);
+  return rc ? EXIT_RUNTIME : 0;
 }
 
 /* The CSV columns, and one order's row. */
@@ -342,11 +418,16 @@ int cli_bp_command(int argc, char **argv)
            copy_dev < 0 ? "the CPU cores" : "the OpenCL device", "order", "DOFs", "first_s",
            "apply_s", "tasks_s", "solve_s", "its", "DOFs/s", "DOF-its/s", "CPU/OpenCL", "GB/s",
            "of_copy");
+  struct bp_result all[sizeof o.orders.p / sizeof o.orders.p[0]];
+  /* progress on a terminal for sweeps of several orders */
+  const int progress = o.orders.n > 1 && isatty(STDERR_FILENO);
   for (int k = 0; k < o.orders.n; k++) {
     const int p = o.orders.p[k];
-    struct bp_result r = {0};
+    struct bp_result r = {.p = p};
+    if (progress) fprintf(stderr, "femint bp: order %d (%d of %d)...\n", p, k + 1, o.orders.n);
     rc = bp_order(ctx, &o, mesh, p, &r);
     if (!rc) {
+      r.flops = bp_flops(&o, femint_mesh_num_cells(mesh), p);
       r.bytes = bp_bytes(&o, femint_mesh_num_cells(mesh), p, r.ndof);
       const size_t half = (size_t)(r.bytes / 2);
       rc = femint_bench_copy(ctx, copy_dev, half > 1024 ? half : 1024, &r.copy_rate);
@@ -370,6 +451,8 @@ int cli_bp_command(int argc, char **argv)
       cli_json_num(&j, "apply_s", r.t_apply);
       cli_json_num(&j, "tasks_s", r.t_busy);
       cli_json_num(&j, "dofs_per_s", r.ndof / r.t_apply);
+      cli_json_num(&j, "apply_flops", r.flops);
+      cli_json_num(&j, "gflops_per_s", 1e-9 * r.flops / r.t_apply);
       cli_json_num(&j, "solve_s", r.t_solve);
       cli_json_int(&j, "iterations", r.iterations);
       cli_json_int(&j, "converged", r.converged);
@@ -390,9 +473,17 @@ int cli_bp_command(int argc, char **argv)
              r.bytes / r.t_apply / r.copy_rate);
     }
     fflush(stdout);
+    all[k] = r;
   }
   if (o.json) cli_json_close(&j, ']');
   status = 0;
+  if (o.plot) {
+    char what[400];
+    snprintf(what, sizeof what, "%s on %s (%d hexahedra), %s, %s", bp_label(&o), text,
+             femint_mesh_num_cells(mesh), precision_names[o.single],
+             copy_dev < 0 ? "CPU workers" : "OpenCL device");
+    status = bp_plot(&o, what, all, o.orders.n);
+  }
 done:
   if (csv && fclose(csv) != 0 && status == 0)
     status = cli_fail("--csv %s: cannot write it (%s)", o.csv, strerror(errno));
