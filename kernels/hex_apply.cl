@@ -36,6 +36,9 @@ typedef REAL real;
 #endif
 
 #define NGEO 26
+/* the 1D tables' rows in local memory are TS apart, an odd number of values: the work-items of a
+ * warp that read different rows at the same column hit different banks */
+#define TS (P | 1)
 /* The kernels' three directions are the reference cell's in reverse: work-item x runs along
  * zeta, the fastest index of the nodes and points in memory (so that a warp's loads and stores
  * are contiguous), y along eta, and the line in registers along xi. NODE and QPOINT give the
@@ -127,10 +130,11 @@ hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_
           __global const real *qd, long qd_off, __global const real *tab,
           __global real *ev, long ev_off)
 {
-  __local real Dl[P * P], su_all[NE * P * AS], sw_all[NE * 2 * P * AS];
+  __local real Dl[P * TS], su_all[NE * P * AS], sw_all[NE * 2 * P * AS];
   __local real Xq[P], Wq[P], geo_all[NE * NGEO];
   const int tx = get_local_id(0), ty = get_local_id(1), e = get_local_id(2);
-  for (int i = (e * P + ty) * P + tx; i < P * P; i += P * P * NE) Dl[i] = tab[P * P + i];
+  for (int i = (e * P + ty) * P + tx; i < P * P; i += P * P * NE)
+    Dl[i / P * TS + i % P] = tab[P * P + i];
   const int cell = get_group_id(2) * NE + e;
   const int live = cell < ncell;
   __local real *gc = geo_all + e * NGEO;
@@ -150,9 +154,9 @@ hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_
     for (int k = 0; k < P; k++) {
       real g0 = 0, g1 = 0, g2 = 0;
       for (int a = 0; a < P; a++) {
-        g0 += Dl[tx * P + a] * U3(a, ty, k);
-        g1 += Dl[ty * P + a] * U3(tx, a, k);
-        g2 += Dl[k * P + a] * r[a];
+        g0 += Dl[tx * TS + a] * U3(a, ty, k);
+        g1 += Dl[ty * TS + a] * U3(tx, a, k);
+        g2 += Dl[k * TS + a] * r[a];
       }
       real hq[6];
 #if GEO
@@ -166,7 +170,7 @@ hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_
       w0[k] = h0 * g0 + h1 * g1 + h2 * g2;
       w1[k] = h1 * g0 + h3 * g1 + h4 * g2;
       const real w2 = h2 * g0 + h4 * g1 + h5 * g2;
-      for (int c = 0; c < P; c++) res[c] += Dl[k * P + c] * w2;
+      for (int c = 0; c < P; c++) res[c] += Dl[k * TS + c] * w2;
     }
     for (int k = 0; k < P; k++) {
       W3(0, tx, ty, k) = w0[k];
@@ -175,7 +179,7 @@ hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int c = 0; c < P; c++) {
       real s = res[c];
-      for (int i = 0; i < P; i++) s += Dl[i * P + tx] * W3(0, i, ty, c) + Dl[i * P + ty] * W3(1, tx, i, c);
+      for (int i = 0; i < P; i++) s += Dl[i * TS + tx] * W3(0, i, ty, c) + Dl[i * TS + ty] * W3(1, tx, i, c);
       res[c] = s;
     }
     if (live) {
@@ -211,13 +215,13 @@ hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_
  * (FORWARD_12); and, from a0, a1, a2 (the line of work-item (iq, jq) after the contraction back
  * along the third direction), the last two, to the cell's element vector (BACK_45). */
 #define KERNEL_BEGIN                                                                              \
-  __local real Bl[Q * P], Dl[Q * P], sa_all[NE * SA_SIZE], sb_all[NE * SB_SIZE];               \
+  __local real Bl[Q * TS], Dl[Q * TS], sa_all[NE * SA_SIZE], sb_all[NE * SB_SIZE];             \
   __local real Xq[Q], Wq[Q], geo_all[NE * NGEO];                                                \
   const int tx = get_local_id(0), ty = get_local_id(1), e = get_local_id(2);                      \
   const int lin = (e * MAX(P, Q) + ty) * MAX(P, Q) + tx, nthr = MAX(P, Q) * MAX(P, Q) * NE;       \
   for (int i = lin; i < Q * P; i += nthr) {                                                       \
-    Bl[i] = tab[i];                                                                               \
-    Dl[i] = tab[Q * P + i];                                                                       \
+    Bl[i / P * TS + i % P] = tab[i];                                                              \
+    Dl[i / P * TS + i % P] = tab[Q * P + i];                                                      \
   }                                                                                               \
   const int cell = get_group_id(2) * NE + e;                                                      \
   const int live = cell < ncell;                                                                  \
@@ -238,8 +242,8 @@ hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_
     for (int k = 0; k < Q; k++) {                                                                 \
       real sB = 0, sD = 0;                                                                      \
       for (int c = 0; c < P; c++) {                                                               \
-        sB += Bl[k * P + c] * r[c];                                                               \
-        sD += Dl[k * P + c] * r[c];                                                               \
+        sB += Bl[k * TS + c] * r[c];                                                               \
+        sD += Dl[k * TS + c] * r[c];                                                               \
       }                                                                                           \
       F1(0, tx, ty, k) = sB;                                                                      \
       if (KIND) F1(1, tx, ty, k) = sD;                                                            \
@@ -251,10 +255,10 @@ hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_
       real vBB = 0, vDB = 0, vBD = 0;                                                           \
       for (int b = 0; b < P; b++) {                                                               \
         const real uB = F1(0, tx, b, k);                                                        \
-        vBB += Bl[ty * P + b] * uB;                                                               \
+        vBB += Bl[ty * TS + b] * uB;                                                               \
         if (KIND) {                                                                               \
-          vDB += Dl[ty * P + b] * uB;                                                             \
-          vBD += Bl[ty * P + b] * F1(1, tx, b, k);                                                \
+          vDB += Dl[ty * TS + b] * uB;                                                             \
+          vBD += Bl[ty * TS + b] * F1(1, tx, b, k);                                                \
         }                                                                                         \
       }                                                                                           \
       F2(0, tx, ty, k) = vBB;                                                                     \
@@ -282,8 +286,8 @@ hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_
     for (int c = 0; c < P; c++) {                                                                 \
       real c0 = 0, c12 = 0;                                                                     \
       for (int j = 0; j < Q; j++) {                                                               \
-        c0 += Bl[j * P + ty] * B2(0, tx, j, c);                                                   \
-        if (KIND) c12 += Dl[j * P + ty] * B2(1, tx, j, c) + Bl[j * P + ty] * B2(2, tx, j, c);     \
+        c0 += Bl[j * TS + ty] * B2(0, tx, j, c);                                                   \
+        if (KIND) c12 += Dl[j * TS + ty] * B2(1, tx, j, c) + Bl[j * TS + ty] * B2(2, tx, j, c);     \
       }                                                                                           \
       B1(0, tx, ty, c) = c0;                                                                      \
       if (KIND) B1(1, tx, ty, c) = c12;                                                           \
@@ -295,8 +299,8 @@ hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_
     for (int c = 0; c < P; c++) {                                                                 \
       real s = 0;                                                                               \
       for (int i = 0; i < Q; i++) {                                                               \
-        if (KIND) s += Dl[i * P + tx] * B1(0, i, ty, c) + Bl[i * P + tx] * B1(1, i, ty, c);       \
-        else s += Bl[i * P + tx] * B1(0, i, ty, c);                                               \
+        if (KIND) s += Dl[i * TS + tx] * B1(0, i, ty, c) + Bl[i * TS + tx] * B1(1, i, ty, c);       \
+        else s += Bl[i * TS + tx] * B1(0, i, ty, c);                                               \
       }                                                                                           \
       out[NODE(tx, ty, c)] = s;                                                                   \
     }                                                                                             \
@@ -309,11 +313,11 @@ hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_
   real g0 = 0, g1 = 0, g2 = 0;                                                                  \
   for (int a = 0; a < P; a++) {                                                                   \
     if (KIND) {                                                                                   \
-      g0 += Dl[tx * P + a] * F2(0, a, ty, k);                                                     \
-      g1 += Bl[tx * P + a] * F2(1, a, ty, k);                                                     \
-      g2 += Bl[tx * P + a] * F2(2, a, ty, k);                                                     \
+      g0 += Dl[tx * TS + a] * F2(0, a, ty, k);                                                     \
+      g1 += Bl[tx * TS + a] * F2(1, a, ty, k);                                                     \
+      g2 += Bl[tx * TS + a] * F2(2, a, ty, k);                                                     \
     } else {                                                                                      \
-      g0 += Bl[tx * P + a] * F2(0, a, ty, k);                                                     \
+      g0 += Bl[tx * TS + a] * F2(0, a, ty, k);                                                     \
     }                                                                                             \
   }
 
@@ -366,9 +370,9 @@ hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_
     if (point)
       for (int k = 0; k < Q; k++)
         for (int c = 0; c < P; c++) {
-          a0[c] += Bl[k * P + c] * gr[3 * comp][k];
-          a1[c] += Bl[k * P + c] * gr[3 * comp + 1][k];
-          a2[c] += Dl[k * P + c] * gr[3 * comp + 2][k];
+          a0[c] += Bl[k * TS + c] * gr[3 * comp][k];
+          a1[c] += Bl[k * TS + c] * gr[3 * comp + 1][k];
+          a2[c] += Dl[k * TS + c] * gr[3 * comp + 2][k];
         }
     barrier(CLK_LOCAL_MEM_FENCE); /* the forward stage 3 or the last BACK_45 read sb */
     BACK_45(comp);
@@ -395,13 +399,13 @@ hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_
           const real w1 = h[1] * g0 + h[3] * g1 + h[4] * g2;
           const real w2 = h[2] * g0 + h[4] * g1 + h[5] * g2;
           for (int c = 0; c < P; c++) {
-            a0[c] += Bl[k * P + c] * w0;
-            a1[c] += Bl[k * P + c] * w1;
-            a2[c] += Dl[k * P + c] * w2;
+            a0[c] += Bl[k * TS + c] * w0;
+            a1[c] += Bl[k * TS + c] * w1;
+            a2[c] += Dl[k * TS + c] * w2;
           }
         } else {
           const real w0 = h[0] * g0;
-          for (int c = 0; c < P; c++) a0[c] += Bl[k * P + c] * w0;
+          for (int c = 0; c < P; c++) a0[c] += Bl[k * TS + c] * w0;
         }
       }
     }

@@ -337,12 +337,12 @@ static size_t kernel_local_bytes(const struct hex_tensor *t, int kind, int ne)
   const size_t P = (size_t)t->P, Q = (size_t)t->Q, QS = Q | 1, PS = P | 1;
   const size_t rule = 2 * Q + (size_t)ne * HEX_GEO_SIZE; /* points, weights, geometry */
   if (kind == HEX_APPLY_LAPLACE && t->lobatto) /* KIND 2: D, and u and two terms per cell */
-    return 8 * (rule + P * P + (size_t)ne * 3 * P * ((P * PS) | 1));
+    return 8 * (rule + P * PS + (size_t)ne * 3 * P * ((P * PS) | 1));
   const size_t nf = kind == HEX_APPLY_MASS ? 1 : 2, ng = kind == HEX_APPLY_MASS ? 1 : 3;
   /* elasticity (KIND 3) has the Laplacian's stages, one component after the other */
   const size_t f1 = P * ((P * QS) | 1), b1 = Q * ((P * PS) | 1);
   const size_t f2 = P * ((Q * QS) | 1), b2 = Q * ((Q * PS) | 1);
-  return 8 * (rule + 2 * Q * P + (size_t)ne * (nf * (f1 > b1 ? f1 : b1) + ng * (f2 > b2 ? f2 : b2)));
+  return 8 * (rule + 2 * Q * PS + (size_t)ne * (nf * (f1 > b1 ? f1 : b1) + ng * (f2 > b2 ? f2 : b2)));
 }
 
 /* The OpenCL programs of a kind on every driven device with fp64 and enough local memory, that
