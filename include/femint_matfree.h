@@ -48,7 +48,8 @@ FEMINT_EXPORT int femint_vector_get_values(femint_vector_t v, double *values);
  *  per cell, 3 components), by sum factorization on the rule of options.apply_rule (BP1-BP4, or
  *  BP5-BP6); options.precision FEMINT_SINGLE keeps the quadrature data, tables and element
  *  vectors in floats and the OpenCL kernels compute in floats (CPU workers compute in double from
- *  them; x, y and the sums stay double), in tasks on CPU and OpenCL
+ *  them; x, y and the sums stay double); with every kind of worker allowed, a GPU that runs the
+ *  kernel takes the tasks alone (the CPU workers are far slower on them), in tasks on CPU and OpenCL
  *  workers. The first call of a form computes and keeps its quadrature data. The element vectors
  *  are summed in a fixed order: on the same workers, y is the same bit for bit from call to call
  *  (the CPU and OpenCL kernels round differently). x, y: num_dofs values in main memory (copied

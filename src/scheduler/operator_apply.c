@@ -1,7 +1,8 @@
 /* femint_operator_apply: y = A x without A (hexahedra, sum factorization). The first call of a
  * form computes the quadrature data of the operator's cells (or their geometry,
- * options.apply_geometry) and keeps them, registered per chunk of consecutive cells, with the cells' DOFs in tensor order, the 1D tables, the element
- * vectors, the transpose of the DOF map per chunk and the OpenCL programs; each application
+ * options.apply_geometry) and keeps them, registered per chunk of consecutive cells, with the
+ * cells' DOFs in tensor order, the 1D tables, the element vectors, the transpose of the DOF map
+ * per chunk and the OpenCL programs; each application
  * then submits one apply task per chunk (CPU team or OpenCL device) and one task that sums the
  * chunks' element vectors into y on the solve's home (the first device with the kernels, else
  * the CPU workers), where y stays: each DOF the sum of its places in plan order, one after the
@@ -165,6 +166,17 @@ static int apply_chunk_maps(struct femint_operator *op, int size)
   return 0;
 }
 
+/* With every kind of worker allowed, a driven OpenCL device that is not itself a CPU takes the
+ * matrix-free tasks alone: the CPU workers are 23 to 49 times slower on these kernels and the
+ * chunks they would need cost the device more than they give (doc/performance.md). */
+static int apply_gpu_alone(const struct femint_operator *op)
+{
+  if (op->plan->opt.where != FEMINT_WHERE_ANY) return 0;
+  for (int dev = 0; dev < op->ctx->ncl_dev; dev++)
+    if (op->ctx->cl_driven[dev] && !(op->ctx->cl_dev[dev].type & CL_DEVICE_TYPE_CPU)) return 1;
+  return 0;
+}
+
 /* The tables, the element vectors and the transpose of the DOF map over the plan's cells. */
 static int apply_setup(struct femint_operator *op)
 {
@@ -190,7 +202,8 @@ static int apply_setup(struct femint_operator *op)
       apply_per_cell(op, s->ncomp == 3 ? HEX_APPLY_ELASTICITY : HEX_APPLY_LAPLACE) * a->rs;
   const size_t per_ev = ((size_t)s->ncomp * a->rs + 8) * a->tensor->P * a->tensor->P * a->tensor->P;
   const size_t per = per_data > per_ev ? per_data : per_ev;
-  const int only_cl = p->opt.where == FEMINT_WHERE_OPENCL && ctx->nopencl > 0;
+  const int only_cl =
+      (p->opt.where == FEMINT_WHERE_OPENCL || apply_gpu_alone(op)) && ctx->nopencl > 0;
   const int nw = only_cl ? ctx->nopencl
                          : p->opt.where == FEMINT_WHERE_CPU ? 4 * ctx->ncpu : 4 * ctx->nworker;
   const size_t cap = only_cl ? (size_t)1 << 30 : (size_t)64 << 20;
@@ -385,14 +398,19 @@ static int apply_programs(struct femint_operator *op, int kind, int evec)
   return err;
 }
 
-/* Where the apply tasks of a kind may run: CPU workers, and the devices with a program. */
+/* Where the apply tasks of a kind may run: CPU workers, and the devices with a program; with
+ * every worker allowed, a GPU with a program alone (apply_gpu_alone). */
 static uint32_t apply_where(const struct femint_operator *op, int kind, int evec)
 {
   const struct op_apply *a = op->apply;
   uint32_t where = op->plan->opt.where == FEMINT_WHERE_OPENCL ? 0 : STARPU_CPU;
+  int gpu = 0;
   for (int dev = 0; dev < op->ctx->ncl_dev; dev++)
-    if (a->prog[evec][kind][dev]) where |= STARPU_OPENCL;
-  return where;
+    if (a->prog[evec][kind][dev]) {
+      where |= STARPU_OPENCL;
+      gpu |= !(op->ctx->cl_dev[dev].type & CL_DEVICE_TYPE_CPU);
+    }
+  return gpu && apply_gpu_alone(op) ? STARPU_OPENCL : where;
 }
 
 /* What the matrix-free path takes: hexahedra, a mass, Laplace or elasticity form, double
