@@ -10,12 +10,6 @@
 #include "codelets.h"
 #include "host/refel_hex.h"
 
-/* Value i of an array of reals (floats when single). */
-static inline double real_at(const void *base, size_t i, int single)
-{
-  return single ? ((const float *)base)[i] : ((const double *)base)[i];
-}
-
 void apply_batch(const struct apply_arg *a, const void *x, const int64_t *dofs, const void *qd,
                  void *ev, int workerid, int nthreads)
 {
@@ -79,10 +73,7 @@ void apply_batch(const struct apply_arg *a, const void *x, const int64_t *dofs, 
           for (int z = 0; z < nk; z++) {
             const double *vc = v + (size_t)(c - c0) * np * L;
             const size_t e0 = ((size_t)(k0 + z) * nc + c) * np;
-            if (single)
-              for (int n = 0; n < np; n++) ((float *)ev)[e0 + n] = (float)vc[(size_t)n * L + z];
-            else
-              for (int n = 0; n < np; n++) ((double *)ev)[e0 + n] = vc[(size_t)n * L + z];
+            for (int n = 0; n < np; n++) real_put(ev, e0 + n, vc[(size_t)n * L + z], single);
           }
       }
     }
@@ -94,8 +85,8 @@ void apply_batch(const struct apply_arg *a, const void *x, const int64_t *dofs, 
   }
 }
 
-/* buffers: x (R; evec: the chunk's element vectors), the chunk's DOFs in tensor order (R), its quadrature data (R), the 1D tables
- * (R), its element vectors (W). */
+/* buffers: x (R; evec: the chunk's element vectors), the chunk's DOFs in tensor order (R), its
+ * quadrature data (R), the 1D tables (R), its element vectors (W). */
 static void apply_cpu(void *buffers[], void *arg)
 {
   const struct apply_arg *a = arg;

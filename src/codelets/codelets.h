@@ -81,6 +81,18 @@ extern struct starpu_codelet femint_cl_sum;
 extern struct starpu_codelet femint_cl_integrate_load;
 extern struct starpu_codelet femint_cl_apply;
 
+/* Value i of an array of reals (floats when single, else doubles), and storing one: the
+ * matrix-free path's quadrature data, tables and element vectors (options.precision). */
+static inline double real_at(const void *base, size_t i, int single)
+{
+  return single ? ((const float *)base)[i] : ((const double *)base)[i];
+}
+static inline void real_put(void *base, size_t i, double v, int single)
+{
+  if (single) ((float *)base)[i] = (float)v;
+  else ((double *)base)[i] = v;
+}
+
 /* An apply task (femint_cl_apply): a chunk of consecutive cells, the tables of their order and
  * rule, the form's kind (enum hex_apply_kind). */
 struct hex_tensor;

@@ -14,6 +14,12 @@ static int cmp_double(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+double femint_median(double *t, int n)
+{
+  qsort(t, (size_t)n, sizeof *t, cmp_double);
+  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
 /* The CPU: one copy task per CPU worker (its OpenMP team), on its share of the bytes, all at
  * once; the pages placed by a first copy. */
 static int copy_cpu(femint_context_t ctx, size_t bytes, double *t)
@@ -124,7 +130,7 @@ int femint_bench_copy(femint_context_t ctx, int device, size_t bytes, double *ra
                  "femint_bench_copy: %zu bytes do not fit twice on OpenCL device %d", bytes, device);
   double t[COPY_RUNS];
   FEMINT_CALL(device < 0 ? copy_cpu(ctx, bytes, t) : copy_device(ctx, device, bytes, t));
-  qsort(t, COPY_RUNS, sizeof *t, cmp_double);
-  *rate = t[COPY_RUNS / 2] > 0 ? 2.0 * (double)bytes / t[COPY_RUNS / 2] : 0;
+  const double tm = femint_median(t, COPY_RUNS);
+  *rate = tm > 0 ? 2.0 * (double)bytes / tm : 0;
   return 0;
 }

@@ -19,7 +19,8 @@
 #define APPLY_WG 128
 
 /* Arrays of reals (the quadrature data, the tables, the element vectors) hold floats or doubles
- * (options.precision): rs bytes each, read and written through real_get and real_set. */
+ * (options.precision): rs bytes each, read and written through real_at and real_put
+ * (codelets/codelets.h). */
 struct op_apply {
   struct hex_tensor *tensor;
   int np, nc, single;
@@ -55,17 +56,6 @@ struct op_apply {
   struct vec_kernels *vk[FEMINT_MAX_CL_DEVICES];
   struct vec_arg sum_arg;
 };
-
-static double real_get(const struct op_apply *a, const char *base, size_t i)
-{
-  return a->single ? ((const float *)(const void *)base)[i] : ((const double *)(const void *)base)[i];
-}
-
-static void real_set(const struct op_apply *a, char *base, size_t i, double v)
-{
-  if (a->single) ((float *)(void *)base)[i] = (float)v;
-  else ((double *)(void *)base)[i] = v;
-}
 
 void operator_apply_release(struct femint_operator *op)
 {
@@ -270,12 +260,12 @@ static int apply_setup(struct femint_operator *op)
   const size_t qp = (size_t)a->tensor->Q * a->tensor->P;
   const size_t Q = (size_t)a->tensor->Q;
   for (size_t i = 0; i < qp; i++) {
-    real_set(a, a->tab, i, a->tensor->B[i]);
-    real_set(a, a->tab, qp + i, a->tensor->D[i]);
+    real_put(a->tab, i, a->tensor->B[i], a->single);
+    real_put(a->tab, qp + i, a->tensor->D[i], a->single);
   }
   for (size_t i = 0; i < Q; i++) {
-    real_set(a, a->tab, 2 * qp + i, a->tensor->xq[i]);
-    real_set(a, a->tab, 2 * qp + Q + i, a->tensor->w[i]);
+    real_put(a->tab, 2 * qp + i, a->tensor->xq[i], a->single);
+    real_put(a->tab, 2 * qp + Q + i, a->tensor->w[i], a->single);
   }
   starpu_vector_data_register(&a->h_tab, STARPU_MAIN_RAM, (uintptr_t)a->tab,
                               (uint32_t)(2 * qp + 2 * Q), a->rs);
@@ -316,7 +306,7 @@ static int apply_form_data(struct femint_operator *op, int f, int kind)
       } else {
         err = hex_qdata(a->tensor, kind, nnode, X, form_coef(op->forms[f], c), d);
       }
-      for (size_t i = 0; i < per; i++) real_set(a, a->qd[f], (size_t)k * per + i, d[i]);
+      for (size_t i = 0; i < per; i++) real_put(a->qd[f], (size_t)k * per + i, d[i], a->single);
       if (err)
 #pragma omp critical
         bad = c;
@@ -413,8 +403,8 @@ static uint32_t apply_where(const struct femint_operator *op, int kind, int evec
   return gpu && apply_gpu_alone(op) ? STARPU_OPENCL : where;
 }
 
-/* What the matrix-free path takes: hexahedra, a mass, Laplace or elasticity form, double
- * precision. */
+/* What the matrix-free path takes: hexahedra, a mass, Laplace or elasticity form (3
+ * components). */
 static int apply_check(const struct femint_operator *op, int form, int *kind)
 {
   static const char who[] = "femint_operator_apply";
@@ -609,12 +599,6 @@ int operator_apply(struct femint_operator *op, int form, const double *x, double
   return 0;
 }
 
-static int cmp_time(const void *a, const void *b)
-{
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* Copy element vectors between the caller's layout, ue[k][f * nc + c] (function f of the
  * element's order), and the kernels', ev[k][c][n] (node n in tensor order), through the chunks'
  * handles; to_ev: into ev (h, W), else out of it (h, R). */
@@ -630,8 +614,8 @@ static void ev_copy(struct femint_operator *op, char *ev, starpu_data_handle_t *
         for (int n = 0; n < np; n++) {
           const size_t e = ((size_t)k * nc + c) * np + n;
           double *u = &ue[((size_t)k * np + a->tensor->t2f[n]) * nc + c];
-          if (to_ev) real_set(a, ev, e, *u);
-          else *u = real_get(a, ev, e);
+          if (to_ev) real_put(ev, e, *u, a->single);
+          else *u = real_at(ev, e, a->single);
         }
     starpu_data_release(h[i]);
   }
@@ -650,10 +634,12 @@ int operator_apply_kernel(struct femint_operator *op, int form, const double *ue
     const size_t n = (size_t)op->plan->ncell * a->nc * a->np;
     a->h_ev_in = calloc((size_t)a->nchunk + 1, sizeof *a->h_ev_in);
     if (!a->h_ev_in || femint_host_alloc(op->ctx, (n + 1) * a->rs, (void **)&a->ev_in)) {
+      free(a->h_ev_in);
+      a->h_ev_in = NULL;
       a->ev_in = NULL;
       return femint_seterr(op->ctx, FEMINT_ENOMEM, "%s: out of memory", who);
     }
-    for (size_t i = 0; i < n; i++) real_set(a, a->ev_in, i, (double)(i % 1000) * 1e-3 - 0.5);
+    for (size_t i = 0; i < n; i++) real_put(a->ev_in, i, (double)(i % 1000) * 1e-3 - 0.5, a->single);
     for (int i = 0; i < a->nchunk; i++)
       starpu_vector_data_register(&a->h_ev_in[i], STARPU_MAIN_RAM,
                                   (uintptr_t)(a->ev_in + (size_t)a->first[i] * a->nc * a->np * a->rs),
@@ -669,10 +655,7 @@ int operator_apply_kernel(struct femint_operator *op, int form, const double *ue
     err = apply_wait(op, form, kind, NULL, NULL, r == runs - 1 ? st : NULL);
     if (r >= 0) t[r] = femint_now() - t0;
   }
-  if (!err && seconds) {
-    qsort(t, (size_t)runs, sizeof *t, cmp_time);
-    *seconds = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
-  }
+  if (!err && seconds) *seconds = femint_median(t, runs);
   free(t);
   if (!err && ve) ev_copy(op, a->ev, a->h_ev, ve, 0);
   return err;
@@ -701,7 +684,7 @@ int apply_diagonal(struct femint_operator *op, int form, int kind, double *d)
       /* the cell's data in double; with the geometry, the quadrature data made again from it
        * (checked at setup) */
       double *q = scratch + hex_diagonal_scratch(a->tensor), *qk = q + per;
-      for (size_t i = 0; i < per; i++) q[i] = real_get(a, a->qd[form], (size_t)k * per + i);
+      for (size_t i = 0; i < per; i++) q[i] = real_at(a->qd[form], (size_t)k * per + i, a->single);
       if (geo) {
         hex_qdata_geo(a->tensor, kind, q, qk);
         q = qk;

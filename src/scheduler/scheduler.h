@@ -122,6 +122,8 @@ int femint_variant_choose(femint_context_t ctx, const struct group *g, int reque
 /* ---- hostmem.c ---- */
 
 double femint_now(void);
+/* The median of n > 0 timings (sorts t; the mean of the middle two for even n; bench_copy.c). */
+double femint_median(double *t, int n);
 
 /* Host memory for batch buffers, pinned when there is an OpenCL GPU (reused after free). */
 int femint_host_alloc(femint_context_t ctx, size_t bytes, void **ptr);
