@@ -362,6 +362,9 @@ size_t hex_diagonal_scratch(const struct hex_tensor *t)
   return Q * Q * P + Q * P * P + 7 * Q * Q * Q + 3 * Q * P;
 }
 
+/* The pairs (d, e), d <= e, of a symmetric 3 x 3 stored as g00 g01 g02 g11 g12 g22. */
+static const int sym_pair[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
+
 /* d += the diagonal of sum_q (grad phi)^T G(q) grad phi, G symmetric as 6 values per point
  * (g00 g01 g02 g11 g12 g22): over d <= e, (2 - [d == e]) G_de(q) times, per direction, the
  * product of the two derivatives' tables there (D where the direction is d or e, else B). */
@@ -369,9 +372,8 @@ static void diagonal_sym(const struct hex_tensor *t, const double *G, const doub
                          double *d, double *s1, double *s2, double *in)
 {
   const int P = t->P, Q = t->Q, nq = Q * Q * Q;
-  static const int de[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
   for (int g = 0; g < 6; g++) {
-    const int a = de[g][0], b = de[g][1];
+    const int a = sym_pair[g][0], b = sym_pair[g][1];
     const double f = a == b ? 1.0 : 2.0;
     for (int q = 0; q < nq; q++) in[q] = f * G[6 * (size_t)q + g];
     const double *T[3];
@@ -407,12 +409,11 @@ void hex_diagonal(const struct hex_tensor *t, int kind, const double *qd, double
    * sigma h = mu |h|^2 + (lambda + mu) h_c^2: G = mu w K K^T + (lambda + mu) w k_c k_c^T with
    * k_c the column c of K */
   memset(d, 0, 3 * np * sizeof *d);
-  static const int de[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
   for (int c = 0; c < 3; c++) {
     for (int q = 0; q < nq; q++) {
       const double *K = &qd[11 * (size_t)q];
       for (int g = 0; g < 6; g++) {
-        const int a = de[g][0], b = de[g][1];
+        const int a = sym_pair[g][0], b = sym_pair[g][1];
         const double kk = K[3 * a] * K[3 * b] + K[3 * a + 1] * K[3 * b + 1] + K[3 * a + 2] * K[3 * b + 2];
         G[6 * (size_t)q + g] = K[10] * kk + (K[9] + K[10]) * K[3 * a + c] * K[3 * b + c];
       }
