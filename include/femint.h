@@ -34,7 +34,8 @@ extern "C" {
   X(ESTATE, -10, "object in the wrong state")                                      \
   X(ENOTSUP, -11, "not supported")                                                 \
   X(ECALLBACK, -12, "the caller's function stopped the work")                      \
-  X(ESOLVE, -13, "the iterative solver broke down")
+  X(ESOLVE, -13, "the iterative solver broke down")                               \
+  X(EBUILD, -14, "the caller's source does not compile")
 
 enum femint_error {
   FEMINT_OK = 0,
@@ -146,13 +147,15 @@ enum femint_shape {
   FEMINT_QUAD = 2,  /**< 2D, 4 vertices, straight or curved (8-node geometry): seed 003's
                          reduced Lobatto H1 space of orders 1-7 */
   FEMINT_TET = 3,   /**< 3D, 4 vertices, straight or curved (10-node geometry): hierarchical
-                         H(curl) of orders 1-3 (seed 004) */
-  FEMINT_HEX = 4    /**< 3D, 8 vertices (Gmsh's order): H1 Lagrange on Gauss-Lobatto-Legendre
+                         H(curl) of orders 1-3 (seed 004), H1 Lagrange of orders 1-3 */
+  FEMINT_HEX = 4,   /**< 3D, 8 vertices (Gmsh's order): H1 Lagrange on Gauss-Lobatto-Legendre
                          nodes of orders 1-10 (seed 001) */
+  FEMINT_TRI = 5    /**< 2D, 3 vertices, straight or curved (6-node geometry): H1 Lagrange of
+                         orders 1-3 */
 };
 /** Function space families. */
 enum femint_family {
-  FEMINT_H1 = 1,   /**< continuous fields of 1..5 components (prisms, quadrilaterals) */
+  FEMINT_H1 = 1,   /**< continuous fields of 1..5 components (every shape) */
   FEMINT_HCURL = 2 /**< vector fields with continuous tangential traces (tetrahedra) */
 };
 /** The highest order of any element; femint_refel_max_order gives each element's. */
@@ -230,8 +233,8 @@ FEMINT_EXPORT int femint_mesh_create_part(femint_context_t ctx, int shape, int n
                                           const int *tags, femint_mesh_t *mesh);
 /** @brief The box [0,lx]x[0,ly]x[0,lz] of nx*ny*nz hexahedral blocks (FEMINT_HEX), each cut
  *  into 2 prisms (FEMINT_PRISM) or into the 6 tetrahedra around its diagonal from (0,0,0) to
- *  (1,1,1) (FEMINT_TET); with FEMINT_QUAD the rectangle [0,lx]x[0,ly] of nx*ny quadrilaterals (nz must
- *  be 1; lz is ignored). Interior vertices are moved at random by up to perturb times the
+ *  (1,1,1) (FEMINT_TET); with FEMINT_QUAD the rectangle [0,lx]x[0,ly] of nx*ny quadrilaterals,
+ *  with FEMINT_TRI of 2 nx*ny triangles (nz must be 1; lz is ignored). Interior vertices are moved at random by up to perturb times the
  *  smallest spacing (0 <= perturb < 0.5; the sequence depends on seed only); the move is shrunk
  *  until every cell is valid. Boundary faces are tagged 1..6 for x=0, x=lx, y=0, y=ly, z=0,
  *  z=lz (1..4 in 2D). Cells are numbered block by block, x fastest, then y, then z. */
@@ -248,7 +251,7 @@ FEMINT_EXPORT int femint_mesh_create_annulus(femint_context_t ctx, int nr, int n
  *  move every vertex and edge node x by y = x + amplitude * s(x) (1, 1, 1), s(x) = sin(pi x'/lx)
  *  sin(pi y'/ly) sin(pi z'/lz) with x' = x - the lower corner of the mesh's bounding box
  *  lx x ly x lz (in 2D without the z factor and component): the faces of the bounding box stay
- *  where they are. Quadrilaterals, tetrahedra and hexahedra (which become 20-node serendipity
+ *  where they are. Quadrilaterals, triangles, tetrahedra and hexahedra (which become 20-node serendipity
  *  cells); the cells keep the exact image of the map at their nodes. Call before creating spaces on the mesh.
  *  @return 0; FEMINT_EINVAL (amplitude not finite); FEMINT_ENOTSUP (prisms);
  *  FEMINT_EJACOBIAN when a cell folds (named; the mesh is then unusable: destroy it). */
@@ -265,13 +268,13 @@ FEMINT_EXPORT int femint_mesh_warp(femint_mesh_t mesh, double amplitude);
  *  - 2D: 4-, 8- and 9-node quadrangles (types 3, 16, 10) in the plane z = 0: a clockwise cell
  *    (a surface whose normal is -z) is reversed; the edge nodes of 8- and 9-node cells make them
  *    curved; the centre node of a 9-node cell is ignored (femint's curved quadrilateral is the
- *    8-node serendipity element).
+ *    8-node serendipity element); or 3- and 6-node triangles (types 2, 9) in that plane.
  *  The boundary faces take the physical tag (2.2: the first tag; 4.1: the first physical tag of
  *  its entity; 0 if none) of the elements one dimension lower with their corners (triangles and
  *  quadrangles in 3D, lines in 2D; untagged ones are ignored). 8-, 20- and 27-node hexahedra
  *  (types 5, 17, 12): the edge nodes make a cell curved (20-node serendipity; the face and centre
- *  nodes of a 27-node cell are ignored). Cells of other shapes (pyramids, higher-order prisms,
- *  triangles) or of two shapes are refused, naming them.
+ *  nodes of a 27-node cell are ignored). Cells of other shapes (pyramids, higher-order prisms)
+ *  or of two shapes are refused, naming them.
  *  The physical tag of a cell (found the same way from its entity) is its material
  *  (femint_mesh_cell_materials), the node tag of a vertex its global id
  *  (femint_mesh_vertex_global_ids). Vertices are the corner nodes of the cells, numbered by
@@ -332,7 +335,8 @@ FEMINT_EXPORT int femint_mesh_vertex_global_ids(femint_mesh_t mesh, const int64_
 FEMINT_EXPORT int femint_mesh_cell_materials(femint_mesh_t mesh, const int **materials);
 /** @brief The volume (area in 2D) of a mesh: the sum over its cells of the integral of |det J|
  *  (exact for prisms with straight edges and bilinear quadrilateral faces, 4- and 8-node
- *  quadrilaterals and 4- and 10-node tetrahedra). @return 0, FEMINT_EINVAL. */
+ *  quadrilaterals, 3- and 6-node triangles, 4- and 10-node tetrahedra and 8- and 20-node
+ *  hexahedra). @return 0, FEMINT_EINVAL. */
 FEMINT_EXPORT int femint_mesh_volume(femint_mesh_t mesh, double *volume);
 
 /* ---- Function spaces: DOF maps ----
@@ -340,6 +344,8 @@ FEMINT_EXPORT int femint_mesh_volume(femint_mesh_t mesh, double *volume);
  * modes), quadrilaterals seed 003's reduced Lobatto space (vertex, edge and interior modes; p >= 4
  * keeps the interior modes of total degree <= p); per-cell orders with the minimum rule on
  * shared entities; modes of odd degree change sign with the direction of their edge.
+ * Hexahedra, tetrahedra and triangles take Lagrange (nodal) functions, one order for every cell:
+ * on Gauss-Lobatto-Legendre nodes (hexahedra, 1..10), on equispaced nodes (simplices, 1..3).
  * FEMINT_HCURL: tetrahedra take the hierarchical Nedelec (first kind) basis of seed 004 (edge,
  * face and interior functions; 6, 20, 45 per cell at orders 1, 2, 3), one order for every cell;
  * its functions are vector valued (one component). DOFs are numbered in the order in which the
@@ -348,13 +354,14 @@ FEMINT_EXPORT int femint_mesh_volume(femint_mesh_t mesh, double *volume);
 typedef struct femint_space *femint_space_t;
 
 /** @brief A space of a family on a mesh.
- *  @param[in] family FEMINT_H1 (prisms, quadrilaterals) or FEMINT_HCURL (tetrahedra).
+ *  @param[in] family FEMINT_H1 (every shape) or FEMINT_HCURL (tetrahedra).
  *  @param[in] ncomp components: 1..5 for H1, 1 for H(curl).
- *  @param[in] orders one order per cell (H1: 1..7; H(curl): 1..3, the same for every cell), or
+ *  @param[in] orders one order per cell (prisms, quadrilaterals: 1..7; the nodal elements and
+ *  H(curl): the same for every cell, femint_refel_max_order), or
  *  NULL with uniform_order. Shared edges and faces of an H1 space take the lowest order of their
  *  cells (the minimum rule) so that the space is conforming.
  *  @return 0; FEMINT_EINVAL; FEMINT_EORDER (a cell and its order named); FEMINT_ENOTSUP (a family
- *  the shape does not have, mixed orders in H(curl)); FEMINT_EMESH (prisms that see a shared
+ *  the shape does not have, mixed orders where one is taken); FEMINT_EMESH (prisms that see a shared
  *  face in incompatible orders); FEMINT_ENOMEM. */
 FEMINT_EXPORT int femint_space_create(femint_context_t ctx, femint_mesh_t mesh, int family,
                                       int ncomp, const int *orders, int uniform_order,
@@ -404,7 +411,8 @@ FEMINT_EXPORT int femint_space_interpolate_linear(femint_space_t space, const do
  *  point x[3] and the value val (ncomp values in H1; the 3 components of the vector field in
  *  H(curl), mapped covariantly); either output may be NULL. Reference cells: the prism
  *  {xi1, xi2 >= 0, xi1 + xi2 <= 1} x [-1,1]; the quadrilateral [-1,1]^2 (xi[0], xi[1]; z = 0);
- *  the tetrahedron {xi1, xi2, xi3 >= 0, xi1 + xi2 + xi3 <= 1}. Removed DOFs count as 0. */
+ *  the tetrahedron {xi1, xi2, xi3 >= 0, xi1 + xi2 + xi3 <= 1}; the hexahedron [-1,1]^3; the
+ *  triangle {xi1, xi2 >= 0, xi1 + xi2 <= 1}. Removed DOFs count as 0. */
 FEMINT_EXPORT int femint_space_eval(femint_space_t space, const double *u, int cell,
                                     const double *xi, double *x, double *val);
 
@@ -420,7 +428,7 @@ FEMINT_EXPORT int femint_form_create_elasticity(femint_context_t ctx, int ncell_
 /** Plane elasticity (2D): plane stress (sigma_zz = 0, thin plates) or plane strain
  *  (eps_zz = 0). */
 enum femint_plane { FEMINT_PLANE_STRESS = 0, FEMINT_PLANE_STRAIN = 1 };
-/** @brief Plane linear elasticity of seed 003 on quadrilateral meshes, Young's modulus and
+/** @brief Plane linear elasticity of seed 003 on 2D meshes, Young's modulus and
  *  Poisson ratio per cell (or one value each when ncell_values == 1). 2 components, H1. */
 FEMINT_EXPORT int femint_form_create_plane_elasticity(femint_context_t ctx, int plane,
                                                       int ncell_values, const double *young,
@@ -435,7 +443,7 @@ FEMINT_EXPORT int femint_form_create_mass(femint_context_t ctx, int ncomp, int n
 /** @brief The generic form of seed 000 (H1): per cell c[iE][jE][iD][jD] (ne*ne*16 values,
  *  iD,jD = 0 for values and 1..3 for x,y,z derivatives; iE/iD belong to the test function). On a
  *  2D mesh the z entries (iD or jD = 3) must be zero. The Laplace, mass and generic forms serve
- *  both dimensions; 3D elasticity needs prisms, plane elasticity quadrilaterals. */
+ *  both dimensions; elasticity needs a 3D mesh, plane elasticity a 2D one. */
 FEMINT_EXPORT int femint_form_create_generic(femint_context_t ctx, int ne, int ncell_values,
                                              const double *c, femint_form_t *form);
 /** @brief The H(curl) mass form, entries integral of N_i . eps N_j (seed 004's T): eps per cell
@@ -749,48 +757,12 @@ FEMINT_EXPORT int femint_space_dof_range(femint_space_t space, int cell_begin, i
 FEMINT_EXPORT int femint_space_boundary_dofs(femint_space_t space, int ntag, const int *tags,
                                              int64_t *ndofs, int64_t *dofs);
 
-/* ---- Benchmarks ---- */
-
-struct femint_bench_options {
-  femint_form_t form; /**< the weak form (its coefficients: one value for every cell) */
-  int order;          /**< 1..7 */
-  int precision;      /**< FEMINT_DOUBLE or FEMINT_SINGLE */
-  int variant;        /**< enum femint_variant (0: automatic) */
-  int symmetric;      /**< upper-half storage of the element matrices */
-  int ncell;          /**< about how many cells; 0: 1024 */
-  int device;         /**< OpenCL device (StarPU's numbering), or -1 for the CPU codelet */
-  int repeat;         /**< kernel launches, the best counts (0: 3) */
-  int shape;          /**< FEMINT_PRISM (or 0): a box of prisms; FEMINT_QUAD: a square of perturbed
-                           quadrilaterals (a 2D or dimension-free form) */
-};
-
-/** Stage times per element in seconds, one stage after the other (seed 000's Tables 5-7). */
-struct femint_bench_result {
-  int ncell, variant;
-  double t_prep;       /**< input preparation on the host (Jacobian terms, coefficients) */
-  double t_alloc;      /**< device memory allocation */
-  double t_in;         /**< transfer of the inputs to the device */
-  double t_kernel;     /**< the kernel (the CPU codelet with device -1) */
-  double t_out;        /**< transfer of the element matrices back */
-  double t_assemble;   /**< assembly into the CSR matrix on the CPU (one team on every core) */
-  double bytes_in, bytes_out;      /**< bytes per element over the bus */
-  double bw_in, bw_out;            /**< GB/s reached by the transfers */
-  double flops_seed, flops_actual; /**< per element: seed 000's count and the work done */
-  double peak_gflops;  /**< the device's peak in this precision (0 when unknown) */
-  double max_error;    /**< relative difference of sampled element matrices from the CPU's */
-};
-
-/** @brief Time the stages of integrating and assembling about opt->ncell H1 cells of one order
- *  (the tetrahedra's phases come from femint_operator_assemble with phases set). Runs outside
- *  StarPU's tasks: call it while no verb is in progress. */
-FEMINT_EXPORT int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options *opt,
-                                      struct femint_bench_result *res);
-
 #ifdef __cplusplus
 }
 #endif
 
-/* Matrix-free operators, vectors and solvers. */
+/* Matrix-free operators, vectors and solvers; the timing of the kernels' stages. */
+#include "femint_bench.h"
 #include "femint_matfree.h"
 
 #endif

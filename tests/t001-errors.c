@@ -19,12 +19,13 @@ int main(void)
                {FEMINT_ERUNTIME, "FEMINT_ERUNTIME"}, {FEMINT_EOPENCL, "FEMINT_EOPENCL"},
                {FEMINT_EIO, "FEMINT_EIO"},         {FEMINT_ENODEV, "FEMINT_ENODEV"},
                {FEMINT_ESTATE, "FEMINT_ESTATE"},   {FEMINT_ENOTSUP, "FEMINT_ENOTSUP"},
-               {FEMINT_ECALLBACK, "FEMINT_ECALLBACK"}, {FEMINT_ESOLVE, "FEMINT_ESOLVE"}};
+               {FEMINT_ECALLBACK, "FEMINT_ECALLBACK"}, {FEMINT_ESOLVE, "FEMINT_ESOLVE"},
+               {FEMINT_EBUILD, "FEMINT_EBUILD"}};
   int bad = 0;
   for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
     bad += strcmp(femint_error_name(codes[i].code), codes[i].name) != 0 ||
            !strcmp(femint_strerror(codes[i].code), "unknown error");
-  tap_ok(bad == 0 && FEMINT_ESOLVE == -13, "the 14 codes have their names and texts (%d wrong)",
+  tap_ok(bad == 0 && FEMINT_EBUILD == -14, "the 15 codes have their names and texts (%d wrong)",
          bad);
   struct femint_refel_info info;
   tap_ok(femint_refel_info(FEMINT_PRISM, FEMINT_H1, 0, &info) == FEMINT_EORDER,
@@ -34,16 +35,17 @@ int main(void)
   tap_ok(femint_refel_info(FEMINT_PRISM, FEMINT_H1, 8, &info) == FEMINT_EORDER,
          "order 8 is refused");
   tap_ok(femint_refel_info(99, FEMINT_H1, 2, &info) == FEMINT_ENOTSUP, "unknown shape is refused");
-  /* Families: each shape has one, and the tetrahedron's H(curl) stops at order 3. */
+  /* Families: every shape has H1, the tetrahedron also H(curl); both stop at order 3 there. */
   int err = femint_refel_info(FEMINT_PRISM, FEMINT_HCURL, 1, &info);
   tap_ok(err == FEMINT_ENOTSUP && strstr(femint_last_error(NULL), "prism") &&
              strstr(femint_last_error(NULL), "H(curl)"),
          "an H(curl) prism is refused, naming the shape and family: %s, \"%s\"",
          femint_error_name(err), femint_last_error(NULL));
-  err = femint_refel_info(FEMINT_TET, FEMINT_H1, 1, &info);
-  tap_ok(err == FEMINT_ENOTSUP && strstr(femint_last_error(NULL), "tetrahedron"),
-         "an H1 tetrahedron is refused: %s, \"%s\"", femint_error_name(err),
-         femint_last_error(NULL));
+  err = femint_refel_info(FEMINT_TET, FEMINT_H1, 4, &info);
+  tap_ok(err == FEMINT_EORDER && strstr(femint_last_error(NULL), "tetrahedron") &&
+             femint_refel_info(FEMINT_TET, FEMINT_H1, 3, &info) == 0 && info.nsh == 20,
+         "the H1 tetrahedron has orders 1..3 (20 functions at 3): %s, \"%s\"",
+         femint_error_name(err), femint_last_error(NULL));
   err = femint_refel_info(FEMINT_QUAD, 7, 1, &info);
   tap_ok(err == FEMINT_ENOTSUP && strstr(femint_last_error(NULL), "family 7"),
          "an unknown family is refused: %s, \"%s\"", femint_error_name(err),

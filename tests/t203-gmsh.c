@@ -656,9 +656,9 @@ int main(void)
   free(s);
   s = replace2(cube41, prisms41, "", "9 12 1 31", "8 10 1 31");
   expect_shape("quads.msh", s,
-               "4 triangles (Gmsh type 2): a 2D femint mesh holds 4-, 8- and 9-node quadrangles "
-               "only (the first is element 10 at line 46); the file's cells: 4 triangles (type "
-               "2), 5 quadrangles (type 3)");
+               "4 triangles (Gmsh type 2): a 2D femint mesh holds one kind of cell: this one 4-, "
+               "8- and 9-node quadrangles (the first is element 10 at line 46); the file's cells: "
+               "4 triangles (type 2), 5 quadrangles (type 3)");
   free(s);
   s = replace(cube22, "31 6 2 100 1 1 3 4 5 7 8", "31 7 2 100 1 1 3 4 5 7");
   expect_shape("pyramid.msh", s, "1 pyramid (Gmsh type 7)");

@@ -363,7 +363,7 @@ static void test_space_errors(void)
     int err, family, ncomp, p;
     const int *orders;
     const char *what;
-  } bad[] = {{FEMINT_ENOTSUP, FEMINT_H1, 1, 1, NULL, "has no H1 space"},
+  } bad[] = {{FEMINT_ENOTSUP, FEMINT_H1, 1, 0, orders, "a Lagrange (nodal) space takes one order"},
              {FEMINT_EINVAL, FEMINT_HCURL, 2, 1, NULL, "ncomp"},
              {FEMINT_EORDER, FEMINT_HCURL, 1, 4, NULL, "order"},
              {FEMINT_ENOTSUP, FEMINT_HCURL, 1, 0, orders, "cell 5"}};

@@ -253,8 +253,7 @@ static void quad_cells(void)
   free(s);
   s = replace(quad9, "6 2 1 0", "6 2 1 0.5");
   expect("plane.msh", s, "2 10 2", FEMINT_ENOTSUP,
-         "cell 0 (element 2) has node 6 at z = 0.5: femint's quadrilateral meshes lie in the "
-         "plane z = 0",
+         "cell 0 (element 2) has node 6 at z = 0.5: femint's 2D meshes lie in the plane z = 0",
          NULL);
   free(s);
   s = replace(quad9, "1 3 9 7 2 6 8 4 5", "1 3 7 9 2 6 8 4 5");

@@ -436,6 +436,46 @@ st=$?
 ok $st "run --element tet on a Gmsh file, --pec none --eps 2 --mu 3"
 [ $st -eq 0 ] || diag tetf.err
 
+# Lagrange simplices: triangles (generated, curved, and from a Gmsh file of 6-node triangles)
+# and H1 tetrahedra, each verified (null space, volume).
+"$FEMINT" run --element tri --order 3 --problem laplace --mesh rect:4,3 --curved 0.1 --json \
+  >tri.json 2>tri.err && grep -q '"element":"tri"' tri.json && grep -q '"pass":true' tri.json
+st=$?
+ok $st "run --element tri --order 3 --problem laplace --curved 0.1 passes verification"
+[ $st -eq 0 ] || { diag tri.err; diag tri.json; }
+"$FEMINT" run --element tet --space h1 --order 2 --mesh box:2,2,2 --problem elasticity --json \
+  >teth1.json 2>teth1.err && grep -q '"space":"h1"' teth1.json && grep -q '"pass":true' teth1.json
+st=$?
+ok $st "run --element tet --space h1 --order 2: elasticity on Lagrange tetrahedra passes"
+[ $st -eq 0 ] || { diag teth1.err; diag teth1.json; }
+cat >tri6.msh <<'EOF'
+$MeshFormat
+2.2 0 8
+$EndMeshFormat
+$Nodes
+9
+1 0 0 0
+2 2 0 0
+3 2 1 0
+4 0 1 0
+5 1 0 0
+6 2 .5 0
+7 1 1 0
+8 0 .5 0
+9 1.05 .5 0
+$EndNodes
+$Elements
+3
+1 9 2 3 1 1 2 3 5 6 9
+2 9 2 3 1 1 3 4 9 7 8
+3 8 2 5 1 1 2 5
+$EndElements
+EOF
+"$FEMINT" run --element tri --mesh tri6.msh --order 2 --problem mass --quiet 2>trif.err
+st=$?
+ok $st "run --element tri on a Gmsh file of 6-node triangles"
+[ $st -eq 0 ] || diag trif.err
+
 "$FEMINT" bench --element tet --order 1 --mesh box:2,2,2 --runs 1 --json >tetb.json 2>tetb.err
 st=$?
 [ $st -eq 0 ] && grep -q '"integrate_s"' tetb.json && grep -q '"pattern_s"' tetb.json
@@ -520,7 +560,10 @@ bad 2 "--element tet" plan --element tet
 bad 2 "orders 1, 2 and 3" run --element tet --order 4
 bad 2 "1,2" run --element tet --order 1-2
 bad 2 "rect:2,2" run --element tet --mesh rect:2,2
-bad 2 "--space h1" run --element tet --space h1
+bad 2 "--space hcurl" run --element tri --space hcurl
+bad 2 "not a list" run --element tri --order 1-2
+bad 2 "rectangles are 2D" run --element tet --space h1 --mesh rect:2,2
+bad 2 "maxwell" run --element tet --space h1 --problem maxwell
 bad 2 "--space hcurl" run --element prism --space hcurl
 bad 2 "maxwell" run --problem maxwell
 bad 2 "--pec" run --pec none

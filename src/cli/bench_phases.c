@@ -99,7 +99,7 @@ static void print_human(const struct bench_options *b, int ncell, int nodes,
   cli_orders_text(&s->orders, orders, sizeof orders);
   printf("femint bench: the operator's phases, %s, order%s %s, %d %s %s (%d nodes), %s\n",
          problem, s->orders.n > 1 ? "s" : "", orders, ncell,
-         nodes > (s->shape == FEMINT_PRISM ? 6 : s->shape == FEMINT_HEX ? 8 : 4) ? "curved" : "straight",
+         nodes > cli_shape_vertices(s->shape) ? "curved" : "straight",
          cli_shape_plural(s->shape), nodes, b->precision == FEMINT_SINGLE ? "single" : "double");
   printf("%-11s %9s %10s %9s %10s %10s %9s %9s %9s %9s %10s %9s\n", "workers", "DOFs", "nnz",
          "assembly", "programs_s", "pattern_s", "pack_s", "integr_s", "sum_s", "down_s", "gen_s",

@@ -76,7 +76,8 @@ extern const char *const cli_where_names[];     /* any, cpu, opencl: enum femint
 extern const char *const cli_precision_names[]; /* double, single: enum femint_precision */
 extern const char *const cli_variant_names[];   /* auto ... gemm: enum femint_variant */
 extern const char *const cli_assembly_names[];  /* auto, rows, coo: enum femint_assembly */
-extern const char *const cli_element_names[];   /* prism, quad, tet, with cli_element_values */
+extern const char *const cli_element_names[];   /* prism, quad, tet, hex, tri, with
+                                                   cli_element_values */
 extern const int cli_element_values[];          /* enum femint_shape */
 
 /* ---- The mesh, space and forms of a run (setup.c) ---- */
@@ -132,6 +133,8 @@ const char *cli_form_name(const struct cli_setup *s, int form);
 void cli_problem_text(const struct cli_setup *s, char *buf, size_t len);
 const char *cli_shape_name(int shape);   /* "prism" */
 const char *cli_shape_plural(int shape); /* "prisms" */
+int cli_shape_dim(int shape);             /* 2 for quad and tri, else 3 */
+int cli_shape_vertices(int shape);        /* 6 for prisms, ... */
 const char *cli_family_name(int family); /* "h1", "hcurl" */
 /* The files written by --output: PATH for one form, PREFIX-T.mtx and PREFIX-S.mtx for two. */
 void cli_output_path(const struct cli_setup *s, const char *output, int form, char *buf,

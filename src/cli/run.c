@@ -89,7 +89,7 @@ static int run_check(struct run_options *o)
     return cli_fail_usage("--variant %s: the variants are those of the H1 kernel; --element tet "
                           "has one kernel",
                           cli_variant_names[o->variant]);
-  if ((o->s.shape == FEMINT_QUAD || o->s.shape == FEMINT_HEX) &&
+  if (o->s.shape != FEMINT_PRISM &&
       o->variant != FEMINT_VARIANT_AUTO && o->variant != FEMINT_VARIANT_GEMM)
     return cli_fail_usage("--variant %s: %s have the gemm kernel only",
                           cli_variant_names[o->variant], cli_shape_plural(o->s.shape));

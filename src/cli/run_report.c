@@ -35,7 +35,7 @@ static void mesh_line(const struct run_options *o, const struct run_result *r, c
     break;
   case CLI_MESH_GMSH:
     n = snprintf(buf, len, "gmsh file %s: %d %s%s, %d vertices, volume %.10g", m->file, r->ncell,
-                 r->nodes > (s->shape == FEMINT_PRISM ? 6 : s->shape == FEMINT_HEX ? 8 : 4) ? "curved " : "", cells, r->nvert,
+                 r->nodes > cli_shape_vertices(s->shape) ? "curved " : "", cells, r->nvert,
                  r->volume);
     break;
   default:
@@ -137,7 +137,7 @@ static void json_mesh(struct cli_json *j, const struct run_options *o, const str
 {
   const struct cli_setup *s = &o->s;
   const struct cli_mesh *m = &s->mesh;
-  const int gmsh = m->kind == CLI_MESH_GMSH, quad = s->shape == FEMINT_QUAD;
+  const int gmsh = m->kind == CLI_MESH_GMSH, quad = cli_shape_dim(s->shape) == 2;
   cli_json_open(j, "mesh", '{');
   cli_json_str(j, "type", mesh_types[m->kind]);
   cli_json_str(j, "file", gmsh ? m->file : NULL);

@@ -13,8 +13,8 @@
 #include "cli.h"
 
 const char *const cli_problem_names[] = {"elasticity", "laplace", "mass", "maxwell", NULL};
-const char *const cli_element_names[] = {"prism", "quad", "tet", "hex", NULL};
-const int cli_element_values[] = {FEMINT_PRISM, FEMINT_QUAD, FEMINT_TET, FEMINT_HEX};
+const char *const cli_element_names[] = {"prism", "quad", "tet", "hex", "tri", NULL};
+const int cli_element_values[] = {FEMINT_PRISM, FEMINT_QUAD, FEMINT_TET, FEMINT_HEX, FEMINT_TRI};
 static const char *const space_names[] = {"h1", "hcurl", NULL};
 static const int space_values[] = {FEMINT_H1, FEMINT_HCURL};
 static const char *const pec_names[] = {"all", "none", NULL};
@@ -26,42 +26,46 @@ const struct cli_option cli_setup_options[] = {
            "the cells: prism, 3D prisms with hierarchical H1 functions of orders 1-7 (seed 000); "
            "quad, 2D quadrilaterals, straight or curved (8-node), with reduced Lobatto H1 "
            "functions of orders 1-7 (seed 003); tet, tetrahedra, straight or curved (10-node), "
-           "with hierarchical H(curl) functions of orders 1-3 (seed 004); hex, hexahedra, straight "
-           "or curved (20-node), with Lagrange H1 functions on Gauss-Lobatto-Legendre nodes of orders 1-10 (seed 001) "
+           "with hierarchical H(curl) functions of orders 1-3 (seed 004) or (--space h1) Lagrange "
+           "H1 functions of orders 1-3; hex, hexahedra, straight or curved (20-node), with "
+           "Lagrange H1 functions on Gauss-Lobatto-Legendre nodes of orders 1-10 (seed 001); tri, "
+           "2D triangles, straight or curved (6-node), with Lagrange H1 functions of orders 1-3 "
            "(default prism)",
            NULL), .choices = cli_element_names, .values = cli_element_values},
   {CLI_OPT("--mesh", CLI_MESH, S(mesh),
            "box:NX,NY,NZ, the box [0,NX]x[0,NY]x[0,NZ] of unit blocks, each a hexahedron or cut "
-           "into 2 prisms or 6 tetrahedra (quad: box:NX,NY,1 is rect:NX,NY); gmsh:FILE, or a FILE ending in .msh, the "
-           "cells of a Gmsh MSH file (2.2, 4.1 ASCII or binary), of the element's shape; "
-           "rect:NX,NY (quad), NX*NY unit squares; annulus:NR,NT (quad), a quarter of the annulus "
-           "1 <= r <= 2 in NR x NT curved 8-node cells (default box:6,6,4 for prism, rect:16,16 "
-           "for quad, box:4,4,4 for tet and hex; bench --coexec: box:16,16,8)",
+           "into 2 prisms or 6 tetrahedra (quad and tri: box:NX,NY,1 is rect:NX,NY); gmsh:FILE, or "
+           "a FILE ending in .msh, the cells of a Gmsh MSH file (2.2, 4.1 ASCII or binary), of the "
+           "element's shape; rect:NX,NY (quad, tri), NX*NY unit squares (tri: each cut into 2 "
+           "triangles); annulus:NR,NT (quad), a quarter of the annulus 1 <= r <= 2 in NR x NT "
+           "curved 8-node cells (default box:6,6,4 for prism, rect:16,16 for quad and tri, "
+           "box:4,4,4 for tet and hex; bench --coexec: box:16,16,8)",
            "box:NX,NY,NZ|gmsh:FILE|rect:NX,NY|annulus:NR,NT")},
   {CLI_OPT("--perturb", CLI_REAL, S(perturb),
            "box and rect: move interior vertices at random by up to F times the spacing, "
-           "0 <= F < 0.5 (default 0.2; tet: 0, the regular box)",
+           "0 <= F < 0.5 (default 0.2; H(curl) tet: 0, the regular box)",
            "F"), .lo = 0, .hi = 0.5, .flags = CLI_HI_OPEN},
   {CLI_OPT("--seed", CLI_INT, S(seed),
            "box and rect: seed of the perturbation (default 1)", "N"), .min = 0, .max = UINT_MAX},
   {CLI_OPT("--curved", CLI_REAL, S(curved),
-           "quad, tet and hex on a generated mesh: curved cells (8-, 10- and 20-node) whose nodes "
-           "move by "
+           "quad, tri, tet and hex on a generated mesh: curved cells (8-, 6-, 10- and 20-node) "
+           "whose nodes move by "
            "A sin(pi x/lx) sin(pi y/ly) sin(pi z/lz) (1, 1, 1) over the bounding box lx x ly x lz "
            "(no z in 2D), so that its faces stay, 0 <= A < 0.5 (default 0: straight cells)",
            "A"), .lo = 0, .hi = 0.5, .flags = CLI_HI_OPEN},
   {CLI_OPT("--space", CLI_CHOICE, S(family),
-           "the function space: h1 for prism and quad, hcurl for tet (the element decides; another "
-           "is an error)", NULL), .choices = space_names, .values = space_values},
+           "the function space: h1 (every element) or hcurl (tet) (default: hcurl for tet unless "
+           "--problem is an H1 one, else h1)", NULL), .choices = space_names, .values = space_values},
   {CLI_OPT("--problem", CLI_CHOICE, S(problem),
-           "on H1: elasticity (E = 1, nu = 0.3; plane stress on quadrilaterals), laplace (kappa = "
+           "on H1: elasticity (E = 1, nu = 0.3; plane stress in 2D), laplace (kappa = "
            "1) or mass (rho = 1); on H(curl): maxwell, the mass matrix T (eps) and the curl-curl "
            "matrix S (1/mu) (default elasticity; tet: maxwell)",
            NULL), .choices = cli_problem_names},
   {CLI_OPT("--order", CLI_ORDERS, S(orders),
            "H1: orders 1..7, a list of orders P and ranges P1-P2, cell c taking the (c mod n)-th "
            "(default 1-4; bench's kernel sweep: 1-7); hexahedra: one order, 1..10 (default 3); "
-           "H(curl): one order, 1, 2 or 3, with 6, 20 or 45 functions per cell (default 3)",
+           "Lagrange triangles and tetrahedra: one order, 1..3 (default 2); H(curl): one order, "
+           "1, 2 or 3, with 6, 20 or 45 functions per cell (default 3)",
            "P|P1-P2|P1,P2,...")},
   {CLI_OPT("--pec", CLI_CHOICE, S(pec),
            "H(curl): perfect electric conductor walls (n x E = 0) on every boundary face, whose "
@@ -79,18 +83,22 @@ _Static_assert(sizeof cli_setup_options / sizeof cli_setup_options[0] == CLI_SET
 
 const char *cli_shape_name(int shape)
 {
-  return shape == FEMINT_QUAD  ? "quad"
-         : shape == FEMINT_TET ? "tet"
-         : shape == FEMINT_HEX ? "hex"
-                               : "prism";
+  return shape >= FEMINT_PRISM && shape <= FEMINT_TRI ? cli_element_names[shape - 1] : "?";
 }
 
 const char *cli_shape_plural(int shape)
 {
-  return shape == FEMINT_QUAD  ? "quadrilaterals"
-         : shape == FEMINT_TET ? "tetrahedra"
-         : shape == FEMINT_HEX ? "hexahedra"
-                               : "prisms";
+  static const char *const plural[] = {"prisms", "quadrilaterals", "tetrahedra", "hexahedra",
+                                       "triangles"};
+  return shape >= FEMINT_PRISM && shape <= FEMINT_TRI ? plural[shape - 1] : "?";
+}
+
+int cli_shape_dim(int shape) { return shape == FEMINT_QUAD || shape == FEMINT_TRI ? 2 : 3; }
+
+int cli_shape_vertices(int shape)
+{
+  static const int nv[] = {6, 4, 4, 8, 3};
+  return shape >= FEMINT_PRISM && shape <= FEMINT_TRI ? nv[shape - 1] : 0;
 }
 
 const char *cli_family_name(int family)
@@ -100,15 +108,14 @@ const char *cli_family_name(int family)
 
 int cli_problem_components(int problem, int shape)
 {
-  return problem == PROBLEM_MAXWELL || problem == PROBLEM_LAPLACE ? 1
-         : shape == FEMINT_QUAD                                   ? 2
-                                                                  : 3;
+  return problem == PROBLEM_MAXWELL || problem == PROBLEM_LAPLACE ? 1 : cli_shape_dim(shape);
 }
 
 static double mesh_cells(const struct cli_setup *s)
 {
   const struct cli_mesh *m = &s->mesh;
   const double blocks = (double)m->nx * m->ny * m->nz;
+  if (s->shape == FEMINT_TRI) return 2 * blocks;
   if (m->kind != CLI_MESH_BOX) return blocks;
   return blocks * (s->shape == FEMINT_TET ? 6 : s->shape == FEMINT_HEX ? 1 : 2);
 }
@@ -116,10 +123,11 @@ static double mesh_cells(const struct cli_setup *s)
 /* The element, mesh and orders agree; defaults of the mesh and orders. */
 static int resolve_mesh(struct cli_setup *s)
 {
-  const int tet = s->shape == FEMINT_TET, quad = s->shape == FEMINT_QUAD;
+  const int hcurl = s->family == FEMINT_HCURL, flat = cli_shape_dim(s->shape) == 2;
+  const int quad = s->shape == FEMINT_QUAD;
   const char *el = cli_shape_name(s->shape);
   char text[300];
-  if (tet) {
+  if (hcurl) {
     if (s->orders.n == 0) s->orders = (struct cli_orders){1, {3}};
     cli_orders_text(&s->orders, text, sizeof text);
     if (s->orders.n > 1)
@@ -136,29 +144,36 @@ static int resolve_mesh(struct cli_setup *s)
       return cli_fail_usage("--order %s: hexahedra take one order for every cell (1..10), not a "
                             "list",
                             text);
+  } else if (s->shape == FEMINT_TRI || s->shape == FEMINT_TET) {
+    if (s->orders.n == 0) s->orders = (struct cli_orders){1, {2}};
+    cli_orders_text(&s->orders, text, sizeof text);
+    if (s->orders.n > 1)
+      return cli_fail_usage("--order %s: Lagrange %s take one order for every cell (1, 2 or 3), "
+                            "not a list",
+                            text, cli_shape_plural(s->shape));
   } else if (s->orders.n == 0) {
     s->orders = (struct cli_orders){4, {1, 2, 3, 4}};
   }
-  const int pmax = femint_refel_max_order(s->shape, tet ? FEMINT_HCURL : FEMINT_H1);
+  const int pmax = femint_refel_max_order(s->shape, s->family);
   for (int k = 0; k < s->orders.n; k++)
     if (s->orders.p[k] > pmax)
       return cli_fail_usage("--order %d: the %s element has orders 1..%d", s->orders.p[k], el,
                             pmax);
   struct cli_mesh *m = &s->mesh;
   if (m->kind == CLI_MESH_NONE)
-    *m = quad ? (struct cli_mesh){CLI_MESH_RECT, 16, 16, 1, NULL}
-         : tet || s->shape == FEMINT_HEX ? (struct cli_mesh){CLI_MESH_BOX, 4, 4, 4, NULL}
-               : (struct cli_mesh){CLI_MESH_BOX, 6, 6, 4, NULL};
+    *m = flat ? (struct cli_mesh){CLI_MESH_RECT, 16, 16, 1, NULL}
+         : s->shape == FEMINT_PRISM ? (struct cli_mesh){CLI_MESH_BOX, 6, 6, 4, NULL}
+                                    : (struct cli_mesh){CLI_MESH_BOX, 4, 4, 4, NULL};
   cli_mesh_text(m, text, sizeof text);
-  if ((m->kind == CLI_MESH_RECT || m->kind == CLI_MESH_ANNULUS) && !quad)
-    return cli_fail_usage("--mesh %s: rectangles and annuli are made of quadrilaterals; "
-                          "--element %s takes box:NX,NY,NZ or gmsh:FILE",
-                          text, el);
-  if (m->kind == CLI_MESH_BOX && quad) {
+  if ((m->kind == CLI_MESH_RECT && !flat) || (m->kind == CLI_MESH_ANNULUS && !quad))
+    return cli_fail_usage("--mesh %s: %s; --element %s takes box:NX,NY,NZ or gmsh:FILE", text,
+                          m->kind == CLI_MESH_RECT ? "rectangles are 2D (--element quad or tri)"
+                                                   : "annuli are made of quadrilaterals",
+                          el);
+  if (m->kind == CLI_MESH_BOX && flat) {
     if (m->nz != 1)
-      return cli_fail_usage("--mesh %s: quadrilaterals fill a rectangle, box:NX,NY,1 or "
-                            "rect:NX,NY",
-                            text);
+      return cli_fail_usage("--mesh %s: %s fill a rectangle, box:NX,NY,1 or rect:NX,NY", text,
+                            cli_shape_plural(s->shape));
     m->kind = CLI_MESH_RECT;
   }
   if (m->kind != CLI_MESH_GMSH && mesh_cells(s) > (double)CLI_MAX_CELLS)
@@ -169,11 +184,11 @@ static int resolve_mesh(struct cli_setup *s)
     return cli_fail_usage("--perturb: for box and rect meshes, not --mesh %s", text);
   if (s->seed >= 0 && !grid)
     return cli_fail_usage("--seed: for box and rect meshes, not --mesh %s", text);
-  if (s->perturb < 0) s->perturb = tet || !grid ? 0 : 0.2;
+  if (s->perturb < 0) s->perturb = hcurl || !grid ? 0 : 0.2;
   if (s->seed < 0) s->seed = 1;
   if (s->curved > 0 && s->shape == FEMINT_PRISM)
-    return cli_fail_usage("--curved %g: %s are straight; --curved is for --element quad, tet "
-                          "and hex",
+    return cli_fail_usage("--curved %g: %s are straight; --curved is for --element quad, tri, "
+                          "tet and hex",
                           s->curved, cli_shape_plural(s->shape));
   if (s->curved > 0 && m->kind == CLI_MESH_GMSH)
     return cli_fail_usage("--curved %g: for generated meshes; a Gmsh file (%s) brings its own "
@@ -186,26 +201,27 @@ int cli_setup_resolve(struct cli_setup *s)
 {
   const int tet = s->shape == FEMINT_TET;
   const char *el = cli_shape_name(s->shape);
-  const int family = tet ? FEMINT_HCURL : FEMINT_H1;
-  if (s->family && s->family != family)
-    return cli_fail_usage("--space %s: --element %s has the %s space (--space %s)",
-                          cli_family_name(s->family), el, tet ? "H(curl)" : "H1",
-                          cli_family_name(family));
-  s->family = family;
-  if (s->problem < 0) s->problem = tet ? PROBLEM_MAXWELL : PROBLEM_ELASTICITY;
-  if (tet && s->problem != PROBLEM_MAXWELL)
+  if (s->family == FEMINT_HCURL && !tet)
+    return cli_fail_usage("--space hcurl: --element %s has the H1 space only (H(curl) is "
+                          "--element tet's)",
+                          el);
+  /* a tetrahedron is H(curl) unless the space or an H1 problem says otherwise */
+  if (!s->family)
+    s->family = tet && (s->problem < 0 || s->problem == PROBLEM_MAXWELL) ? FEMINT_HCURL : FEMINT_H1;
+  const int hcurl = s->family == FEMINT_HCURL;
+  if (s->problem < 0) s->problem = hcurl ? PROBLEM_MAXWELL : PROBLEM_ELASTICITY;
+  if (hcurl && s->problem != PROBLEM_MAXWELL)
     return cli_fail_usage("--problem %s: the H(curl) space of --element tet has --problem maxwell",
                           cli_problem_names[s->problem]);
-  if (!tet && s->problem == PROBLEM_MAXWELL)
-    return cli_fail_usage("--problem maxwell: needs the H(curl) space of --element tet, not "
-                          "--element %s",
-                          el);
+  if (!hcurl && s->problem == PROBLEM_MAXWELL)
+    return cli_fail_usage("--problem maxwell: needs the H(curl) space of --element tet, not %s",
+                          tet ? "--space h1" : cli_shape_plural(s->shape));
   int rc = resolve_mesh(s);
   if (rc) return rc;
-  if (s->pec >= 0 && !tet)
+  if (s->pec >= 0 && !hcurl)
     return cli_fail_usage("--pec %s: conductor walls belong to the H(curl) space (--element tet)",
                           s->pec ? "all" : "none");
-  if (s->pec < 0) s->pec = tet;
+  if (s->pec < 0) s->pec = hcurl;
   if ((s->eps > 0 || s->mu > 0) && s->problem != PROBLEM_MAXWELL)
     return cli_fail_usage("%s %g: a coefficient of --problem maxwell, not %s",
                           s->eps > 0 ? "--eps" : "--mu", s->eps > 0 ? s->eps : s->mu,
@@ -239,7 +255,7 @@ int cli_setup_mesh(femint_context_t ctx, const struct cli_setup *s, femint_mesh_
       rc = femint_mesh_create_annulus(ctx, m->nx, m->ny, 1.0, 2.0, M_PI / 2, mesh);
       break;
     case CLI_MESH_RECT:
-      rc = femint_mesh_create_box(ctx, FEMINT_QUAD, m->nx, m->ny, 1, m->nx, m->ny, 1, s->perturb,
+      rc = femint_mesh_create_box(ctx, s->shape, m->nx, m->ny, 1, m->nx, m->ny, 1, s->perturb,
                                   (unsigned)s->seed, mesh);
       break;
     case CLI_MESH_BOX:
@@ -282,7 +298,7 @@ int cli_setup_space(femint_context_t ctx, const struct cli_setup *s, femint_mesh
 int cli_form_create(femint_context_t ctx, int problem, int shape, femint_form_t *form)
 {
   const double one = 1, young = 1, poisson = 0.3;
-  if (problem == PROBLEM_ELASTICITY && shape == FEMINT_QUAD)
+  if (problem == PROBLEM_ELASTICITY && cli_shape_dim(shape) == 2)
     return femint_form_create_plane_elasticity(ctx, FEMINT_PLANE_STRESS, 1, &young, &poisson,
                                                form);
   if (problem == PROBLEM_ELASTICITY)
@@ -315,20 +331,20 @@ const char *cli_form_letter(const struct cli_setup *s, int form)
 const char *cli_form_name(const struct cli_setup *s, int form)
 {
   if (s->problem == PROBLEM_MAXWELL) return form ? "curlcurl" : "hcurl_mass";
-  if (s->problem == PROBLEM_ELASTICITY && s->shape == FEMINT_QUAD) return "plane_elasticity";
+  if (s->problem == PROBLEM_ELASTICITY && cli_shape_dim(s->shape) == 2) return "plane_elasticity";
   return cli_problem_names[s->problem];
 }
 
 void cli_problem_text(const struct cli_setup *s, char *buf, size_t len)
 {
-  const int quad = s->shape == FEMINT_QUAD;
+  const int flat = cli_shape_dim(s->shape) == 2;
   switch (s->problem) {
   case PROBLEM_ELASTICITY:
-    snprintf(buf, len, "%s elasticity (E = 1, nu = 0.3)", quad ? "plane stress" : "linear");
+    snprintf(buf, len, "%s elasticity (E = 1, nu = 0.3)", flat ? "plane stress" : "linear");
     break;
   case PROBLEM_LAPLACE: snprintf(buf, len, "Laplacian (kappa = 1)"); break;
   case PROBLEM_MASS:
-    snprintf(buf, len, "mass matrix (rho = 1, %d components)", quad ? 2 : 3);
+    snprintf(buf, len, "mass matrix (rho = 1, %d components)", flat ? 2 : 3);
     break;
   default:
     snprintf(buf, len, "Maxwell matrices T (eps = %g) and S (1/mu, mu = %g)", s->eps, s->mu);

@@ -117,7 +117,7 @@ static int h1_modes(const struct cli_setup *s, femint_space_t space, femint_matr
   if (!rc && s->problem == PROBLEM_ELASTICITY) {
     for (int m = 0; m < 6 && !rc; m++) {
       /* in 2D: the translations along x and y and the rotation about z */
-      if (s->shape == FEMINT_QUAD && (m == 2 || m == 3 || m == 4)) continue;
+      if (cli_shape_dim(s->shape) == 2 && (m == 2 || m == 3 || m == 4)) continue;
       double a[3] = {0, 0, 0}, b[9] = {0};
       if (m < 3) {
         a[m] = 1;

@@ -1,10 +1,10 @@
 /* The geometric map of a prism with straight edges and bilinear quadrilateral faces: points,
  * Jacobians, their inverses, and the Jacobian terms that the NOJAC kernels read; the map of a
- * cell of any shape (geom_map). */
+ * cell of any shape (geom_map) and its Jacobian terms (geom_terms). */
 #include <math.h>
 
 #include "refel_quad.h"
-#include "refel_tet.h"
+#include "refel_simplex.h"
 
 /* Vertex functions N_a = l_{a%3} * (1 -+ xi3)/2 and their reference derivatives dN[a][3]. */
 static void vertex_functions(const double xi[3], double *N, double *dN)
@@ -72,18 +72,44 @@ int geom_prism_terms(const struct refel *re, const double *X, double *t, int *ba
 
 int geom_terms(const struct refel *re, int nnode, const double *X, double *t, int *bad)
 {
+  /* simplices keep their vertices in ascending global order: half of them are negatively
+   * oriented, and the mesh checked that det J keeps its sign on each */
+  const int simplex = re->shape == FEMINT_TET || re->shape == FEMINT_TRI, dim = re->dim;
+  const int nt = 1 + dim * dim;
   for (int q = 0; q < re->nq; q++) {
     double J[9], K[9];
-    geom_map(re->shape, nnode, X, &re->xq[3 * q], NULL, J);
-    const double det = geom_inverse3(J, K);
-    if (!(det > 0)) {
+    geom_map(re->shape, nnode, X, &re->xq[dim * q], NULL, J);
+    double det = dim == 3 ? geom_inverse3(J, K) : geom_inverse2(J, K);
+    if (simplex) det = fabs(det);
+    if (!(det > 0) || !isfinite(det)) {
       if (bad) *bad = q;
       return FEMINT_EJACOBIAN;
     }
-    t[GEOM_NTERMS * q] = det * re->wq[q];
-    for (int k = 0; k < 9; k++) t[GEOM_NTERMS * q + 1 + k] = K[k];
+    t[nt * q] = det * re->wq[q];
+    for (int k = 0; k < dim * dim; k++) t[nt * q + 1 + k] = K[k];
   }
   return 0;
+}
+
+double geom_nodal(int dim, int nnode, const double *X, const double *N, const double *dN,
+                  double *x, double *J)
+{
+  if (N)
+    for (int i = 0; i < dim; i++) {
+      double s = 0;
+      for (int a = 0; a < nnode; a++) s += N[a] * X[dim * a + i];
+      x[i] = s;
+    }
+  if (!dN) return 0;
+  for (int i = 0; i < dim; i++)
+    for (int j = 0; j < dim; j++) {
+      double s = 0;
+      for (int a = 0; a < nnode; a++) s += X[dim * a + i] * dN[dim * a + j];
+      J[dim * i + j] = s;
+    }
+  return dim == 2 ? J[0] * J[3] - J[1] * J[2]
+                  : J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+                        J[2] * (J[3] * J[7] - J[4] * J[6]);
 }
 
 double geom_map(int shape, int nnode, const double *X, const double *xi, double *x, double *J)
@@ -98,6 +124,9 @@ double geom_map(int shape, int nnode, const double *X, const double *xi, double 
   case FEMINT_TET:
     if (x) geom_tet_point(nnode, X, xi, x);
     return geom_tet_jacobian(nnode, X, xi, J);
+  case FEMINT_TRI:
+    if (x) geom_tri_point(nnode, X, xi, x);
+    return geom_tri_jacobian(nnode, X, xi, J);
   default:
     if (x) geom_prism_point(X, xi, x);
     return geom_prism_jacobian(X, xi, J);

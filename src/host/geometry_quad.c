@@ -57,25 +57,14 @@ int geom_quad_nodes(int nnode, const double xi[2], double *N, double *dN)
 void geom_quad_point(int nnode, const double *X, const double xi[2], double *x)
 {
   double N[8];
-  if (geom_quad_nodes(nnode, xi, N, NULL)) return;
-  x[0] = x[1] = 0;
-  for (int a = 0; a < nnode; a++) {
-    x[0] += N[a] * X[2 * a];
-    x[1] += N[a] * X[2 * a + 1];
-  }
+  if (!geom_quad_nodes(nnode, xi, N, NULL)) geom_nodal(2, nnode, X, N, NULL, x, NULL);
 }
 
 double geom_quad_jacobian(int nnode, const double *X, const double xi[2], double *J)
 {
   double dN[16];
   if (geom_quad_nodes(nnode, xi, NULL, dN)) return NAN;
-  for (int i = 0; i < 2; i++)
-    for (int j = 0; j < 2; j++) {
-      double s = 0;
-      for (int a = 0; a < nnode; a++) s += X[2 * a + i] * dN[2 * a + j];
-      J[2 * i + j] = s;
-    }
-  return J[0] * J[3] - J[1] * J[2];
+  return geom_nodal(2, nnode, X, NULL, dN, NULL, J);
 }
 
 double geom_inverse2(const double *J, double *K)
@@ -90,18 +79,7 @@ double geom_inverse2(const double *J, double *K)
 
 int geom_quad_terms(const struct refel *re, int nnode, const double *X, double *t, int *bad)
 {
-  for (int q = 0; q < re->nq; q++) {
-    double J[4], K[4];
-    geom_quad_jacobian(nnode, X, &re->xq[2 * q], J);
-    const double det = geom_inverse2(J, K);
-    if (!(det > 0)) {
-      if (bad) *bad = q;
-      return FEMINT_EJACOBIAN;
-    }
-    t[GEOM_QUAD_NTERMS * q] = det * re->wq[q];
-    for (int k = 0; k < 4; k++) t[GEOM_QUAD_NTERMS * q + 1 + k] = K[k];
-  }
-  return 0;
+  return geom_terms(re, nnode, X, t, bad);
 }
 
 #define CHECK_GRID 17

@@ -34,23 +34,14 @@ void geom_tet_point(int nnode, const double *X, const double xi[3], double *x)
 {
   double N[10];
   x[0] = x[1] = x[2] = 0;
-  if (geom_tet_nodes(nnode, xi, N, NULL)) return;
-  for (int a = 0; a < nnode; a++)
-    for (int i = 0; i < 3; i++) x[i] += N[a] * X[3 * a + i];
+  if (!geom_tet_nodes(nnode, xi, N, NULL)) geom_nodal(3, nnode, X, N, NULL, x, NULL);
 }
 
 double geom_tet_jacobian(int nnode, const double *X, const double xi[3], double *J)
 {
   double dN[30];
   if (geom_tet_nodes(nnode, xi, NULL, dN)) return NAN;
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) {
-      double s = 0;
-      for (int a = 0; a < nnode; a++) s += X[3 * a + i] * dN[3 * a + j];
-      J[3 * i + j] = s;
-    }
-  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
-         J[2] * (J[3] * J[7] - J[4] * J[6]);
+  return geom_nodal(3, nnode, X, NULL, dN, NULL, J);
 }
 
 #define CHECK_LATTICE 8

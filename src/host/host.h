@@ -112,8 +112,8 @@ int refel_entity_nmodes(int kind, int entity, int q);
 
 /* ---- refel.c: reference elements by shape and family ---- */
 
-/* The element of a shape and family: refel_prism_create, refel_quad_create, refel_hex_create or
- * refel_tet_create.
+/* The element of a shape and family: refel_prism_create, refel_quad_create, refel_hex_create,
+ * refel_lagrange_create (H1 triangle and tetrahedron) or refel_tet_create (H(curl)).
  * FEMINT_ENOTSUP (a family the shape does not have, named), FEMINT_EORDER, FEMINT_ENOMEM. */
 int refel_create(int shape, int family, int order, struct refel **re);
 /* Shape functions of an order (a negative error for a bad shape, family or order). */
@@ -122,9 +122,12 @@ int refel_nsh(int shape, int family, int order);
  * reference derivatives, val[dim+1][nsh]; H(curl), the 3 components of each function and then the
  * 3 of its curl, val[6][nsh]. */
 void refel_eval(int shape, int family, int order, const double *xi, double *val);
-/* The family a shape has (FEMINT_H1 for prisms, quadrilaterals and hexahedra, FEMINT_HCURL for
- * tetrahedra), or 0 for an unknown shape. */
-int refel_shape_family(int shape);
+/* Whether a shape has a family: FEMINT_H1 every shape (the tetrahedron and the triangle Lagrange,
+ * refel_simplex.h), FEMINT_HCURL the tetrahedron. */
+int refel_has_family(int shape, int family);
+/* Whether the element of a shape and family is nodal (Lagrange: the H1 hexahedron, tetrahedron and
+ * triangle): its functions are not hierarchical, so a space of it takes one order. */
+int refel_nodal(int shape, int family);
 /* The highest order of a shape's element of a family (femint_refel_max_order), 0 when the shape
  * has no such family. */
 int refel_max_order(int shape, int family);
@@ -145,6 +148,11 @@ double geom_inverse3(const double *J, double *K);
  * t[q*10 + 1 + 3*j + i] = dxi_j / dx_i. Returns 0, or FEMINT_EJACOBIAN with *bad = q. */
 int geom_prism_terms(const struct refel *re, const double *X, double *t, int *bad);
 #define GEOM_NTERMS 10
+/* The map of nodal geometry from the node functions N[nnode] and their reference derivatives
+ * dN[nnode][dim] (either may be NULL): x[dim] = sum_a N_a X_a, J[dim*i + j] = sum_a X_a,i dN_a,j;
+ * returns det J (0 without dN). */
+double geom_nodal(int dim, int nnode, const double *X, const double *N, const double *dN,
+                  double *x, double *J);
 /* The map of a cell of any shape from its nnode geometric nodes X[nnode][dim] (dim 3, or 2 for
  * the quadrilateral): the point x(xi) (dim values; NULL: not wanted) and J[dim*i + j] =
  * dx_i / dxi_j at xi; returns det J. */
@@ -162,8 +170,10 @@ double geom_hex_jacobian(int nnode, const double *X, const double xi[3], double 
  * for nnode other than 8 and 20) with a message, *det and xi (either may be NULL) the smallest
  * det J found and where. */
 int geom_hex_check(int nnode, const double *X, double *det, double xi[3]);
-/* Jacobian terms of a 3D cell of any shape at the points of re, as geom_prism_terms writes them,
- * from its nnode geometric nodes X[nnode][3]. Returns 0, or FEMINT_EJACOBIAN with *bad = q. */
+/* Jacobian terms of a cell of any shape at the points of re, from its nnode geometric nodes
+ * X[nnode][dim]: 3D as geom_prism_terms writes them, 2D as geom_quad_terms (1 + dim^2 values per
+ * point); simplices take |det J| (their vertices are in ascending global order). Returns 0, or
+ * FEMINT_EJACOBIAN with *bad = q. */
 int geom_terms(const struct refel *re, int nnode, const double *X, double *t, int *bad);
 
 /* ---- mesh.c, mesh_topo.c ---- */
@@ -179,7 +189,9 @@ struct cell_topo {
   int curved;                /* 1: cells may carry one geometric node per edge */
   const char *name, *plural; /* "prism", "prisms" */
 };
-extern const struct cell_topo topo_prism, topo_quad, topo_tet, topo_hex;
+extern const struct cell_topo topo_prism, topo_quad, topo_tet, topo_hex, topo_tri;
+/* The shapes and their numbers, for messages. */
+#define SHAPE_LIST "prism 1, quad 2, tet 3, hex 4, tri 5"
 /* The topology of a shape (enum femint_shape), or NULL. */
 const struct cell_topo *topo_of(int shape);
 #define MESH_MAX_NV 8

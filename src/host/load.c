@@ -8,7 +8,7 @@
 #include "mesh.h"
 #include "refel_hex.h"
 #include "refel_quad.h"
-#include "refel_tet.h"
+#include "refel_simplex.h"
 
 /* rhs += w * (value . v_i) for the cell's modes, the values of its shape functions at the point
  * in val (H1: val[0..nsh) the values, from refel_eval or the tabulation; H(curl): the reference
@@ -75,10 +75,11 @@ static int face_rule(int shape, int f, int p, struct face_rule *r)
   memset(r->du, 0, sizeof r->du);
   memset(r->dv, 0, sizeof r->dv);
   r->n = 0;
-  if (shape == FEMINT_QUAD) {
-    /* edge f from vertex a to b, counter-clockwise: outward normal = tangent turned clockwise */
-    const int ng = p + 3;
-    const double *v0 = quad_vert_xi[quad_edge_vert[f][0]], *v1 = quad_vert_xi[quad_edge_vert[f][1]];
+  if (shape == FEMINT_QUAD || shape == FEMINT_TRI) {
+    /* edge f from vertex a to b; load_face turns the normal outwards */
+    const int ng = p + 3, quad = shape == FEMINT_QUAD;
+    const double *v0 = quad ? quad_vert_xi[quad_edge_vert[f][0]] : tri_vert_xi[tri_edge_vert[f][0]];
+    const double *v1 = quad ? quad_vert_xi[quad_edge_vert[f][1]] : tri_vert_xi[tri_edge_vert[f][1]];
     FEMINT_CALL(quad_gauss_legendre(ng, gx, gw));
     for (int q = 0; q < ng; q++, r->n++) {
       for (int i = 0; i < 2; i++) r->xi[2 * q + i] = 0.5 * (1 - gx[q]) * v0[i] + 0.5 * (1 + gx[q]) * v1[i];
@@ -165,8 +166,12 @@ int load_face(const struct femint_space *s, int k, femint_field_fn g, void *user
     if (dim == 2) {
       const double t[2] = {J[0] * r.du[0] + J[1] * r.du[1], J[2] * r.du[0] + J[3] * r.du[1]};
       area = hypot(t[0], t[1]);
-      n[0] = t[1] / area;
-      n[1] = -t[0] / area;
+      /* a quadrilateral is counter-clockwise: outward = the tangent turned clockwise; a
+       * triangle's vertices are in ascending ids, so its normal is turned towards the outside */
+      const double out = (x[0] - centroid[0]) * t[1] - (x[1] - centroid[1]) * t[0];
+      const double sign = shape == FEMINT_TRI && out < 0 ? -1 : 1;
+      n[0] = sign * t[1] / area;
+      n[1] = -sign * t[0] / area;
     } else {
       double tu[3], tv[3];
       for (int i = 0; i < 3; i++) {

@@ -9,7 +9,7 @@
 #include "mesh.h"
 #include "refel_hex.h"
 #include "refel_quad.h"
-#include "refel_tet.h"
+#include "refel_simplex.h"
 
 const int prism_edge_vert[PRISM_NE][2] = {{0, 1}, {1, 2}, {2, 0}, {3, 4}, {4, 5},
                                           {5, 3}, {0, 3}, {1, 4}, {2, 5}};
@@ -17,6 +17,7 @@ const int prism_face_vert[PRISM_NF][4] = {
     {0, 1, 2, -1}, {3, 4, 5, -1}, {0, 1, 4, 3}, {1, 2, 5, 4}, {2, 0, 3, 5}};
 static const int quad_face_vert[4][4] = {{0, 1, -1, -1}, {1, 2, -1, -1}, {2, 3, -1, -1},
                                          {3, 0, -1, -1}};
+static const int tri_face_vert[TRI_NE][4] = {{0, 1, -1, -1}, {0, 2, -1, -1}, {1, 2, -1, -1}};
 static const int tet_face_vert4[TET_NF][4] = {{1, 2, 3, -1}, {0, 2, 3, -1}, {0, 1, 3, -1},
                                               {0, 1, 2, -1}};
 
@@ -27,6 +28,8 @@ const struct cell_topo topo_quad = {FEMINT_QUAD, 2, 4, 4, 4, quad_edge_vert, qua
 const struct cell_topo topo_tet = {FEMINT_TET, 3, TET_NV, TET_NE, TET_NF, tet_edge_vert,
                                    tet_face_vert4, 1, "tetrahedron", "tetrahedra"};
 
+const struct cell_topo topo_tri = {FEMINT_TRI, 2, TRI_NV, TRI_NE, TRI_NE, tri_edge_vert,
+                                   tri_face_vert, 1, "triangle", "triangles"};
 const struct cell_topo topo_hex = {FEMINT_HEX, 3, HEX_NV, HEX_NE, HEX_NF, hex_edge_vert,
                                    hex_face_vert, 1, "hexahedron", "hexahedra"};
 
@@ -37,6 +40,7 @@ const struct cell_topo *topo_of(int shape)
   case FEMINT_PRISM: return &topo_prism;
   case FEMINT_QUAD: return &topo_quad;
   case FEMINT_TET: return &topo_tet;
+  case FEMINT_TRI: return &topo_tri;
   default: return NULL;
   }
 }
@@ -123,10 +127,10 @@ static void normalize_cell(const int *line, const int64_t *gid, const int *in, i
 
 /* A tetrahedron's vertices by ascending global id (the vertex index breaks no tie: ids are
  * distinct). */
-static void sort_tet(const int64_t *gid, const int *in, int *out)
+static void sort_simplex(int nv, const int64_t *gid, const int *in, int *out)
 {
-  memcpy(out, in, 4 * sizeof *out);
-  for (int i = 1; i < 4; i++)
+  memcpy(out, in, (size_t)nv * sizeof *out);
+  for (int i = 1; i < nv; i++)
     for (int j = i; j > 0 && gid[out[j - 1]] > gid[out[j]]; j--) {
       const int t = out[j];
       out[j] = out[j - 1];
@@ -242,6 +246,7 @@ int mesh_check_geometry(const struct femint_mesh *m, int c)
   }
   const int bad = t->shape == FEMINT_QUAD  ? geom_quad_check(NULL, nnode, X, NULL)
                   : t->shape == FEMINT_HEX ? geom_hex_check(nnode, X, NULL, NULL)
+                  : t->shape == FEMINT_TRI ? geom_tri_check(nnode, X, NULL)
                                            : geom_tet_check(NULL, nnode, X, NULL);
   if (!bad) return 0;
   return femint_seterr(m->ctx, FEMINT_EJACOBIAN, "%s (vertices %s): %s%s", name, verts,
@@ -298,9 +303,9 @@ int mesh_create(femint_context_t ctx, const char *who, const struct cell_topo *t
       vertical_lines(nvert, ncell, cells, m->vert_gid, line);
     for (int c = 0; c < ncell; c++)
       normalize_cell(line, m->vert_gid, &cells[6 * (size_t)c], &m->cells[6 * (size_t)c]);
-  } else if (t->shape == FEMINT_TET) {
+  } else if (t->shape == FEMINT_TET || t->shape == FEMINT_TRI) {
     for (int c = 0; c < ncell; c++)
-      sort_tet(m->vert_gid, &cells[4 * (size_t)c], &m->cells[4 * (size_t)c]);
+      sort_simplex(t->nv, m->vert_gid, &cells[(size_t)t->nv * c], &m->cells[(size_t)t->nv * c]);
   } else {
     memcpy(m->cells, cells, (size_t)t->nv * ncell * sizeof *cells);
   }
@@ -323,8 +328,8 @@ int femint_mesh_create(femint_context_t ctx, int shape, int nvert, const double 
 {
   const struct cell_topo *t = topo_of(shape);
   FEMINT_CHECK(t, ctx, FEMINT_EINVAL,
-               "femint_mesh_create: shape %d is not an element shape (prism %d, quad %d, tet %d, hex %d)",
-               shape, FEMINT_PRISM, FEMINT_QUAD, FEMINT_TET, FEMINT_HEX);
+               "femint_mesh_create: shape %d is not an element shape (" SHAPE_LIST ")",
+               shape);
   return mesh_create(ctx, "femint_mesh_create", t, nvert, coords, NULL, ncell, cells, edge_nodes,
                      NULL, mesh);
 }
@@ -370,8 +375,7 @@ int femint_mesh_create_part(femint_context_t ctx, int shape, int nvert, const do
   *mesh = NULL;
   const struct cell_topo *t = topo_of(shape);
   FEMINT_CHECK(t, ctx, FEMINT_EINVAL,
-               "%s: shape %d is not an element shape (prism %d, quad %d, tet %d, hex %d)", who, shape,
-               FEMINT_PRISM, FEMINT_QUAD, FEMINT_TET, FEMINT_HEX);
+               "%s: shape %d is not an element shape (" SHAPE_LIST ")", who, shape);
   FEMINT_CHECK(global_ids, ctx, FEMINT_EINVAL, "%s: global_ids is NULL", who);
   FEMINT_CHECK(nface >= 0 && (nface == 0 || (faces && tags)), ctx, FEMINT_EINVAL,
                "%s: nface = %d with %s faces and %s tags", who, nface, faces ? "a list of" : "no",
@@ -497,7 +501,7 @@ int femint_mesh_cell_nodes(femint_mesh_t mesh, int cell, double *X)
 /* Points and weights of a rule that integrates det J of a cell exactly: det J of a prism is
  * linear in xi1, xi2 and quadratic in xi3 (the triangle's centroid times 2 Gauss points), of a
  * quadrilateral of degree <= 3 in each variable (2 x 2 Gauss points), of a tetrahedron of total
- * degree <= 3 (a symmetric rule of degree 3). */
+ * degree <= 3 (a symmetric rule of degree 3), of a triangle of degree <= 2. */
 static int volume_rule(int shape, int *n, double *xi, double *w)
 {
   const double g = 1 / sqrt(3.0);
@@ -519,6 +523,11 @@ static int volume_rule(int shape, int *n, double *xi, double *w)
       w[i] = 1;
     }
     *n = 8;
+  } else if (shape == FEMINT_TRI) { /* det J of a 6-node triangle is quadratic */
+    const double *x, *ww;
+    FEMINT_CALL(quad_triangle(2, n, &x, &ww));
+    memcpy(xi, x, 2 * (size_t)*n * sizeof *xi);
+    memcpy(w, ww, (size_t)*n * sizeof *w);
   } else {
     const double *x, *ww;
     FEMINT_CALL(quad_tet_symmetric(3, n, &x, &ww, NULL));

@@ -1,5 +1,6 @@
 /* The box mesh of any shape: nx*ny*nz blocks, hexahedra themselves or cut into 2 prisms or 6
- * tetrahedra (or the nx*ny quadrilaterals of a rectangle), boundary tags 1..6 (1..4), and a
+ * tetrahedra (or the nx*ny quadrilaterals of a rectangle, or 2 triangles each), boundary tags
+ * 1..6 (1..4), and a
  * reproducible random perturbation of the interior vertices that keeps every cell valid
  * (hexahedra: det J > 0 over the whole cell, certified). */
 #include <limits.h>
@@ -10,6 +11,7 @@
 
 #include "mesh.h"
 #include "refel_quad.h"
+#include "refel_simplex.h"
 
 /* Halvings of the perturbation of the vertices of a tangled cell before it is dropped. */
 #define BOX_MAX_TRIES 60
@@ -33,23 +35,25 @@ static int box_tag(int nv, const double *X, void *user)
   return 0;
 }
 
-/* The sign of det J of each tetrahedron before the perturbation: femint orders a tetrahedron's
- * vertices by id, so about half of the cells are negatively oriented, and a move that inverts a
- * cell keeps it valid to geom_tet_check. A perturbed cell must keep its sign. */
-static int tet_signs(const struct femint_mesh *m, int8_t **sign)
+/* The sign of det J of each simplex before the perturbation: femint orders a simplex's vertices
+ * by id, so about half of the cells are negatively oriented, and a move that inverts a cell keeps
+ * it valid to geom_tet_check. A perturbed cell must keep its sign. */
+static const double centroid[2][3] = {{1.0 / 3, 1.0 / 3, 0}, {0.25, 0.25, 0.25}};
+static int simplex_signs(const struct femint_mesh *m, int8_t **sign)
 {
   *sign = malloc((size_t)m->ncell);
   FEMINT_CHECK(*sign, m->ctx, FEMINT_ENOMEM, "out of memory perturbing a box mesh");
-  static const double centroid[3] = {0.25, 0.25, 0.25};
+  const int shape = m->topo->shape;
   for (int c = 0; c < m->ncell; c++) {
     double X[12], J[9];
     mesh_cell_nodes(m, c, X);
-    (*sign)[c] = geom_map(FEMINT_TET, 4, X, centroid, NULL, J) < 0 ? -1 : 1;
+    (*sign)[c] =
+        geom_map(shape, m->topo->nv, X, centroid[m->topo->dim - 2], NULL, J) < 0 ? -1 : 1;
   }
   return 0;
 }
 
-/* Whether cell c is still valid after a move (tetrahedra: with the sign it had). */
+/* Whether cell c is still valid after a move (simplices: with the sign they had). */
 static int cell_valid(const struct femint_mesh *m, int c, const int8_t *sign)
 {
   double X[3 * MESH_MAX_NODES];
@@ -68,13 +72,13 @@ static int cell_valid(const struct femint_mesh *m, int c, const int8_t *sign)
     return geom_hex_check(nnode, X, &det, xi) == 0 && det > 1e-3 * d0;
   }
   default: {
-    static const double centroid[3] = {0.25, 0.25, 0.25};
+    const int dim = m->topo->dim;
     double J[9];
-    const double det = geom_map(FEMINT_TET, nnode, X, centroid, NULL, J);
+    const double det = geom_map(m->topo->shape, nnode, X, centroid[dim - 2], NULL, J);
     double scale = 0;
-    for (int a = 1; a < 4; a++)
-      for (int i = 0; i < 3; i++) scale = fmax(scale, fabs(X[3 * a + i] - X[i]));
-    return sign[c] * det > 1e-3 * scale * scale * scale;
+    for (int a = 1; a <= dim; a++)
+      for (int i = 0; i < dim; i++) scale = fmax(scale, fabs(X[dim * a + i] - X[i]));
+    return sign[c] * det > 1e-3 * (dim == 3 ? scale * scale * scale : scale * scale);
   }
   }
 }
@@ -127,14 +131,14 @@ static int perturb_3d(struct femint_mesh *m, const double *x0, const double *d, 
 }
 
 /* 2D: move the interior vertices by s * d, halving s until every cell is valid (s = 0 at last). */
-static void perturb_2d(struct femint_mesh *m, const double *x0, const double *d)
+static void perturb_2d(struct femint_mesh *m, const double *x0, const double *d, const int8_t *sign)
 {
   double s = 1;
   for (int t = 0; t < 40; t++, s *= 0.5) {
     for (int v = 0; v < m->nvert; v++)
       for (int i = 0; i < 2; i++) m->coords[3 * v + i] = x0[3 * v + i] + s * d[3 * v + i];
     int ok = 1;
-    for (int c = 0; c < m->ncell && ok; c++) ok = cell_valid(m, c, NULL);
+    for (int c = 0; c < m->ncell && ok; c++) ok = cell_valid(m, c, sign);
     if (ok) return;
   }
   memcpy(m->coords, x0, 3 * (size_t)m->nvert * sizeof *x0);
@@ -149,7 +153,8 @@ static int perturb(struct femint_mesh *m, double r, unsigned seed)
   double *d = calloc(3 * (size_t)m->nvert, sizeof *d);
   int8_t *sign = NULL;
   int ierr = x0 && d ? 0 : femint_seterr(m->ctx, FEMINT_ENOMEM, "out of memory perturbing a box mesh");
-  if (!ierr && m->topo->shape == FEMINT_TET) ierr = tet_signs(m, &sign);
+  if (!ierr && (m->topo->shape == FEMINT_TET || m->topo->shape == FEMINT_TRI))
+    ierr = simplex_signs(m, &sign);
   if (!ierr) {
     memcpy(x0, m->coords, 3 * (size_t)m->nvert * sizeof *x0);
     uint64_t state = seed;
@@ -165,7 +170,7 @@ static int perturb(struct femint_mesh *m, double r, unsigned seed)
       } while (q > 1);
       for (int a = 0; a < dim; a++) d[3 * v + a] = r * u[a];
     }
-    if (dim == 2) perturb_2d(m, x0, d);
+    if (dim == 2) perturb_2d(m, x0, d, sign);
     else ierr = perturb_3d(m, x0, d, sign);
   }
   free(x0);
@@ -183,15 +188,16 @@ static void block_cells(int shape, int v00, int sx, int sy, int sz, int *cells, 
                       v00 + sz, v00 + sx + sz, v00 + sx + sy + sz, v00 + sy + sz};
     const int nv = shape == FEMINT_HEX ? 8 : 4;
     memcpy(&cells[nv * (*c)++], q, nv * sizeof *q);
-  } else if (shape == FEMINT_PRISM) {
-    /* Cut by the diagonal from (i, j) to (i+1, j+1) into the prisms over the triangles
-     * (00, 10, 11) and (00, 11, 01), counter-clockwise seen from above. */
+  } else if (shape == FEMINT_PRISM || shape == FEMINT_TRI) {
+    /* Cut by the diagonal from (i, j) to (i+1, j+1) into the triangles (00, 10, 11) and
+     * (00, 11, 01), counter-clockwise seen from above, or the prisms over them. */
     const int v10 = v00 + sx, v01 = v00 + sy, v11 = v00 + sx + sy;
     const int tri[2][3] = {{v00, v10, v11}, {v00, v11, v01}};
+    const int nv = shape == FEMINT_TRI ? 3 : 6;
     for (int t = 0; t < 2; t++, (*c)++)
       for (int a = 0; a < 3; a++) {
-        cells[6 * *c + a] = tri[t][a];
-        cells[6 * *c + 3 + a] = tri[t][a] + sz;
+        cells[nv * *c + a] = tri[t][a];
+        if (nv == 6) cells[6 * *c + 3 + a] = tri[t][a] + sz;
       }
   } else {
     /* The 6 tetrahedra of a cube are the monotone paths from corner 000 to 111 along its edges
@@ -214,21 +220,22 @@ int femint_mesh_create_box(femint_context_t ctx, int shape, int nx, int ny, int 
   FEMINT_CHECK(mesh, ctx, FEMINT_EINVAL, "%s: mesh (output) is NULL", who);
   *mesh = NULL;
   const struct cell_topo *t = topo_of(shape);
-  FEMINT_CHECK(t, ctx, FEMINT_EINVAL, "%s: shape %d is not an element shape (prism %d, quad %d, "
-                                      "tet %d, hex %d)",
-               who, shape, FEMINT_PRISM, FEMINT_QUAD, FEMINT_TET, FEMINT_HEX);
+  FEMINT_CHECK(t, ctx, FEMINT_EINVAL, "%s: shape %d is not an element shape (" SHAPE_LIST ")",
+               who, shape);
   const int dim = t->dim;
   FEMINT_CHECK(nx >= 1, ctx, FEMINT_EINVAL, "%s: nx = %d (must be >= 1)", who, nx);
   FEMINT_CHECK(ny >= 1, ctx, FEMINT_EINVAL, "%s: ny = %d (must be >= 1)", who, ny);
   FEMINT_CHECK(dim == 3 ? nz >= 1 : nz == 1, ctx, FEMINT_EINVAL, "%s: nz = %d (must be %s)", who,
-               nz, dim == 3 ? ">= 1" : "1 for quadrilaterals");
+               nz, dim == 3 ? ">= 1" : "1 for 2D shapes");
   FEMINT_CHECK(lx > 0 && isfinite(lx), ctx, FEMINT_EINVAL, "%s: lx = %g (must be > 0)", who, lx);
   FEMINT_CHECK(ly > 0 && isfinite(ly), ctx, FEMINT_EINVAL, "%s: ly = %g (must be > 0)", who, ly);
   FEMINT_CHECK(dim == 2 || (lz > 0 && isfinite(lz)), ctx, FEMINT_EINVAL,
                "%s: lz = %g (must be > 0)", who, lz);
   FEMINT_CHECK(perturb_by >= 0 && perturb_by < 0.5, ctx, FEMINT_EINVAL,
                "%s: perturb = %g (must be in [0, 0.5))", who, perturb_by);
-  const int per = shape == FEMINT_TET ? 6 : shape == FEMINT_PRISM ? 2 : 1; /* cells per block */
+  const int per = shape == FEMINT_TET                             ? 6 /* cells per block */
+                  : shape == FEMINT_PRISM || shape == FEMINT_TRI ? 2
+                                                                 : 1;
   const int kz = dim == 3 ? nz : 0;
   const double nv = (nx + 1.0) * (ny + 1.0) * (kz + 1.0), nc = (double)per * nx * ny * nz;
   FEMINT_CHECK(nv < INT_MAX && nc <= INT_MAX / (2 * MESH_MAX_NE), ctx, FEMINT_EINVAL,

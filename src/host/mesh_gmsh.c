@@ -274,7 +274,12 @@ static const struct gmsh_shape_map shape_maps[] = {
      "this femint mesh holds 8-, 20- and 27-node hexahedra only", "hexahedron"},
     /* 8- and 9-node quadrangles have their nodes 4..7 on the edges (0,1), (1,2), (2,3), (3,0) */
     {FEMINT_QUAD, 2, 3, {GMSH_QUAD, GMSH_QUAD8, GMSH_QUAD9}, {4, 5, 6, 7},
-     "a 2D femint mesh holds 4-, 8- and 9-node quadrangles only", "quadrangle"},
+     "a 2D femint mesh holds one kind of cell: this one 4-, 8- and 9-node quadrangles",
+     "quadrangle"},
+    /* a 6-node triangle has its nodes 3..5 on the edges (0,1), (1,2), (2,0); femint's edges are
+     * (0,1), (0,2), (1,2) */
+    {FEMINT_TRI, 2, 2, {GMSH_TRIANGLE, GMSH_TRIANGLE6}, {3, 5, 4},
+     "a 2D femint mesh holds one kind of cell: this one 3- and 6-node triangles", "triangle"},
 };
 
 /* The shape of a file's cells: the one whose types hold the most of its cells of dimension dim
@@ -320,14 +325,15 @@ static int cell_input(const struct gmsh_file *gf, const struct gmsh_selection *s
   const int *v = cell_node(gf, s, c);
   int corner[MESH_MAX_NV];
   for (int a = 0; a < t->nv; a++) corner[a] = a;
-  if (sm->shape == FEMINT_QUAD) {
-    double area = 0;
+  if (t->dim == 2)
     for (int a = 0; a < nodes; a++)
       if (fabs(G[3 * a + 2]) > tol)
         return gmsh_fail_cell(gf, s, c, FEMINT_ENOTSUP,
-                              "has node %" PRId64 " at z = %g: femint's quadrilateral meshes lie "
-                              "in the plane z = 0",
+                              "has node %" PRId64 " at z = %g: femint's 2D meshes lie in the "
+                              "plane z = 0",
                               gf->node[v[a]].tag, G[3 * a + 2]);
+  if (sm->shape == FEMINT_QUAD) {
+    double area = 0;
     for (int a = 0; a < 4; a++) {
       const int b = (a + 1) % 4;
       area += G[3 * a] * G[3 * b + 1] - G[3 * b] * G[3 * a + 1];
@@ -414,11 +420,13 @@ int femint_mesh_read_gmsh_part(femint_context_t ctx, const char *path, int part,
     ierr = gmsh_check_cells(&gf, dim, 0, none,
                             dim == 3 ? "femint's 3D meshes hold 6-node prisms, 8-node hexahedra "
                                        "or 4- and 10-node tetrahedra"
-                                     : "a 2D femint mesh holds 4-, 8- and 9-node quadrangles only");
+                                     : "a 2D femint mesh holds 4-, 8- and 9-node quadrangles or "
+                                       "3- and 6-node triangles");
   } else {
     ierr = gmsh_fail_at(&gf, -1, FEMINT_EMESH,
                         "the file has no cell: no 6-node prism (element type 6), hexahedron "
-                        "(type 5), tetrahedron (types 4, 11) nor quadrangle (types 3, 16, 10)");
+                        "(type 5), tetrahedron (types 4, 11), quadrangle (types 3, 16, 10) nor "
+                        "triangle (types 2, 9)");
   }
   gmsh_selection_free(&s);
   gmsh_file_free(&gf);

@@ -11,7 +11,7 @@
 #include "mesh.h"
 #include "refel_hex.h"
 #include "refel_quad.h"
-#include "refel_tet.h"
+#include "refel_simplex.h"
 
 #define SPACE_MAX_NCOMP 5
 
@@ -80,7 +80,7 @@ static int mode_sign(int shape, const int64_t *cv, const struct refel_mode *md)
   int sign = 1;
   /* a tetrahedron keeps its vertices in ascending global order: its cells agree on every entity;
    * a hexahedron's nodal functions are shared by numbering (hex_rank), never by sign */
-  if (shape == FEMINT_TET || shape == FEMINT_HEX) return 1;
+  if (shape == FEMINT_TET || shape == FEMINT_HEX || shape == FEMINT_TRI) return 1;
   if (shape == FEMINT_QUAD) {
     const int *ev = quad_edge_vert[md->entity];
     if (md->kind == MODE_EDGE && cv[ev[0]] > cv[ev[1]] && (md->degree & 1)) sign = -1;
@@ -291,7 +291,7 @@ int femint_space_create(femint_context_t ctx, femint_mesh_t mesh, int family, in
   *space = NULL;
   FEMINT_CHECK(mesh, ctx, FEMINT_EINVAL, "%s: mesh is NULL", who);
   const int shape = mesh->topo->shape;
-  if (family != refel_shape_family(shape)) {
+  if (!refel_has_family(shape, family)) {
     struct refel *probe = NULL;
     const int err = refel_create(shape, family, 1, &probe); /* names what is missing */
     refel_destroy(&probe);
@@ -305,12 +305,12 @@ int femint_space_create(femint_context_t ctx, femint_mesh_t mesh, int family, in
     for (int c = 0; c < mesh->ncell; c++) {
       FEMINT_CHECK(orders[c] >= 1 && orders[c] <= pmax, ctx, FEMINT_EORDER,
                    "%s: cell %d has order %d (must be 1..%d)", who, c, orders[c], pmax);
-      FEMINT_CHECK((family == FEMINT_H1 && shape != FEMINT_HEX) || orders[c] == orders[0], ctx,
-                   FEMINT_ENOTSUP,
+      FEMINT_CHECK((family == FEMINT_H1 && !refel_nodal(shape, family)) || orders[c] == orders[0],
+                   ctx, FEMINT_ENOTSUP,
                    "%s: cell %d has order %d and cell 0 order %d: %s space takes one order for "
                    "every cell",
                    who, c, orders[c], orders[0],
-                   shape == FEMINT_HEX ? "a hexahedral (nodal)" : "an H(curl)");
+                   family == FEMINT_H1 ? "a Lagrange (nodal)" : "an H(curl)");
     }
   } else {
     FEMINT_CHECK(uniform_order >= 1 && uniform_order <= pmax, ctx, FEMINT_EORDER,
@@ -449,23 +449,24 @@ static void interpolate_midpoints(const struct femint_space *space, const double
   }
 }
 
-/* Hexahedra: the functions are nodal (Lagrange), so every node takes the field's value at the
- * image of its reference point (the vertices were set already). */
-static int interpolate_hex_nodes(const struct femint_space *s, const double *a, const double *b,
-                                 double *u)
+/* Hexahedra and Lagrange simplices: the functions are nodal, so every node takes the field's
+ * value at the image of its reference point (the vertices were set already). */
+static int interpolate_nodes(const struct femint_space *s, const double *a, const double *b,
+                             double *u)
 {
   const struct femint_mesh *m = s->mesh;
-  const int p = s->order[0], nsh = (p + 1) * (p + 1) * (p + 1), nc = s->ncomp;
+  const int shape = m->topo->shape, dim = m->topo->dim, p = s->order[0], nc = s->ncomp;
+  const int nsh = refel_nsh(shape, FEMINT_H1, p);
   double *xi = malloc(3 * (size_t)nsh * sizeof *xi), X[3 * MESH_MAX_NODES], J[9];
   FEMINT_CHECK(xi, s->ctx, FEMINT_ENOMEM, "femint_space_interpolate_linear: out of memory");
-  const int err = refel_hex_nodes(p, xi);
+  const int err = shape == FEMINT_HEX ? refel_hex_nodes(p, xi) : refel_lagrange_nodes(shape, p, xi);
   for (int c = 0; c < m->ncell && !err; c++) {
     const int nnode = mesh_cell_nodes(m, c, X);
     const int64_t *gm = &s->cell_mode[s->cell_off[c]];
     for (int i = 0; i < nsh; i++) {
       if (gm[i] < 0) continue;
-      double x[3];
-      geom_map(FEMINT_HEX, nnode, X, &xi[3 * i], x, J);
+      double x[3] = {0, 0, 0};
+      geom_map(shape, nnode, X, &xi[dim * i], x, J);
       for (int k = 0; k < nc; k++) u[(size_t)gm[i] * nc + k] = linear_value(a, b, k, x);
     }
   }
@@ -493,7 +494,7 @@ int femint_space_interpolate_linear(femint_space_t space, const double *a, const
     for (int k = 0; k < nc; k++) u[(size_t)g * nc + k] = linear_value(a, b, k, x);
   }
   if (m->edge_x && m->topo->shape == FEMINT_QUAD) interpolate_midpoints(space, a, b, u);
-  if (m->topo->shape == FEMINT_HEX) return interpolate_hex_nodes(space, a, b, u);
+  if (refel_nodal(m->topo->shape, space->family)) return interpolate_nodes(space, a, b, u);
   return 0;
 }
 

@@ -53,6 +53,8 @@ static void entity_orders(const struct femint_space *s, int *vertex_order, int *
 static int key_rank(const struct refel *re, const struct refel_mode *md, const int *cv,
                     const int64_t *gid)
 {
+  if (re->shape != FEMINT_HEX && refel_nodal(re->shape, re->family))
+    return refel_rank(re, md, re->order); /* Lagrange simplices: vertices in ascending ids */
   if (re->shape != FEMINT_HEX) return refel_rank(re, md, refel_max_order(re->shape, re->family));
   int64_t gv[MESH_MAX_NV];
   for (int a = 0; a < HEX_NV; a++) gv[a] = gid[cv[a]];

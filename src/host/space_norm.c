@@ -5,7 +5,7 @@
 
 #include "mesh.h"
 #include "refel_quad.h"
-#include "refel_tet.h"
+#include "refel_simplex.h"
 
 /* The most points of the line rules; triangle and tetrahedron rules stop at degree 14. */
 #define NORM_MAX_LINE 13
@@ -15,7 +15,7 @@
 
 /* A rule for a cell of order p, beyond the element's own: degree 2p + 2 where the simplex rules
  * allow it (the prism: that triangle rule times p + 2 Gauss points; the quadrilateral: p + 2
- * Gauss points per direction; the tetrahedron: the symmetric rule), into the caller's xi[n][dim]
+ * Gauss points per direction; the tetrahedron and the triangle: the symmetric rule), into the caller's xi[n][dim]
  * and w[n] of NORM_MAX_POINTS points. */
 static int norm_rule(int shape, int p, int *n, double *xi, double *w)
 {
@@ -30,6 +30,13 @@ static int norm_rule(int shape, int p, int *n, double *xi, double *w)
     FEMINT_CALL(quad_tet_symmetric(degree, &ntri, &txy, &tw, NULL));
     for (int q = 0; q < ntri; q++, (*n)++) {
       for (int i = 0; i < 3; i++) xi[3 * q + i] = txy[3 * q + i];
+      w[q] = tw[q];
+    }
+    return 0;
+  case FEMINT_TRI:
+    FEMINT_CALL(quad_triangle(degree, &ntri, &txy, &tw));
+    for (int q = 0; q < ntri; q++, (*n)++) {
+      for (int i = 0; i < 2; i++) xi[2 * q + i] = txy[2 * q + i];
       w[q] = tw[q];
     }
     return 0;

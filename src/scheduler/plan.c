@@ -103,8 +103,8 @@ int group_init(femint_context_t ctx, const struct femint_space *space,
   FEMINT_CHECK(!form->dim || form->dim == g->dim, ctx, FEMINT_EINVAL,
                "the %s form is made for %dD but the mesh is %dD (%s)", form_kind_name(form->kind),
                form->dim, g->dim,
-               g->dim == 2 ? "quadrilaterals take femint_form_create_plane_elasticity"
-                           : "prisms take femint_form_create_elasticity");
+               g->dim == 2 ? "2D meshes take femint_form_create_plane_elasticity"
+                           : "3D meshes take femint_form_create_elasticity");
   FEMINT_CHECK(g->dim == 3 || form->kind != FORM_GENERIC || !generic_uses_z(form), ctx,
                FEMINT_EINVAL, "the generic form has coefficients of z derivatives (index 3) but the "
                "mesh is 2D");
@@ -318,9 +318,7 @@ int group_cell_terms(const struct group *g, int cell, double *t)
   double X[3 * MESH_MAX_NODES];
   const int nnode = mesh_cell_nodes(mesh, cell, X);
   int bad = 0;
-  if (g->shape == FEMINT_QUAD ? !geom_quad_terms(g->re, nnode, X, t, &bad)
-                              : !geom_terms(g->re, nnode, X, t, &bad))
-    return 0;
+  if (!geom_terms(g->re, nnode, X, t, &bad)) return 0;
   const double *xi = g->re->xq + g->dim * bad;
   return femint_seterr(mesh->ctx, FEMINT_EJACOBIAN,
                        "cell %d has a non-positive Jacobian at reference point (%g, %g, %g)", cell,

@@ -14,7 +14,7 @@
 #include "host/host.h"
 
 /* Shapes are enum femint_shape values, below FEMINT_NSHAPE. */
-#define FEMINT_NSHAPE 5
+#define FEMINT_NSHAPE 6
 
 /* The reference tables of an H(curl) element in one precision (hcurl_table_fill). */
 struct hcurl_tables {
@@ -44,7 +44,7 @@ struct femint_context {
   struct cl_program_entry *programs;
   /* reference elements by shape and order, and their registered tables (tables.c): H1 phi and
    * quadrature in double and single, H(curl) tables by geometric nodes (straight, curved) */
-  struct refel *refel[FEMINT_NSHAPE][FEMINT_MAX_ORDER + 1];
+  struct refel *refel[FEMINT_NSHAPE][2][FEMINT_MAX_ORDER + 1]; /* [shape][family - 1][order] */
   starpu_data_handle_t phi_handle[FEMINT_NSHAPE][FEMINT_MAX_ORDER + 1][2];
   void *quad[FEMINT_NSHAPE][FEMINT_MAX_ORDER + 1][2]; /* [nq][4] points and weights, REAL */
   starpu_data_handle_t quad_handle[FEMINT_NSHAPE][FEMINT_MAX_ORDER + 1][2];

@@ -10,17 +10,17 @@
 int femint_context_refel(femint_context_t ctx, int shape, int family, int order,
                          const struct refel **re)
 {
-  FEMINT_CHECK(shape > 0 && shape < FEMINT_NSHAPE && family == refel_shape_family(shape), ctx,
+  FEMINT_CHECK(shape > 0 && shape < FEMINT_NSHAPE && refel_has_family(shape, family), ctx,
                FEMINT_EINVAL, "no reference element of shape %d and family %d", shape, family);
   FEMINT_CHECK(order >= 1 && order <= refel_max_order(shape, family), ctx, FEMINT_EORDER,
                "order %d is outside 1..%d", order, refel_max_order(shape, family));
   int err = 0;
+  struct refel **slot = &ctx->refel[shape][family - 1][order];
   pthread_mutex_lock(&ctx->lock);
-  if (!ctx->refel[shape][order])
-    err = refel_create(shape, family, order, &ctx->refel[shape][order]);
+  if (!*slot) err = refel_create(shape, family, order, slot);
   pthread_mutex_unlock(&ctx->lock);
   if (err) return femint_seterr(ctx, err, "%s", femint_thread_error());
-  *re = ctx->refel[shape][order];
+  *re = *slot;
   return 0;
 }
 
@@ -118,7 +118,7 @@ void tables_release(femint_context_t ctx)
         if (ctx->quad_handle[sh][p][k]) starpu_data_unregister(ctx->quad_handle[sh][p][k]);
         free(ctx->quad[sh][p][k]);
       }
-      refel_destroy(&ctx->refel[sh][p]);
+      for (int f = 0; f < 2; f++) refel_destroy(&ctx->refel[sh][f][p]);
     }
   for (int p = 0; p <= FEMINT_MAX_ORDER; p++)
     for (int c = 0; c < 2; c++)

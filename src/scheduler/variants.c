@@ -162,8 +162,7 @@ int femint_variant_choose(femint_context_t ctx, const struct group *g, int reque
   if (g->shape != FEMINT_PRISM) {
     FEMINT_CHECK(requested == FEMINT_VARIANT_AUTO || requested == FEMINT_VARIANT_GEMM, ctx,
                  FEMINT_ENOTSUP,
-                 "the %s kernel variant is for prisms; quadrilaterals and hexahedra have the gemm "
-                 "variant",
+                 "the %s kernel variant is for prisms; the other shapes have the gemm variant",
                  femint_variant_name(requested));
     *variant = FEMINT_VARIANT_GEMM;
     return 0;
