@@ -764,5 +764,6 @@ FEMINT_EXPORT int femint_space_boundary_dofs(femint_space_t space, int ntag, con
 /* Matrix-free operators, vectors and solvers; the timing of the kernels' stages. */
 #include "femint_bench.h"
 #include "femint_matfree.h"
+#include "femint_pointwise.h"
 
 #endif

@@ -19,6 +19,8 @@ cli_dir=$tests_dir/../src/cli
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/femint-t601.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
+# femint residual compiles pointwise sources into this run's own cache
+export FEMINT_CACHE_DIR="$tmp/cache"
 
 have_python=no
 python3 -c 'import json' 2>/dev/null && have_python=yes
@@ -487,9 +489,42 @@ st=$?
 ok $? "bench --operator: the phases of a prism operator"
 [ $st -eq 0 ] || { diag opb.err; diag opb.out; }
 
+# femint residual: the gallery's forms and a form of the caller's file, checked (CPU and OpenCL
+# residuals agree, repeatable, the sum of F), and timed.
+"$FEMINT" residual --mesh rect:8,8 --order 2 --json >res.json 2>res.err &&
+  grep -q '"pointwise":"poisson"' res.json && grep -q '"pass":1' res.json
+st=$?
+ok $st "residual (gallery:poisson on triangles) passes its checks"
+[ $st -eq 0 ] || { diag res.err; diag res.json; }
+"$FEMINT" residual --element tet --mesh box:2,2,2 --order 2 --pointwise gallery:elasticity \
+  --aux cell --bench --runs 2 --csv res.csv >rest.out 2>rest.err && grep -q '^result *PASS' rest.out &&
+  [ "$(wc -l <res.csv)" -eq 2 ]
+st=$?
+ok $st "residual --element tet, elasticity with per-cell values, --bench --csv"
+[ $st -eq 0 ] || { diag rest.err; diag rest.out; }
+cat >heat.c <<'EOF'
+/* -div(a grad u) + u^3 = x, a the auxiliary field */
+FEMINT_POINTWISE void f0(int dim, const REAL *u, const REAL *du, const REAL *a, const REAL *da,
+                         const REAL *x, const REAL *k, REAL *f)
+{
+  f[0] = u[0] * u[0] * u[0] - x[0];
+}
+FEMINT_POINTWISE void f1(int dim, const REAL *u, const REAL *du, const REAL *a, const REAL *da,
+                         const REAL *x, const REAL *k, REAL *f)
+{
+  for (int d = 0; d < dim; d++) f[d] = a[0] * du[d];
+}
+EOF
+"$FEMINT" residual --mesh rect:6,6 --pointwise heat.c --aux field >resf.out 2>resf.err &&
+  grep -q '^result *PASS' resf.out
+st=$?
+ok $st "residual --pointwise heat.c (the caller's file) --aux field"
+[ $st -eq 0 ] || { diag resf.err; diag resf.out; }
+sed 's/u\[0\] \* u\[0\] \* u\[0\]/u[0] * u[0] u[0]/' heat.c >broken.c
+
 # --help of each command lists every option of its table (read from the sources) and is the
 # text of 'femint help COMMAND'.
-for cmd in run bench plan refel info bp; do
+for cmd in run bench plan refel info bp residual; do
   case $cmd in
     run | bench) files="$cli_dir/$cmd.c $cli_dir/setup.c" ;;
     *) files="$cli_dir/$cmd.c" ;;
@@ -580,6 +615,11 @@ bad 2 "1..7" refel --element prism --order 8
 bad 2 "bp7" bp --problem bp7
 bad 2 "rect:2,2" bp --mesh rect:2,2
 bad 2 "--local-rank" info --opencl-device 0 --local-rank 1
+bad 2 "gallery" residual --pointwise gallery:heat
+bad 1 "missing.c" residual --pointwise missing.c
+bad 1 "broken.c:5" residual --mesh rect:2,2 --pointwise broken.c
+bad 2 "rect:NX,NY" residual --mesh box:2,2,2
+bad 2 "--components" residual --components 2
 bad 2 "frobnicate" frobnicate
 if ls core* >/dev/null 2>&1; then r=1; else r=0; fi
 ok $r "no core dump"

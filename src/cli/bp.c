@@ -120,18 +120,6 @@ const struct cli_command cli_bp_cmd = {
   NULL,
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, long n)
-{
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* The right-hand side's function: sin(pi x) sin(pi y) sin(pi z) in every component. */
 static void bp_body(const double x[3], const double n[3], int tag, void *user, double *v)
 {
@@ -167,7 +155,7 @@ static double bp_bytes(const struct bp_options *o, int ncell, int p, int64_t ndo
 }
 
 /* Where the copy rate is measured: the first OpenCL worker's device, or the CPU cores (-1). */
-static int bp_copy_device(femint_context_t ctx, int where)
+int cli_copy_device(femint_context_t ctx, int where)
 {
   int ncpu = 0, nopencl = 0;
   femint_context_workers(ctx, &ncpu, &nopencl, NULL);
@@ -203,8 +191,8 @@ static int bp_apply(const struct bp_options *o, femint_operator_t op, femint_vec
       if (st.worker_busy[w] > busy[k]) busy[k] = st.worker_busy[w];
   }
   if (!rc) {
-    r->t_apply = median(t, o->runs);
-    r->t_busy = median(busy, o->runs);
+    r->t_apply = cli_median(t, o->runs);
+    r->t_busy = cli_median(busy, o->runs);
   }
   free(t);
   free(busy);
@@ -230,7 +218,7 @@ static int bp_solve(const struct bp_options *o, femint_operator_t op, femint_vec
     r->tasks_cpu = res.tasks_cpu;
     r->tasks_opencl = res.tasks_opencl;
   }
-  if (!rc) r->t_solve = median(t, o->solves);
+  if (!rc) r->t_solve = cli_median(t, o->solves);
   free(t);
   free(zero);
   return rc;
@@ -403,7 +391,7 @@ int cli_bp_command(int argc, char **argv)
     cli_fail_runtime(ctx, rc);
     goto done;
   }
-  const int copy_dev = bp_copy_device(ctx, o.where);
+  const int copy_dev = cli_copy_device(ctx, o.where);
   struct cli_json j = {0};
   if (o.json) cli_json_open(&j, NULL, '[');
   else

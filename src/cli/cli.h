@@ -49,6 +49,11 @@ int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* femint_init with a message on failure; returns 0 or EXIT_RUNTIME. */
 int cli_init(const struct femint_init_options *opt, femint_context_t *ctx);
 double cli_now(void);
+/* The median of v[n] (sorted in place). */
+double cli_median(double *v, long n);
+/* The OpenCL device of the first OpenCL worker (unless where is FEMINT_WHERE_CPU), else -1: the
+ * device femint_bench_copy measures for a command's roofline. */
+int cli_copy_device(femint_context_t ctx, int where);
 
 /* Value parsers; those that take the option's name print a usage message on failure. */
 int cli_parse_digits(const char **p, long *v);
@@ -205,7 +210,8 @@ int cli_refel_command(int argc, char **argv);
 int cli_info_command(int argc, char **argv);
 int cli_plan_command(int argc, char **argv);
 int cli_bp_command(int argc, char **argv);
+int cli_residual_command(int argc, char **argv);
 extern const struct cli_command cli_run_cmd, cli_bench_cmd, cli_refel_cmd, cli_info_cmd,
-  cli_plan_cmd, cli_bp_cmd;
+  cli_plan_cmd, cli_bp_cmd, cli_residual_cmd;
 
 #endif

@@ -17,6 +17,7 @@ static const struct {
   {&cli_run_cmd, cli_run_command},     {&cli_bench_cmd, cli_bench_command},
   {&cli_plan_cmd, cli_plan_command},   {&cli_refel_cmd, cli_refel_command},
   {&cli_info_cmd, cli_info_command},   {&cli_bp_cmd, cli_bp_command},
+  {&cli_residual_cmd, cli_residual_command},
 };
 enum { NCOMMAND = sizeof commands / sizeof commands[0] };
 

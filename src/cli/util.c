@@ -62,6 +62,18 @@ int cli_init(const struct femint_init_options *opt, femint_context_t *ctx)
   return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double cli_median(double *v, long n)
+{
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 double cli_now(void)
 {
   struct timespec ts;

@@ -79,6 +79,7 @@ extern struct starpu_codelet femint_cl_assemble;
 extern struct starpu_codelet femint_cl_pattern;
 extern struct starpu_codelet femint_cl_sum;
 extern struct starpu_codelet femint_cl_integrate_load;
+extern struct starpu_codelet femint_cl_residual;
 extern struct starpu_codelet femint_cl_apply;
 
 /* Value i of an array of reals (floats when single, else doubles), and storing one: the
@@ -117,6 +118,28 @@ struct apply_arg {
  * reals (floats when a->single). */
 void apply_batch(const struct apply_arg *a, const void *x, const int64_t *dofs, const void *qd,
                  void *ev, int workerid, int nthreads);
+
+struct residual_arg {
+  femint_context_t ctx;
+  const struct refel *re;          /* the element and its rule (phi) */
+  int dim, nc, na, aux, ncell;     /* aux: enum femint_aux */
+  const double *k;                 /* the form's constants */
+  femint_pointwise_fn f0, f1;      /* the CPU's functions */
+  struct cl_program_entry *const *program; /* [FEMINT_MAX_CL_DEVICES] residual, or NULL */
+  const int *nb;                   /* [FEMINT_MAX_CL_DEVICES] cells per batch of a work-group */
+  int *counts;                     /* NULL, or tasks run counted: [0] CPU, [1] OpenCL */
+  int status;
+  char msg[128];
+};
+/* The body of the residual codelet with a team of nthreads: ev[ncell][nc][nsh] = each cell's
+ * residual from u (doubles) at dofs[ncell][nsh] (-1: 0), its geometry geo[ncell][nq][...]
+ * (pw_geometry) and its auxiliary values: a field aux at adofs[ncell][nsh], or aux[ncell][na]
+ * per cell. 0 or FEMINT_ENOMEM. */
+int residual_batch(const struct residual_arg *a, const double *u, const int64_t *dofs,
+                   const double *geo, const double *aux, const int64_t *adofs, double *ev,
+                   int workerid, int nthreads);
+/* The work-group size of the residual kernel. */
+#define RESIDUAL_WG 128
 
 /* Integrate an H1 batch with a team of nthreads (the body of the CPU codelet) into mats (REAL);
  * workerid >= 0 binds the team to that worker's cores. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pointwise.h"
 #include "refel_tet.h"
 
 static int form_new_dim(femint_context_t ctx, int kind, int dim, int ne, int ncoef, int nvalues,
@@ -23,7 +24,7 @@ static int form_new_dim(femint_context_t ctx, int kind, int dim, int ne, int nco
     return femint_seterr(ctx, FEMINT_ENOMEM, "form: out of memory for %d cells", nvalues);
   }
   const int family = kind == FORM_HCURL_MASS || kind == FORM_CURLCURL ? FEMINT_HCURL : FEMINT_H1;
-  *f = (struct femint_form){ctx, kind, family, dim, ne, ncoef, nvalues, coef};
+  *f = (struct femint_form){ctx, kind, family, dim, ne, ncoef, nvalues, coef, NULL};
   *form = f;
   return 0;
 }
@@ -159,9 +160,79 @@ int femint_form_create_curlcurl(femint_context_t ctx, int nvalues, int tensor, c
   return hcurl_form(ctx, FORM_CURLCURL, nvalues, tensor, mu, form);
 }
 
+int femint_form_create_pointwise(femint_context_t ctx, const struct femint_pointwise *pw,
+                                 femint_form_t *form)
+{
+  static const char who[] = "femint_form_create_pointwise";
+  FEMINT_CHECK(form, ctx, FEMINT_EINVAL, "%s: form (output) is NULL", who);
+  *form = NULL;
+  FEMINT_CHECK(pw, ctx, FEMINT_EINVAL, "%s: the description is NULL", who);
+  FEMINT_CHECK(pw->ncomp >= 1 && pw->ncomp <= PW_MAX_NC, ctx, FEMINT_EINVAL,
+               "%s: ncomp = %d (1..%d)", who, pw->ncomp, PW_MAX_NC);
+  FEMINT_CHECK(pw->aux == FEMINT_AUX_NONE || pw->aux == FEMINT_AUX_FIELD ||
+                   pw->aux == FEMINT_AUX_CELL,
+               ctx, FEMINT_EINVAL, "%s: aux = %d is not an enum femint_aux", who, pw->aux);
+  FEMINT_CHECK(pw->aux == FEMINT_AUX_NONE ? pw->naux == 0 : pw->naux >= 1 && pw->naux <= PW_MAX_NA,
+               ctx, FEMINT_EINVAL, "%s: naux = %d (%s)", who, pw->naux,
+               pw->aux == FEMINT_AUX_NONE ? "0 without an auxiliary field" : "1..3");
+  FEMINT_CHECK(pw->aux != FEMINT_AUX_CELL || (pw->aux_cell && pw->ncell_aux >= 1), ctx,
+               FEMINT_EINVAL, "%s: FEMINT_AUX_CELL without aux_cell values (ncell_aux = %d)", who,
+               pw->ncell_aux);
+  FEMINT_CHECK(pw->nconst >= 0 && pw->nconst <= PW_MAX_CONST && (!pw->nconst || pw->constants),
+               ctx, FEMINT_EINVAL, "%s: nconst = %d (0..%d, with the constants)", who, pw->nconst,
+               PW_MAX_CONST);
+  FEMINT_CHECK(!pw->f0 == !pw->f1, ctx, FEMINT_EINVAL,
+               "%s: f0 %s and f1 %s: give both functions or neither", who,
+               pw->f0 ? "given" : "NULL", pw->f1 ? "given" : "NULL");
+  FEMINT_CHECK(pw->source || pw->f0, ctx, FEMINT_EINVAL,
+               "%s: neither a source text nor the functions f0 and f1", who);
+  for (int i = 0; i < pw->nconst; i++)
+    FEMINT_CHECK(isfinite(pw->constants[i]), ctx, FEMINT_EINVAL, "%s: constants[%d] = %g", who,
+                 i, pw->constants[i]);
+  const size_t naux = pw->aux == FEMINT_AUX_CELL ? (size_t)pw->ncell_aux * pw->naux : 0;
+  for (size_t i = 0; i < naux; i++)
+    FEMINT_CHECK(isfinite(pw->aux_cell[i]), ctx, FEMINT_EINVAL,
+                 "%s: aux_cell of cell %zu, component %zu = %g", who, i / pw->naux,
+                 i % pw->naux, pw->aux_cell[i]);
+  struct femint_form *f = calloc(1, sizeof *f);
+  struct pointwise *q = calloc(1, sizeof *q);
+  const char *name = pw->name ? pw->name : "pointwise";
+  if (f && q) {
+    q->name = strdup(name);
+    q->source = pw->source ? strdup(pw->source) : NULL;
+    q->aux_cell = naux ? malloc(naux * sizeof *q->aux_cell) : NULL;
+  }
+  if (!f || !q || !q->name || (pw->source && !q->source) || (naux && !q->aux_cell)) {
+    if (q) free(q->name), free(q->source), free(q->aux_cell);
+    free(q);
+    free(f);
+    return femint_seterr(ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  }
+  q->ncomp = pw->ncomp;
+  q->aux = pw->aux;
+  q->naux = pw->naux;
+  q->ncell_aux = pw->aux == FEMINT_AUX_CELL ? pw->ncell_aux : 0;
+  q->nconst = pw->nconst;
+  if (naux) memcpy(q->aux_cell, pw->aux_cell, naux * sizeof *q->aux_cell);
+  if (pw->nconst) memcpy(q->k, pw->constants, (size_t)pw->nconst * sizeof *q->k);
+  q->f0 = pw->f0;
+  q->f1 = pw->f1;
+  q->hash = q->source ? pw_hash(PW_HASH_START, q->source, strlen(q->source)) : 0;
+  *f = (struct femint_form){.ctx = ctx, .kind = FORM_POINTWISE, .family = FEMINT_H1,
+                            .ne = pw->ncomp, .nvalues = 1, .pw = q};
+  *form = f;
+  return 0;
+}
+
 int femint_form_destroy(femint_form_t *form)
 {
   if (!form || !*form) return 0;
+  if ((*form)->pw) {
+    free((*form)->pw->name);
+    free((*form)->pw->source);
+    free((*form)->pw->aux_cell);
+    free((*form)->pw);
+  }
   free((*form)->coef);
   free(*form);
   *form = NULL;
@@ -208,9 +279,9 @@ void form_expand(const struct femint_form *f, int cell, double *c)
 
 const char *form_kind_name(int kind)
 {
-  static const char *names[] = {"generic", "elasticity", "laplace", "mass", "hcurl_mass",
-                                "curlcurl"};
-  return kind >= 0 && kind <= FORM_CURLCURL ? names[kind] : "unknown";
+  static const char *names[] = {"generic",    "elasticity", "laplace", "mass",
+                                "hcurl_mass", "curlcurl",   "pointwise"};
+  return kind >= 0 && kind <= FORM_POINTWISE ? names[kind] : "unknown";
 }
 
 double form_flops_per_block(const struct femint_form *f)
@@ -225,4 +296,7 @@ double form_flops_per_block(const struct femint_form *f)
   }
 }
 
-int form_symmetric(const struct femint_form *f) { return f->kind != FORM_GENERIC; }
+int form_symmetric(const struct femint_form *f)
+{
+  return f->kind != FORM_GENERIC && f->kind != FORM_POINTWISE;
+}

@@ -274,7 +274,8 @@ enum form_kind {
   FORM_LAPLACE = 2,
   FORM_MASS = 3,
   FORM_HCURL_MASS = 4, /* N_i . eps N_j (H(curl)) */
-  FORM_CURLCURL = 5    /* curl N_i . nu curl N_j, nu = mu^-1 (H(curl)) */
+  FORM_CURLCURL = 5,   /* curl N_i . nu curl N_j, nu = mu^-1 (H(curl)) */
+  FORM_POINTWISE = 6   /* a residual from the caller's pointwise functions (pointwise.h) */
 };
 
 struct femint_form {
@@ -288,6 +289,7 @@ struct femint_form {
                     9 (the tensor eps or nu = mu^-1, row-major), 1 else */
   int nvalues;   /* 1 (the same for every cell) or the number of cells */
   double *coef;  /* [nvalues][ncoef] */
+  struct pointwise *pw; /* FORM_POINTWISE: the caller's functions (pointwise.h), else NULL */
 };
 
 /* The generic array c[ne][ne][4][4] (ne*ne*16 values) of an H1 form on a cell (in 2D the index

@@ -116,6 +116,7 @@ int femint_operator_destroy(femint_operator_t *op)
   struct femint_operator *o = *op;
   operator_coo_release(o);
   operator_apply_release(o);
+  operator_residual_release(o);
   csr_shape_unref(&o->shape);
   free(o->rows.block_row);
   free(o->rows.row_block);
@@ -138,6 +139,17 @@ int operator_check_state(const struct femint_operator *op, const char *who)
   return 0;
 }
 
+/* FEMINT_ENOTSUP, naming who, when a form of the operator has no element matrices. */
+static int check_matrix_forms(const struct femint_operator *op, const char *who)
+{
+  for (int f = 0; f < op->nform; f++)
+    FEMINT_CHECK(op->forms[f]->kind != FORM_POINTWISE, op->ctx, FEMINT_ENOTSUP,
+                 "%s: form %d is pointwise (a residual, femint_operator_residual): it has no "
+                 "element matrices",
+                 who, f);
+  return 0;
+}
+
 int femint_operator_assemble(femint_operator_t op, femint_matrix_t *A, struct femint_stats *stats)
 {
   FEMINT_CHECK(op, NULL, FEMINT_EINVAL, "femint_operator_assemble: NULL operator");
@@ -145,6 +157,7 @@ int femint_operator_assemble(femint_operator_t op, femint_matrix_t *A, struct fe
   FEMINT_CHECK(A, ctx, FEMINT_EINVAL, "femint_operator_assemble: NULL matrix array");
   for (int f = 0; f < op->nform; f++) A[f] = NULL;
   FEMINT_CALL(operator_check_state(op, "femint_operator_assemble"));
+  FEMINT_CALL(check_matrix_forms(op, "femint_operator_assemble"));
   FEMINT_CHECK(!op->space->global_dof, ctx, FEMINT_ESTATE,
                "femint_operator_assemble: the space has global DOF numbers "
                "(femint_space_set_global_dofs); its element matrices go to the caller's matrix "
@@ -170,6 +183,7 @@ int femint_operator_integrate(femint_operator_t op, femint_element_fn fn, void *
 {
   FEMINT_CHECK(op, NULL, FEMINT_EINVAL, "femint_operator_integrate: NULL operator");
   FEMINT_CALL(operator_check_state(op, "femint_operator_integrate"));
+  FEMINT_CALL(check_matrix_forms(op, "femint_operator_integrate"));
   const double t0 = femint_now();
   struct femint_stats st;
   memset(&st, 0, sizeof st);
@@ -204,6 +218,7 @@ int femint_operator_element_matrix(femint_operator_t op, int form, int cell, dou
                "femint_operator_element_matrix: cell %d is outside 0..%d", cell,
                space->mesh->ncell - 1);
   FEMINT_CALL(operator_check_state(op, "femint_operator_element_matrix"));
+  FEMINT_CALL(check_matrix_forms(op, "femint_operator_element_matrix"));
   struct group g;
   FEMINT_CALL(group_init(ctx, space, op->forms[form], space->order[cell], FEMINT_DOUBLE, 0, 0, 0,
                          &g));

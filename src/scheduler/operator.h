@@ -3,6 +3,7 @@
 #ifndef FEMINT_SCHEDULER_OPERATOR_H
 #define FEMINT_SCHEDULER_OPERATOR_H
 
+#include "codelets/vector_ops.h"
 #include "host/sparse.h"
 #include "plan.h"
 
@@ -31,6 +32,8 @@ struct femint_operator {
   struct cl_program_entry *sum_prog[FEMINT_MAX_CL_DEVICES];
   /* matrix-free application: what the first femint_operator_apply made (operator_apply.c) */
   struct op_apply *apply;
+  /* residuals: what the first femint_operator_residual made (operator_residual.c) */
+  struct op_residual *residual;
 };
 
 /* A vector of a space's DOFs (femint_vector_t): main memory registered with StarPU. */
@@ -97,6 +100,49 @@ int operator_apply(struct femint_operator *op, int form, const double *x, double
  * first; st gets the last one's tasks. */
 int operator_apply_kernel(struct femint_operator *op, int form, const double *ue, double *ve,
                           int runs, double *seconds, struct femint_stats *st);
+/* ---- ev_sum.c: element vectors over chunks of the plan's cells, and their sum ---- */
+
+struct ev_sum {
+  int nc, np, single;              /* components, values per cell and component, floats */
+  size_t rs;                       /* bytes of a value */
+  int nchunk, size;                /* chunks of size consecutive plan cells (the last fewer) */
+  int *first, *ncell;              /* chunk i: ncell[i] cells from plan cell first[i] */
+  char *ev;                        /* [plan cell][nc][np] (pinned) */
+  int64_t *dofs;                   /* [plan cell][np] the scalar mode of each local value, or -1 */
+  int64_t *occ_ptr, *occ;          /* for each scalar mode, its places in ev (component 0) */
+  int64_t *map, *nu;               /* the transpose per chunk: map[i] holds the chunk's nu[i]
+                                      DOFs (ascending), their ranges in the places, and the
+                                      places of each in the chunk's element vectors */
+  starpu_data_handle_t *h_ev, *h_dofs, *h_map; /* [nchunk] */
+  struct vec_arg sum_arg;
+};
+/* The element vectors of the operator's cells, np values per component: value n of cell c is its
+ * local function local[n] (NULL: n); per_cell the bytes a cell's other data take (the chunks'
+ * sizes follow the larger); only_cl: the OpenCL workers take the tasks (a chunk per device). */
+int ev_sum_create(struct femint_operator *op, const char *who, int np, const int *local,
+                  size_t per_cell, int only_cl, int single, struct ev_sum **e);
+void ev_sum_destroy(femint_context_t ctx, struct ev_sum **e);
+/* Submit y = the sum of the element vectors (y written whole) on worker home (-1: a CPU worker)
+ * with the vector kernels vk; the task into *slot (NULL: detached). */
+int ev_sum_submit(struct femint_operator *op, struct ev_sum *e, starpu_data_handle_t y,
+                  struct vec_kernels *const *vk, int home, int *counts,
+                  struct starpu_task **slot, const char *who);
+
+/* The home of a verb's vectors: the first driven OpenCL device with usable[dev] set (with every
+ * kind of worker allowed, not a device that is itself a CPU: the CPU workers run the vector
+ * operations without a driver's launch costs) whose vector kernels build (into vk[dev]); *home its
+ * worker, else -1 (the CPU workers). */
+int ev_home_choose(struct femint_operator *op, const int *usable, struct vec_kernels **vk,
+                   int *home);
+
+/* operator_residual.c: what femint_operator_residual kept. */
+void operator_residual_release(struct femint_operator *op);
+/* pointwise_cc.c: a pointwise source compiled for the CPU (dim the mesh's): the shared object
+ * (*dl, for dlclose) and its f0 and f1. FEMINT_EBUILD with the compiler's message, FEMINT_EIO. */
+struct pointwise;
+int pw_compile_cpu(femint_context_t ctx, const struct pointwise *pw, int dim, void **dl,
+                   femint_pointwise_fn *f0, femint_pointwise_fn *f1);
+
 /* operator.c: FEMINT_ESTATE, naming who, when DOFs of the space were removed after the operator
  * was made. */
 int operator_check_state(const struct femint_operator *op, const char *who);

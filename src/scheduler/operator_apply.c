@@ -25,15 +25,11 @@ struct op_apply {
   struct hex_tensor *tensor;
   int np, nc, single;
   size_t rs;
-  char *ev;                        /* element vectors: [plan cell][ncomp][P^3] (pinned) */
+  struct ev_sum *es;               /* the element vectors [plan cell][ncomp][P^3], the cells'
+                                      DOFs in tensor order, the chunks and their transposes */
   struct femint_vector *vx, *vy;   /* x and y of femint_operator_apply (host arrays) */
-  int64_t *dofs;                   /* [plan cell][P^3] the scalar mode of each node, tensor order */
   char *tab;                       /* B[Q][P], D[Q][P], the points xq[Q], the weights w[Q] */
-  /* the tasks' chunks of consecutive plan cells (coarser than the plan's batches, which are cut
-   * for element matrices): chunk i has ncell[i] cells from plan cell first[i] */
-  int nchunk;
-  int *first, *ncell;
-  starpu_data_handle_t h_tab, *h_dofs; /* [nchunk] */
+  starpu_data_handle_t h_tab;
   /* by kind, and [1] for the kernel alone (element vectors in, femint_operator_apply_kernel):
    * whether the OpenCL programs were tried, the programs, their cells per work-group */
   int programs_built[2][HEX_APPLY_KINDS];
@@ -41,59 +37,37 @@ struct op_apply {
   int ne[HEX_APPLY_KINDS][FEMINT_MAX_CL_DEVICES];
   char *ev_in;                     /* the element vectors the kernel alone reads (pinned) */
   starpu_data_handle_t *h_ev_in;   /* [nchunk] */
-  int64_t *occ_ptr, *occ;          /* for each scalar mode, its places in ev (component 0) */
-  /* the transpose per chunk: map[i] holds the chunk's nu[i] DOFs (ascending), their ranges in
-   * the places, and the places of each in the chunk's element vectors (component 0) */
-  int64_t *map, *nu;
-  starpu_data_handle_t *h_map;     /* [nchunk] */
   char **qd;                       /* [nform] quadrature data (or geometry) of the plan's cells,
                                       or NULL */
-  starpu_data_handle_t *h_qd, *h_ev; /* [nform * nchunk], [nchunk] */
+  starpu_data_handle_t *h_qd;      /* [nform * nchunk] */
   struct apply_arg *args;          /* [nchunk] */
   /* the home of the vectors: an OpenCL worker or -1 (the CPU workers), and the vector kernels
    * of each device */
   int home, home_chosen;
   struct vec_kernels *vk[FEMINT_MAX_CL_DEVICES];
-  struct vec_arg sum_arg;
 };
 
 void operator_apply_release(struct femint_operator *op)
 {
   struct op_apply *a = op->apply;
   if (!a) return;
-  const int nb = a->nchunk;
+  const int nb = a->es ? a->es->nchunk : 0;
   for (int i = 0; a->h_qd && i < op->nform * nb; i++)
     if (a->h_qd[i]) starpu_data_unregister(a->h_qd[i]);
-  for (int i = 0; a->h_ev && i < nb; i++)
-    if (a->h_ev[i]) starpu_data_unregister(a->h_ev[i]);
-  for (int i = 0; a->h_map && i < nb; i++)
-    if (a->h_map[i]) starpu_data_unregister(a->h_map[i]);
-  for (int i = 0; a->h_dofs && i < nb; i++)
-    if (a->h_dofs[i]) starpu_data_unregister(a->h_dofs[i]);
   for (int i = 0; a->h_ev_in && i < nb; i++)
     if (a->h_ev_in[i]) starpu_data_unregister(a->h_ev_in[i]);
   free(a->h_ev_in);
   femint_host_free(op->ctx, a->ev_in);
   if (a->h_tab) starpu_data_unregister(a->h_tab);
-  free(a->h_dofs);
-  free(a->first);
-  free(a->ncell);
-  free(a->dofs);
   free(a->tab);
   for (int f = 0; a->qd && f < op->nform; f++) free(a->qd[f]);
   hex_tensor_destroy(&a->tensor);
   free(a->qd);
   free(a->h_qd);
-  free(a->h_ev);
   femint_vector_destroy(&a->vx);
   femint_vector_destroy(&a->vy);
   for (int d = 0; d < FEMINT_MAX_CL_DEVICES; d++) vec_kernels_destroy(&a->vk[d]);
-  femint_host_free(op->ctx, a->ev);
-  free(a->map);
-  free(a->nu);
-  free(a->h_map);
-  free(a->occ_ptr);
-  free(a->occ);
+  ev_sum_destroy(op->ctx, &a->es);
   free(a->args);
   free(a);
   op->apply = NULL;
@@ -106,54 +80,6 @@ static size_t apply_per_cell(const struct femint_operator *op, int kind)
   const struct hex_tensor *t = op->apply->tensor;
   return op->plan->opt.apply_geometry ? HEX_GEO_SIZE
                                       : (size_t)t->Q * t->Q * t->Q * hex_qdata_size(kind);
-}
-
-/* The transpose of the DOF map per chunk (size cells each, the last one fewer), from occ:
- * map[i] = udof[nu] (the chunk's DOFs, ascending), ptr[nu + 1], places[] (in the chunk's
- * element vectors), registered. */
-static int apply_chunk_maps(struct femint_operator *op, int size)
-{
-  struct op_apply *a = op->apply;
-  const int64_t nmode = op->space->nmode, per = (int64_t)a->nc * a->np;
-  const int nb = a->nchunk;
-  int64_t *start = calloc((size_t)nb + 1, sizeof *start), total = 0;
-  FEMINT_CHECK(start, op->ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
-  /* nu per chunk: the DOFs with a place there (occ holds k nc np + n, cells ascending) */
-  for (int64_t g = 0; g < nmode; g++)
-    for (int64_t o = a->occ_ptr[g]; o < a->occ_ptr[g + 1]; o++) {
-      const int i = (int)(a->occ[o] / per / size);
-      if (o == a->occ_ptr[g] || i != (int)(a->occ[o - 1] / per / size)) a->nu[i]++;
-    }
-  for (int i = 0; i < nb; i++) {
-    start[i] = total;
-    total += 2 * a->nu[i] + 1 + (int64_t)a->ncell[i] * a->np;
-  }
-  a->map = malloc(((size_t)total + 1) * sizeof *a->map);
-  int64_t *fill = calloc(2 * (size_t)nb + 1, sizeof *fill); /* [i]: DOFs so far, [nb + i]: places */
-  if (!a->map || !fill) {
-    free(start);
-    free(fill);
-    return femint_seterr(op->ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
-  }
-  for (int i = 0; i < nb; i++) a->map[start[i] + a->nu[i]] = 0;
-  for (int64_t g = 0; g < nmode; g++)
-    for (int64_t o = a->occ_ptr[g]; o < a->occ_ptr[g + 1]; o++) {
-      const int i = (int)(a->occ[o] / per / size);
-      int64_t *m = a->map + start[i], *ptr = m + a->nu[i], *pos = ptr + a->nu[i] + 1;
-      if (o == a->occ_ptr[g] || i != (int)(a->occ[o - 1] / per / size)) {
-        m[fill[i]++] = g;
-        ptr[fill[i]] = ptr[fill[i] - 1];
-      }
-      pos[fill[nb + i]++] = a->occ[o] - (int64_t)a->first[i] * per;
-      ptr[fill[i]]++;
-    }
-  for (int i = 0; i < nb; i++)
-    starpu_vector_data_register(&a->h_map[i], STARPU_MAIN_RAM, (uintptr_t)(a->map + start[i]),
-                                (uint32_t)(2 * a->nu[i] + 1 + fill[nb + i] + (fill[nb + i] == 0)),
-                                sizeof(int64_t));
-  free(start);
-  free(fill);
-  return 0;
 }
 
 /* With every kind of worker allowed, a driven OpenCL device that is not itself a CPU takes the
@@ -183,78 +109,19 @@ static int apply_setup(struct femint_operator *op)
   a->nc = s->ncomp;
   a->single = p->opt.precision == FEMINT_SINGLE;
   a->rs = a->single ? sizeof(float) : sizeof(double);
-  const int np = a->np;
-  /* OpenCL workers only: a chunk per device, none over 1 GiB (fewer launches); else about four
-   * chunks per worker that may take them, none over 64 MiB; a cell's bytes the larger of its
-   * quadrature data (or geometry) and its element vectors with its DOFs (so that no chunk's
-   * buffer outgrows StarPU's 32-bit sizes) */
+  /* a cell's bytes: its quadrature data (or geometry); the element vectors and DOFs count too */
   const size_t per_data =
       apply_per_cell(op, s->ncomp == 3 ? HEX_APPLY_ELASTICITY : HEX_APPLY_LAPLACE) * a->rs;
-  const size_t per_ev = ((size_t)s->ncomp * a->rs + 8) * a->tensor->P * a->tensor->P * a->tensor->P;
-  const size_t per = per_data > per_ev ? per_data : per_ev;
-  const int only_cl =
-      (p->opt.where == FEMINT_WHERE_OPENCL || apply_gpu_alone(op)) && ctx->nopencl > 0;
-  const int nw = only_cl ? ctx->nopencl
-                         : p->opt.where == FEMINT_WHERE_CPU ? 4 * ctx->ncpu : 4 * ctx->nworker;
-  const size_t cap = only_cl ? (size_t)1 << 30 : (size_t)64 << 20;
-  int size = nw > 0 ? (p->ncell + nw - 1) / nw : p->ncell;
-  if ((size_t)size * per > cap) size = (int)(cap / per);
-  if (size < 1) size = 1;
-  const int nb = a->nchunk = p->ncell ? (p->ncell + size - 1) / size : 0;
-  a->first = malloc(((size_t)nb + 1) * sizeof *a->first);
-  a->ncell = malloc(((size_t)nb + 1) * sizeof *a->ncell);
-  FEMINT_CHECK(a->first && a->ncell, ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
-  for (int i = 0; i < nb; i++) {
-    a->first[i] = i * size;
-    a->ncell[i] = i == nb - 1 ? p->ncell - i * size : size;
-  }
+  const int only_cl = p->opt.where == FEMINT_WHERE_OPENCL || apply_gpu_alone(op);
+  FEMINT_CALL(ev_sum_create(op, "femint_operator_apply", a->np, a->tensor->t2f, per_data, only_cl,
+                            a->single, &a->es));
+  const int nb = a->es->nchunk;
   a->qd = calloc((size_t)op->nform, sizeof *a->qd);
   a->h_qd = calloc((size_t)op->nform * nb + 1, sizeof *a->h_qd);
-  a->h_ev = calloc((size_t)nb + 1, sizeof *a->h_ev);
   a->args = calloc((size_t)nb + 1, sizeof *a->args);
-  a->nu = calloc((size_t)nb + 1, sizeof *a->nu);
-  a->h_map = calloc((size_t)nb + 1, sizeof *a->h_map);
-  /* the element vectors in pinned memory (where there is a GPU), so that they cross the bus at
-   * its full rate */
-  if (femint_host_alloc(ctx, ((size_t)p->ncell * a->nc * np + 1) * a->rs, (void **)&a->ev))
-    a->ev = NULL;
-  a->occ_ptr = calloc((size_t)s->nmode + 1, sizeof *a->occ_ptr);
-  a->occ = malloc(((size_t)p->ncell * np + 1) * sizeof *a->occ);
-  a->dofs = malloc(((size_t)p->ncell * np + 1) * sizeof *a->dofs);
-  a->h_dofs = calloc((size_t)nb + 1, sizeof *a->h_dofs);
   a->tab = malloc((2 * (size_t)a->tensor->Q * a->tensor->P + 2 * a->tensor->Q) * a->rs);
-  FEMINT_CHECK(a->qd && a->h_qd && a->h_ev && a->args && a->ev && a->nu && a->h_map && a->occ_ptr && a->occ &&
-                   a->dofs && a->h_dofs && a->tab,
-               ctx,
-               FEMINT_ENOMEM, "femint_operator_apply: out of memory for %d cells", p->ncell);
-  /* the places of each mode in ev, cell after cell in plan order (so that the sums are in a
-   * fixed order) */
-  for (int k = 0; k < p->ncell; k++) {
-    const int64_t *gm = &s->cell_mode[s->cell_off[p->cells[k]]];
-    for (int n = 0; n < np; n++) {
-      const int64_t g = a->dofs[(size_t)k * np + n] = gm[a->tensor->t2f[n]];
-      if (g >= 0) a->occ_ptr[g + 1]++;
-    }
-  }
-  for (int64_t g = 0; g < s->nmode; g++) a->occ_ptr[g + 1] += a->occ_ptr[g];
-  int64_t *fill = malloc(((size_t)s->nmode + 1) * sizeof *fill);
-  FEMINT_CHECK(fill, ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
-  memcpy(fill, a->occ_ptr, (size_t)s->nmode * sizeof *fill);
-  for (int k = 0; k < p->ncell; k++)
-    for (int n = 0; n < np; n++) {
-      const int64_t g = a->dofs[(size_t)k * np + n];
-      if (g >= 0) a->occ[fill[g]++] = (int64_t)k * a->nc * np + n;
-    }
-  free(fill);
-  for (int i = 0; i < nb; i++) {
-    starpu_vector_data_register(&a->h_ev[i], STARPU_MAIN_RAM,
-                                (uintptr_t)(a->ev + (size_t)a->first[i] * a->nc * np * a->rs),
-                                (uint32_t)((size_t)a->ncell[i] * a->nc * np), a->rs);
-    starpu_vector_data_register(&a->h_dofs[i], STARPU_MAIN_RAM,
-                                (uintptr_t)(a->dofs + (size_t)a->first[i] * np),
-                                (uint32_t)((size_t)a->ncell[i] * np), sizeof(int64_t));
-  }
-  FEMINT_CALL(apply_chunk_maps(op, size));
+  FEMINT_CHECK(a->qd && a->h_qd && a->args && a->tab, ctx, FEMINT_ENOMEM,
+               "femint_operator_apply: out of memory for %d cells", p->ncell);
   FEMINT_CALL(femint_vector_create(op->space, &a->vx));
   FEMINT_CALL(femint_vector_create(op->space, &a->vy));
   const size_t qp = (size_t)a->tensor->Q * a->tensor->P;
@@ -326,10 +193,11 @@ static int apply_form_data(struct femint_operator *op, int f, int kind)
                          "quadrature point",
                          bad);
   }
-  for (int i = 0; i < a->nchunk; i++)
-    starpu_vector_data_register(&a->h_qd[f * a->nchunk + i], STARPU_MAIN_RAM,
-                                (uintptr_t)(a->qd[f] + (size_t)a->first[i] * per * a->rs),
-                                (uint32_t)((size_t)a->ncell[i] * per), a->rs);
+  const struct ev_sum *e = a->es;
+  for (int i = 0; i < e->nchunk; i++)
+    starpu_vector_data_register(&a->h_qd[f * e->nchunk + i], STARPU_MAIN_RAM,
+                                (uintptr_t)(a->qd[f] + (size_t)e->first[i] * per * a->rs),
+                                (uint32_t)((size_t)e->ncell[i] * per), a->rs);
   return 0;
 }
 
@@ -429,32 +297,15 @@ static int apply_check(const struct femint_operator *op, int form, int *kind)
 }
 
 /* The home of the vectors: the first device that runs the apply kernel of the kind and builds
- * the vector kernels, else the CPU workers; with every kind of worker allowed, a device that is
- * itself a CPU (an OpenCL platform on the host's cores) leaves them to the CPU workers, which
- * run them without a driver's launch costs. */
+ * the vector kernels, else the CPU workers (ev_home_choose). */
 static int apply_choose_home(struct femint_operator *op, int kind)
 {
   struct op_apply *a = op->apply;
-  a->home = -1;
+  int usable[FEMINT_MAX_CL_DEVICES] = {0};
+  for (int dev = 0; dev < op->ctx->ncl_dev; dev++)
+    usable[dev] = a->prog[0][kind][dev] && a->prog[0][kind][dev]->kernel;
   a->home_chosen = 1;
-  if (op->plan->opt.where == FEMINT_WHERE_CPU) return 0;
-  char *source = NULL;
-  for (int dev = 0; dev < op->ctx->ncl_dev && a->home < 0; dev++) {
-    if (!a->prog[0][kind][dev] || !a->prog[0][kind][dev]->kernel) continue;
-    if (op->plan->opt.where == FEMINT_WHERE_ANY && (op->ctx->cl_dev[dev].type & CL_DEVICE_TYPE_CPU))
-      continue;
-    if (!source) source = femint_kernel_text("vector_ops.cl");
-    FEMINT_CHECK(source, op->ctx, FEMINT_ENOMEM, "the OpenCL source of the vector kernels is missing");
-    const int err = vec_kernels_create(dev, source, &a->vk[dev]);
-    if (err) {
-      free(source);
-      return femint_seterr(op->ctx, err, "OpenCL device %d: the vector kernels: %s", dev,
-                           femint_thread_error());
-    }
-    a->home = starpu_worker_get_by_devid(STARPU_OPENCL_WORKER, dev);
-  }
-  free(source);
-  return 0;
+  return ev_home_choose(op, usable, a->vk, &a->home);
 }
 
 int apply_prepare(struct femint_operator *op, int form, int *kind)
@@ -502,13 +353,14 @@ int apply_submit(struct femint_operator *op, int form, int kind, starpu_data_han
   /* x NULL: the kernel alone, from the element vectors ev_in */
   const int evec = x == NULL;
   const uint32_t where = apply_where(op, kind, evec);
-  const int nb = a->nchunk;
+  const struct ev_sum *e = a->es;
+  const int nb = e->nchunk;
   int n = 0, err = 0;
   for (int i = 0; i < nb && !err; i++) {
     /* set once per kind and counter: earlier tasks of a solve may still read them */
     if (!a->args[i].ctx || a->args[i].kind != kind || a->args[i].counts != counts ||
         a->args[i].evec != evec)
-      a->args[i] = (struct apply_arg){ctx, a->tensor, kind, a->nc, a->ncell[i],
+      a->args[i] = (struct apply_arg){ctx, a->tensor, kind, a->nc, e->ncell[i],
                                       a->prog[evec][kind], a->ne[kind],
                                       op->plan->opt.apply_geometry, evec, a->single, counts, 0,
                                       ""};
@@ -517,48 +369,26 @@ int apply_submit(struct femint_operator *op, int form, int kind, starpu_data_han
     t->cl_arg = &a->args[i];
     t->where = where;
     t->handles[0] = evec ? a->h_ev_in[i] : x;
-    t->handles[1] = a->h_dofs[i];
+    t->handles[1] = e->h_dofs[i];
     t->handles[2] = a->h_qd[form * nb + i];
     t->handles[3] = a->h_tab;
-    t->handles[4] = a->h_ev[i];
+    t->handles[4] = e->h_ev[i];
     err = task_submit(ctx, t, tasks ? &tasks[n] : NULL, "femint_operator_apply");
     if (!err) n++;
   }
   if (err || evec) return err ? err : n;
-  if (!a->sum_arg.ctx || a->sum_arg.counts != counts)
-    a->sum_arg = (struct vec_arg){.ctx = ctx, .op = VEC_EV_SUM, .n = op->space->nmode * a->nc,
-                                  .nc = a->nc, .np = a->np, .single = a->single, .kern = a->vk,
-                                  .counts = counts,
-                                  .nchunk = nb, .chunk_nu = a->nu};
-  /* y (W), then each chunk's element vectors and map (R) */
-  struct starpu_task *t = starpu_task_create();
-  t->cl = &femint_cl_vec;
-  t->cl_arg = &a->sum_arg;
-  t->nbuffers = 1 + 2 * nb;
-  t->dyn_handles = malloc((size_t)t->nbuffers * sizeof *t->dyn_handles);
-  t->dyn_modes = malloc((size_t)t->nbuffers * sizeof *t->dyn_modes);
-  if (!t->dyn_handles || !t->dyn_modes) {
-    starpu_task_destroy(t);
-    return femint_seterr(ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
-  }
-  t->dyn_handles[0] = y;
-  t->dyn_modes[0] = STARPU_W;
-  for (int i = 0; i < nb; i++) {
-    t->dyn_handles[1 + 2 * i] = a->h_ev[i];
-    t->dyn_handles[2 + 2 * i] = a->h_map[i];
-    t->dyn_modes[1 + 2 * i] = t->dyn_modes[2 + 2 * i] = STARPU_R;
-  }
-  apply_task_home(op, t);
-  err = task_submit(ctx, t, tasks ? &tasks[n] : NULL, "femint_operator_apply");
+  err = ev_sum_submit(op, a->es, y, a->vk, a->home, counts, tasks ? &tasks[n] : NULL,
+                      "femint_operator_apply");
   return err ? err : n + 1;
 }
 
 int apply_status(struct femint_operator *op, const char *who)
 {
   struct op_apply *a = op->apply;
-  for (int i = 0; i < a->nchunk; i++)
+  const struct ev_sum *e = a->es;
+  for (int i = 0; i < e->nchunk; i++)
     if (a->args[i].status) return femint_seterr(op->ctx, a->args[i].status, "%s: %s", who, a->args[i].msg);
-  if (a->sum_arg.status) return femint_seterr(op->ctx, a->sum_arg.status, "%s: %s", who, a->sum_arg.msg);
+  if (e->sum_arg.status) return femint_seterr(op->ctx, e->sum_arg.status, "%s: %s", who, e->sum_arg.msg);
   return 0;
 }
 
@@ -567,11 +397,11 @@ int apply_wait(struct femint_operator *op, int form, int kind, starpu_data_handl
                starpu_data_handle_t y, struct femint_stats *st)
 {
   femint_context_t ctx = op->ctx;
-  struct starpu_task **tasks = calloc((size_t)op->apply->nchunk + 1, sizeof *tasks);
+  struct starpu_task **tasks = calloc((size_t)op->apply->es->nchunk + 1, sizeof *tasks);
   FEMINT_CHECK(tasks, ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
   const int n = apply_submit(op, form, kind, x, y, tasks, NULL);
   int err = n < 0 ? n : 0;
-  for (int i = 0; i < op->apply->nchunk + 1; i++) {
+  for (int i = 0; i < op->apply->es->nchunk + 1; i++) {
     if (!tasks[i]) continue;
     if (starpu_task_wait(tasks[i]) && !err)
       err = femint_seterr(ctx, FEMINT_ERUNTIME, "femint_operator_apply: a task failed");
@@ -606,10 +436,11 @@ static void ev_copy(struct femint_operator *op, char *ev, starpu_data_handle_t *
                     int to_ev)
 {
   const struct op_apply *a = op->apply;
+  const struct ev_sum *es = a->es;
   const int nc = a->nc, np = a->np;
-  for (int i = 0; i < a->nchunk; i++) {
+  for (int i = 0; i < es->nchunk; i++) {
     starpu_data_acquire(h[i], to_ev ? STARPU_W : STARPU_R);
-    for (int k = a->first[i]; k < a->first[i] + a->ncell[i]; k++)
+    for (int k = es->first[i]; k < es->first[i] + es->ncell[i]; k++)
       for (int c = 0; c < nc; c++)
         for (int n = 0; n < np; n++) {
           const size_t e = ((size_t)k * nc + c) * np + n;
@@ -632,7 +463,7 @@ int operator_apply_kernel(struct femint_operator *op, int form, const double *ue
   if (!a->programs_built[1][kind]) FEMINT_CALL(apply_programs(op, kind, 1));
   if (!a->ev_in) { /* element vectors of any values: the kernel does the same work on all */
     const size_t n = (size_t)op->plan->ncell * a->nc * a->np;
-    a->h_ev_in = calloc((size_t)a->nchunk + 1, sizeof *a->h_ev_in);
+    a->h_ev_in = calloc((size_t)a->es->nchunk + 1, sizeof *a->h_ev_in);
     if (!a->h_ev_in || femint_host_alloc(op->ctx, (n + 1) * a->rs, (void **)&a->ev_in)) {
       free(a->h_ev_in);
       a->h_ev_in = NULL;
@@ -640,10 +471,11 @@ int operator_apply_kernel(struct femint_operator *op, int form, const double *ue
       return femint_seterr(op->ctx, FEMINT_ENOMEM, "%s: out of memory", who);
     }
     for (size_t i = 0; i < n; i++) real_put(a->ev_in, i, (double)(i % 1000) * 1e-3 - 0.5, a->single);
-    for (int i = 0; i < a->nchunk; i++)
-      starpu_vector_data_register(&a->h_ev_in[i], STARPU_MAIN_RAM,
-                                  (uintptr_t)(a->ev_in + (size_t)a->first[i] * a->nc * a->np * a->rs),
-                                  (uint32_t)((size_t)a->ncell[i] * a->nc * a->np), a->rs);
+    for (int i = 0; i < a->es->nchunk; i++)
+      starpu_vector_data_register(
+          &a->h_ev_in[i], STARPU_MAIN_RAM,
+          (uintptr_t)(a->ev_in + (size_t)a->es->first[i] * a->nc * a->np * a->rs),
+          (uint32_t)((size_t)a->es->ncell[i] * a->nc * a->np), a->rs);
   }
   if (ue) ev_copy(op, a->ev_in, a->h_ev_in, (double *)ue, 1);
   double *t = malloc((size_t)runs * sizeof *t);
@@ -657,7 +489,7 @@ int operator_apply_kernel(struct femint_operator *op, int form, const double *ue
   }
   if (!err && seconds) *seconds = femint_median(t, runs);
   free(t);
-  if (!err && ve) ev_copy(op, a->ev, a->h_ev, ve, 0);
+  if (!err && ve) ev_copy(op, a->es->ev, a->es->h_ev, ve, 0);
   return err;
 }
 
@@ -702,8 +534,10 @@ int apply_diagonal(struct femint_operator *op, int form, int kind, double *d)
   for (int64_t g = 0; g < op->space->nmode; g++)
     for (int c = 0; c < nc; c++) {
       double sum = 0;
-      for (int64_t o = a->occ_ptr[g]; o < a->occ_ptr[g + 1]; o++)
-        sum += de[(a->occ[o] / (nc * np) * nd + (nd > 1 ? c : 0)) * np + a->occ[o] % (nc * np)];
+      for (int64_t o = a->es->occ_ptr[g]; o < a->es->occ_ptr[g + 1]; o++) {
+        const int64_t at = a->es->occ[o];
+        sum += de[(at / (nc * np) * nd + (nd > 1 ? c : 0)) * np + at % (nc * np)];
+      }
       d[g * nc + c] = sum;
     }
   free(de);

@@ -14,6 +14,7 @@
 
 #include "codelets/kernels.h"
 #include "host/mesh.h"
+#include "host/pointwise.h"
 #include "host/refel_quad.h"
 #include "host/refel_tet.h"
 #include "plan.h"
@@ -140,7 +141,8 @@ int group_init(femint_context_t ctx, const struct femint_space *space,
   FEMINT_CALL(femint_context_quad(ctx, shape, order, precision, &g->h_tab[1]));
   g->variant = FEMINT_VARIANT_GEMM;
   g->geo_size = (size_t)g->re->nq * g->nterms;
-  return use_opencl ? h1_programs(ctx, g, variant) : 0;
+  /* a pointwise form has no element matrices: its residual makes its own programs */
+  return use_opencl && form->kind != FORM_POINTWISE ? h1_programs(ctx, g, variant) : 0;
 }
 
 /* Cells per batch: H1, about 32 MiB of element matrices; H(curl), about 8 MiB and at least 16
@@ -201,6 +203,12 @@ static int check_forms(femint_context_t ctx, const struct femint_space *space, i
                  "femint_operator_create: forms[%d] (%s) has %d components but the space has %d",
                  f,
                  form_kind_name(form->kind), form->ne, space->ncomp);
+    FEMINT_CHECK(form->kind != FORM_POINTWISE || form->pw->aux != FEMINT_AUX_CELL ||
+                     form->pw->ncell_aux == ncell,
+                 ctx, FEMINT_EINVAL,
+                 "femint_operator_create: forms[%d] (%s) has auxiliary values for %d cells but "
+                 "the mesh has %d",
+                 f, form->pw ? form->pw->name : "", form->pw ? form->pw->ncell_aux : 0, ncell);
     FEMINT_CHECK(form->nvalues == 1 || form->nvalues == ncell, ctx, FEMINT_EINVAL,
                  "femint_operator_create: forms[%d] (%s) has coefficients for %d cells but the "
                  "mesh has %d",

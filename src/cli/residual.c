@@ -1,0 +1,426 @@
+/* femint residual: the residual of a pointwise form (seed 002) on Lagrange triangles or
+ * tetrahedra: a gallery form or the caller's C file, an auxiliary field, per-cell values or none;
+ * evaluated on every worker kind allowed and checked (the CPU and OpenCL residuals agree, two
+ * evaluations agree bit for bit, and where f0 is constant the residual sums to its integral);
+ * with --bench, the median of --runs evaluations against the device's copy rate. */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *const aux_names[] = {"none", "field", "cell", NULL};
+static const char *const simplex_names[] = {"tri", "tet", NULL};
+static const int simplex_values[] = {FEMINT_TRI, FEMINT_TET};
+
+struct residual_options {
+  int shape, aux, where, bench, json, verbose;
+  long order, runs, components;
+  struct cli_mesh mesh;
+  double perturb, curved;
+  const char *pointwise, *constants, *csv;
+};
+
+#define F(member) offsetof(struct residual_options, member)
+static const struct cli_option options[] = {
+  {CLI_OPT("--element", CLI_CHOICE, F(shape),
+           "tri (2D triangles) or tet (tetrahedra), with Lagrange functions (default tri)", NULL),
+   .choices = simplex_names, .values = simplex_values},
+  {CLI_OPT("--order", CLI_INT, F(order), "the order of every cell, 1..3 (default 1)", "P"),
+   .min = 1, .max = 3},
+  {CLI_OPT("--mesh", CLI_MESH, F(mesh),
+           "rect:NX,NY (tri), box:NX,NY,NZ (tet: unit cubes cut into 6), or a Gmsh FILE.msh "
+           "(default rect:256,256 or box:24,24,24)",
+           "rect:NX,NY|box:NX,NY,NZ|FILE")},
+  {CLI_OPT("--perturb", CLI_REAL, F(perturb),
+           "generated meshes: interior vertices moved by up to F times the spacing (default 0.2)",
+           "F"), .lo = 0, .hi = 0.5, .flags = CLI_HI_OPEN},
+  {CLI_OPT("--curved", CLI_REAL, F(curved),
+           "generated meshes: curved 6- or 10-node cells moved by A sin(pi x/lx)... (default 0)",
+           "A"), .lo = 0, .hi = 0.5, .flags = CLI_HI_OPEN},
+  {CLI_OPT("--pointwise", CLI_PATH, F(pointwise),
+           "gallery:poisson, gallery:elasticity, gallery:plaplace, gallery:bratu, or a C file "
+           "that defines f0 and f1 (include/femint_pointwise.h) (default gallery:poisson)",
+           "gallery:NAME|FILE.c")},
+  {CLI_OPT("--components", CLI_INT, F(components),
+           "a FILE's components, 1..3 (default 1; the gallery's elasticity has the dimension's)",
+           "N"), .min = 1, .max = 3},
+  {CLI_OPT("--constants", CLI_PATH, F(constants),
+           "the constants k, comma separated (default poisson 1; elasticity lambda, mu of E = 1, "
+           "nu = 0.3; plaplace 3,1,0.1; bratu 1; a FILE none)",
+           "K1,K2,...")},
+  {CLI_OPT("--aux", CLI_CHOICE, F(aux),
+           "the auxiliary field a: none, field (1 + x/4 in the solution's space) or cell (one "
+           "value per cell) (default none)",
+           NULL), .choices = aux_names},
+  {CLI_OPT("--where", CLI_CHOICE, F(where),
+           "the workers of the residual tasks: any, cpu or opencl (default any)", NULL),
+   .choices = cli_where_names},
+  {CLI_OPT("--bench", CLI_FLAG, F(bench),
+           "time --runs evaluations after the first and report the median against the copy rate",
+           NULL)},
+  {CLI_OPT("--runs", CLI_INT, F(runs), "--bench: evaluations timed (default 10)", "N"),
+   .min = 1, .max = 10000},
+  {CLI_OPT("--json", CLI_FLAG, F(json), "one JSON object", NULL)},
+  {CLI_OPT("--csv", CLI_PATH, F(csv), "also write the fields as a CSV header and row", "FILE"),
+   .flags = CLI_WRITABLE},
+  {CLI_OPT("--verbose", CLI_FLAG, F(verbose), "let StarPU print its own messages", NULL)},
+};
+static const struct cli_section sections[] = {
+    {NULL, options, sizeof options / sizeof options[0], 0}};
+
+const struct cli_command cli_residual_cmd = {
+  "residual",
+  "the residual of pointwise functions on triangles or tetrahedra (seed 002), checked or timed",
+  "[--element tri|tet] [--order P] [--mesh M] [--pointwise gallery:NAME|FILE.c] [--aux A] "
+  "[--constants K] [--where W] [--bench [--runs N]] [--json] [--csv FILE]",
+  "Builds the mesh and the Lagrange space, the pointwise form (femint_form_create_pointwise) and "
+  "u = 1 + x/2 - y/3 (every component), and evaluates F(u) with femint_operator_residual. Checks: "
+  "the residuals of the CPU and the OpenCL workers agree (1e-12 relative), two evaluations give "
+  "the same bits, and for the gallery's poisson, plaplace and elasticity (whose f0 is constant) "
+  "the sum of F over the DOFs of each component is the integral of f0. With --bench: the median "
+  "time of --runs evaluations, the bytes they move (the cells' values, DOFs and geometry in, "
+  "their residuals out and summed), GB/s, GFLOP/s and the fraction of the device's copy rate.",
+  sections,
+  1,
+  NULL,
+};
+
+/* The gallery's default constants: E = 1, nu = 0.3 give lambda and mu. */
+static int default_constants(const char *name, double *k)
+{
+  if (!strcmp(name, "elasticity")) {
+    k[0] = 0.3 / (1.3 * 0.4);
+    k[1] = 1 / 2.6;
+    return 2;
+  }
+  if (!strcmp(name, "plaplace")) {
+    k[0] = 3, k[1] = 1, k[2] = 0.1;
+    return 3;
+  }
+  k[0] = 1;
+  return !strcmp(name, "poisson") || !strcmp(name, "bratu") ? 1 : 0;
+}
+
+static int parse_constants(const char *text, double *k)
+{
+  int n = 0;
+  for (const char *s = text; *s && n < 16;) {
+    char *end;
+    errno = 0;
+    k[n] = strtod(s, &end);
+    if (end == s || errno || !isfinite(k[n]) || (*end && *end != ','))
+      return cli_fail_usage("--constants %s: not a list of numbers", text);
+    n++;
+    s = *end ? end + 1 : end;
+  }
+  return -n;
+}
+
+/* The source text of --pointwise: the gallery's, or the file's (malloc'd into *owned). */
+static int read_source(const char *what, const char **text, char **owned)
+{
+  *owned = NULL;
+  if (!strncmp(what, "gallery:", 8)) {
+    *text = femint_pointwise_gallery(what + 8);
+    if (!*text)
+      return cli_fail_usage("--pointwise %s: the gallery has poisson, elasticity, plaplace and "
+                            "bratu",
+                            what);
+    return 0;
+  }
+  FILE *f = fopen(what, "rb");
+  if (!f) return cli_fail("--pointwise %s: cannot read it (%s)", what, strerror(errno));
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap + 1);
+  while (buf && (n += fread(buf + n, 1, cap - n, f)) == cap && cap < (1u << 24)) {
+    char *more = realloc(buf, 2 * cap + 1);
+    if (!more) free(buf);
+    buf = more;
+    cap *= 2;
+  }
+  fclose(f);
+  if (!buf) return cli_fail("--pointwise %s: out of memory", what);
+  buf[n] = 0;
+  *text = *owned = buf;
+  return 0;
+}
+
+/* u = 1 + x/2 - y/3 in every component. */
+static int interpolate(femint_space_t s, double *u)
+{
+  const double a[3] = {1, 1, 1}, b[9] = {0.5, -1.0 / 3, 0, 0.5, -1.0 / 3, 0, 0.5, -1.0 / 3, 0};
+  return femint_space_interpolate_linear(s, a, b, u);
+}
+
+struct residual_result {
+  int64_t ndof;
+  int ncell, nsh, nq;
+  double t_first, t_run, sum_err, cross, bytes, flops, copy_rate;
+  int same;
+};
+
+/* One evaluation path: the operator on workers `where`, F into out; the first time in *t_first,
+ * then runs more timed (median into *t_run). */
+static int evaluate(femint_context_t ctx, femint_space_t s, femint_form_t f, int where,
+                    femint_vector_t vu, femint_vector_t va, long runs, double *out,
+                    double *t_first, double *t_run, int *same)
+{
+  struct femint_operator_options o = {.where = where};
+  femint_operator_t op = NULL;
+  femint_vector_t vF = NULL;
+  double *t = calloc((size_t)runs + 1, sizeof *t), *again = NULL;
+  int rc = t ? femint_operator_create(ctx, s, 1, &f, &o, &op) : FEMINT_ENOMEM;
+  if (!rc) rc = femint_vector_create(s, &vF);
+  double t0 = cli_now();
+  if (!rc) rc = femint_operator_residual(op, 0, vu, va, vF);
+  if (t_first) *t_first = cli_now() - t0;
+  for (long r = 0; r < runs && !rc; r++) {
+    t0 = cli_now();
+    rc = femint_operator_residual(op, 0, vu, va, vF);
+    t[r] = cli_now() - t0;
+    if (!rc && r == 0) rc = femint_vector_get_values(vF, out);
+  }
+  if (!rc && runs == 0) rc = femint_vector_get_values(vF, out);
+  if (!rc && same) { /* once more: the same bits */
+    again = malloc((size_t)femint_space_num_dofs(s) * sizeof *again);
+    rc = again ? femint_operator_residual(op, 0, vu, va, vF) : FEMINT_ENOMEM;
+    if (!rc) rc = femint_vector_get_values(vF, again);
+    /* the same bits on one kind of worker; with both, a chunk may run on either kind, whose
+     * arithmetic differs in rounding */
+    const int64_t n = femint_space_num_dofs(s);
+    double d = 0, m = 0;
+    for (int64_t i = 0; !rc && i < n; i++) d = fmax(d, fabs(again[i] - out[i])), m = fmax(m, fabs(out[i]));
+    if (!rc) *same = !memcmp(again, out, (size_t)n * sizeof *again) ? 2 : d <= 1e-12 * m;
+  }
+  if (t_run && runs > 0) *t_run = cli_median(t, runs);
+  free(again);
+  free(t);
+  femint_vector_destroy(&vF);
+  femint_operator_destroy(&op);
+  return rc;
+}
+
+/* The bytes an evaluation moves and the flops it does (the seed's model): per cell the values
+ * of u (and a) at its functions, its DOFs, its geometry at the points, its residual written,
+ * then read again by the sum with its places, and F written once. */
+static void bench_model(const struct residual_options *o, int dim, int nc, int nsh, int nq,
+                        int ncell, int64_t ndof, double *bytes, double *flops)
+{
+  const double na = o->aux == 1 ? 1 : 0, ng = 1 + dim * dim + dim;
+  const double per_cell = 8.0 * (nsh * nc + nsh + nq * ng + 2.0 * nc * nsh + nsh +
+                                 (o->aux == 1 ? nsh * (na + 1) : o->aux == 2 ? 1 : 0));
+  *bytes = ncell * per_cell + 8.0 * (double)ndof;
+  /* per point: u and its reference gradient (and a's), K applied twice; per function and
+   * point: the test against f0 and f1 */
+  const double per_point = 2.0 * nsh * (nc + na) * (1 + dim) + 4.0 * dim * dim * nc;
+  *flops = (double)ncell * nq * (per_point + 2.0 * nsh * nc * (1 + dim));
+}
+
+static void report(const struct residual_options *o, const char *name, int dim, int nc,
+                   const struct residual_result *r, int pass, FILE *csv)
+{
+  const double gbs = o->bench ? r->bytes / r->t_run * 1e-9 : 0;
+  const double gfl = o->bench ? r->flops / r->t_run * 1e-9 : 0;
+  const double frac = o->bench && r->copy_rate > 0 ? r->bytes / r->t_run / r->copy_rate : 0;
+  if (o->json) {
+    struct cli_json j = {0};
+    cli_json_open(&j, NULL, '{');
+    cli_json_str(&j, "element", cli_shape_name(o->shape));
+    cli_json_str(&j, "pointwise", name);
+    cli_json_str(&j, "aux", aux_names[o->aux]);
+    cli_json_int(&j, "order", (int)o->order);
+    cli_json_int(&j, "dim", dim);
+    cli_json_int(&j, "components", nc);
+    cli_json_int(&j, "cells", r->ncell);
+    cli_json_int(&j, "dofs", r->ndof);
+    cli_json_num(&j, "first_s", r->t_first);
+    cli_json_num(&j, "cpu_opencl_difference", r->cross);
+    cli_json_num(&j, "sum_error", r->sum_err);
+    cli_json_int(&j, "same_bits", r->same);
+    cli_json_num(&j, "residual_s", o->bench ? r->t_run : NAN);
+    cli_json_num(&j, "bytes", r->bytes);
+    cli_json_num(&j, "gb_per_s", o->bench ? gbs : NAN);
+    cli_json_num(&j, "gflops_per_s", o->bench ? gfl : NAN);
+    cli_json_num(&j, "copy_bytes_per_s", o->bench ? r->copy_rate : NAN);
+    cli_json_num(&j, "copy_fraction", o->bench ? frac : NAN);
+    cli_json_int(&j, "pass", pass);
+    cli_json_close(&j, '}');
+  } else {
+    printf("femint residual: %s on %d %s of order %ld, %d component%s, aux %s: %lld DOFs\n", name,
+           r->ncell, cli_shape_plural(o->shape), o->order, nc, nc > 1 ? "s" : "",
+           aux_names[o->aux], (long long)r->ndof);
+    printf("first         %.4f s (geometry, compilation, programs)\n", r->t_first);
+    if (r->cross >= 0) printf("cpu vs opencl %.3e (relative, < 1e-12)\n", r->cross);
+    if (r->sum_err >= 0) printf("sum of F      %.3e from the integral of f0 (relative, < 1e-12)\n", r->sum_err);
+    printf("repeatable    %s\n", r->same == 2   ? "the same bits twice"
+                                   : r->same ? "to 1e-12 (chunks ran on either kind of worker)"
+                                             : "NO");
+    if (o->bench)
+      printf("bench         median %.6f s of %ld: %.3g cells/s, %.1f GB/s, %.1f GFLOP/s, %.2f of the "
+             "copy rate (%.1f GB/s)\n",
+             r->t_run, o->runs, r->ncell / r->t_run, gbs, gfl, frac, r->copy_rate * 1e-9);
+    printf("result        %s\n", pass ? "PASS" : "FAIL");
+  }
+  if (csv) {
+    fprintf(csv, "element,pointwise,aux,order,components,cells,dofs,first_s,residual_s,bytes,"
+                 "gb_per_s,gflops_per_s,copy_fraction,pass\n");
+    fprintf(csv, "%s,%s,%s,%ld,%d,%d,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.4g,%d\n",
+            cli_shape_name(o->shape), name, aux_names[o->aux], o->order, nc, r->ncell,
+            (long long)r->ndof, r->t_first, o->bench ? r->t_run : 0, r->bytes, gbs, gfl, frac, pass);
+  }
+}
+
+int cli_residual_command(int argc, char **argv)
+{
+  struct residual_options o = {.shape = FEMINT_TRI, .order = 1, .perturb = -1, .runs = 10,
+                               .components = 0};
+  struct cli_args args;
+  int status = cli_parse(&cli_residual_cmd, argc, argv, &o, &args);
+  if (status) return status < 0 ? 0 : status;
+  const int dim = o.shape == FEMINT_TRI ? 2 : 3;
+  if (o.mesh.kind == CLI_MESH_NONE)
+    o.mesh = dim == 2 ? (struct cli_mesh){CLI_MESH_RECT, 256, 256, 1, NULL}
+                      : (struct cli_mesh){CLI_MESH_BOX, 24, 24, 24, NULL};
+  char text[300];
+  cli_mesh_text(&o.mesh, text, sizeof text);
+  if (o.mesh.kind == CLI_MESH_BOX && dim == 2 && o.mesh.nz == 1) o.mesh.kind = CLI_MESH_RECT;
+  if (o.mesh.kind != CLI_MESH_GMSH && o.mesh.kind != (dim == 2 ? CLI_MESH_RECT : CLI_MESH_BOX))
+    return cli_fail_usage("--mesh %s: --element %s takes %s or a Gmsh file", text,
+                            cli_shape_name(o.shape), dim == 2 ? "rect:NX,NY" : "box:NX,NY,NZ");
+  if (o.mesh.kind == CLI_MESH_GMSH && (o.perturb >= 0 || o.curved > 0))
+    return cli_fail_usage("--%s: for generated meshes, not --mesh %s",
+                          o.perturb >= 0 ? "perturb" : "curved", text);
+  const char *what = o.pointwise ? o.pointwise : "gallery:poisson", *source = NULL;
+  const int gallery = !strncmp(what, "gallery:", 8);
+  if (gallery && o.components)
+    return cli_fail_usage("--components: the gallery's forms know theirs (--pointwise %s)", what);
+  char *owned;
+  if ((status = read_source(what, &source, &owned))) return status;
+  const char *name = gallery ? what + 8 : what;
+  const int nc = gallery ? (!strcmp(name, "elasticity") ? dim : 1) : o.components ? (int)o.components : 1;
+  double k[16];
+  int nconst = gallery ? default_constants(name, k) : 0;
+  if (o.constants && (nconst = -parse_constants(o.constants, k)) < 0) {
+    free(owned);
+    return EXIT_USAGE;
+  }
+  FILE *csv = o.csv ? fopen(o.csv, "w") : NULL;
+  if (o.csv && !csv) {
+    free(owned);
+    return cli_fail_usage("--csv %s: cannot write it (%s)", o.csv, strerror(errno));
+  }
+  femint_context_t ctx = NULL;
+  femint_mesh_t mesh = NULL;
+  femint_space_t s = NULL, sa = NULL;
+  femint_form_t f = NULL;
+  femint_vector_t vu = NULL, va = NULL;
+  double *u = NULL, *F = NULL, *G = NULL, *acell = NULL;
+  struct femint_init_options iopt = {.nopencl = o.where == FEMINT_WHERE_CPU ? 0 : -1,
+                                     .quiet = !o.verbose};
+  status = EXIT_RUNTIME;
+  if (cli_init(&iopt, &ctx)) goto done;
+  struct cli_setup cs = {.shape = o.shape, .mesh = o.mesh, .perturb = o.perturb < 0 ? 0.2 : o.perturb,
+                         .seed = 1, .curved = o.curved};
+  int rc = cli_setup_mesh(ctx, &cs, &mesh);
+  if (!rc && femint_mesh_shape(mesh) != o.shape)
+    rc = cli_fail("%s: its cells are %s, not %s", text, cli_shape_plural(femint_mesh_shape(mesh)),
+                  cli_shape_plural(o.shape));
+  if (rc) {
+    if (rc < 0) cli_fail_runtime(ctx, rc);
+    goto done;
+  }
+  const int ncell = femint_mesh_num_cells(mesh);
+  if (!rc) rc = femint_space_create(ctx, mesh, FEMINT_H1, nc, NULL, (int)o.order, &s);
+  if (!rc && o.aux == 1) rc = femint_space_create(ctx, mesh, FEMINT_H1, 1, NULL, (int)o.order, &sa);
+  const int64_t n = s ? femint_space_num_dofs(s) : 0;
+  u = malloc((n + 1) * sizeof *u), F = malloc((n + 1) * sizeof *F), G = malloc((n + 1) * sizeof *G);
+  acell = malloc(((size_t)ncell + 1) * sizeof *acell);
+  if (!rc && (!u || !F || !G || !acell)) rc = FEMINT_ENOMEM;
+  for (int c = 0; !rc && c < ncell; c++) acell[c] = 1 + 0.1 * (c % 7);
+  struct femint_pointwise pw = {.source = source, .name = name, .ncomp = nc, .aux = o.aux,
+                                .naux = o.aux ? 1 : 0, .ncell_aux = o.aux == 2 ? ncell : 0,
+                                .aux_cell = o.aux == 2 ? acell : NULL, .nconst = nconst,
+                                .constants = k};
+  if (!rc) rc = femint_form_create_pointwise(ctx, &pw, &f);
+  if (!rc) rc = interpolate(s, u);
+  if (!rc) rc = femint_vector_create(s, &vu);
+  if (!rc) rc = femint_vector_set_values(vu, u);
+  if (!rc && sa) {
+    double *a = malloc((size_t)femint_space_num_dofs(sa) * sizeof *a);
+    const double a0[1] = {1}, b0[3] = {0.25, 0, 0};
+    rc = a ? femint_space_interpolate_linear(sa, a0, b0, a) : FEMINT_ENOMEM;
+    if (!rc) rc = femint_vector_create(sa, &va);
+    if (!rc) rc = femint_vector_set_values(va, a);
+    free(a);
+  }
+  struct residual_result r = {.ndof = n, .ncell = ncell, .cross = -1, .sum_err = -1};
+  if (!rc)
+    rc = evaluate(ctx, s, f, o.where, vu, va, o.bench ? o.runs : 0, F, &r.t_first, &r.t_run, &r.same);
+  int ncpu = 0, nopencl = 0;
+  femint_context_workers(ctx, &ncpu, &nopencl, NULL);
+  if (!rc && o.where == FEMINT_WHERE_ANY && ncpu > 0 && nopencl > 0) {
+    /* the two kinds of worker alone */
+    rc = evaluate(ctx, s, f, FEMINT_WHERE_CPU, vu, va, 0, F, NULL, NULL, NULL);
+    if (!rc) rc = evaluate(ctx, s, f, FEMINT_WHERE_OPENCL, vu, va, 0, G, NULL, NULL, NULL);
+    double d = 0, m = 0;
+    for (int64_t i = 0; !rc && i < n; i++) d = fmax(d, fabs(F[i] - G[i])), m = fmax(m, fabs(F[i]));
+    if (!rc) r.cross = m > 0 ? d / m : d;
+  }
+  /* the sum over each component's DOFs: the integral of a constant f0 (no DOF removed) */
+  const double f0 = !gallery ? NAN
+                    : !strcmp(name, "poisson")    ? (nconst ? -k[0] : 0)
+                    : !strcmp(name, "plaplace")   ? -k[1]
+                    : !strcmp(name, "elasticity") ? 0
+                                                  : NAN;
+  double measure = 0;
+  if (!rc && isfinite(f0)) rc = femint_mesh_volume(mesh, &measure);
+  if (!rc && isfinite(f0)) {
+    double scale = 0;
+    r.sum_err = 0;
+    for (int64_t i = 0; i < n; i++) scale = fmax(scale, fabs(F[i]));
+    for (int c = 0; c < nc; c++) {
+      double sum = 0;
+      for (int64_t i = c; i < n; i += nc) sum += F[i];
+      r.sum_err = fmax(r.sum_err, fabs(sum - f0 * measure) / fmax(scale * n, 1e-300));
+    }
+  }
+  if (rc) {
+    cli_fail_runtime(ctx, rc);
+    goto done;
+  }
+  struct femint_refel_info info;
+  femint_refel_info(o.shape, FEMINT_H1, (int)o.order, &info);
+  bench_model(&o, dim, nc, info.nsh, info.nq, ncell, n, &r.bytes, &r.flops);
+  if (o.bench) {
+    const size_t half = (size_t)(r.bytes / 2);
+    rc = femint_bench_copy(ctx, cli_copy_device(ctx, o.where), half > 1024 ? half : 1024,
+                           &r.copy_rate);
+    if (rc) {
+      cli_fail_runtime(ctx, rc);
+      goto done;
+    }
+  }
+  /* on one kind of worker, the same bits */
+  const int repeat_ok = r.same == 2 || (r.same && o.where == FEMINT_WHERE_ANY);
+  const int pass = repeat_ok && (r.cross < 0 || r.cross < 1e-12) && (r.sum_err < 0 || r.sum_err < 1e-12);
+  report(&o, name, dim, nc, &r, pass, csv);
+  status = pass ? 0 : EXIT_RUNTIME;
+done:
+  if (csv && fclose(csv) != 0 && status == 0)
+    status = cli_fail("--csv %s: cannot write it (%s)", o.csv, strerror(errno));
+  free(u), free(F), free(G), free(acell), free(owned);
+  femint_vector_destroy(&vu);
+  femint_vector_destroy(&va);
+  femint_form_destroy(&f);
+  femint_space_destroy(&s);
+  femint_space_destroy(&sa);
+  femint_mesh_destroy(&mesh);
+  femint_finalize(&ctx);
+  return status;
+}

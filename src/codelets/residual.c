@@ -1,0 +1,119 @@
+/* residual: the element residuals of a pointwise form on a chunk of cells (seed 002): each cell's
+ * values of u (and of the auxiliary field) gathered, the caller's f0 and f1 evaluated at every
+ * quadrature point, and the result tested against every function, written to the chunk's slice
+ * of the element vectors; on a CPU team (host/pointwise.c, the caller's compiled functions) or an
+ * OpenCL device (kernels/residual.cl with the caller's source inlined: seed 002's thread
+ * transposition). The sum into F is the caller's (a fixed order: deterministic). */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "codelets.h"
+#include "host/pointwise.h"
+
+int residual_batch(const struct residual_arg *a, const double *u, const int64_t *dofs,
+                   const double *geo, const double *aux, const int64_t *adofs, double *ev,
+                   int workerid, int nthreads)
+{
+  const struct refel *re = a->re;
+  const int nsh = re->nsh, nc = a->nc, na = a->na, ng = pw_geo_size(a->dim);
+  const struct pw_eval e = {re, a->dim, nc, na, a->aux, a->k, a->f0, a->f1};
+  int oom = 0;
+#pragma omp parallel num_threads(nthreads) reduction(| : oom)
+  {
+    if (workerid >= 0) femint_team_bind_thread(a->ctx, workerid, omp_get_thread_num());
+    double *ue = malloc((size_t)nsh * (PW_MAX_NC + PW_MAX_NA) * sizeof *ue), *ae = ue + nsh * PW_MAX_NC;
+    oom = !ue;
+#pragma omp for schedule(static)
+    for (int k = 0; k < a->ncell; k++) {
+      if (!ue) continue;
+      const int64_t *dk = dofs + (size_t)k * nsh;
+      for (int i = 0; i < nsh; i++)
+        for (int c = 0; c < nc; c++) ue[i * nc + c] = dk[i] >= 0 ? u[dk[i] * nc + c] : 0;
+      if (a->aux == FEMINT_AUX_FIELD) {
+        const int64_t *ak = adofs + (size_t)k * nsh;
+        for (int i = 0; i < nsh; i++)
+          for (int c = 0; c < na; c++) ae[i * na + c] = ak[i] >= 0 ? aux[ak[i] * na + c] : 0;
+      } else if (a->aux == FEMINT_AUX_CELL) {
+        for (int c = 0; c < na; c++) ae[c] = aux[(size_t)k * na + c];
+      }
+      pw_cell_residual(&e, geo + (size_t)k * re->nq * ng, ue, ae, ev + (size_t)k * nc * nsh);
+    }
+    free(ue);
+  }
+  return oom ? FEMINT_ENOMEM : 0;
+}
+
+/* buffers: u (R), the chunk's DOFs (R), its geometry (R), phi (R), the auxiliary values (R: the
+ * field, the chunk's per-cell values, or a placeholder), the chunk's auxiliary DOFs (R, or a
+ * placeholder), its element vectors (W). */
+static void residual_cpu(void *buffers[], void *arg)
+{
+  struct residual_arg *a = arg;
+  if (a->counts) __atomic_fetch_add(&a->counts[0], 1, __ATOMIC_RELAXED);
+  const int err = residual_batch(a, (const double *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                 (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[1]),
+                 (const double *)STARPU_VECTOR_GET_PTR(buffers[2]),
+                 (const double *)STARPU_VECTOR_GET_PTR(buffers[4]),
+                 (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[5]),
+                 (double *)STARPU_VECTOR_GET_PTR(buffers[6]), starpu_worker_get_id(),
+                 femint_team_enter(a->ctx));
+  if (err) {
+    a->status = err;
+    snprintf(a->msg, sizeof a->msg, "residual: out of memory on a CPU worker");
+  }
+}
+
+static void residual_opencl(void *buffers[], void *arg)
+{
+  struct residual_arg *a = arg;
+  const int dev = starpu_worker_get_devid(starpu_worker_get_id());
+  if (a->counts) __atomic_fetch_add(&a->counts[1], 1, __ATOMIC_RELAXED);
+  cl_command_queue queue;
+  starpu_opencl_get_current_queue(&queue);
+  const struct cl_program_entry *e = a->program[dev];
+  cl_int err = e && e->kernel ? CL_SUCCESS : CL_INVALID_PROGRAM;
+  const cl_int ncell = a->ncell;
+  /* ncell, then (buffer, offset in elements) for each of the 7 buffers */
+  if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 0, sizeof ncell, &ncell);
+  for (int k = 0; k < 7 && err == CL_SUCCESS; k++) {
+    const cl_mem m = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[k]);
+    const cl_long off =
+        (cl_long)(STARPU_VECTOR_GET_OFFSET(buffers[k]) / STARPU_VECTOR_GET_ELEMSIZE(buffers[k]));
+    err = clSetKernelArg(e->kernel, (cl_uint)(1 + 2 * k), sizeof m, &m);
+    if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, (cl_uint)(2 + 2 * k), sizeof off, &off);
+  }
+  if (err == CL_SUCCESS && ncell > 0) {
+    const size_t nb = (size_t)a->nb[dev], local = RESIDUAL_WG;
+    const size_t global = local * (((size_t)ncell + nb - 1) / nb);
+    err = clEnqueueNDRangeKernel(queue, e->kernel, 1, NULL, &global, &local, 0, NULL, NULL);
+  }
+  if (err != CL_SUCCESS) {
+    a->status = FEMINT_EOPENCL;
+    snprintf(a->msg, sizeof a->msg, "residual: OpenCL launch on device %d failed (%d)", dev, err);
+  }
+}
+
+static uint32_t residual_footprint(struct starpu_task *task)
+{
+  const struct residual_arg *a = task->cl_arg;
+  const uint32_t key[5] = {(uint32_t)a->re->shape, (uint32_t)a->re->order, (uint32_t)a->nc,
+                           (uint32_t)a->aux, (uint32_t)a->ncell};
+  return starpu_hash_crc32c_be_n(key, sizeof key, 0);
+}
+
+static struct starpu_perfmodel residual_model = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "femint_residual_v1",
+    .footprint = residual_footprint,
+};
+
+struct starpu_codelet femint_cl_residual = {
+    .name = "femint_residual",
+    .cpu_funcs = {residual_cpu},
+    .opencl_funcs = {residual_opencl},
+    .opencl_flags = {STARPU_OPENCL_ASYNC},
+    .nbuffers = 7,
+    .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W},
+    .model = &residual_model,
+};

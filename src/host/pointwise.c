@@ -1,0 +1,173 @@
+/* Pointwise forms (seed 002): the gallery, the prelude of a caller's source, the geometry at the
+ * quadrature points and the residual of one cell (pointwise.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pointwise.h"
+#include "refel_quad.h"
+
+uint64_t pw_hash(uint64_t h, const void *data, size_t len)
+{
+  const unsigned char *b = data;
+  for (size_t i = 0; i < len; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+  return h;
+}
+
+int pw_prelude(char *buf, size_t len, const struct pointwise *pw, int dim, int opencl,
+               int single)
+{
+  return snprintf(buf, len,
+                  "%s#define REAL %s\n#define FEMINT_POINTWISE\n#define FEMINT_DIM %d\n"
+                  "#define FEMINT_NC %d\n#define FEMINT_NA %d\n#define FEMINT_NCONST %d\n"
+                  "#line 1 \"%s\"\n",
+                  opencl ? "" : "#include <math.h>\n", opencl && single ? "float" : "double",
+                  dim, pw->ncomp, pw->naux, pw->nconst, pw->name);
+}
+
+int pw_geometry(const struct refel *re, int nnode, const double *X, double *g)
+{
+  const int dim = re->dim, ng = pw_geo_size(dim);
+  for (int q = 0; q < re->nq; q++) {
+    double J[9], K[9], x[3] = {0, 0, 0};
+    geom_map(re->shape, nnode, X, &re->xq[dim * q], x, J);
+    const double det = fabs(dim == 3 ? geom_inverse3(J, K) : geom_inverse2(J, K));
+    if (!(det > 0) || !isfinite(det)) return FEMINT_EJACOBIAN;
+    double *gq = g + (size_t)ng * q;
+    gq[0] = det * re->wq[q];
+    for (int i = 0; i < dim * dim; i++) gq[1 + i] = K[i];
+    for (int d = 0; d < dim; d++) gq[1 + dim * dim + d] = x[d];
+  }
+  return 0;
+}
+
+/* Values and physical gradients at point q of a field of n components with local values v[nsh
+ * * n]: val[n], grad[n * dim]. */
+static void field_at(const double *phi, int nsh, int dim, const double *K, int n, const double *v,
+                     double *val, double *grad)
+{
+  for (int c = 0; c < n; c++) {
+    double s = 0, ref[3] = {0, 0, 0};
+    for (int i = 0; i < nsh; i++) {
+      const double vi = v[i * n + c];
+      s += phi[i] * vi;
+      for (int j = 0; j < dim; j++) ref[j] += phi[(j + 1) * nsh + i] * vi;
+    }
+    val[c] = s;
+    for (int d = 0; d < dim; d++) {
+      double gd = 0;
+      for (int j = 0; j < dim; j++) gd += K[dim * j + d] * ref[j];
+      grad[c * dim + d] = gd;
+    }
+  }
+}
+
+void pw_cell_residual(const struct pw_eval *e, const double *g, const double *ue,
+                      const double *ae, double *r)
+{
+  const struct refel *re = e->re;
+  const int dim = e->dim, nc = e->nc, na = e->na, nsh = re->nsh, ng = pw_geo_size(dim);
+  memset(r, 0, (size_t)nc * nsh * sizeof *r);
+  for (int q = 0; q < re->nq; q++) {
+    const double *gq = g + (size_t)ng * q, *K = gq + 1, *x = gq + 1 + dim * dim;
+    const double *phi = re->phi + (size_t)q * (dim + 1) * nsh;
+    double u[PW_MAX_NC], du[PW_MAX_NC * 3], a[PW_MAX_NA] = {0}, da[PW_MAX_NA * 3] = {0};
+    double f0[PW_MAX_NC] = {0}, f1[PW_MAX_NC * 3] = {0}, G[PW_MAX_NC * 3];
+    field_at(phi, nsh, dim, K, nc, ue, u, du);
+    if (e->aux == FEMINT_AUX_FIELD) field_at(phi, nsh, dim, K, na, ae, a, da);
+    else if (e->aux == FEMINT_AUX_CELL) memcpy(a, ae, (size_t)na * sizeof *a);
+    if (e->f0) e->f0(dim, u, du, a, da, x, e->k, f0);
+    if (e->f1) e->f1(dim, u, du, a, da, x, e->k, f1);
+    /* f1 against the reference gradients: G[c][j] = sum_d K[j][d] f1[c][d] */
+    for (int c = 0; c < nc; c++)
+      for (int j = 0; j < dim; j++) {
+        double s = 0;
+        for (int d = 0; d < dim; d++) s += K[dim * j + d] * f1[c * dim + d];
+        G[c * dim + j] = gq[0] * s;
+      }
+    for (int c = 0; c < nc; c++) {
+      const double w0 = gq[0] * f0[c];
+      for (int i = 0; i < nsh; i++) {
+        double s = phi[i] * w0;
+        for (int j = 0; j < dim; j++) s += phi[(j + 1) * nsh + i] * G[c * dim + j];
+        r[c * nsh + i] += s;
+      }
+    }
+  }
+}
+
+/* ---- The gallery: text that is C and OpenCL C at once ---- */
+
+static const char poisson[] =
+    "/* Poisson: -div(a grad u) = f, a the auxiliary field (1 without), f = k[0] (0 without) */\n"
+    "FEMINT_POINTWISE void f0(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+    "                         const REAL *da, const REAL *x, const REAL *k, REAL *f)\n"
+    "{\n"
+    "  f[0] = FEMINT_NCONST > 0 ? -k[0] : 0;\n"
+    "}\n"
+    "FEMINT_POINTWISE void f1(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+    "                         const REAL *da, const REAL *x, const REAL *k, REAL *f)\n"
+    "{\n"
+    "  const REAL c = FEMINT_NA > 0 ? a[0] : 1;\n"
+    "  for (int d = 0; d < dim; d++) f[d] = c * du[d];\n"
+    "}\n";
+
+static const char elasticity[] =
+    "/* Linear elasticity: sigma = lambda tr(eps) I + 2 mu eps, lambda = k[0], mu = k[1] */\n"
+    "FEMINT_POINTWISE void f0(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+    "                         const REAL *da, const REAL *x, const REAL *k, REAL *f)\n"
+    "{\n"
+    "  for (int c = 0; c < dim; c++) f[c] = 0;\n"
+    "}\n"
+    "FEMINT_POINTWISE void f1(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+    "                         const REAL *da, const REAL *x, const REAL *k, REAL *f)\n"
+    "{\n"
+    "  REAL tr = 0;\n"
+    "  for (int d = 0; d < dim; d++) tr += du[d * dim + d];\n"
+    "  for (int c = 0; c < dim; c++)\n"
+    "    for (int d = 0; d < dim; d++)\n"
+    "      f[c * dim + d] = k[1] * (du[c * dim + d] + du[d * dim + c]) + (c == d ? k[0] * tr : 0);\n"
+    "}\n";
+
+static const char plaplace[] =
+    "/* p-Laplacian: -div((eps^2 + |grad u|^2)^((p-2)/2) grad u) = f, p = k[0], f = k[1],\n"
+    " * eps = k[2] (0 without) */\n"
+    "FEMINT_POINTWISE void f0(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+    "                         const REAL *da, const REAL *x, const REAL *k, REAL *f)\n"
+    "{\n"
+    "  f[0] = -k[1];\n"
+    "}\n"
+    "FEMINT_POINTWISE void f1(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+    "                         const REAL *da, const REAL *x, const REAL *k, REAL *f)\n"
+    "{\n"
+    "  REAL s = FEMINT_NCONST > 2 ? k[2] * k[2] : 0;\n"
+    "  for (int d = 0; d < dim; d++) s += du[d] * du[d];\n"
+    "  const REAL c = s > 0 ? pow(s, (REAL)0.5 * (k[0] - 2)) : 0;\n"
+    "  for (int d = 0; d < dim; d++) f[d] = c * du[d];\n"
+    "}\n";
+
+static const char bratu[] =
+    "/* Bratu: -laplace u - lambda exp(u) = 0, lambda = k[0] */\n"
+    "FEMINT_POINTWISE void f0(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+    "                         const REAL *da, const REAL *x, const REAL *k, REAL *f)\n"
+    "{\n"
+    "  f[0] = -k[0] * exp(u[0]);\n"
+    "}\n"
+    "FEMINT_POINTWISE void f1(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+    "                         const REAL *da, const REAL *x, const REAL *k, REAL *f)\n"
+    "{\n"
+    "  for (int d = 0; d < dim; d++) f[d] = du[d];\n"
+    "}\n";
+
+const char *pw_gallery(const char *name)
+{
+  static const struct {
+    const char *name, *text;
+  } gallery[] = {{"poisson", poisson}, {"elasticity", elasticity}, {"plaplace", plaplace},
+                 {"bratu", bratu}};
+  for (size_t i = 0; name && i < sizeof gallery / sizeof *gallery; i++)
+    if (!strcmp(name, gallery[i].name)) return gallery[i].text;
+  return NULL;
+}
+
+const char *femint_pointwise_gallery(const char *name) { return pw_gallery(name); }

@@ -1,0 +1,60 @@
+/* Internal interfaces of pointwise forms (seed 002): the gallery's sources, the text femint puts
+ * before a caller's source, the geometry a residual needs at the quadrature points, and the
+ * residual of one cell as the CPU codelet computes it. No StarPU, no OpenCL. Never installed. */
+#ifndef FEMINT_POINTWISE_INTERNAL_H
+#define FEMINT_POINTWISE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "host.h"
+
+#define PW_MAX_NC 3
+#define PW_MAX_NA 3
+#define PW_MAX_CONST 16
+
+/* A form's copy of the caller's description (struct femint_pointwise), with its source's hash. */
+struct pointwise {
+  char *source, *name;
+  int ncomp, aux, naux, ncell_aux, nconst;
+  double *aux_cell;  /* [ncell_aux][naux] */
+  double k[PW_MAX_CONST];
+  femint_pointwise_fn f0, f1;
+  uint64_t hash;     /* of the source (0 without one) */
+};
+
+/* 64-bit FNV-1a of len bytes, continuing from h (start with PW_HASH_START). */
+#define PW_HASH_START 0xcbf29ce484222325ull
+uint64_t pw_hash(uint64_t h, const void *data, size_t len);
+
+/* The text before a caller's source: REAL, FEMINT_POINTWISE, FEMINT_DIM, FEMINT_NC, FEMINT_NA,
+ * FEMINT_NCONST, <math.h> in C, then a #line that makes the compiler's messages name the
+ * caller's text and its lines. opencl: the OpenCL C variant, REAL float when single. Returns the
+ * length written (snprintf's). */
+int pw_prelude(char *buf, size_t len, const struct pointwise *pw, int dim, int opencl,
+               int single);
+
+/* Values per quadrature point of a residual's geometry: w |det J|, K = dxi/dx (K[dim*j + d] =
+ * dxi_j / dx_d), the physical point x. */
+static inline int pw_geo_size(int dim) { return 1 + dim * dim + dim; }
+/* g[nq][pw_geo_size] of a cell with nodes X[nnode][dim] on re's rule; FEMINT_EJACOBIAN where
+ * det J vanishes or is not finite. */
+int pw_geometry(const struct refel *re, int nnode, const double *X, double *g);
+
+/* What the residual of a cell needs besides its data. */
+struct pw_eval {
+  const struct refel *re;   /* the element and its rule (phi in double) */
+  int dim, nc, na, aux;     /* aux: enum femint_aux */
+  const double *k;
+  femint_pointwise_fn f0, f1; /* NULL: 0 */
+};
+/* The residual of one cell, r[nc][nsh] (component-major, the element vectors of the sum), from
+ * its geometry g (pw_geometry), its values ue[nsh * nc] (local function i, component c at i nc +
+ * c) and, for an auxiliary field, ae[nsh * na]; for per-cell aux, ae[na] (gradient 0). */
+void pw_cell_residual(const struct pw_eval *e, const double *g, const double *ue,
+                      const double *ae, double *r);
+
+/* The gallery's source of a name, or NULL. */
+const char *pw_gallery(const char *name);
+
+#endif

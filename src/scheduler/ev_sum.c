@@ -1,0 +1,222 @@
+/* Element vectors over chunks of an operator's cells and their sum into a vector of its space,
+ * what femint_operator_apply and femint_operator_residual share: the cells' DOFs in the verb's
+ * local order, the element vectors (pinned), the places of every DOF in them in plan order, and
+ * the transpose of the DOF map per chunk, all registered per chunk; the sum is one task on the
+ * vectors' home (codelets/vector_ops.c, VEC_EV_SUM) that adds each DOF's places one after the
+ * other, whatever the chunks and workers. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "codelets/kernels.h"
+#include "operator.h"
+
+void ev_sum_destroy(femint_context_t ctx, struct ev_sum **pe)
+{
+  struct ev_sum *e = *pe;
+  if (!e) return;
+  for (int i = 0; i < e->nchunk; i++) {
+    if (e->h_ev && e->h_ev[i]) starpu_data_unregister(e->h_ev[i]);
+    if (e->h_dofs && e->h_dofs[i]) starpu_data_unregister(e->h_dofs[i]);
+    if (e->h_map && e->h_map[i]) starpu_data_unregister(e->h_map[i]);
+  }
+  femint_host_free(ctx, e->ev);
+  free(e->h_ev);
+  free(e->h_dofs);
+  free(e->h_map);
+  free(e->first);
+  free(e->ncell);
+  free(e->dofs);
+  free(e->occ_ptr);
+  free(e->occ);
+  free(e->map);
+  free(e->nu);
+  free(e);
+  *pe = NULL;
+}
+
+/* The transpose of the DOF map per chunk, from occ: map[i] = udof[nu] (the chunk's DOFs,
+ * ascending), ptr[nu + 1], places[] (in the chunk's element vectors), registered. */
+static int chunk_maps(femint_context_t ctx, const char *who, int64_t nmode, struct ev_sum *e)
+{
+  const int64_t per = (int64_t)e->nc * e->np;
+  const int nb = e->nchunk, size = e->size;
+  int64_t *start = calloc((size_t)nb + 1, sizeof *start), total = 0;
+  FEMINT_CHECK(start, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  /* nu per chunk: the DOFs with a place there (occ holds k nc np + n, cells ascending) */
+  for (int64_t g = 0; g < nmode; g++)
+    for (int64_t o = e->occ_ptr[g]; o < e->occ_ptr[g + 1]; o++) {
+      const int i = (int)(e->occ[o] / per / size);
+      if (o == e->occ_ptr[g] || i != (int)(e->occ[o - 1] / per / size)) e->nu[i]++;
+    }
+  for (int i = 0; i < nb; i++) {
+    start[i] = total;
+    total += 2 * e->nu[i] + 1 + (int64_t)e->ncell[i] * e->np;
+  }
+  e->map = malloc(((size_t)total + 1) * sizeof *e->map);
+  int64_t *fill = calloc(2 * (size_t)nb + 1, sizeof *fill); /* [i]: DOFs so far, [nb + i]: places */
+  if (!e->map || !fill) {
+    free(start);
+    free(fill);
+    return femint_seterr(ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  }
+  for (int i = 0; i < nb; i++) e->map[start[i] + e->nu[i]] = 0;
+  for (int64_t g = 0; g < nmode; g++)
+    for (int64_t o = e->occ_ptr[g]; o < e->occ_ptr[g + 1]; o++) {
+      const int i = (int)(e->occ[o] / per / size);
+      int64_t *m = e->map + start[i], *ptr = m + e->nu[i], *pos = ptr + e->nu[i] + 1;
+      if (o == e->occ_ptr[g] || i != (int)(e->occ[o - 1] / per / size)) {
+        m[fill[i]++] = g;
+        ptr[fill[i]] = ptr[fill[i] - 1];
+      }
+      pos[fill[nb + i]++] = e->occ[o] - (int64_t)e->first[i] * per;
+      ptr[fill[i]]++;
+    }
+  for (int i = 0; i < nb; i++)
+    starpu_vector_data_register(&e->h_map[i], STARPU_MAIN_RAM, (uintptr_t)(e->map + start[i]),
+                                (uint32_t)(2 * e->nu[i] + 1 + fill[nb + i] + (fill[nb + i] == 0)),
+                                sizeof(int64_t));
+  free(start);
+  free(fill);
+  return 0;
+}
+
+/* Cells per chunk: OpenCL workers only, a chunk per device, none over 1 GiB (fewer launches);
+ * else about four chunks per worker that may take them, none over 64 MiB (so that no chunk's
+ * buffer outgrows StarPU's 32-bit sizes). */
+static int chunk_size(const struct femint_operator *op, size_t per_cell, int only_cl)
+{
+  const femint_context_t ctx = op->ctx;
+  const int ncell = op->plan->ncell, where = op->plan->opt.where;
+  const int nw = only_cl ? ctx->nopencl : where == FEMINT_WHERE_CPU ? 4 * ctx->ncpu : 4 * ctx->nworker;
+  const size_t cap = only_cl ? (size_t)1 << 30 : (size_t)64 << 20;
+  int size = nw > 0 ? (ncell + nw - 1) / nw : ncell;
+  if ((size_t)size * per_cell > cap) size = (int)(cap / per_cell);
+  return size < 1 ? 1 : size;
+}
+
+int ev_sum_create(struct femint_operator *op, const char *who, int np, const int *local,
+                  size_t per_cell, int only_cl, int single, struct ev_sum **pe)
+{
+  const struct plan *p = op->plan;
+  const struct femint_space *s = op->space;
+  femint_context_t ctx = op->ctx;
+  struct ev_sum *e = calloc(1, sizeof *e);
+  FEMINT_CHECK(e, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  *pe = e;
+  e->nc = s->ncomp;
+  e->np = np;
+  e->single = single;
+  e->rs = single ? sizeof(float) : sizeof(double);
+  const size_t per_ev = ((size_t)e->nc * e->rs + 8) * np;
+  e->size = chunk_size(op, per_cell > per_ev ? per_cell : per_ev, only_cl && ctx->nopencl > 0);
+  const int nb = e->nchunk = p->ncell ? (p->ncell + e->size - 1) / e->size : 0;
+  e->first = malloc(((size_t)nb + 1) * sizeof *e->first);
+  e->ncell = malloc(((size_t)nb + 1) * sizeof *e->ncell);
+  e->nu = calloc((size_t)nb + 1, sizeof *e->nu);
+  e->h_ev = calloc((size_t)nb + 1, sizeof *e->h_ev);
+  e->h_dofs = calloc((size_t)nb + 1, sizeof *e->h_dofs);
+  e->h_map = calloc((size_t)nb + 1, sizeof *e->h_map);
+  e->occ_ptr = calloc((size_t)s->nmode + 1, sizeof *e->occ_ptr);
+  e->occ = malloc(((size_t)p->ncell * np + 1) * sizeof *e->occ);
+  e->dofs = malloc(((size_t)p->ncell * np + 1) * sizeof *e->dofs);
+  /* the element vectors in pinned memory (where there is a GPU), so that they cross the bus at
+   * its full rate */
+  if (femint_host_alloc(ctx, ((size_t)p->ncell * e->nc * np + 1) * e->rs, (void **)&e->ev))
+    e->ev = NULL;
+  FEMINT_CHECK(e->first && e->ncell && e->nu && e->h_ev && e->h_dofs && e->h_map && e->occ_ptr &&
+                   e->occ && e->dofs && e->ev,
+               ctx, FEMINT_ENOMEM, "%s: out of memory for %d cells", who, p->ncell);
+  for (int i = 0; i < nb; i++) {
+    e->first[i] = i * e->size;
+    e->ncell[i] = i == nb - 1 ? p->ncell - i * e->size : e->size;
+  }
+  /* the places of each mode in ev, cell after cell in plan order (so that the sums are in a
+   * fixed order) */
+  for (int k = 0; k < p->ncell; k++) {
+    const int64_t *gm = &s->cell_mode[s->cell_off[p->cells[k]]];
+    for (int n = 0; n < np; n++) {
+      const int64_t g = e->dofs[(size_t)k * np + n] = gm[local ? local[n] : n];
+      if (g >= 0) e->occ_ptr[g + 1]++;
+    }
+  }
+  for (int64_t g = 0; g < s->nmode; g++) e->occ_ptr[g + 1] += e->occ_ptr[g];
+  int64_t *fill = malloc(((size_t)s->nmode + 1) * sizeof *fill);
+  FEMINT_CHECK(fill, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  memcpy(fill, e->occ_ptr, (size_t)s->nmode * sizeof *fill);
+  for (int k = 0; k < p->ncell; k++)
+    for (int n = 0; n < np; n++) {
+      const int64_t g = e->dofs[(size_t)k * np + n];
+      if (g >= 0) e->occ[fill[g]++] = (int64_t)k * e->nc * np + n;
+    }
+  free(fill);
+  for (int i = 0; i < nb; i++) {
+    starpu_vector_data_register(&e->h_ev[i], STARPU_MAIN_RAM,
+                                (uintptr_t)(e->ev + (size_t)e->first[i] * e->nc * np * e->rs),
+                                (uint32_t)((size_t)e->ncell[i] * e->nc * np), e->rs);
+    starpu_vector_data_register(&e->h_dofs[i], STARPU_MAIN_RAM,
+                                (uintptr_t)(e->dofs + (size_t)e->first[i] * np),
+                                (uint32_t)((size_t)e->ncell[i] * np), sizeof(int64_t));
+  }
+  return chunk_maps(ctx, who, s->nmode, e);
+}
+
+int ev_sum_submit(struct femint_operator *op, struct ev_sum *e, starpu_data_handle_t y,
+                  struct vec_kernels *const *vk, int home, int *counts,
+                  struct starpu_task **slot, const char *who)
+{
+  femint_context_t ctx = op->ctx;
+  const int nb = e->nchunk;
+  if (!e->sum_arg.ctx || e->sum_arg.counts != counts)
+    e->sum_arg = (struct vec_arg){.ctx = ctx, .op = VEC_EV_SUM, .n = op->space->nmode * e->nc,
+                                  .nc = e->nc, .np = e->np, .single = e->single, .kern = vk,
+                                  .counts = counts, .nchunk = nb, .chunk_nu = e->nu};
+  /* y (W), then each chunk's element vectors and map (R) */
+  struct starpu_task *t = starpu_task_create();
+  t->cl = &femint_cl_vec;
+  t->cl_arg = &e->sum_arg;
+  t->nbuffers = 1 + 2 * nb;
+  t->dyn_handles = malloc((size_t)t->nbuffers * sizeof *t->dyn_handles);
+  t->dyn_modes = malloc((size_t)t->nbuffers * sizeof *t->dyn_modes);
+  if (!t->dyn_handles || !t->dyn_modes) {
+    starpu_task_destroy(t);
+    return femint_seterr(ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  }
+  t->dyn_handles[0] = y;
+  t->dyn_modes[0] = STARPU_W;
+  for (int i = 0; i < nb; i++) {
+    t->dyn_handles[1 + 2 * i] = e->h_ev[i];
+    t->dyn_handles[2 + 2 * i] = e->h_map[i];
+    t->dyn_modes[1 + 2 * i] = t->dyn_modes[2 + 2 * i] = STARPU_R;
+  }
+  if (home >= 0) {
+    t->execute_on_a_specific_worker = 1;
+    t->workerid = (unsigned)home;
+  } else {
+    t->where = STARPU_CPU;
+  }
+  return task_submit(ctx, t, slot, who);
+}
+
+int ev_home_choose(struct femint_operator *op, const int *usable, struct vec_kernels **vk,
+                   int *home)
+{
+  *home = -1;
+  if (op->plan->opt.where == FEMINT_WHERE_CPU) return 0;
+  char *source = NULL;
+  for (int dev = 0; dev < op->ctx->ncl_dev && *home < 0; dev++) {
+    if (!usable[dev]) continue;
+    if (op->plan->opt.where == FEMINT_WHERE_ANY && (op->ctx->cl_dev[dev].type & CL_DEVICE_TYPE_CPU))
+      continue;
+    if (!source) source = femint_kernel_text("vector_ops.cl");
+    FEMINT_CHECK(source, op->ctx, FEMINT_ENOMEM, "the OpenCL source of the vector kernels is missing");
+    const int err = vk[dev] ? 0 : vec_kernels_create(dev, source, &vk[dev]);
+    if (err) {
+      free(source);
+      return femint_seterr(op->ctx, err, "OpenCL device %d: the vector kernels: %s", dev,
+                           femint_thread_error());
+    }
+    *home = starpu_worker_get_by_devid(STARPU_OPENCL_WORKER, dev);
+  }
+  free(source);
+  return 0;
+}

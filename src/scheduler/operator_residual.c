@@ -1,0 +1,350 @@
+/* femint_operator_residual: F(u) of a pointwise form (seed 002). The first call makes what does
+ * not change: the geometry of the operator's cells at the quadrature points (w |det J|, K, x),
+ * registered per chunk of consecutive cells with their DOFs and element vectors (ev_sum.c); the
+ * first call of a form compiles its functions (the CPU's from the source with the configured
+ * compiler, pointwise_cc.c, unless the caller gave them; an OpenCL program per device with the
+ * source inlined in kernels/residual.cl). Each call submits a residual task per chunk (CPU team
+ * or OpenCL device) and one task that sums the element residuals into F on the vectors' home, in
+ * plan order: deterministic whatever the workers. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codelets/codelets.h"
+#include "host/pointwise.h"
+#include "codelets/kernels.h"
+#include "operator.h"
+
+static const char who[] = "femint_operator_residual";
+
+struct residual_form {
+  int ready;                       /* the functions and programs were made */
+  void *dl;                        /* the compiled source (dlclose) */
+  femint_pointwise_fn f0, f1;      /* the CPU's */
+  struct cl_program_entry *prog[FEMINT_MAX_CL_DEVICES];
+  int nb[FEMINT_MAX_CL_DEVICES];   /* cells per batch of a work-group */
+  double *acell;                   /* per-cell auxiliary values in plan order */
+  starpu_data_handle_t *h_acell;   /* [nchunk] */
+  struct residual_arg *args;       /* [nchunk] */
+};
+
+struct op_residual {
+  struct ev_sum *es;               /* element residuals [plan cell][nc][nsh], DOFs, chunks */
+  const struct refel *re;
+  double *geo;                     /* [plan cell][nq][pw_geo_size] */
+  starpu_data_handle_t *h_geo;     /* [nchunk] */
+  starpu_data_handle_t h_phi;      /* the context's table (double) */
+  double none;                     /* a placeholder for absent buffers */
+  starpu_data_handle_t h_none;
+  const struct femint_space *aux_space; /* the space adofs were made for, and its generation */
+  int aux_gen;
+  int64_t *adofs;                  /* [plan cell][nsh] the auxiliary field's modes */
+  starpu_data_handle_t *h_adofs;   /* [nchunk] */
+  struct residual_form *rf;        /* [nform] */
+  int home, home_chosen;
+  struct vec_kernels *vk[FEMINT_MAX_CL_DEVICES];
+};
+
+static void unregister_all(starpu_data_handle_t *h, int n)
+{
+  for (int i = 0; h && i < n; i++)
+    if (h[i]) starpu_data_unregister(h[i]);
+  free(h);
+}
+
+void operator_residual_release(struct femint_operator *op)
+{
+  struct op_residual *r = op->residual;
+  if (!r) return;
+  const int nb = r->es ? r->es->nchunk : 0;
+  for (int f = 0; r->rf && f < op->nform; f++) {
+    unregister_all(r->rf[f].h_acell, nb);
+    free(r->rf[f].acell);
+    free(r->rf[f].args);
+    if (r->rf[f].dl) dlclose(r->rf[f].dl);
+  }
+  free(r->rf);
+  unregister_all(r->h_geo, nb);
+  unregister_all(r->h_adofs, nb);
+  if (r->h_none) starpu_data_unregister(r->h_none);
+  free(r->geo);
+  free(r->adofs);
+  for (int d = 0; d < FEMINT_MAX_CL_DEVICES; d++) vec_kernels_destroy(&r->vk[d]);
+  ev_sum_destroy(op->ctx, &r->es);
+  free(r);
+  op->residual = NULL;
+}
+
+/* The chunks, the cells' DOFs and geometry. */
+static int residual_setup(struct femint_operator *op)
+{
+  const struct plan *p = op->plan;
+  const struct femint_space *s = op->space;
+  const struct femint_mesh *m = s->mesh;
+  femint_context_t ctx = op->ctx;
+  struct op_residual *r = calloc(1, sizeof *r);
+  FEMINT_CHECK(r, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  op->residual = r;
+  const int shape = m->topo->shape, dim = m->topo->dim;
+  FEMINT_CALL(femint_context_refel(ctx, shape, FEMINT_H1, s->order[0], &r->re));
+  FEMINT_CALL(femint_context_phi(ctx, shape, s->order[0], FEMINT_DOUBLE, &r->h_phi));
+  const size_t per = (size_t)r->re->nq * pw_geo_size(dim);
+  FEMINT_CALL(ev_sum_create(op, who, r->re->nsh, NULL, per * sizeof(double),
+                            p->opt.where == FEMINT_WHERE_OPENCL, 0, &r->es));
+  const struct ev_sum *e = r->es;
+  r->rf = calloc((size_t)op->nform, sizeof *r->rf);
+  r->geo = malloc(((size_t)p->ncell * per + 1) * sizeof *r->geo);
+  r->h_geo = calloc((size_t)e->nchunk + 1, sizeof *r->h_geo);
+  FEMINT_CHECK(r->rf && r->geo && r->h_geo, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  int bad = -1;
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < p->ncell; k++) {
+    double X[3 * MESH_MAX_NODES];
+    const int nnode = mesh_cell_nodes(m, p->cells[k], X);
+    if (pw_geometry(r->re, nnode, X, r->geo + (size_t)k * per))
+#pragma omp critical
+      bad = p->cells[k];
+  }
+  FEMINT_CHECK(bad < 0, ctx, FEMINT_EJACOBIAN, "%s: cell %d has a degenerate Jacobian", who, bad);
+  for (int i = 0; i < e->nchunk; i++)
+    starpu_vector_data_register(&r->h_geo[i], STARPU_MAIN_RAM,
+                                (uintptr_t)(r->geo + (size_t)e->first[i] * per),
+                                (uint32_t)((size_t)e->ncell[i] * per), sizeof(double));
+  starpu_vector_data_register(&r->h_none, STARPU_MAIN_RAM, (uintptr_t)&r->none, 1, sizeof(double));
+  return 0;
+}
+
+/* Cells per batch of the OpenCL kernel on a device: enough (cell, point) pairs and (cell,
+ * component, function) triples for the work-group, within its local memory; 0 when even one
+ * cell does not fit. */
+static int kernel_batch(const struct femint_operator *op, const struct pointwise *pw, int dev)
+{
+  const struct refel *re = op->residual->re;
+  const int dim = re->dim, nsh = re->nsh, nq = re->nq, nc = pw->ncomp;
+  const int nas = pw->naux > 0 ? pw->naux : 1, ng = pw_geo_size(dim);
+  const int per_item = nq < nsh * nc ? nq : nsh * nc;
+  int nb = RESIDUAL_WG / per_item > 1 ? RESIDUAL_WG / per_item : 1;
+  const size_t fixed = (size_t)nq * (dim + 1) * nsh * 8;
+  const size_t cell = ((size_t)nsh * nc + (size_t)nsh * nas + (size_t)nq * ng + (size_t)nq * nc +
+                       (size_t)nq * nc * dim) * 8;
+  const size_t have = op->ctx->cl_dev[dev].local_mem;
+  while (nb > 1 && fixed + nb * cell > have) nb--;
+  return fixed + nb * cell <= have ? nb : 0;
+}
+
+/* The OpenCL programs of a pointwise form: the prelude, the constants, the caller's text, then
+ * kernels/residual.cl, built on every driven device with double precision that can hold a
+ * batch. A build that fails is reported on stderr and leaves the CPU workers the work (unless
+ * the operator is for OpenCL workers only: then it is the error). */
+static int residual_programs(struct femint_operator *op, int f)
+{
+  const struct pointwise *pw = op->forms[f]->pw;
+  struct residual_form *rf = &op->residual->rf[f];
+  femint_context_t ctx = op->ctx;
+  const struct refel *re = op->residual->re;
+  if (!pw->source || op->plan->opt.where == FEMINT_WHERE_CPU || ctx->nopencl == 0) return 0;
+  char *kernel = femint_kernel_text("residual.cl");
+  FEMINT_CHECK(kernel, ctx, FEMINT_ENOMEM, "the OpenCL source of the residual kernel is missing");
+  const int npre = pw_prelude(NULL, 0, pw, re->dim, 1, 0);
+  const size_t len = (size_t)npre + 64 + 26 * PW_MAX_CONST + strlen(pw->source) + strlen(kernel) + 64;
+  char *text = malloc(len);
+  if (!text) {
+    free(kernel);
+    return femint_seterr(ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  }
+  size_t at = (size_t)snprintf(text, len, "#define FEMINT_K {");
+  for (int i = 0; i < (pw->nconst ? pw->nconst : 1); i++)
+    at += (size_t)snprintf(text + at, len - at, "%s%.17g", i ? ", " : "", pw->nconst ? pw->k[i] : 0.0);
+  at += (size_t)snprintf(text + at, len - at, "}\n");
+  at += (size_t)pw_prelude(text + at, len - at, pw, re->dim, 1, 0);
+  snprintf(text + at, len - at, "%s\n#line 1 \"residual.cl\"\n%s", pw->source, kernel);
+  free(kernel);
+  const uint64_t hash = pw_hash(PW_HASH_START, text, strlen(text));
+  int err = 0, built = 0;
+  for (int dev = 0; dev < ctx->ncl_dev && !err; dev++) {
+    if (!ctx->cl_driven[dev] || !ctx->cl_dev[dev].fp64) continue;
+    if (!(rf->nb[dev] = kernel_batch(op, pw, dev))) continue;
+    char options[400];
+    snprintf(options, sizeof options,
+             "-DDIM=%d -DNC=%d -DNA=%d -DAUX=%d -DNSH=%d -DNQ=%d -DNB=%d -DWG=%d -DNCONST=%d "
+             "-DFEMINT_FP64 -DFEMINT_TEXT=0x%016llx",
+             re->dim, pw->ncomp, pw->naux, pw->aux, re->nsh, re->nq, rf->nb[dev], RESIDUAL_WG,
+             pw->nconst, (unsigned long long)hash);
+    err = femint_context_program(ctx, dev, text, options, "residual", &rf->prog[dev]);
+    if (err && op->plan->opt.where != FEMINT_WHERE_OPENCL && ctx->ncpu > 0) {
+      fprintf(stderr, "femint: warning: %s: %s; the CPU workers compute its residual\n",
+              pw->name, femint_thread_error());
+      rf->prog[dev] = NULL;
+      err = 0;
+    }
+    built += rf->prog[dev] != NULL;
+  }
+  free(text);
+  (void)built;
+  return err;
+}
+
+/* The functions, programs, per-cell auxiliary values and task arguments of a form. */
+static int residual_form_prepare(struct femint_operator *op, int f)
+{
+  struct op_residual *r = op->residual;
+  struct residual_form *rf = &r->rf[f];
+  const struct pointwise *pw = op->forms[f]->pw;
+  const struct plan *p = op->plan;
+  const struct ev_sum *e = r->es;
+  femint_context_t ctx = op->ctx;
+  const int dim = op->space->mesh->topo->dim;
+  if (pw->f0) {
+    rf->f0 = pw->f0;
+    rf->f1 = pw->f1;
+  } else if (p->opt.where != FEMINT_WHERE_OPENCL && ctx->ncpu > 0) {
+    FEMINT_CALL(pw_compile_cpu(ctx, pw, dim, &rf->dl, &rf->f0, &rf->f1));
+  }
+  FEMINT_CALL(residual_programs(op, f));
+  rf->args = calloc((size_t)e->nchunk + 1, sizeof *rf->args);
+  FEMINT_CHECK(rf->args, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  if (pw->aux == FEMINT_AUX_CELL) {
+    rf->acell = malloc(((size_t)p->ncell * pw->naux + 1) * sizeof *rf->acell);
+    rf->h_acell = calloc((size_t)e->nchunk + 1, sizeof *rf->h_acell);
+    FEMINT_CHECK(rf->acell && rf->h_acell, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+    for (int k = 0; k < p->ncell; k++)
+      memcpy(rf->acell + (size_t)k * pw->naux, pw->aux_cell + (size_t)p->cells[k] * pw->naux,
+             (size_t)pw->naux * sizeof *rf->acell);
+    for (int i = 0; i < e->nchunk; i++)
+      starpu_vector_data_register(&rf->h_acell[i], STARPU_MAIN_RAM,
+                                  (uintptr_t)(rf->acell + (size_t)e->first[i] * pw->naux),
+                                  (uint32_t)((size_t)e->ncell[i] * pw->naux), sizeof(double));
+  }
+  for (int i = 0; i < e->nchunk; i++)
+    rf->args[i] = (struct residual_arg){ctx,     r->re,   dim,     pw->ncomp, pw->naux,
+                                        pw->aux, e->ncell[i], pw->k, rf->f0,  rf->f1,
+                                        rf->prog, rf->nb,  NULL,    0,       ""};
+  rf->ready = 1;
+  return 0;
+}
+
+/* The auxiliary field's modes per plan cell, for its space (made again when it changes). */
+static int residual_aux_dofs(struct femint_operator *op, const struct femint_space *as)
+{
+  struct op_residual *r = op->residual;
+  if (r->aux_space == as && r->aux_gen == as->generation) return 0;
+  const struct plan *p = op->plan;
+  const struct ev_sum *e = r->es;
+  const int nsh = r->re->nsh;
+  unregister_all(r->h_adofs, e->nchunk);
+  r->h_adofs = calloc((size_t)e->nchunk + 1, sizeof *r->h_adofs);
+  free(r->adofs);
+  r->adofs = malloc(((size_t)p->ncell * nsh + 1) * sizeof *r->adofs);
+  r->aux_space = NULL;
+  FEMINT_CHECK(r->h_adofs && r->adofs, op->ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  for (int k = 0; k < p->ncell; k++)
+    memcpy(r->adofs + (size_t)k * nsh, &as->cell_mode[as->cell_off[p->cells[k]]],
+           (size_t)nsh * sizeof *r->adofs);
+  for (int i = 0; i < e->nchunk; i++)
+    starpu_vector_data_register(&r->h_adofs[i], STARPU_MAIN_RAM,
+                                (uintptr_t)(r->adofs + (size_t)e->first[i] * nsh),
+                                (uint32_t)((size_t)e->ncell[i] * nsh), sizeof(int64_t));
+  r->aux_space = as;
+  r->aux_gen = as->generation;
+  return 0;
+}
+
+/* The form, the vectors and the spaces the residual takes. */
+static int residual_check(const struct femint_operator *op, int form, const struct femint_vector *u,
+                          const struct femint_vector *aux, const struct femint_vector *F)
+{
+  femint_context_t ctx = op->ctx;
+  FEMINT_CALL(operator_check_state(op, who));
+  FEMINT_CHECK(form >= 0 && form < op->nform, ctx, FEMINT_EINVAL, "%s: form %d of an operator of %d",
+               who, form, op->nform);
+  const struct pointwise *pw = op->forms[form]->pw;
+  FEMINT_CHECK(pw, ctx, FEMINT_EINVAL, "%s: form %d is %s, not pointwise", who, form,
+               form_kind_name(op->forms[form]->kind));
+  const struct femint_space *s = op->space;
+  FEMINT_CHECK(refel_nodal(s->mesh->topo->shape, s->family), ctx, FEMINT_ENOTSUP,
+               "%s: residuals are for Lagrange spaces (triangles, tetrahedra, hexahedra); the "
+               "mesh holds %s",
+               who, s->mesh->topo->plural);
+  FEMINT_CALL(vector_check(op, u, who, "u"));
+  FEMINT_CALL(vector_check(op, F, who, "F"));
+  FEMINT_CHECK(u != F, ctx, FEMINT_EINVAL, "%s: u and F are the same vector", who);
+  FEMINT_CHECK((pw->aux == FEMINT_AUX_FIELD) == (aux != NULL), ctx, FEMINT_EINVAL,
+               "%s: aux is %s, but the form %s", who, aux ? "given" : "NULL",
+               pw->aux == FEMINT_AUX_FIELD ? "takes an auxiliary field" : "takes no auxiliary field");
+  if (!aux) return 0;
+  const struct femint_space *as = aux->space;
+  FEMINT_CHECK(as->mesh == s->mesh && as->family == FEMINT_H1 && as->order[0] == s->order[0] &&
+                   as->ncomp == pw->naux,
+               ctx, FEMINT_EINVAL,
+               "%s: aux belongs to a space of %d components and order %d%s; the form's auxiliary "
+               "field takes %d components of order %d on the operator's mesh",
+               who, as->ncomp, as->order[0], as->mesh == s->mesh ? "" : " on another mesh",
+               pw->naux, s->order[0]);
+  FEMINT_CHECK(!aux->lent && aux != F, ctx, FEMINT_EINVAL, "%s: aux is lent or is F", who);
+  return 0;
+}
+
+int femint_operator_residual(femint_operator_t op, int form, femint_vector_t u,
+                             femint_vector_t aux, femint_vector_t F)
+{
+  FEMINT_CHECK(op, NULL, FEMINT_EINVAL, "%s: NULL operator", who);
+  femint_context_t ctx = op->ctx;
+  FEMINT_CALL(residual_check(op, form, u, aux, F));
+  if (!op->residual) {
+    const int err = residual_setup(op);
+    if (err) {
+      operator_residual_release(op);
+      return err;
+    }
+  }
+  struct op_residual *r = op->residual;
+  struct residual_form *rf = &r->rf[form];
+  if (!rf->ready) FEMINT_CALL(residual_form_prepare(op, form));
+  const struct pointwise *pw = op->forms[form]->pw;
+  if (aux) FEMINT_CALL(residual_aux_dofs(op, aux->space));
+  uint32_t where = rf->f0 ? STARPU_CPU : 0;
+  int usable[FEMINT_MAX_CL_DEVICES] = {0};
+  for (int dev = 0; dev < ctx->ncl_dev; dev++)
+    if ((usable[dev] = rf->prog[dev] && rf->prog[dev]->kernel)) where |= STARPU_OPENCL;
+  FEMINT_CHECK(where, ctx, FEMINT_ENODEV,
+               "%s: no worker can evaluate %s (OpenCL only, and no device built it in double "
+               "precision)",
+               who, pw->name);
+  if (!r->home_chosen) {
+    FEMINT_CALL(ev_home_choose(op, usable, r->vk, &r->home));
+    r->home_chosen = 1;
+  }
+  const struct ev_sum *e = r->es;
+  struct starpu_task **tasks = calloc((size_t)e->nchunk + 1, sizeof *tasks);
+  FEMINT_CHECK(tasks, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  int err = 0;
+  for (int i = 0; i < e->nchunk && !err; i++) {
+    rf->args[i].status = 0;
+    struct starpu_task *t = starpu_task_create();
+    t->cl = &femint_cl_residual;
+    t->cl_arg = &rf->args[i];
+    t->where = where;
+    t->handles[0] = u->h;
+    t->handles[1] = e->h_dofs[i];
+    t->handles[2] = r->h_geo[i];
+    t->handles[3] = r->h_phi;
+    t->handles[4] = aux ? aux->h : pw->aux == FEMINT_AUX_CELL ? rf->h_acell[i] : r->h_none;
+    t->handles[5] = aux ? r->h_adofs[i] : r->h_none;
+    t->handles[6] = e->h_ev[i];
+    err = task_submit(ctx, t, &tasks[i], who);
+  }
+  if (!err) err = ev_sum_submit(op, r->es, F->h, r->vk, r->home, NULL, &tasks[e->nchunk], who);
+  for (int i = 0; i <= e->nchunk; i++) {
+    if (!tasks[i]) continue;
+    if (starpu_task_wait(tasks[i]) && !err)
+      err = femint_seterr(ctx, FEMINT_ERUNTIME, "%s: a task failed", who);
+    starpu_task_destroy(tasks[i]);
+  }
+  free(tasks);
+  for (int i = 0; i < e->nchunk && !err; i++)
+    if (rf->args[i].status) err = femint_seterr(ctx, rf->args[i].status, "%s: %s", who, rf->args[i].msg);
+  if (!err && e->sum_arg.status)
+    err = femint_seterr(ctx, e->sum_arg.status, "%s: %s", who, e->sum_arg.msg);
+  return err;
+}

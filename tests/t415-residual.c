@@ -1,0 +1,287 @@
+/* Test: residuals of pointwise forms (femint_operator_residual, seed 002) on Lagrange triangles
+ * and tetrahedra of orders 1-3. For each gallery form (Poisson with an auxiliary field, per-cell
+ * values or none; elasticity; the p-Laplacian; Bratu) on random perturbed meshes with random u
+ * and aux, the residual of the CPU workers (the source compiled at run time) and of the OpenCL
+ * workers (the source inlined in the kernel) equal a plain loop over cells and points written
+ * here (1e-12); the same with the caller's compiled functions; a linear residual equals A u with
+ * A from femint_operator_assemble; two evaluations agree bit for bit; a source that does not
+ * compile is an error naming its line, and the other misuses are named. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "host/host.h"
+#include "host/refel_simplex.h"
+
+enum { POISSON_FIELD, POISSON_CELL, POISSON_NONE, ELASTICITY, PLAPLACE, BRATU, NCASE };
+static const char *const case_names[NCASE] = {"poisson (aux field)", "poisson (aux per cell)",
+                                              "poisson", "elasticity", "plaplace", "bratu"};
+
+static int which; /* the case the plain functions compute */
+
+/* The gallery's functions, written again in plain C (the reference). */
+static void ref_f0(int dim, const double *u, const double *du, const double *a, const double *da,
+                   const double *x, const double *k, double *f)
+{
+  (void)du, (void)a, (void)da, (void)x;
+  switch (which) {
+  case ELASTICITY:
+    for (int c = 0; c < dim; c++) f[c] = 0;
+    break;
+  case PLAPLACE: f[0] = -k[1]; break;
+  case BRATU: f[0] = -k[0] * exp(u[0]); break;
+  default: f[0] = which == POISSON_NONE ? 0 : -k[0];
+  }
+}
+
+static void ref_f1(int dim, const double *u, const double *du, const double *a, const double *da,
+                   const double *x, const double *k, double *f)
+{
+  (void)u, (void)da, (void)x;
+  if (which == ELASTICITY) {
+    double tr = 0;
+    for (int d = 0; d < dim; d++) tr += du[d * dim + d];
+    for (int c = 0; c < dim; c++)
+      for (int d = 0; d < dim; d++)
+        f[c * dim + d] = k[1] * (du[c * dim + d] + du[d * dim + c]) + (c == d) * k[0] * tr;
+    return;
+  }
+  double s = which == PLAPLACE ? k[2] * k[2] : 0, c = 1;
+  for (int d = 0; d < dim; d++) s += du[d] * du[d];
+  if (which == PLAPLACE) c = pow(s, 0.5 * (k[0] - 2));
+  if (which == POISSON_FIELD || which == POISSON_CELL) c = a[0];
+  for (int d = 0; d < dim; d++) f[d] = c * du[d];
+}
+
+/* The plain residual: every cell, every point of the element's rule, in double. */
+static void plain_residual(femint_space_t s, int nc, int na, const double *u, const double *aux,
+                           const double *acell, const double *k, double *F)
+{
+  const femint_mesh_t m = s->mesh;
+  const int shape = m->topo->shape, dim = m->topo->dim, p = s->order[0];
+  struct refel *re;
+  TAP_CALL(NULL, refel_lagrange_create(shape, p, &re));
+  const int nsh = re->nsh;
+  memset(F, 0, (size_t)s->nmode * nc * sizeof *F);
+  for (int c = 0; c < m->ncell; c++) {
+    double X[3 * MESH_MAX_NODES];
+    const int nnode = mesh_cell_nodes(m, c, X);
+    const int64_t *g = &s->cell_mode[s->cell_off[c]];
+    for (int q = 0; q < re->nq; q++) {
+      double J[9], K[9], x[3] = {0, 0, 0}, val[4 * 20];
+      double det = geom_map(shape, nnode, X, &re->xq[dim * q], x, J);
+      if (dim == 2) K[0] = J[3] / det, K[1] = -J[1] / det, K[2] = -J[2] / det, K[3] = J[0] / det;
+      else det = geom_inverse3(J, K);
+      const double w = re->wq[q] * fabs(det);
+      refel_lagrange_eval(shape, p, &re->xq[dim * q], val);
+      double grad[20][3], uu[3] = {0}, du[9] = {0}, a[3] = {0}, da[9] = {0}, f0[3], f1[9];
+      for (int i = 0; i < nsh; i++)
+        for (int d = 0; d < dim; d++) {
+          grad[i][d] = 0;
+          for (int j = 0; j < dim; j++) grad[i][d] += K[dim * j + d] * val[(1 + j) * nsh + i];
+        }
+      for (int i = 0; i < nsh; i++)
+        for (int e = 0; e < nc; e++) {
+          const double v = g[i] >= 0 ? u[g[i] * nc + e] : 0;
+          uu[e] += val[i] * v;
+          for (int d = 0; d < dim; d++) du[e * dim + d] += grad[i][d] * v;
+        }
+      if (aux)
+        for (int i = 0; i < nsh; i++)
+          for (int e = 0; e < na; e++) {
+            a[e] += val[i] * aux[g[i] * na + e];
+            for (int d = 0; d < dim; d++) da[e * dim + d] += grad[i][d] * aux[g[i] * na + e];
+          }
+      if (acell) a[0] = acell[c];
+      ref_f0(dim, uu, du, a, da, x, k, f0);
+      ref_f1(dim, uu, du, a, da, x, k, f1);
+      for (int i = 0; i < nsh; i++)
+        for (int e = 0; e < nc && g[i] >= 0; e++) {
+          double r = val[i] * f0[e];
+          for (int d = 0; d < dim; d++) r += grad[i][d] * f1[e * dim + d];
+          F[g[i] * nc + e] += w * r;
+        }
+    }
+  }
+  refel_destroy(&re);
+}
+
+static double urand(unsigned *st) { return (*st = *st * 1103515245u + 12345u) / 4294967296.0; }
+
+/* One case on one mesh and order: CPU, OpenCL and the caller's functions against the plain sum. */
+static void check_case(femint_context_t ctx, femint_mesh_t m, int p, int kase)
+{
+  const int dim = m->topo->dim, nc = kase == ELASTICITY ? dim : 1;
+  const int na = kase == POISSON_FIELD || kase == POISSON_CELL;
+  femint_space_t s, sa = NULL;
+  TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, nc, NULL, p, &s));
+  if (kase == POISSON_FIELD) TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, 1, NULL, p, &sa));
+  const int64_t n = femint_space_num_dofs(s);
+  double *u = malloc(n * sizeof *u), *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
+  double *aux = sa ? malloc(femint_space_num_dofs(sa) * sizeof *aux) : NULL;
+  double *acell = kase == POISSON_CELL ? malloc(m->ncell * sizeof *acell) : NULL;
+  unsigned st = 17u * (unsigned)kase + (unsigned)p;
+  for (int64_t i = 0; i < n; i++) u[i] = urand(&st) - 0.5;
+  for (int64_t i = 0; aux && i < femint_space_num_dofs(sa); i++) aux[i] = 1 + urand(&st);
+  for (int c = 0; acell && c < m->ncell; c++) acell[c] = 1 + urand(&st);
+  const double consts[NCASE][3] = {{2.5}, {-1.5}, {0}, {0.8, 1.3}, {3, 0.7, 0.1}, {0.9}};
+  static const char *gallery[NCASE] = {"poisson", "poisson", "poisson", "elasticity", "plaplace",
+                                       "bratu"};
+  const int nconst[NCASE] = {1, 1, 0, 2, 3, 1};
+  which = kase;
+  plain_residual(s, nc, 1, u, aux, acell, consts[kase], want);
+  for (int variant = 0; variant < 3; variant++) {
+    /* 0: the source on CPU workers, 1: on OpenCL workers, 2: the caller's functions */
+    struct femint_pointwise pw = {.source = variant < 2 ? femint_pointwise_gallery(gallery[kase]) : NULL,
+                                  .name = gallery[kase], .ncomp = nc,
+                                  .aux = kase == POISSON_FIELD  ? FEMINT_AUX_FIELD
+                                         : kase == POISSON_CELL ? FEMINT_AUX_CELL
+                                                                : FEMINT_AUX_NONE,
+                                  .naux = na, .ncell_aux = acell ? m->ncell : 0, .aux_cell = acell,
+                                  .nconst = nconst[kase], .constants = consts[kase],
+                                  .f0 = variant == 2 ? ref_f0 : NULL,
+                                  .f1 = variant == 2 ? ref_f1 : NULL};
+    femint_form_t f;
+    TAP_CALL(ctx, femint_form_create_pointwise(ctx, &pw, &f));
+    struct femint_operator_options o = {.where = variant == 1 ? FEMINT_WHERE_OPENCL : FEMINT_WHERE_CPU};
+    femint_operator_t op;
+    TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &f, &o, &op));
+    femint_vector_t vu, vF, va = NULL;
+    TAP_CALL(ctx, femint_vector_create(s, &vu));
+    TAP_CALL(ctx, femint_vector_create(s, &vF));
+    TAP_CALL(ctx, femint_vector_set_values(vu, u));
+    if (sa) {
+      TAP_CALL(ctx, femint_vector_create(sa, &va));
+      TAP_CALL(ctx, femint_vector_set_values(va, aux));
+    }
+    const int rc = femint_operator_residual(op, 0, vu, va, vF);
+    TAP_CALL(ctx, rc);
+    TAP_CALL(ctx, femint_vector_get_values(vF, got));
+    const double diff = tap_reldiff(got, want, (size_t)n);
+    /* again: the same bits */
+    double *again = malloc(n * sizeof *again);
+    TAP_CALL(ctx, femint_operator_residual(op, 0, vu, va, vF));
+    TAP_CALL(ctx, femint_vector_get_values(vF, again));
+    const int same = memcmp(again, got, n * sizeof *got) == 0;
+    tap_ok(diff < 1e-12 && same, "%s p = %d, %s, %s: residual = the plain sum (rel. diff %.1e)%s",
+           m->topo->plural, p, case_names[kase],
+           variant == 0 ? "CPU (compiled source)" : variant == 1 ? "OpenCL" : "CPU (caller's functions)",
+           diff, same ? ", the same bits twice" : ", NOT the same twice");
+    free(again);
+    femint_vector_destroy(&vu);
+    femint_vector_destroy(&vF);
+    femint_vector_destroy(&va);
+    femint_operator_destroy(&op);
+    femint_form_destroy(&f);
+  }
+  free(u), free(want), free(got), free(aux), free(acell);
+  femint_space_destroy(&s);
+  femint_space_destroy(&sa);
+}
+
+/* Poisson without source term or coefficient is linear: F = A u with A the assembled Laplacian. */
+static void check_linear(femint_context_t ctx, femint_mesh_t m)
+{
+  femint_space_t s;
+  TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, 1, NULL, 2, &s));
+  const int64_t n = femint_space_num_dofs(s);
+  femint_form_t lap, pwf;
+  const double one = 1;
+  TAP_CALL(ctx, femint_form_create_laplace(ctx, 1, 1, &one, &lap));
+  struct femint_pointwise pw = {.source = femint_pointwise_gallery("poisson"), .ncomp = 1};
+  TAP_CALL(ctx, femint_form_create_pointwise(ctx, &pw, &pwf));
+  femint_matrix_t A;
+  TAP_CALL(ctx, test_assemble(ctx, s, 1, &lap, NULL, &A, NULL));
+  double *u = malloc(n * sizeof *u), *Au = malloc(n * sizeof *Au), *F = malloc(n * sizeof *F);
+  unsigned st = 5;
+  for (int64_t i = 0; i < n; i++) u[i] = urand(&st);
+  femint_matrix_mult(A, u, Au);
+  femint_operator_t op;
+  TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &pwf, NULL, &op));
+  femint_vector_t vu, vF;
+  TAP_CALL(ctx, femint_vector_create(s, &vu));
+  TAP_CALL(ctx, femint_vector_create(s, &vF));
+  TAP_CALL(ctx, femint_vector_set_values(vu, u));
+  TAP_CALL(ctx, femint_operator_residual(op, 0, vu, NULL, vF));
+  TAP_CALL(ctx, femint_vector_get_values(vF, F));
+  const double diff = tap_reldiff(F, Au, (size_t)n);
+  tap_ok(diff < 1e-12, "%s: the residual of -laplace u = 0 is A u with the assembled A (%.1e)",
+         m->topo->plural, diff);
+  femint_matrix_t B = NULL;
+  int rc = femint_operator_assemble(op, &B, NULL);
+  tap_ok(rc == FEMINT_ENOTSUP && !B, "assembling a pointwise form is refused: %s",
+         femint_last_error(ctx));
+  rc = femint_operator_residual(op, 0, vu, vu, vF);
+  tap_ok(rc == FEMINT_EINVAL, "an auxiliary field for a form without one is refused: %s",
+         femint_last_error(ctx));
+  rc = femint_operator_residual(op, 0, vu, NULL, vu);
+  tap_ok(rc == FEMINT_EINVAL, "u and F the same vector is refused: %s", femint_last_error(ctx));
+  femint_vector_destroy(&vu);
+  femint_vector_destroy(&vF);
+  femint_operator_destroy(&op);
+  /* a source that does not compile names its line */
+  struct femint_pointwise bad = {.source = "FEMINT_POINTWISE void f0(int dim, const REAL *u,\n"
+                                           "  const REAL *du, const REAL *a, const REAL *da,\n"
+                                           "  const REAL *x, const REAL *k, REAL *f) { f[0] = u[0] }\n",
+                                 .name = "broken.c", .ncomp = 1};
+  femint_form_t bf;
+  TAP_CALL(ctx, femint_form_create_pointwise(ctx, &bad, &bf));
+  struct femint_operator_options cpu = {.where = FEMINT_WHERE_CPU};
+  TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &bf, &cpu, &op));
+  TAP_CALL(ctx, femint_vector_create(s, &vu));
+  TAP_CALL(ctx, femint_vector_create(s, &vF));
+  rc = femint_operator_residual(op, 0, vu, NULL, vF);
+  tap_ok(rc == FEMINT_EBUILD && strstr(femint_last_error(ctx), "broken.c:3"),
+         "a source that does not compile: %s, \"%.160s\"", femint_error_name(rc),
+         femint_last_error(ctx));
+  femint_operator_destroy(&op);
+  femint_form_destroy(&bf);
+  struct femint_pointwise nof1 = bad;
+  nof1.source = "FEMINT_POINTWISE void f0(int dim, const REAL *u, const REAL *du, const REAL *a,"
+                " const REAL *da, const REAL *x, const REAL *k, REAL *f) { f[0] = u[0]; }\n";
+  nof1.name = "nof1.c";
+  TAP_CALL(ctx, femint_form_create_pointwise(ctx, &nof1, &bf));
+  TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &bf, &cpu, &op));
+  rc = femint_operator_residual(op, 0, vu, NULL, vF);
+  tap_ok(rc == FEMINT_EBUILD && strstr(femint_last_error(ctx), "f1"),
+         "a source without f1: %s, \"%s\"", femint_error_name(rc), femint_last_error(ctx));
+  femint_operator_destroy(&op);
+  femint_form_destroy(&bf);
+  struct femint_pointwise wrong = {.ncomp = 1};
+  rc = femint_form_create_pointwise(ctx, &wrong, &bf);
+  tap_ok(rc == FEMINT_EINVAL && !bf, "a form with neither source nor functions: %s",
+         femint_last_error(ctx));
+  wrong = (struct femint_pointwise){.source = "x", .ncomp = 1, .aux = FEMINT_AUX_CELL, .naux = 1};
+  rc = femint_form_create_pointwise(ctx, &wrong, &bf);
+  tap_ok(rc == FEMINT_EINVAL, "per-cell auxiliary values missing: %s", femint_last_error(ctx));
+  femint_vector_destroy(&vu);
+  femint_vector_destroy(&vF);
+  free(u), free(Au), free(F);
+  femint_matrix_destroy(&A);
+  femint_form_destroy(&lap);
+  femint_form_destroy(&pwf);
+  femint_space_destroy(&s);
+}
+
+int main(void)
+{
+  test_fresh_dmda("t415");
+  /* the compiled sources go to this test's own folder, removed with it */
+  char cache[128];
+  snprintf(cache, sizeof cache, "%s/cache", test_starpu_home);
+  setenv("FEMINT_CACHE_DIR", cache, 1);
+  femint_context_t ctx = test_init();
+  for (int shape = FEMINT_TET; shape <= FEMINT_TRI; shape += FEMINT_TRI - FEMINT_TET) {
+    femint_mesh_t m;
+    const int dim = shape == FEMINT_TRI ? 2 : 3;
+    TAP_CALL(ctx, femint_mesh_create_box(ctx, shape, 3, 2, dim == 3 ? 2 : 1, 1.5, 1, 0.8, 0.3, 3, &m));
+    for (int p = 1; p <= LAGRANGE_MAX_ORDER; p++)
+      for (int kase = 0; kase < NCASE; kase++) check_case(ctx, m, p, kase);
+    check_linear(ctx, m);
+    femint_mesh_destroy(&m);
+  }
+  femint_finalize(&ctx);
+  test_fresh_dmda_remove();
+  return tap_done();
+}
