@@ -25,8 +25,7 @@ extern "C" {
  * (f[c * dim + d] multiplies d phi_c / dx_d). femint puts before the text: REAL (double, or float
  * on OpenCL devices in single precision), FEMINT_POINTWISE, FEMINT_DIM, FEMINT_NC, FEMINT_NA and
  * FEMINT_NCONST (the sizes, as constants), and in OpenCL C the math functions (exp, pow, sqrt,
- * ...) are OpenCL's. The text defines both functions (one that writes zeros where a term is
- * absent). */
+ * ...) are OpenCL's. Either function may be left out of the text: its term is then 0. */
 
 /** How the auxiliary field a is given. */
 enum femint_aux {
@@ -53,7 +52,8 @@ struct femint_pointwise {
   int nconst;             /**< constants k, 0..16 */
   const double *constants;
   femint_pointwise_fn f0, f1; /**< compiled functions: used on CPU workers instead of compiling
-                                   the source there (both, or neither: from the source) */
+                                   the source there (NULL: that term is 0; both NULL: from the
+                                   source) */
 };
 
 /** @brief A pointwise form (a residual) on H1 spaces: the description is copied.

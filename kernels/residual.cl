@@ -7,8 +7,8 @@
  * basis phase, they run over the (cell, component, function) triples and sum the points' values
  * against the tabulated functions: the thread transposition, with no reduction across work-items.
  * Compiled with -DDIM, -DNC, -DNA, -DAUX (0 none, 1 field, 2 per cell), -DNSH, -DNQ, -DNB (cells
- * per batch), -DWG (work-items), -DNCONST and FEMINT_K (the constants' initializer), and
- * -DFEMINT_FP64. u and aux are double (the vectors), the geometry, phi and ev double. */
+ * per batch), -DWG (work-items), -DNCONST and FEMINT_K (the constants' initializer), -DHAS_F0
+ * and -DHAS_F1 (whether the text defines them: a missing one is 0), and -DFEMINT_FP64. u and aux are double (the vectors), the geometry, phi and ev double. */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
 #define NG (1 + DIM * DIM + DIM)
@@ -89,8 +89,12 @@ residual(const int ncell, __global const double *u, const long u_off, __global c
 #endif
       for (int c = 0; c < NC; c++) f0v[c] = 0;
       for (int c = 0; c < NC * DIM; c++) f1v[c] = 0;
+#if HAS_F0
       f0(DIM, uu, du, a, da, x, k, f0v);
+#endif
+#if HAS_F1
       f1(DIM, uu, du, a, da, x, k, f1v);
+#endif
       const REAL w = g[0];
       for (int c = 0; c < NC; c++) {
         f0l[t * NC + c] = w * f0v[c];

@@ -180,6 +180,12 @@ static void check_case(femint_context_t ctx, femint_mesh_t m, int p, int kase)
   femint_space_destroy(&sa);
 }
 
+static void constant_body(const double x[3], const double nrm[3], int tag, void *user, double *v)
+{
+  (void)x, (void)nrm, (void)tag;
+  v[0] = *(const double *)user;
+}
+
 /* Poisson without source term or coefficient is linear: F = A u with A the assembled Laplacian. */
 static void check_linear(femint_context_t ctx, femint_mesh_t m)
 {
@@ -208,6 +214,26 @@ static void check_linear(femint_context_t ctx, femint_mesh_t m)
   const double diff = tap_reldiff(F, Au, (size_t)n);
   tap_ok(diff < 1e-12, "%s: the residual of -laplace u = 0 is A u with the assembled A (%.1e)",
          m->topo->plural, diff);
+  /* with a source term f = 2.5: F = A u - b, b the load of f (femint_operator_load) */
+  const double f_src = 2.5;
+  struct femint_pointwise pws = {.source = femint_pointwise_gallery("poisson"), .ncomp = 1,
+                                 .nconst = 1, .constants = &f_src};
+  femint_form_t sf;
+  femint_operator_t ops;
+  TAP_CALL(ctx, femint_form_create_pointwise(ctx, &pws, &sf));
+  TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &sf, NULL, &ops));
+  TAP_CALL(ctx, femint_operator_residual(ops, 0, vu, NULL, vF));
+  TAP_CALL(ctx, femint_vector_get_values(vF, F));
+  double *b = calloc(n, sizeof *b);
+  const struct femint_load load = {.body = constant_body, .user = (void *)&f_src};
+  TAP_CALL(ctx, femint_operator_load(ops, &load, b));
+  for (int64_t i = 0; i < n; i++) Au[i] -= b[i];
+  const double ds = tap_reldiff(F, Au, (size_t)n);
+  tap_ok(ds < 1e-12, "%s: with a source term, the residual is A u - b (b the load) (%.1e)",
+         m->topo->plural, ds);
+  free(b);
+  femint_operator_destroy(&ops);
+  femint_form_destroy(&sf);
   femint_matrix_t B = NULL;
   int rc = femint_operator_assemble(op, &B, NULL);
   tap_ok(rc == FEMINT_ENOTSUP && !B, "assembling a pointwise form is refused: %s",
@@ -237,17 +263,32 @@ static void check_linear(femint_context_t ctx, femint_mesh_t m)
          femint_last_error(ctx));
   femint_operator_destroy(&op);
   femint_form_destroy(&bf);
-  struct femint_pointwise nof1 = bad;
-  nof1.source = "FEMINT_POINTWISE void f0(int dim, const REAL *u, const REAL *du, const REAL *a,"
+  /* f0 alone: F_i = integral of phi_i u, the mass matrix times u, on either kind of worker */
+  struct femint_pointwise mass = bad;
+  mass.source = "/* the mass: f(u) = u */\n"
+                "FEMINT_POINTWISE void f0(int dim, const REAL *u, const REAL *du, const REAL *a,"
                 " const REAL *da, const REAL *x, const REAL *k, REAL *f) { f[0] = u[0]; }\n";
-  nof1.name = "nof1.c";
-  TAP_CALL(ctx, femint_form_create_pointwise(ctx, &nof1, &bf));
-  TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &bf, &cpu, &op));
-  rc = femint_operator_residual(op, 0, vu, NULL, vF);
-  tap_ok(rc == FEMINT_EBUILD && strstr(femint_last_error(ctx), "f1"),
-         "a source without f1: %s, \"%s\"", femint_error_name(rc), femint_last_error(ctx));
-  femint_operator_destroy(&op);
+  mass.name = "mass.c";
+  femint_form_t mf;
+  femint_matrix_t M;
+  TAP_CALL(ctx, femint_form_create_mass(ctx, 1, 1, &one, &mf));
+  TAP_CALL(ctx, test_assemble(ctx, s, 1, &mf, NULL, &M, NULL));
+  femint_matrix_mult(M, u, Au);
+  TAP_CALL(ctx, femint_vector_set_values(vu, u));
+  TAP_CALL(ctx, femint_form_create_pointwise(ctx, &mass, &bf));
+  for (int where = FEMINT_WHERE_CPU; where <= FEMINT_WHERE_OPENCL; where++) {
+    struct femint_operator_options wo = {.where = where};
+    TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &bf, &wo, &op));
+    TAP_CALL(ctx, femint_operator_residual(op, 0, vu, NULL, vF));
+    TAP_CALL(ctx, femint_vector_get_values(vF, F));
+    const double dm = tap_reldiff(F, Au, (size_t)n);
+    tap_ok(dm < 1e-12, "a source with f0 alone (f = u) on %s workers: F = M u (%.1e)",
+           where == FEMINT_WHERE_CPU ? "CPU" : "OpenCL", dm);
+    femint_operator_destroy(&op);
+  }
   femint_form_destroy(&bf);
+  femint_form_destroy(&mf);
+  femint_matrix_destroy(&M);
   struct femint_pointwise wrong = {.ncomp = 1};
   rc = femint_form_create_pointwise(ctx, &wrong, &bf);
   tap_ok(rc == FEMINT_EINVAL && !bf, "a form with neither source nor functions: %s",

@@ -181,10 +181,7 @@ int femint_form_create_pointwise(femint_context_t ctx, const struct femint_point
   FEMINT_CHECK(pw->nconst >= 0 && pw->nconst <= PW_MAX_CONST && (!pw->nconst || pw->constants),
                ctx, FEMINT_EINVAL, "%s: nconst = %d (0..%d, with the constants)", who, pw->nconst,
                PW_MAX_CONST);
-  FEMINT_CHECK(!pw->f0 == !pw->f1, ctx, FEMINT_EINVAL,
-               "%s: f0 %s and f1 %s: give both functions or neither", who,
-               pw->f0 ? "given" : "NULL", pw->f1 ? "given" : "NULL");
-  FEMINT_CHECK(pw->source || pw->f0, ctx, FEMINT_EINVAL,
+  FEMINT_CHECK(pw->source || pw->f0 || pw->f1, ctx, FEMINT_EINVAL,
                "%s: neither a source text nor the functions f0 and f1", who);
   for (int i = 0; i < pw->nconst; i++)
     FEMINT_CHECK(isfinite(pw->constants[i]), ctx, FEMINT_EINVAL, "%s: constants[%d] = %g", who,

@@ -1,5 +1,6 @@
 /* Pointwise forms (seed 002): the gallery, the prelude of a caller's source, the geometry at the
  * quadrature points and the residual of one cell (pointwise.h). */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -94,6 +95,34 @@ void pw_cell_residual(const struct pw_eval *e, const double *g, const double *ue
       }
     }
   }
+}
+
+int pw_defines(const char *source, const char *name)
+{
+  const size_t n = strlen(name);
+  for (const char *s = source; *s; s++) {
+    if (s[0] == '/' && s[1] == '*') { /* skip comments */
+      const char *end = strstr(s + 2, "*/");
+      if (!end) return 0;
+      s = end + 1;
+      continue;
+    }
+    if (s[0] == '/' && s[1] == '/') {
+      while (*s && *s != '\n') s++;
+      if (!*s) return 0;
+      continue;
+    }
+    const int word = s == source || !(isalnum((unsigned char)s[-1]) || s[-1] == '_');
+    if (!word || strncmp(s, name, n) || isalnum((unsigned char)s[n]) || s[n] == '_') continue;
+    const char *t = s + n;
+    while (*t == ' ' || *t == '\t') t++;
+    if (*t != '(') continue;
+    /* a definition: the word before is a type (void), not an operator or a call's context */
+    const char *b = s;
+    while (b > source && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\n')) b--;
+    if (b - source >= 4 && !strncmp(b - 4, "void", 4)) return 1;
+  }
+  return 0;
 }
 
 /* ---- The gallery: text that is C and OpenCL C at once ---- */

@@ -54,6 +54,10 @@ struct pw_eval {
 void pw_cell_residual(const struct pw_eval *e, const double *g, const double *ue,
                       const double *ae, double *r);
 
+/* Whether a source defines a function of that name: the name followed by "(" after a type, at
+ * the start of a word, outside comments (a plain scan, for the OpenCL kernel's build). */
+int pw_defines(const char *source, const char *name);
+
 /* The gallery's source of a name, or NULL. */
 const char *pw_gallery(const char *name);
 

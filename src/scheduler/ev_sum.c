@@ -220,3 +220,11 @@ int ev_home_choose(struct femint_operator *op, const int *usable, struct vec_ker
   free(source);
   return 0;
 }
+
+int operator_gpu_alone(const struct femint_operator *op)
+{
+  if (op->plan->opt.where != FEMINT_WHERE_ANY) return 0;
+  for (int dev = 0; dev < op->ctx->ncl_dev; dev++)
+    if (op->ctx->cl_driven[dev] && !(op->ctx->cl_dev[dev].type & CL_DEVICE_TYPE_CPU)) return 1;
+  return 0;
+}

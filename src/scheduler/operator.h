@@ -135,6 +135,12 @@ int ev_sum_submit(struct femint_operator *op, struct ev_sum *e, starpu_data_hand
 int ev_home_choose(struct femint_operator *op, const int *usable, struct vec_kernels **vk,
                    int *home);
 
+/* With every kind of worker allowed, a driven OpenCL device that is not itself a CPU takes the
+ * tasks of the vector verbs (apply, residual) alone, in one chunk: the CPU workers are 20 to 50
+ * times slower on these memory-bound kernels and the chunks they would need cost the device more
+ * than they give (doc/performance.md). A CPU-type device (PoCL) shares with the CPU workers. */
+int operator_gpu_alone(const struct femint_operator *op);
+
 /* operator_residual.c: what femint_operator_residual kept. */
 void operator_residual_release(struct femint_operator *op);
 /* pointwise_cc.c: a pointwise source compiled for the CPU (dim the mesh's): the shared object

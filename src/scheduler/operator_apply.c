@@ -82,17 +82,6 @@ static size_t apply_per_cell(const struct femint_operator *op, int kind)
                                       : (size_t)t->Q * t->Q * t->Q * hex_qdata_size(kind);
 }
 
-/* With every kind of worker allowed, a driven OpenCL device that is not itself a CPU takes the
- * matrix-free tasks alone: the CPU workers are 23 to 49 times slower on these kernels and the
- * chunks they would need cost the device more than they give (doc/performance.md). */
-static int apply_gpu_alone(const struct femint_operator *op)
-{
-  if (op->plan->opt.where != FEMINT_WHERE_ANY) return 0;
-  for (int dev = 0; dev < op->ctx->ncl_dev; dev++)
-    if (op->ctx->cl_driven[dev] && !(op->ctx->cl_dev[dev].type & CL_DEVICE_TYPE_CPU)) return 1;
-  return 0;
-}
-
 /* The tables, the element vectors and the transpose of the DOF map over the plan's cells. */
 static int apply_setup(struct femint_operator *op)
 {
@@ -112,7 +101,7 @@ static int apply_setup(struct femint_operator *op)
   /* a cell's bytes: its quadrature data (or geometry); the element vectors and DOFs count too */
   const size_t per_data =
       apply_per_cell(op, s->ncomp == 3 ? HEX_APPLY_ELASTICITY : HEX_APPLY_LAPLACE) * a->rs;
-  const int only_cl = p->opt.where == FEMINT_WHERE_OPENCL || apply_gpu_alone(op);
+  const int only_cl = p->opt.where == FEMINT_WHERE_OPENCL || operator_gpu_alone(op);
   FEMINT_CALL(ev_sum_create(op, "femint_operator_apply", a->np, a->tensor->t2f, per_data, only_cl,
                             a->single, &a->es));
   const int nb = a->es->nchunk;
@@ -257,7 +246,7 @@ static int apply_programs(struct femint_operator *op, int kind, int evec)
 }
 
 /* Where the apply tasks of a kind may run: CPU workers, and the devices with a program; with
- * every worker allowed, a GPU with a program alone (apply_gpu_alone). */
+ * every worker allowed, a GPU with a program alone (operator_gpu_alone). */
 static uint32_t apply_where(const struct femint_operator *op, int kind, int evec)
 {
   const struct op_apply *a = op->apply;
@@ -268,7 +257,7 @@ static uint32_t apply_where(const struct femint_operator *op, int kind, int evec
       where |= STARPU_OPENCL;
       gpu |= !(op->ctx->cl_dev[dev].type & CL_DEVICE_TYPE_CPU);
     }
-  return gpu && apply_gpu_alone(op) ? STARPU_OPENCL : where;
+  return gpu && operator_gpu_alone(op) ? STARPU_OPENCL : where;
 }
 
 /* What the matrix-free path takes: hexahedra, a mass, Laplace or elasticity form (3

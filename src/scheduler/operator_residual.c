@@ -21,7 +21,8 @@ static const char who[] = "femint_operator_residual";
 struct residual_form {
   int ready;                       /* the functions and programs were made */
   void *dl;                        /* the compiled source (dlclose) */
-  femint_pointwise_fn f0, f1;      /* the CPU's */
+  femint_pointwise_fn f0, f1;      /* the CPU's (NULL: that term is 0) */
+  int cpu;                         /* the CPU workers can evaluate it */
   struct cl_program_entry *prog[FEMINT_MAX_CL_DEVICES];
   int nb[FEMINT_MAX_CL_DEVICES];   /* cells per batch of a work-group */
   double *acell;                   /* per-cell auxiliary values in plan order */
@@ -91,7 +92,8 @@ static int residual_setup(struct femint_operator *op)
   FEMINT_CALL(femint_context_phi(ctx, shape, s->order[0], FEMINT_DOUBLE, &r->h_phi));
   const size_t per = (size_t)r->re->nq * pw_geo_size(dim);
   FEMINT_CALL(ev_sum_create(op, who, r->re->nsh, NULL, per * sizeof(double),
-                            p->opt.where == FEMINT_WHERE_OPENCL, 0, &r->es));
+                            p->opt.where == FEMINT_WHERE_OPENCL || operator_gpu_alone(op), 0,
+                            &r->es));
   const struct ev_sum *e = r->es;
   r->rf = calloc((size_t)op->nform, sizeof *r->rf);
   r->geo = malloc(((size_t)p->ncell * per + 1) * sizeof *r->geo);
@@ -144,6 +146,8 @@ static int residual_programs(struct femint_operator *op, int f)
   femint_context_t ctx = op->ctx;
   const struct refel *re = op->residual->re;
   if (!pw->source || op->plan->opt.where == FEMINT_WHERE_CPU || ctx->nopencl == 0) return 0;
+  FEMINT_CHECK(pw_defines(pw->source, "f0") || pw_defines(pw->source, "f1"), ctx, FEMINT_EBUILD,
+               "%s defines neither f0 nor f1 (FEMINT_POINTWISE void f0(...) { ... })", pw->name);
   char *kernel = femint_kernel_text("residual.cl");
   FEMINT_CHECK(kernel, ctx, FEMINT_ENOMEM, "the OpenCL source of the residual kernel is missing");
   const int npre = pw_prelude(NULL, 0, pw, re->dim, 1, 0);
@@ -168,9 +172,10 @@ static int residual_programs(struct femint_operator *op, int f)
     char options[400];
     snprintf(options, sizeof options,
              "-DDIM=%d -DNC=%d -DNA=%d -DAUX=%d -DNSH=%d -DNQ=%d -DNB=%d -DWG=%d -DNCONST=%d "
-             "-DFEMINT_FP64 -DFEMINT_TEXT=0x%016llx",
+             "-DFEMINT_FP64 -DHAS_F0=%d -DHAS_F1=%d -DFEMINT_TEXT=0x%016llx",
              re->dim, pw->ncomp, pw->naux, pw->aux, re->nsh, re->nq, rf->nb[dev], RESIDUAL_WG,
-             pw->nconst, (unsigned long long)hash);
+             pw->nconst, pw_defines(pw->source, "f0"), pw_defines(pw->source, "f1"),
+             (unsigned long long)hash);
     err = femint_context_program(ctx, dev, text, options, "residual", &rf->prog[dev]);
     if (err && op->plan->opt.where != FEMINT_WHERE_OPENCL && ctx->ncpu > 0) {
       fprintf(stderr, "femint: warning: %s: %s; the CPU workers compute its residual\n",
@@ -195,11 +200,13 @@ static int residual_form_prepare(struct femint_operator *op, int f)
   const struct ev_sum *e = r->es;
   femint_context_t ctx = op->ctx;
   const int dim = op->space->mesh->topo->dim;
-  if (pw->f0) {
+  if (pw->f0 || pw->f1) {
     rf->f0 = pw->f0;
     rf->f1 = pw->f1;
+    rf->cpu = 1;
   } else if (p->opt.where != FEMINT_WHERE_OPENCL && ctx->ncpu > 0) {
     FEMINT_CALL(pw_compile_cpu(ctx, pw, dim, &rf->dl, &rf->f0, &rf->f1));
+    rf->cpu = 1;
   }
   FEMINT_CALL(residual_programs(op, f));
   rf->args = calloc((size_t)e->nchunk + 1, sizeof *rf->args);
@@ -303,10 +310,14 @@ int femint_operator_residual(femint_operator_t op, int form, femint_vector_t u,
   if (!rf->ready) FEMINT_CALL(residual_form_prepare(op, form));
   const struct pointwise *pw = op->forms[form]->pw;
   if (aux) FEMINT_CALL(residual_aux_dofs(op, aux->space));
-  uint32_t where = rf->f0 ? STARPU_CPU : 0;
-  int usable[FEMINT_MAX_CL_DEVICES] = {0};
+  uint32_t where = rf->cpu && op->plan->opt.where != FEMINT_WHERE_OPENCL ? STARPU_CPU : 0;
+  int usable[FEMINT_MAX_CL_DEVICES] = {0}, gpu = 0;
   for (int dev = 0; dev < ctx->ncl_dev; dev++)
-    if ((usable[dev] = rf->prog[dev] && rf->prog[dev]->kernel)) where |= STARPU_OPENCL;
+    if ((usable[dev] = rf->prog[dev] && rf->prog[dev]->kernel)) {
+      where |= STARPU_OPENCL;
+      gpu |= !(ctx->cl_dev[dev].type & CL_DEVICE_TYPE_CPU);
+    }
+  if (gpu && operator_gpu_alone(op)) where = STARPU_OPENCL;
   FEMINT_CHECK(where, ctx, FEMINT_ENODEV,
                "%s: no worker can evaluate %s (OpenCL only, and no device built it in double "
                "precision)",

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The residual measurements of doc/performance.md (seed 002's pointwise residuals), on the GPU
+# host (see ../shared/gpu/README.md), from the repository root:
+#   . .gpu-runtime/env.sh && tools/gpu/residual-runs.sh OUTDIR [SET]
+# femint residual --bench (the median of 10 evaluations on vectors that stay on the device, in
+# double precision) on the OpenCL device: Poisson on triangles and tetrahedra of orders 1-3 with
+# no auxiliary field, a field and per-cell values, linear elasticity, and, on every worker, a
+# smaller run that checks the CPU and the device against each other. One CSV row per run in
+# OUTDIR/residual-SET.csv, the text in OUTDIR/residual-SET.txt. SET: tri, tet, elasticity, any.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+gpu_setup "${1:-out}"
+set=${2:-all}
+run() {
+  name=$1
+  shift
+  [ "$set" = all ] || [ "$set" = "$name" ] || return 0
+  echo "== femint residual $*" >>"$out/residual-$name.txt"
+  femint residual "$@" --csv "$out/row.csv" >>"$out/residual-$name.txt" 2>&1
+  if [ -f "$out/row.csv" ]; then
+    [ -f "$out/residual-$name.csv" ] || head -n 1 "$out/row.csv" >"$out/residual-$name.csv"
+    tail -n 1 "$out/row.csv" >>"$out/residual-$name.csv"
+    rm -f "$out/row.csv"
+  fi
+}
+for aux in none field cell; do
+  run tri --element tri --order 1 --mesh rect:2048,2048 --aux $aux --where opencl --bench
+done
+run tri --element tri --order 2 --mesh rect:1448,1448 --where opencl --bench
+run tri --element tri --order 3 --mesh rect:1024,1024 --where opencl --bench
+for aux in none field; do
+  run tet --element tet --order 1 --mesh box:96,96,96 --aux $aux --where opencl --bench
+done
+run tet --element tet --order 2 --mesh box:64,64,64 --where opencl --bench
+run tet --element tet --order 3 --mesh box:40,40,40 --where opencl --bench
+run elasticity --element tri --order 1 --mesh rect:2048,2048 --pointwise gallery:elasticity \
+  --where opencl --bench
+run elasticity --element tet --order 1 --mesh box:80,80,80 --pointwise gallery:elasticity \
+  --where opencl --bench
+run any --element tri --order 2 --mesh rect:256,256 --aux field --where any --bench
+run any --element tet --order 1 --mesh box:32,32,32 --pointwise gallery:bratu --where any --bench
