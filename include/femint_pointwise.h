@@ -74,7 +74,9 @@ FEMINT_EXPORT const char *femint_pointwise_gallery(const char *name);
  *  deterministically (each DOF's contributions in plan order) into F, which is overwritten.
  *  u and F are vectors of the operator's space; aux a vector of the auxiliary field's space (same
  *  mesh, shape and order, naux components) for FEMINT_AUX_FIELD, else NULL. Removed DOFs are 0
- *  in u and are left out of F. The first call compiles the functions (CPU: the configured C
+ *  in u and are left out of F. With options.precision FEMINT_SINGLE the geometry, the tables and
+ *  the element residuals are floats and the OpenCL kernel computes in floats (REAL float; the CPU
+ *  computes in double from them); u, aux and F stay double. The first call compiles the functions (CPU: the configured C
  *  compiler into a shared object cached under $FEMINT_CACHE_DIR, default ~/.cache/femint; OpenCL:
  *  into the kernel) and computes the geometry of the cells.
  *  @return 0; FEMINT_EINVAL (not a pointwise form, vectors of other spaces); FEMINT_EBUILD (the

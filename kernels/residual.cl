@@ -8,7 +8,9 @@
  * against the tabulated functions: the thread transposition, with no reduction across work-items.
  * Compiled with -DDIM, -DNC, -DNA, -DAUX (0 none, 1 field, 2 per cell), -DNSH, -DNQ, -DNB (cells
  * per batch), -DWG (work-items), -DNCONST and FEMINT_K (the constants' initializer), -DHAS_F0
- * and -DHAS_F1 (whether the text defines them: a missing one is 0), and -DFEMINT_FP64. u and aux are double (the vectors), the geometry, phi and ev double. */
+ * and -DHAS_F1 (whether the text defines them: a missing one is 0), and -DFEMINT_FP64. u and aux
+ * are double (the vectors); the geometry, phi, ev and the arithmetic REAL (float in single
+ * precision). */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
 #define NG (1 + DIM * DIM + DIM)
@@ -37,10 +39,10 @@ static REAL field_at(__local const REAL *p, __local const REAL *v, int n, int c,
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 residual(const int ncell, __global const double *u, const long u_off, __global const long *dofs,
-         const long dofs_off, __global const double *geo, const long geo_off,
-         __global const double *phi_g, const long phi_off, __global const double *aux,
+         const long dofs_off, __global const REAL *geo, const long geo_off,
+         __global const REAL *phi_g, const long phi_off, __global const double *aux,
          const long aux_off, __global const long *adofs, const long adofs_off,
-         __global double *ev, const long ev_off)
+         __global REAL *ev, const long ev_off)
 {
   __local REAL phi[NQ * (DIM + 1) * NSH];
   __local REAL ue[NB * NSH * NC];

@@ -3,7 +3,7 @@
  * values or none; elasticity; the p-Laplacian; Bratu) on random perturbed meshes with random u
  * and aux, the residual of the CPU workers (the source compiled at run time) and of the OpenCL
  * workers (the source inlined in the kernel) equal a plain loop over cells and points written
- * here (1e-12); the same with the caller's compiled functions; a linear residual equals A u with
+ * here (1e-12; single precision 1e-5); the same with the caller's compiled functions; a linear residual equals A u with
  * A from femint_operator_assemble; two evaluations agree bit for bit; a source that does not
  * compile is an error naming its line, and the other misuses are named. */
 #include <math.h>
@@ -131,9 +131,13 @@ static void check_case(femint_context_t ctx, femint_mesh_t m, int p, int kase)
   const int nconst[NCASE] = {1, 1, 0, 2, 3, 1};
   which = kase;
   plain_residual(s, nc, 1, u, aux, acell, consts[kase], want);
-  for (int variant = 0; variant < 3; variant++) {
-    /* 0: the source on CPU workers, 1: on OpenCL workers, 2: the caller's functions */
-    struct femint_pointwise pw = {.source = variant < 2 ? femint_pointwise_gallery(gallery[kase]) : NULL,
+  for (int variant = 0; variant < 5; variant++) {
+    /* 0: the source on CPU workers, 1: on OpenCL workers, 2: the caller's functions; 3, 4: the
+     * source on CPU and OpenCL workers in single precision */
+    const int single = variant >= 3, on_cl = variant == 1 || variant == 4;
+    /* single precision on three of the cases (each is a program to build on PoCL) */
+    if (single && kase != POISSON_FIELD && kase != ELASTICITY && kase != BRATU) continue;
+    struct femint_pointwise pw = {.source = variant != 2 ? femint_pointwise_gallery(gallery[kase]) : NULL,
                                   .name = gallery[kase], .ncomp = nc,
                                   .aux = kase == POISSON_FIELD  ? FEMINT_AUX_FIELD
                                          : kase == POISSON_CELL ? FEMINT_AUX_CELL
@@ -144,7 +148,8 @@ static void check_case(femint_context_t ctx, femint_mesh_t m, int p, int kase)
                                   .f1 = variant == 2 ? ref_f1 : NULL};
     femint_form_t f;
     TAP_CALL(ctx, femint_form_create_pointwise(ctx, &pw, &f));
-    struct femint_operator_options o = {.where = variant == 1 ? FEMINT_WHERE_OPENCL : FEMINT_WHERE_CPU};
+    struct femint_operator_options o = {.where = on_cl ? FEMINT_WHERE_OPENCL : FEMINT_WHERE_CPU,
+                                        .precision = single ? FEMINT_SINGLE : FEMINT_DOUBLE};
     femint_operator_t op;
     TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &f, &o, &op));
     femint_vector_t vu, vF, va = NULL;
@@ -164,10 +169,11 @@ static void check_case(femint_context_t ctx, femint_mesh_t m, int p, int kase)
     TAP_CALL(ctx, femint_operator_residual(op, 0, vu, va, vF));
     TAP_CALL(ctx, femint_vector_get_values(vF, again));
     const int same = memcmp(again, got, n * sizeof *got) == 0;
-    tap_ok(diff < 1e-12 && same, "%s p = %d, %s, %s: residual = the plain sum (rel. diff %.1e)%s",
-           m->topo->plural, p, case_names[kase],
-           variant == 0 ? "CPU (compiled source)" : variant == 1 ? "OpenCL" : "CPU (caller's functions)",
-           diff, same ? ", the same bits twice" : ", NOT the same twice");
+    static const char *const how[5] = {"CPU (compiled source)", "OpenCL", "CPU (caller's functions)",
+                                       "CPU, single", "OpenCL, single"};
+    tap_ok(diff < (single ? 1e-5 : 1e-12) && same,
+           "%s p = %d, %s, %s: residual = the plain sum (rel. diff %.1e)%s", m->topo->plural, p,
+           case_names[kase], how[variant], diff, same ? ", the same bits twice" : ", NOT the same twice");
     free(again);
     femint_vector_destroy(&vu);
     femint_vector_destroy(&vF);

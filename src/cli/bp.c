@@ -417,8 +417,7 @@ int cli_bp_command(int argc, char **argv)
     if (!rc) {
       r.flops = bp_flops(&o, femint_mesh_num_cells(mesh), p);
       r.bytes = bp_bytes(&o, femint_mesh_num_cells(mesh), p, r.ndof);
-      const size_t half = (size_t)(r.bytes / 2);
-      rc = femint_bench_copy(ctx, copy_dev, half > 1024 ? half : 1024, &r.copy_rate);
+      rc = femint_bench_copy(ctx, copy_dev, cli_copy_bytes(r.bytes), &r.copy_rate);
     }
     if (rc) {
       if (o.json) cli_json_close(&j, ']');

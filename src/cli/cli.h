@@ -54,6 +54,8 @@ double cli_median(double *v, long n);
 /* The OpenCL device of the first OpenCL worker (unless where is FEMINT_WHERE_CPU), else -1: the
  * device femint_bench_copy measures for a command's roofline. */
 int cli_copy_device(femint_context_t ctx, int where);
+/* The bytes femint_bench_copy copies for a kernel that moves `moved` bytes. */
+size_t cli_copy_bytes(double moved);
 
 /* Value parsers; those that take the option's name print a usage message on failure. */
 int cli_parse_digits(const char **p, long *v);

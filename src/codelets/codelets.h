@@ -123,6 +123,8 @@ struct residual_arg {
   femint_context_t ctx;
   const struct refel *re;          /* the element and its rule (phi) */
   int dim, nc, na, aux, ncell;     /* aux: enum femint_aux */
+  int single;                      /* the geometry and element vectors are floats (the CPU
+                                      computes in double from them) */
   const double *k;                 /* the form's constants */
   femint_pointwise_fn f0, f1;      /* the CPU's functions */
   struct cl_program_entry *const *program; /* [FEMINT_MAX_CL_DEVICES] residual, or NULL */
@@ -134,9 +136,9 @@ struct residual_arg {
 /* The body of the residual codelet with a team of nthreads: ev[ncell][nc][nsh] = each cell's
  * residual from u (doubles) at dofs[ncell][nsh] (-1: 0), its geometry geo[ncell][nq][...]
  * (pw_geometry) and its auxiliary values: a field aux at adofs[ncell][nsh], or aux[ncell][na]
- * per cell. 0 or FEMINT_ENOMEM. */
+ * per cell; geo and ev reals (floats when a->single). 0 or FEMINT_ENOMEM. */
 int residual_batch(const struct residual_arg *a, const double *u, const int64_t *dofs,
-                   const double *geo, const double *aux, const int64_t *adofs, double *ev,
+                   const void *geo, const double *aux, const int64_t *adofs, void *ev,
                    int workerid, int nthreads);
 /* The work-group size of the residual kernel. */
 #define RESIDUAL_WG 128

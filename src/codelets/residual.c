@@ -12,7 +12,7 @@
 #include "host/pointwise.h"
 
 int residual_batch(const struct residual_arg *a, const double *u, const int64_t *dofs,
-                   const double *geo, const double *aux, const int64_t *adofs, double *ev,
+                   const void *geo, const double *aux, const int64_t *adofs, void *ev,
                    int workerid, int nthreads)
 {
   const struct refel *re = a->re;
@@ -22,7 +22,10 @@ int residual_batch(const struct residual_arg *a, const double *u, const int64_t 
 #pragma omp parallel num_threads(nthreads) reduction(| : oom)
   {
     if (workerid >= 0) femint_team_bind_thread(a->ctx, workerid, omp_get_thread_num());
-    double *ue = malloc((size_t)nsh * (PW_MAX_NC + PW_MAX_NA) * sizeof *ue), *ae = ue + nsh * PW_MAX_NC;
+    /* per cell: its values, and in single precision its geometry and residual in double */
+    const size_t ngeo = (size_t)re->nq * ng, nr = (size_t)nc * nsh;
+    double *ue = malloc(((size_t)nsh * (PW_MAX_NC + PW_MAX_NA) + ngeo + nr) * sizeof *ue);
+    double *ae = ue + nsh * PW_MAX_NC, *gd = ae + nsh * PW_MAX_NA, *rd = gd + ngeo;
     oom = !ue;
 #pragma omp for schedule(static)
     for (int k = 0; k < a->ncell; k++) {
@@ -37,7 +40,14 @@ int residual_batch(const struct residual_arg *a, const double *u, const int64_t 
       } else if (a->aux == FEMINT_AUX_CELL) {
         for (int c = 0; c < na; c++) ae[c] = aux[(size_t)k * na + c];
       }
-      pw_cell_residual(&e, geo + (size_t)k * re->nq * ng, ue, ae, ev + (size_t)k * nc * nsh);
+      if (!a->single) {
+        pw_cell_residual(&e, (const double *)geo + (size_t)k * ngeo, ue, ae,
+                         (double *)ev + (size_t)k * nr);
+        continue;
+      }
+      for (size_t i = 0; i < ngeo; i++) gd[i] = ((const float *)geo)[(size_t)k * ngeo + i];
+      pw_cell_residual(&e, gd, ue, ae, rd);
+      for (size_t i = 0; i < nr; i++) ((float *)ev)[(size_t)k * nr + i] = (float)rd[i];
     }
     free(ue);
   }
@@ -53,10 +63,10 @@ static void residual_cpu(void *buffers[], void *arg)
   if (a->counts) __atomic_fetch_add(&a->counts[0], 1, __ATOMIC_RELAXED);
   const int err = residual_batch(a, (const double *)STARPU_VECTOR_GET_PTR(buffers[0]),
                  (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[1]),
-                 (const double *)STARPU_VECTOR_GET_PTR(buffers[2]),
+                 (const void *)STARPU_VECTOR_GET_PTR(buffers[2]),
                  (const double *)STARPU_VECTOR_GET_PTR(buffers[4]),
                  (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[5]),
-                 (double *)STARPU_VECTOR_GET_PTR(buffers[6]), starpu_worker_get_id(),
+                 (void *)STARPU_VECTOR_GET_PTR(buffers[6]), starpu_worker_get_id(),
                  femint_team_enter(a->ctx));
   if (err) {
     a->status = err;
@@ -97,8 +107,8 @@ static void residual_opencl(void *buffers[], void *arg)
 static uint32_t residual_footprint(struct starpu_task *task)
 {
   const struct residual_arg *a = task->cl_arg;
-  const uint32_t key[5] = {(uint32_t)a->re->shape, (uint32_t)a->re->order, (uint32_t)a->nc,
-                           (uint32_t)a->aux, (uint32_t)a->ncell};
+  const uint32_t key[6] = {(uint32_t)a->re->shape, (uint32_t)a->re->order, (uint32_t)a->nc,
+                           (uint32_t)a->aux, (uint32_t)a->ncell, (uint32_t)a->single};
   return starpu_hash_crc32c_be_n(key, sizeof key, 0);
 }
 

@@ -33,7 +33,9 @@ struct residual_form {
 struct op_residual {
   struct ev_sum *es;               /* element residuals [plan cell][nc][nsh], DOFs, chunks */
   const struct refel *re;
-  double *geo;                     /* [plan cell][nq][pw_geo_size] */
+  int single;                      /* options.precision FEMINT_SINGLE: geo, phi, ev floats */
+  size_t rs;                       /* their bytes */
+  char *geo;                       /* [plan cell][nq][pw_geo_size] reals */
   starpu_data_handle_t *h_geo;     /* [nchunk] */
   starpu_data_handle_t h_phi;      /* the context's table (double) */
   double none;                     /* a placeholder for absent buffers */
@@ -89,30 +91,44 @@ static int residual_setup(struct femint_operator *op)
   op->residual = r;
   const int shape = m->topo->shape, dim = m->topo->dim;
   FEMINT_CALL(femint_context_refel(ctx, shape, FEMINT_H1, s->order[0], &r->re));
-  FEMINT_CALL(femint_context_phi(ctx, shape, s->order[0], FEMINT_DOUBLE, &r->h_phi));
+  r->single = p->opt.precision == FEMINT_SINGLE;
+  r->rs = r->single ? sizeof(float) : sizeof(double);
+  FEMINT_CALL(femint_context_phi(ctx, shape, s->order[0], p->opt.precision, &r->h_phi));
   const size_t per = (size_t)r->re->nq * pw_geo_size(dim);
-  FEMINT_CALL(ev_sum_create(op, who, r->re->nsh, NULL, per * sizeof(double),
-                            p->opt.where == FEMINT_WHERE_OPENCL || operator_gpu_alone(op), 0,
-                            &r->es));
+  FEMINT_CALL(ev_sum_create(op, who, r->re->nsh, NULL, per * r->rs,
+                            p->opt.where == FEMINT_WHERE_OPENCL || operator_gpu_alone(op),
+                            r->single, &r->es));
   const struct ev_sum *e = r->es;
   r->rf = calloc((size_t)op->nform, sizeof *r->rf);
-  r->geo = malloc(((size_t)p->ncell * per + 1) * sizeof *r->geo);
+  r->geo = malloc(((size_t)p->ncell * per + 1) * r->rs);
   r->h_geo = calloc((size_t)e->nchunk + 1, sizeof *r->h_geo);
   FEMINT_CHECK(r->rf && r->geo && r->h_geo, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
-  int bad = -1;
-#pragma omp parallel for schedule(static)
-  for (int k = 0; k < p->ncell; k++) {
-    double X[3 * MESH_MAX_NODES];
-    const int nnode = mesh_cell_nodes(m, p->cells[k], X);
-    if (pw_geometry(r->re, nnode, X, r->geo + (size_t)k * per))
+  int bad = -1, oom = 0;
+#pragma omp parallel reduction(| : oom)
+  {
+    double *g = malloc(per * sizeof *g); /* made in double, kept in the precision */
+    oom = !g;
+#pragma omp for schedule(static)
+    for (int k = 0; k < p->ncell; k++) {
+      double X[3 * MESH_MAX_NODES];
+      const int nnode = mesh_cell_nodes(m, p->cells[k], X);
+      if (!g) continue;
+      if (pw_geometry(r->re, nnode, X, g))
 #pragma omp critical
-      bad = p->cells[k];
+        bad = p->cells[k];
+      for (size_t i = 0; i < per; i++) {
+        if (r->single) ((float *)r->geo)[(size_t)k * per + i] = (float)g[i];
+        else ((double *)r->geo)[(size_t)k * per + i] = g[i];
+      }
+    }
+    free(g);
   }
+  FEMINT_CHECK(!oom, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
   FEMINT_CHECK(bad < 0, ctx, FEMINT_EJACOBIAN, "%s: cell %d has a degenerate Jacobian", who, bad);
   for (int i = 0; i < e->nchunk; i++)
     starpu_vector_data_register(&r->h_geo[i], STARPU_MAIN_RAM,
-                                (uintptr_t)(r->geo + (size_t)e->first[i] * per),
-                                (uint32_t)((size_t)e->ncell[i] * per), sizeof(double));
+                                (uintptr_t)(r->geo + (size_t)e->first[i] * per * r->rs),
+                                (uint32_t)((size_t)e->ncell[i] * per), r->rs);
   starpu_vector_data_register(&r->h_none, STARPU_MAIN_RAM, (uintptr_t)&r->none, 1, sizeof(double));
   return 0;
 }
@@ -127,9 +143,10 @@ static int kernel_batch(const struct femint_operator *op, const struct pointwise
   const int nas = pw->naux > 0 ? pw->naux : 1, ng = pw_geo_size(dim);
   const int per_item = nq < nsh * nc ? nq : nsh * nc;
   int nb = RESIDUAL_WG / per_item > 1 ? RESIDUAL_WG / per_item : 1;
-  const size_t fixed = (size_t)nq * (dim + 1) * nsh * 8;
+  const size_t rs = op->residual->rs;
+  const size_t fixed = (size_t)nq * (dim + 1) * nsh * rs;
   const size_t cell = ((size_t)nsh * nc + (size_t)nsh * nas + (size_t)nq * ng + (size_t)nq * nc +
-                       (size_t)nq * nc * dim) * 8;
+                       (size_t)nq * nc * dim) * rs;
   const size_t have = op->ctx->cl_dev[dev].local_mem;
   while (nb > 1 && fixed + nb * cell > have) nb--;
   return fixed + nb * cell <= have ? nb : 0;
@@ -150,7 +167,8 @@ static int residual_programs(struct femint_operator *op, int f)
                "%s defines neither f0 nor f1 (FEMINT_POINTWISE void f0(...) { ... })", pw->name);
   char *kernel = femint_kernel_text("residual.cl");
   FEMINT_CHECK(kernel, ctx, FEMINT_ENOMEM, "the OpenCL source of the residual kernel is missing");
-  const int npre = pw_prelude(NULL, 0, pw, re->dim, 1, 0);
+  const int single = op->residual->single;
+  const int npre = pw_prelude(NULL, 0, pw, re->dim, 1, single);
   const size_t len = (size_t)npre + 64 + 26 * PW_MAX_CONST + strlen(pw->source) + strlen(kernel) + 64;
   char *text = malloc(len);
   if (!text) {
@@ -161,7 +179,7 @@ static int residual_programs(struct femint_operator *op, int f)
   for (int i = 0; i < (pw->nconst ? pw->nconst : 1); i++)
     at += (size_t)snprintf(text + at, len - at, "%s%.17g", i ? ", " : "", pw->nconst ? pw->k[i] : 0.0);
   at += (size_t)snprintf(text + at, len - at, "}\n");
-  at += (size_t)pw_prelude(text + at, len - at, pw, re->dim, 1, 0);
+  at += (size_t)pw_prelude(text + at, len - at, pw, re->dim, 1, single);
   snprintf(text + at, len - at, "%s\n#line 1 \"residual.cl\"\n%s", pw->source, kernel);
   free(kernel);
   const uint64_t hash = pw_hash(PW_HASH_START, text, strlen(text));
@@ -224,9 +242,10 @@ static int residual_form_prepare(struct femint_operator *op, int f)
                                   (uint32_t)((size_t)e->ncell[i] * pw->naux), sizeof(double));
   }
   for (int i = 0; i < e->nchunk; i++)
-    rf->args[i] = (struct residual_arg){ctx,     r->re,   dim,     pw->ncomp, pw->naux,
-                                        pw->aux, e->ncell[i], pw->k, rf->f0,  rf->f1,
-                                        rf->prog, rf->nb,  NULL,    0,       ""};
+    rf->args[i] = (struct residual_arg){.ctx = ctx, .re = r->re, .dim = dim, .nc = pw->ncomp,
+                                        .na = pw->naux, .aux = pw->aux, .ncell = e->ncell[i],
+                                        .single = r->single, .k = pw->k, .f0 = rf->f0,
+                                        .f1 = rf->f1, .program = rf->prog, .nb = rf->nb};
   rf->ready = 1;
   return 0;
 }

@@ -6,7 +6,8 @@
 # double precision) on the OpenCL device: Poisson on triangles and tetrahedra of orders 1-3 with
 # no auxiliary field, a field and per-cell values, linear elasticity, and, on every worker, a
 # smaller run that checks the CPU and the device against each other. One CSV row per run in
-# OUTDIR/residual-SET.csv, the text in OUTDIR/residual-SET.txt. SET: tri, tet, elasticity, any.
+# OUTDIR/residual-SET.csv, the text in OUTDIR/residual-SET.txt. SET: tri, tet, elasticity,
+# single (the P1 runs in single precision), large (33.5 million triangles), any.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 gpu_setup "${1:-out}"
@@ -37,5 +38,17 @@ run elasticity --element tri --order 1 --mesh rect:2048,2048 --pointwise gallery
   --where opencl --bench
 run elasticity --element tet --order 1 --mesh box:80,80,80 --pointwise gallery:elasticity \
   --where opencl --bench
+for prec in single double; do
+  run single --element tri --order 1 --mesh rect:2048,2048 --aux field --where opencl --bench \
+    --precision $prec
+  run single --element tet --order 1 --mesh box:96,96,96 --aux field --where opencl --bench \
+    --precision $prec
+  run single --element tri --order 1 --mesh rect:2048,2048 --pointwise gallery:elasticity \
+    --where opencl --bench --precision $prec
+  run single --element tet --order 1 --mesh box:80,80,80 --pointwise gallery:elasticity \
+    --where opencl --bench --precision $prec
+  run large --element tri --order 1 --mesh rect:4096,4096 --aux field --where opencl --bench \
+    --precision $prec
+done
 run any --element tri --order 2 --mesh rect:256,256 --aux field --where any --bench
 run any --element tet --order 1 --mesh box:32,32,32 --pointwise gallery:bratu --where any --bench
