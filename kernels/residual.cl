@@ -1,8 +1,9 @@
 /* The residual of a pointwise form (seed 002), with the caller's f0 and f1 put before this text
  * by the host (with REAL and the FEMINT_* sizes): a work-group takes batches of NB cells one
- * after the other; per batch, the cells' values of u (and of the auxiliary field) and their
- * geometry go to local memory; in the quadrature phase the work-items run over the (cell, point)
- * pairs, evaluate u, grad u, a, grad a there, call f0 and f1, and keep w |det J| f0 and
+ * after the other; per batch, the cells' values of u (and of the auxiliary field) go to local
+ * memory (each point's geometry is read where it is used); in the quadrature phase the
+ * work-items run over the (cell, point) pairs, evaluate u, grad u, a, grad a there, call f0 and
+ * f1, and keep w |det J| f0 and
  * w |det J| K f1 (f1 against the reference gradients) in local memory; after one barrier, in the
  * basis phase, they run over the (cell, component, function) triples and sum the points' values
  * against the tabulated functions: the thread transposition, with no reduction across work-items.
@@ -20,7 +21,7 @@
 /* The value of component c of a field of n components with the cell's values v[NSH][n] at a
  * point (phi p), and its physical gradient (K in the point's geometry g). */
 static REAL field_at(__local const REAL *p, __local const REAL *v, int n, int c,
-                     __local const REAL *g, REAL *grad)
+                     __global const REAL *g, REAL *grad)
 {
   REAL s = 0, r[DIM];
   for (int j = 0; j < DIM; j++) r[j] = 0;
@@ -47,7 +48,6 @@ residual(const int ncell, __global const double *u, const long u_off, __global c
   __local REAL phi[NQ * (DIM + 1) * NSH];
   __local REAL ue[NB * NSH * NC];
   __local REAL ae[NB * NSH * NAS];
-  __local REAL gl[NB * NQ * NG];
   __local REAL f0l[NB * NQ * NC];
   __local REAL f1l[NB * NQ * NC * DIM];
   const int lid = get_local_id(0);
@@ -70,12 +70,13 @@ residual(const int ncell, __global const double *u, const long u_off, __global c
 #elif AUX == 2
     for (int t = lid; t < nb * NA; t += WG) ae[t] = (REAL)aux[aux_off + (long)b0 * NA + t];
 #endif
-    for (int t = lid; t < nb * NQ * NG; t += WG) gl[t] = geo[geo_off + (long)b0 * NQ * NG + t];
     barrier(CLK_LOCAL_MEM_FENCE);
     /* the quadrature phase: a (cell, point) pair per work-item */
     for (int t = lid; t < nb * NQ; t += WG) {
       const int e = t / NQ, q = t % NQ;
-      __local const REAL *g = gl + t * NG, *p = phi + q * (DIM + 1) * NSH;
+      /* the point's geometry straight from global memory: the batch's points are contiguous */
+      __global const REAL *g = geo + geo_off + ((long)b0 * NQ + t) * NG;
+      __local const REAL *p = phi + q * (DIM + 1) * NSH;
       REAL uu[NC], du[NC * DIM], a[NAS], da[NAS * DIM], x[DIM], k[NKS], f0v[NC], f1v[NC * DIM];
       for (int i = 0; i < NKS; i++) k[i] = kc[i];
       for (int d = 0; d < DIM; d++) x[d] = g[1 + DIM * DIM + d];

@@ -140,12 +140,12 @@ static int kernel_batch(const struct femint_operator *op, const struct pointwise
 {
   const struct refel *re = op->residual->re;
   const int dim = re->dim, nsh = re->nsh, nq = re->nq, nc = pw->ncomp;
-  const int nas = pw->naux > 0 ? pw->naux : 1, ng = pw_geo_size(dim);
+  const int nas = pw->naux > 0 ? pw->naux : 1;
   const int per_item = nq < nsh * nc ? nq : nsh * nc;
   int nb = RESIDUAL_WG / per_item > 1 ? RESIDUAL_WG / per_item : 1;
   const size_t rs = op->residual->rs;
   const size_t fixed = (size_t)nq * (dim + 1) * nsh * rs;
-  const size_t cell = ((size_t)nsh * nc + (size_t)nsh * nas + (size_t)nq * ng + (size_t)nq * nc +
+  const size_t cell = ((size_t)nsh * nc + (size_t)nsh * nas + (size_t)nq * nc +
                        (size_t)nq * nc * dim) * rs;
   const size_t have = op->ctx->cl_dev[dev].local_mem;
   while (nb > 1 && fixed + nb * cell > have) nb--;
