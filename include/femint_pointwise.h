@@ -54,6 +54,7 @@ struct femint_pointwise {
   femint_pointwise_fn f0, f1; /**< compiled functions: used on CPU workers instead of compiling
                                    the source there (NULL: that term is 0; both NULL: from the
                                    source) */
+  femint_pointwise_fn g[4];   /**< with f0 or f1: the compiled g0..g3 (NULL: that term 0) */
 };
 
 /** @brief A pointwise form (a residual) on H1 spaces: the description is copied.
@@ -67,7 +68,8 @@ FEMINT_EXPORT int femint_form_create_pointwise(femint_context_t ctx,
  *  - "elasticity": nc = dim, f1 = lambda tr(eps) I + 2 mu eps with lambda = k[0], mu = k[1];
  *  - "plaplace": f1 = (eps^2 + |grad u|^2)^((p-2)/2) grad u with p = k[0], eps = k[2] (0
  *    without), f0 = -k[1];
- *  - "bratu": f1 = grad u, f0 = -k[0] exp(u). */
+ *  - "bratu": f1 = grad u, f0 = -k[0] exp(u).
+ *  Each also defines its Jacobian's g0..g3 (femint_operator_jacobian). */
 FEMINT_EXPORT const char *femint_pointwise_gallery(const char *name);
 
 /** @brief F = the residual of a pointwise form at u: every cell of the operator, summed
@@ -83,6 +85,18 @@ FEMINT_EXPORT const char *femint_pointwise_gallery(const char *name);
  *  source does not compile: the compiler's message, with the line); FEMINT_ENOMEM. */
 FEMINT_EXPORT int femint_operator_residual(femint_operator_t op, int form, femint_vector_t u,
                                            femint_vector_t aux, femint_vector_t F);
+
+/** @brief J = the Jacobian of the pointwise form's residual at u (and aux), assembled: the
+ *  pointwise derivatives g0 = df0/du, g1 = df0/d(grad u), g2 = df1/du, g3 = df1/d(grad u),
+ *  written like f0 and f1 in the source (g0[c nc + e], g1[(c nc + e) dim + d],
+ *  g2[(c nc + e) dim + d], g3[((c nc + e) dim + d) dim + d2] for the test component c and
+ *  derivative d, the trial component e and derivative d2; a missing one is 0) or given compiled
+ *  (g), integrated on the rule of the residual by the calling thread's OpenMP team (not in tasks:
+ *  this version does not use the OpenCL workers) and summed in plan order into a CSR matrix over
+ *  the operator's cells, whose structure is kept for the next call.
+ *  @return 0; as femint_operator_residual; FEMINT_EINVAL when the form has none of g0..g3. */
+FEMINT_EXPORT int femint_operator_jacobian(femint_operator_t op, int form, femint_vector_t u,
+                                           femint_vector_t aux, femint_matrix_t *J);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,8 @@
  * and aux, the residual of the CPU workers (the source compiled at run time) and of the OpenCL
  * workers (the source inlined in the kernel) equal a plain loop over cells and points written
  * here (1e-12; single precision 1e-5); the same with the caller's compiled functions; a linear residual equals A u with
- * A from femint_operator_assemble; two evaluations agree bit for bit; a source that does not
+ * A from femint_operator_assemble; two evaluations agree bit for bit; the Jacobian from g0..g3
+ * equals central differences of the residual; a source that does not
  * compile is an error naming its line, and the other misuses are named. */
 #include <math.h>
 #include <stdlib.h>
@@ -290,6 +291,12 @@ static void check_linear(femint_context_t ctx, femint_mesh_t m)
     const double dm = tap_reldiff(F, Au, (size_t)n);
     tap_ok(dm < 1e-12, "a source with f0 alone (f = u) on %s workers: F = M u (%.1e)",
            where == FEMINT_WHERE_CPU ? "CPU" : "OpenCL", dm);
+    if (where == FEMINT_WHERE_CPU) {
+      femint_matrix_t Jm = NULL;
+      rc = femint_operator_jacobian(op, 0, vu, NULL, &Jm);
+      tap_ok(rc == FEMINT_EINVAL && !Jm, "the Jacobian of a source without g0..g3: %s",
+             femint_last_error(ctx));
+    }
     femint_operator_destroy(&op);
   }
   femint_form_destroy(&bf);
@@ -311,6 +318,79 @@ static void check_linear(femint_context_t ctx, femint_mesh_t m)
   femint_space_destroy(&s);
 }
 
+/* The Jacobian from g0..g3: J v against central differences of the residual, for every gallery
+ * form; Poisson's equals the assembled Laplacian. */
+static void check_jacobian(femint_context_t ctx, femint_mesh_t m)
+{
+  const int dim = m->topo->dim;
+  static const char *names[4] = {"poisson", "elasticity", "plaplace", "bratu"};
+  const double consts[4][3] = {{1}, {0.8, 1.3}, {3, 0.7, 0.1}, {0.9}};
+  const int nconst[4] = {1, 2, 3, 1};
+  for (int g = 0; g < 4; g++) {
+    const int nc = g == 1 ? dim : 1, field = g == 0;
+    femint_space_t s, sa = NULL;
+    TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, nc, NULL, 2, &s));
+    if (field) TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, 1, NULL, 2, &sa));
+    const int64_t n = femint_space_num_dofs(s);
+    double *u = malloc(n * sizeof *u), *v = malloc(n * sizeof *v), *w = malloc(n * sizeof *w);
+    double *Jv = malloc(n * sizeof *Jv), *Fp = malloc(n * sizeof *Fp), *Fm = malloc(n * sizeof *Fm);
+    unsigned st = 99u + (unsigned)g;
+    for (int64_t i = 0; i < n; i++) u[i] = 0.5 * (urand(&st) - 0.5), v[i] = urand(&st) - 0.5;
+    struct femint_pointwise pw = {.source = femint_pointwise_gallery(names[g]), .name = names[g],
+                                  .ncomp = nc, .aux = field ? FEMINT_AUX_FIELD : FEMINT_AUX_NONE,
+                                  .naux = field, .nconst = nconst[g], .constants = consts[g]};
+    femint_form_t f;
+    femint_operator_t op;
+    /* an operator for OpenCL workers: the Jacobian compiles the CPU's functions itself */
+    struct femint_operator_options o = {.where = g == 3 ? FEMINT_WHERE_OPENCL : FEMINT_WHERE_ANY};
+    TAP_CALL(ctx, femint_form_create_pointwise(ctx, &pw, &f));
+    TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &f, &o, &op));
+    femint_vector_t vu, vF, va = NULL;
+    TAP_CALL(ctx, femint_vector_create(s, &vu));
+    TAP_CALL(ctx, femint_vector_create(s, &vF));
+    if (sa) {
+      double *a = malloc(femint_space_num_dofs(sa) * sizeof *a);
+      for (int64_t i = 0; i < femint_space_num_dofs(sa); i++) a[i] = 1 + urand(&st);
+      TAP_CALL(ctx, femint_vector_create(sa, &va));
+      TAP_CALL(ctx, femint_vector_set_values(va, a));
+      free(a);
+    }
+    TAP_CALL(ctx, femint_vector_set_values(vu, u));
+    femint_matrix_t J;
+    TAP_CALL(ctx, femint_operator_jacobian(op, 0, vu, va, &J));
+    femint_matrix_mult(J, v, Jv);
+    const double h = 1e-6;
+    for (int sign = 1; sign >= -1; sign -= 2) {
+      for (int64_t i = 0; i < n; i++) w[i] = u[i] + sign * h * v[i];
+      TAP_CALL(ctx, femint_vector_set_values(vu, w));
+      TAP_CALL(ctx, femint_operator_residual(op, 0, vu, va, vF));
+      TAP_CALL(ctx, femint_vector_get_values(vF, sign > 0 ? Fp : Fm));
+    }
+    for (int64_t i = 0; i < n; i++) Fp[i] = (Fp[i] - Fm[i]) / (2 * h);
+    const double d = tap_reldiff(Jv, Fp, (size_t)n);
+    tap_ok(d < 1e-7, "%s, %s: the Jacobian from g0..g3 times v = central differences of the "
+           "residual (%.1e)", m->topo->plural, names[g], d);
+    if (g == 0) { /* linear in u: J is the Laplacian with the coefficient field */
+      femint_matrix_t J2;
+      TAP_CALL(ctx, femint_operator_jacobian(op, 0, vu, va, &J2));
+      femint_matrix_mult(J2, v, w);
+      const double d2 = tap_reldiff(w, Jv, (size_t)n);
+      tap_ok(d2 == 0, "%s, poisson: the Jacobian at another u is the same (linear), bit for bit",
+             m->topo->plural);
+      femint_matrix_destroy(&J2);
+    }
+    femint_matrix_destroy(&J);
+    femint_vector_destroy(&vu);
+    femint_vector_destroy(&vF);
+    femint_vector_destroy(&va);
+    femint_operator_destroy(&op);
+    femint_form_destroy(&f);
+    femint_space_destroy(&s);
+    femint_space_destroy(&sa);
+    free(u), free(v), free(w), free(Jv), free(Fp), free(Fm);
+  }
+}
+
 int main(void)
 {
   test_fresh_dmda("t415");
@@ -326,6 +406,7 @@ int main(void)
     for (int p = 1; p <= LAGRANGE_MAX_ORDER; p++)
       for (int kase = 0; kase < NCASE; kase++) check_case(ctx, m, p, kase);
     check_linear(ctx, m);
+    check_jacobian(ctx, m);
     femint_mesh_destroy(&m);
   }
   femint_finalize(&ctx);

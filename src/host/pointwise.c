@@ -125,6 +125,51 @@ int pw_defines(const char *source, const char *name)
   return 0;
 }
 
+void pw_cell_jacobian(const struct pw_eval *e, femint_pointwise_fn const g[4], const double *geo,
+                      const double *ue, const double *ae, double *J)
+{
+  const struct refel *re = e->re;
+  const int dim = e->dim, nc = e->nc, na = e->na, nsh = re->nsh, ng = pw_geo_size(dim);
+  const int n = nsh * nc;
+  memset(J, 0, (size_t)n * n * sizeof *J);
+  for (int q = 0; q < re->nq; q++) {
+    const double *gq = geo + (size_t)ng * q, *K = gq + 1, *x = gq + 1 + dim * dim;
+    const double *phi = re->phi + (size_t)q * (dim + 1) * nsh;
+    double u[PW_MAX_NC], du[PW_MAX_NC * 3], a[PW_MAX_NA] = {0}, da[PW_MAX_NA * 3] = {0};
+    double g0[PW_MAX_NC * PW_MAX_NC] = {0}, g1[PW_MAX_NC * PW_MAX_NC * 3] = {0};
+    double g2[PW_MAX_NC * PW_MAX_NC * 3] = {0}, g3[PW_MAX_NC * PW_MAX_NC * 9] = {0};
+    field_at(phi, nsh, dim, K, nc, ue, u, du);
+    if (e->aux == FEMINT_AUX_FIELD) field_at(phi, nsh, dim, K, na, ae, a, da);
+    else if (e->aux == FEMINT_AUX_CELL) memcpy(a, ae, (size_t)na * sizeof *a);
+    double *out[4] = {g0, g1, g2, g3};
+    for (int k = 0; k < 4; k++)
+      if (g[k]) g[k](dim, u, du, a, da, x, e->k, out[k]);
+    /* the physical gradients of the functions at the point */
+    double grad[64 * 3];
+    for (int i = 0; i < nsh && i < 64; i++)
+      for (int d = 0; d < dim; d++) {
+        double s = 0;
+        for (int j = 0; j < dim; j++) s += K[dim * j + d] * phi[(j + 1) * nsh + i];
+        grad[i * dim + d] = s;
+      }
+    const double w = gq[0];
+    for (int i = 0; i < nsh; i++)
+      for (int j = 0; j < nsh; j++)
+        for (int c = 0; c < nc; c++)
+          for (int f = 0; f < nc; f++) {
+            const int ce = c * nc + f;
+            double s = phi[i] * g0[ce] * phi[j];
+            for (int d = 0; d < dim; d++) {
+              s += phi[i] * g1[ce * dim + d] * grad[j * dim + d];
+              s += grad[i * dim + d] * g2[ce * dim + d] * phi[j];
+              for (int d2 = 0; d2 < dim; d2++)
+                s += grad[i * dim + d] * g3[(ce * dim + d) * dim + d2] * grad[j * dim + d2];
+            }
+            J[(size_t)(i * nc + c) * n + j * nc + f] += w * s;
+          }
+  }
+}
+
 /* ---- The gallery: text that is C and OpenCL C at once ---- */
 
 static const char poisson[] =
@@ -139,6 +184,12 @@ static const char poisson[] =
     "{\n"
     "  const REAL c = FEMINT_NA > 0 ? a[0] : 1;\n"
     "  for (int d = 0; d < dim; d++) f[d] = c * du[d];\n"
+    "}\n"
+    "FEMINT_POINTWISE void g3(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+    "                         const REAL *da, const REAL *x, const REAL *k, REAL *g)\n"
+    "{\n"
+    "  const REAL c = FEMINT_NA > 0 ? a[0] : 1;\n"
+    "  for (int d = 0; d < dim * dim; d++) g[d] = d % (dim + 1) == 0 ? c : 0;\n"
     "}\n";
 
 static const char elasticity[] =
@@ -156,6 +207,16 @@ static const char elasticity[] =
     "  for (int c = 0; c < dim; c++)\n"
     "    for (int d = 0; d < dim; d++)\n"
     "      f[c * dim + d] = k[1] * (du[c * dim + d] + du[d * dim + c]) + (c == d ? k[0] * tr : 0);\n"
+    "}\n"
+    "FEMINT_POINTWISE void g3(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+    "                         const REAL *da, const REAL *x, const REAL *k, REAL *g)\n"
+    "{\n"
+    "  for (int c = 0; c < dim; c++)\n"
+    "    for (int e = 0; e < dim; e++)\n"
+    "      for (int d = 0; d < dim; d++)\n"
+    "        for (int d2 = 0; d2 < dim; d2++)\n"
+    "          g[((c * dim + e) * dim + d) * dim + d2] =\n"
+    "              k[1] * ((c == e && d == d2) + (c == d2 && e == d)) + k[0] * (c == d && e == d2);\n"
     "}\n";
 
 static const char plaplace[] =
@@ -173,6 +234,16 @@ static const char plaplace[] =
     "  for (int d = 0; d < dim; d++) s += du[d] * du[d];\n"
     "  const REAL c = s > 0 ? pow(s, (REAL)0.5 * (k[0] - 2)) : 0;\n"
     "  for (int d = 0; d < dim; d++) f[d] = c * du[d];\n"
+    "}\n"
+    "FEMINT_POINTWISE void g3(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+    "                         const REAL *da, const REAL *x, const REAL *k, REAL *g)\n"
+    "{\n"
+    "  REAL s = FEMINT_NCONST > 2 ? k[2] * k[2] : 0;\n"
+    "  for (int d = 0; d < dim; d++) s += du[d] * du[d];\n"
+    "  const REAL c = s > 0 ? pow(s, (REAL)0.5 * (k[0] - 2)) : 0;\n"
+    "  const REAL c2 = s > 0 ? (k[0] - 2) * pow(s, (REAL)0.5 * (k[0] - 4)) : 0;\n"
+    "  for (int d = 0; d < dim; d++)\n"
+    "    for (int d2 = 0; d2 < dim; d2++) g[d * dim + d2] = (d == d2 ? c : 0) + c2 * du[d] * du[d2];\n"
     "}\n";
 
 static const char bratu[] =
@@ -182,10 +253,20 @@ static const char bratu[] =
     "{\n"
     "  f[0] = -k[0] * exp(u[0]);\n"
     "}\n"
+    "FEMINT_POINTWISE void g0(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+    "                         const REAL *da, const REAL *x, const REAL *k, REAL *g)\n"
+    "{\n"
+    "  g[0] = -k[0] * exp(u[0]);\n"
+    "}\n"
     "FEMINT_POINTWISE void f1(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
     "                         const REAL *da, const REAL *x, const REAL *k, REAL *f)\n"
     "{\n"
     "  for (int d = 0; d < dim; d++) f[d] = du[d];\n"
+    "}\n"
+    "FEMINT_POINTWISE void g3(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+    "                         const REAL *da, const REAL *x, const REAL *k, REAL *g)\n"
+    "{\n"
+    "  for (int d = 0; d < dim * dim; d++) g[d] = d % (dim + 1) == 0 ? 1 : 0;\n"
     "}\n";
 
 const char *pw_gallery(const char *name)

@@ -19,7 +19,7 @@ struct pointwise {
   int ncomp, aux, naux, ncell_aux, nconst;
   double *aux_cell;  /* [ncell_aux][naux] */
   double k[PW_MAX_CONST];
-  femint_pointwise_fn f0, f1;
+  femint_pointwise_fn f0, f1, g[4]; /* the caller's compiled functions (NULL: none) */
   uint64_t hash;     /* of the source (0 without one) */
 };
 
@@ -57,6 +57,12 @@ void pw_cell_residual(const struct pw_eval *e, const double *g, const double *ue
 /* Whether a source defines a function of that name: the name followed by "(" after a type, at
  * the start of a word, outside comments (a plain scan, for the OpenCL kernel's build). */
 int pw_defines(const char *source, const char *name);
+
+/* The Jacobian of one cell's residual with respect to its values, J[n][n] with n = nsh * nc
+ * (row i * nc + c, column j * nc + e: the layout of femint's element matrices), from g0..g3
+ * (e->g; NULL: that term 0) at the cell's values; the arguments as pw_cell_residual. */
+void pw_cell_jacobian(const struct pw_eval *e, femint_pointwise_fn const g[4], const double *gq,
+                      const double *ue, const double *ae, double *J);
 
 /* The gallery's source of a name, or NULL. */
 const char *pw_gallery(const char *name);

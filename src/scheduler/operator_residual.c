@@ -12,8 +12,10 @@
 #include <string.h>
 
 #include "codelets/codelets.h"
-#include "host/pointwise.h"
 #include "codelets/kernels.h"
+#include "host/pattern.h"
+#include "host/pointwise.h"
+#include "host/sparse.h"
 #include "operator.h"
 
 static const char who[] = "femint_operator_residual";
@@ -22,6 +24,7 @@ struct residual_form {
   int ready;                       /* the functions and programs were made */
   void *dl;                        /* the compiled source (dlclose) */
   femint_pointwise_fn f0, f1;      /* the CPU's (NULL: that term is 0) */
+  femint_pointwise_fn g[4];        /* g0..g3 for the Jacobian (NULL: that term is 0) */
   int cpu;                         /* the CPU workers can evaluate it */
   struct cl_program_entry *prog[FEMINT_MAX_CL_DEVICES];
   int nb[FEMINT_MAX_CL_DEVICES];   /* cells per batch of a work-group */
@@ -32,6 +35,9 @@ struct residual_form {
 
 struct op_residual {
   struct ev_sum *es;               /* element residuals [plan cell][nc][nsh], DOFs, chunks */
+  struct pattern pat;              /* the Jacobian's: CSR structure and the sum of the element
+                                      matrices' entries (made by its first call) */
+  struct csr_shape *jshape;
   const struct refel *re;
   int single;                      /* options.precision FEMINT_SINGLE: geo, phi, ev floats */
   size_t rs;                       /* their bytes */
@@ -68,6 +74,8 @@ void operator_residual_release(struct femint_operator *op)
     if (r->rf[f].dl) dlclose(r->rf[f].dl);
   }
   free(r->rf);
+  pattern_free(&r->pat);
+  csr_shape_unref(&r->jshape);
   unregister_all(r->h_geo, nb);
   unregister_all(r->h_adofs, nb);
   if (r->h_none) starpu_data_unregister(r->h_none);
@@ -221,9 +229,10 @@ static int residual_form_prepare(struct femint_operator *op, int f)
   if (pw->f0 || pw->f1) {
     rf->f0 = pw->f0;
     rf->f1 = pw->f1;
+    memcpy(rf->g, pw->g, sizeof rf->g);
     rf->cpu = 1;
   } else if (p->opt.where != FEMINT_WHERE_OPENCL && ctx->ncpu > 0) {
-    FEMINT_CALL(pw_compile_cpu(ctx, pw, dim, &rf->dl, &rf->f0, &rf->f1));
+    FEMINT_CALL(pw_compile_cpu(ctx, pw, dim, &rf->dl, &rf->f0, &rf->f1, rf->g));
     rf->cpu = 1;
   }
   FEMINT_CALL(residual_programs(op, f));
@@ -277,8 +286,9 @@ static int residual_aux_dofs(struct femint_operator *op, const struct femint_spa
 }
 
 /* The form, the vectors and the spaces the residual takes. */
-static int residual_check(const struct femint_operator *op, int form, const struct femint_vector *u,
-                          const struct femint_vector *aux, const struct femint_vector *F)
+static int residual_check(const struct femint_operator *op, const char *who, int form,
+                          const struct femint_vector *u, const struct femint_vector *aux,
+                          const struct femint_vector *F)
 {
   femint_context_t ctx = op->ctx;
   FEMINT_CALL(operator_check_state(op, who));
@@ -293,7 +303,7 @@ static int residual_check(const struct femint_operator *op, int form, const stru
                "mesh holds %s",
                who, s->mesh->topo->plural);
   FEMINT_CALL(vector_check(op, u, who, "u"));
-  FEMINT_CALL(vector_check(op, F, who, "F"));
+  if (F) FEMINT_CALL(vector_check(op, F, who, "F"));
   FEMINT_CHECK(u != F, ctx, FEMINT_EINVAL, "%s: u and F are the same vector", who);
   FEMINT_CHECK((pw->aux == FEMINT_AUX_FIELD) == (aux != NULL), ctx, FEMINT_EINVAL,
                "%s: aux is %s, but the form %s", who, aux ? "given" : "NULL",
@@ -316,7 +326,7 @@ int femint_operator_residual(femint_operator_t op, int form, femint_vector_t u,
 {
   FEMINT_CHECK(op, NULL, FEMINT_EINVAL, "%s: NULL operator", who);
   femint_context_t ctx = op->ctx;
-  FEMINT_CALL(residual_check(op, form, u, aux, F));
+  FEMINT_CALL(residual_check(op, who, form, u, aux, F));
   if (!op->residual) {
     const int err = residual_setup(op);
     if (err) {
@@ -376,5 +386,108 @@ int femint_operator_residual(femint_operator_t op, int form, femint_vector_t u,
     if (rf->args[i].status) err = femint_seterr(ctx, rf->args[i].status, "%s: %s", who, rf->args[i].msg);
   if (!err && e->sum_arg.status)
     err = femint_seterr(ctx, e->sum_arg.status, "%s: %s", who, e->sum_arg.msg);
+  return err;
+}
+
+/* The Jacobian's structure and the permutation that sums the element matrices' entries. */
+static int jacobian_pattern(struct femint_operator *op)
+{
+  struct op_residual *r = op->residual;
+  if (r->jshape) return 0;
+  const struct plan *p = op->plan;
+  const int64_t n = (int64_t)r->re->nsh * op->space->ncomp;
+  int64_t *voff = malloc(((size_t)p->ncell + 1) * sizeof *voff);
+  FEMINT_CHECK(voff, op->ctx, FEMINT_ENOMEM, "femint_operator_jacobian: out of memory");
+  for (int k = 0; k <= p->ncell; k++) voff[k] = (int64_t)k * n * n;
+  const int err = pattern_build(op->ctx, op->space, p->ncell, p->cells, 0, voff, &r->pat);
+  free(voff);
+  if (err) return femint_seterr(op->ctx, err, "femint_operator_jacobian: out of memory");
+  r->jshape = csr_shape_new(r->pat.n, r->pat.nnz, r->pat.rowptr, r->pat.colind);
+  r->pat.rowptr = r->pat.colind = NULL; /* the shape's now */
+  FEMINT_CHECK(r->jshape, op->ctx, FEMINT_ENOMEM, "femint_operator_jacobian: out of memory");
+  return 0;
+}
+
+int femint_operator_jacobian(femint_operator_t op, int form, femint_vector_t u,
+                             femint_vector_t aux, femint_matrix_t *J)
+{
+  static const char jwho[] = "femint_operator_jacobian";
+  FEMINT_CHECK(op, NULL, FEMINT_EINVAL, "%s: NULL operator", jwho);
+  femint_context_t ctx = op->ctx;
+  FEMINT_CHECK(J, ctx, FEMINT_EINVAL, "%s: J (output) is NULL", jwho);
+  *J = NULL;
+  FEMINT_CALL(residual_check(op, jwho, form, u, aux, NULL));
+  if (!op->residual) {
+    const int err = residual_setup(op);
+    if (err) {
+      operator_residual_release(op);
+      return err;
+    }
+  }
+  struct op_residual *r = op->residual;
+  struct residual_form *rf = &r->rf[form];
+  const struct pointwise *pw = op->forms[form]->pw;
+  const int dim = op->space->mesh->topo->dim;
+  if (!rf->ready) FEMINT_CALL(residual_form_prepare(op, form));
+  if (!rf->cpu && pw->source) { /* an operator for OpenCL workers: the CPU's functions too */
+    FEMINT_CALL(pw_compile_cpu(ctx, pw, dim, &rf->dl, &rf->f0, &rf->f1, rf->g));
+    rf->cpu = 1;
+  }
+  FEMINT_CHECK(rf->g[0] || rf->g[1] || rf->g[2] || rf->g[3], ctx, FEMINT_EINVAL,
+               "%s: %s defines none of g0, g1, g2, g3 (the pointwise derivatives)", jwho,
+               pw->name);
+  if (aux) FEMINT_CALL(residual_aux_dofs(op, aux->space));
+  FEMINT_CALL(jacobian_pattern(op));
+  const struct plan *p = op->plan;
+  const struct ev_sum *e = r->es;
+  const int nsh = r->re->nsh, nc = pw->ncomp, na = pw->naux, n = nsh * nc;
+  const size_t per = (size_t)r->re->nq * pw_geo_size(dim);
+  double *coo = malloc(((size_t)p->ncell * n * n + 1) * sizeof *coo);
+  FEMINT_CHECK(coo, ctx, FEMINT_ENOMEM, "%s: out of memory for %d element matrices", jwho, p->ncell);
+  const double *uv = NULL, *av = NULL;
+  int err = femint_vector_get_array(u, FEMINT_READ, (double **)&uv);
+  if (!err && aux) err = femint_vector_get_array(aux, FEMINT_READ, (double **)&av);
+  int oom = 0;
+  if (!err) {
+    const struct pw_eval ev = {r->re, dim, nc, na, pw->aux, pw->k, rf->f0, rf->f1};
+#pragma omp parallel reduction(| : oom)
+    {
+      double *ue = malloc(((size_t)nsh * (nc + (na ? na : 1)) + per) * sizeof *ue);
+      double *ae = ue + (size_t)nsh * nc, *gd = ae + (size_t)nsh * (na ? na : 1);
+      oom = !ue;
+#pragma omp for schedule(static)
+      for (int k = 0; k < p->ncell; k++) {
+        if (!ue) continue;
+        const int64_t *dk = e->dofs + (size_t)k * nsh;
+        for (int i = 0; i < nsh; i++)
+          for (int c = 0; c < nc; c++) ue[i * nc + c] = dk[i] >= 0 ? uv[dk[i] * nc + c] : 0;
+        if (aux)
+          for (int i = 0; i < nsh; i++)
+            for (int c = 0; c < na; c++) {
+              const int64_t g = r->adofs[(size_t)k * nsh + i];
+              ae[i * na + c] = g >= 0 ? av[g * na + c] : 0;
+            }
+        else if (pw->aux == FEMINT_AUX_CELL)
+          memcpy(ae, pw->aux_cell + (size_t)p->cells[k] * na, (size_t)na * sizeof *ae);
+        for (size_t i = 0; i < per; i++)
+          gd[i] = r->single ? ((const float *)r->geo)[(size_t)k * per + i]
+                            : ((const double *)r->geo)[(size_t)k * per + i];
+        pw_cell_jacobian(&ev, rf->g, gd, ue, ae, coo + (size_t)k * n * n);
+      }
+      free(ue);
+    }
+  }
+  if (uv) femint_vector_restore_array(u, (double **)&uv);
+  if (av) femint_vector_restore_array(aux, (double **)&av);
+  if (!err && oom) err = femint_seterr(ctx, FEMINT_ENOMEM, "%s: out of memory", jwho);
+  if (!err) err = matrix_create(ctx, r->jshape, 0, J);
+  if (!err) {
+    double *values = (*J)->values;
+    /* each entry the sum of its contributions in the plan's order: deterministic */
+#pragma omp parallel for schedule(static)
+    for (int64_t v = 0; v < r->jshape->nnz; v++)
+      values[v] = pattern_value(r->pat.perm, r->pat.seg, v, coo, 0);
+  }
+  free(coo);
   return err;
 }

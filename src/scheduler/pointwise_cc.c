@@ -113,7 +113,7 @@ static int compile(femint_context_t ctx, const struct pointwise *pw, const char 
 }
 
 int pw_compile_cpu(femint_context_t ctx, const struct pointwise *pw, int dim, void **dl,
-                   femint_pointwise_fn *f0, femint_pointwise_fn *f1)
+                   femint_pointwise_fn *f0, femint_pointwise_fn *f1, femint_pointwise_fn *g)
 {
   *dl = NULL;
   const char *env = getenv("FEMINT_CC");
@@ -141,6 +141,8 @@ int pw_compile_cpu(femint_context_t ctx, const struct pointwise *pw, int dim, vo
   /* either may be missing (that term is then 0) */
   *f0 = (femint_pointwise_fn)dlsym(*dl, "f0");
   *f1 = (femint_pointwise_fn)dlsym(*dl, "f1");
+  static const char *const gname[4] = {"g0", "g1", "g2", "g3"};
+  for (int k = 0; k < 4; k++) g[k] = (femint_pointwise_fn)dlsym(*dl, gname[k]);
   if (!*f0 && !*f1) {
     dlclose(*dl);
     *dl = NULL;
