@@ -22,6 +22,14 @@ static inline void test_fresh_dmda(const char *test)
   setenv("STARPU_SCHED", "dmda", 1);
 }
 
+/* The compiled pointwise sources of this test in its StarPU home (removed with it). */
+static inline void test_private_cache(void)
+{
+  char cache[128];
+  snprintf(cache, sizeof cache, "%s/cache", test_starpu_home);
+  setenv("FEMINT_CACHE_DIR", cache, 1);
+}
+
 /* Remove that StarPU home (after femint_finalize). */
 static inline void test_fresh_dmda_remove(void)
 {

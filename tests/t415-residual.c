@@ -394,10 +394,7 @@ static void check_jacobian(femint_context_t ctx, femint_mesh_t m)
 int main(void)
 {
   test_fresh_dmda("t415");
-  /* the compiled sources go to this test's own folder, removed with it */
-  char cache[128];
-  snprintf(cache, sizeof cache, "%s/cache", test_starpu_home);
-  setenv("FEMINT_CACHE_DIR", cache, 1);
+  test_private_cache();
   femint_context_t ctx = test_init();
   for (int shape = FEMINT_TET; shape <= FEMINT_TRI; shape += FEMINT_TRI - FEMINT_TET) {
     femint_mesh_t m;

@@ -158,9 +158,7 @@ static void check(femint_context_t ctx, int shape, int p, int n0, int levels)
 int main(void)
 {
   test_fresh_dmda("t416");
-  char cache[128];
-  snprintf(cache, sizeof cache, "%s/cache", test_starpu_home);
-  setenv("FEMINT_CACHE_DIR", cache, 1);
+  test_private_cache();
   femint_context_t ctx = test_init();
   check(ctx, FEMINT_TRI, 1, 8, 3);
   check(ctx, FEMINT_TRI, 2, 4, 3);
