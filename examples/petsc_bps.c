@@ -41,10 +41,7 @@ struct bp {
   femint_space_t space;
   femint_operator_t op;
   struct part pt;
-  PetscInt nl, *list; /* the DOFs the rank's cells meet, ascending */
-  VecScatter sc;      /* the global vector -> those values */
-  Vec xl, yl;         /* those values */
-  double *xf, *yf;    /* femint's arrays over the space's DOFs */
+  struct local loc;   /* the values of the DOFs the rank's cells meet */
 };
 
 static double s3(const double x[3])
@@ -81,38 +78,13 @@ static void body(const double x[3], const double n[3], int tag, void *user, doub
   }
 }
 
-/* xf = the values of x at the DOFs of the rank's cells (zero elsewhere). */
-static PetscErrorCode gather(struct bp *b, Vec x)
-{
-  const PetscScalar *v;
-  PetscCall(VecScatterBegin(b->sc, x, b->xl, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(b->sc, x, b->xl, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecGetArrayRead(b->xl, &v));
-  for (PetscInt i = 0; i < b->nl; i++) b->xf[b->list[i]] = v[i];
-  PetscCall(VecRestoreArrayRead(b->xl, &v));
-  return 0;
-}
-
-/* y = the sum over the ranks of their yf at the DOFs of their cells. */
-static PetscErrorCode scatter_add(struct bp *b, Vec y)
-{
-  PetscScalar *v;
-  PetscCall(VecGetArray(b->yl, &v));
-  for (PetscInt i = 0; i < b->nl; i++) v[i] = b->yf[b->list[i]];
-  PetscCall(VecRestoreArray(b->yl, &v));
-  PetscCall(VecSet(y, 0));
-  PetscCall(VecScatterBegin(b->sc, b->yl, y, ADD_VALUES, SCATTER_REVERSE));
-  PetscCall(VecScatterEnd(b->sc, b->yl, y, ADD_VALUES, SCATTER_REVERSE));
-  return 0;
-}
-
 static PetscErrorCode mult(Mat A, Vec x, Vec y)
 {
   struct bp *b;
   PetscCall(MatShellGetContext(A, &b));
-  PetscCall(gather(b, x));
-  FEMINT_TRY(NULL, femint_operator_apply(b->op, 0, b->xf, b->yf, NULL));
-  PetscCall(scatter_add(b, y));
+  PetscCall(local_gather(&b->loc, x));
+  FEMINT_TRY(NULL, femint_operator_apply(b->op, 0, b->loc.xf, b->loc.yf, NULL));
+  PetscCall(local_scatter_add(&b->loc, y));
   return 0;
 }
 
@@ -123,38 +95,10 @@ static PetscErrorCode diagonal(Mat A, Vec d)
   PetscCall(MatShellGetContext(A, &b));
   FEMINT_TRY(NULL, femint_vector_create(b->space, &v));
   int err = femint_operator_diagonal(b->op, 0, v);
-  if (!err) err = femint_vector_get_values(v, b->yf);
+  if (!err) err = femint_vector_get_values(v, b->loc.yf);
   femint_vector_destroy(&v);
   FEMINT_TRY(NULL, err);
-  PetscCall(scatter_add(b, d));
-  return 0;
-}
-
-/* The list of the DOFs the rank's cells meet and the scatter to them from x. */
-static PetscErrorCode setup(struct bp *b, Vec x)
-{
-  PetscInt room = 0, m = 0;
-  for (int k = 0; k < b->pt.ncell; k++) room += femint_space_cell_size(b->space, b->pt.cells[k]);
-  PetscCall(PetscMalloc1(room + 1, &b->list));
-  int64_t *dofs;
-  PetscCall(PetscMalloc1(room + 1, &dofs));
-  for (int k = 0; k < b->pt.ncell; k++) {
-    const int n = femint_space_cell_size(b->space, b->pt.cells[k]);
-    FEMINT_TRY(NULL, femint_space_cell_dofs(b->space, b->pt.cells[k], dofs, NULL));
-    for (int i = 0; i < n; i++)
-      if (dofs[i] >= 0) b->list[m++] = (PetscInt)dofs[i];
-  }
-  PetscCall(PetscFree(dofs));
-  PetscCall(PetscSortRemoveDupsInt(&m, b->list));
-  b->nl = m;
-  IS is;
-  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, m, b->list, PETSC_USE_POINTER, &is));
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, m, &b->xl));
-  PetscCall(VecDuplicate(b->xl, &b->yl));
-  PetscCall(VecScatterCreate(x, is, b->xl, NULL, &b->sc));
-  PetscCall(ISDestroy(&is));
-  PetscCall(PetscCalloc1(b->pt.ndof + 1, &b->xf));
-  PetscCall(PetscCalloc1(b->pt.ndof + 1, &b->yf));
+  PetscCall(local_scatter_add(&b->loc, d));
   return 0;
 }
 
@@ -171,14 +115,10 @@ static PetscErrorCode run(void)
   struct bp b = {.problem = -1};
   for (int i = 0; i < 7; i++)
     if (!strcmp(problem, names[i])) b.problem = i;
-  const int w = !strcmp(where, "cpu")      ? FEMINT_WHERE_CPU
-                : !strcmp(where, "opencl") ? FEMINT_WHERE_OPENCL
-                : !strcmp(where, "any")    ? FEMINT_WHERE_ANY
-                                           : -1;
+  int w;
+  PetscCall(get_where(&w));
   PetscCheck(b.problem >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
              "-problem %s: expected bp1..bp6 or elasticity", problem);
-  PetscCheck(w >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
-             "-where %s: expected any, cpu or opencl", where);
   PetscCheck(n >= 1 && order >= 1 && order <= 10 && perturb >= 0 && perturb < 0.5,
              PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "-n %d -order %d -perturb %g: need n >= 1, order 1..10, perturb in [0, 0.5)", (int)n,
@@ -205,7 +145,7 @@ static PetscErrorCode run(void)
   PetscCall(make_part(b.space, ncell, &b.pt));
   PetscCall(VecCreateMPI(PETSC_COMM_WORLD, (PetscInt)(b.pt.dof_end - b.pt.dof_begin),
                          (PetscInt)b.pt.ndof, &x));
-  PetscCall(setup(&b, x));
+  PetscCall(local_setup(b.space, &b.pt, x, &b.loc));
   const struct femint_operator_options opt = {.where = w, .cells = b.pt.cells,
                                               .ncells = b.pt.ncell,
                                               .apply_rule = b.problem == 4 || b.problem == 5};
@@ -220,9 +160,9 @@ static PetscErrorCode run(void)
   PetscCall(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE));
   /* b: the rank's cells' load, summed like A x */
   const struct femint_load load = {.body = body, .user = &b};
-  memset(b.yf, 0, (size_t)b.pt.ndof * sizeof *b.yf);
-  FEMINT_TRY(ctx, femint_operator_load(b.op, &load, b.yf));
-  PetscCall(scatter_add(&b, rhs));
+  memset(b.loc.yf, 0, (size_t)b.pt.ndof * sizeof *b.loc.yf);
+  FEMINT_TRY(ctx, femint_operator_load(b.op, &load, b.loc.yf));
+  PetscCall(local_scatter_add(&b.loc, rhs));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                         "%s: %d^3 hexahedra, order %d, %lld DOFs, %d rank%s, matrix-free (femint "
                         "on %s workers)\n", names[b.problem], (int)n, (int)order,
@@ -250,10 +190,10 @@ static PetscErrorCode run(void)
   PetscCall(KSPGetConvergedReason(ksp, &reason));
   /* the L2 error over the rank's cells, summed */
   double mine[2], all[2];
-  PetscCall(gather(&b, x));
+  PetscCall(local_gather(&b.loc, x));
   for (int k = 0; k < 2; k++) { /* the error, then the norm of the solution */
-    if (k) memset(b.xf, 0, (size_t)b.pt.ndof * sizeof *b.xf);
-    FEMINT_TRY(ctx, femint_space_l2_error(b.space, b.xf, b.pt.ncell, b.pt.cells, exact, &b,
+    if (k) memset(b.loc.xf, 0, (size_t)b.pt.ndof * sizeof *b.loc.xf);
+    FEMINT_TRY(ctx, femint_space_l2_error(b.space, b.loc.xf, b.pt.ncell, b.pt.cells, exact, &b,
                                           &mine[k]));
   }
   PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
@@ -266,12 +206,7 @@ static PetscErrorCode run(void)
   PetscCall(MatDestroy(&A));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&rhs));
-  PetscCall(VecScatterDestroy(&b.sc));
-  PetscCall(VecDestroy(&b.xl));
-  PetscCall(VecDestroy(&b.yl));
-  PetscCall(PetscFree(b.list));
-  PetscCall(PetscFree(b.xf));
-  PetscCall(PetscFree(b.yf));
+  PetscCall(local_destroy(&b.loc));
   PetscCall(PetscFree(b.pt.cells));
   femint_operator_destroy(&b.op);
   femint_form_destroy(&form);

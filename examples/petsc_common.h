@@ -53,4 +53,21 @@ PetscErrorCode make_part(femint_space_t space, int ncell_mesh, struct part *pt);
  * and given to femint (femint_space_set_global_dofs). */
 PetscErrorCode make_dist_part(femint_space_t space, int ncell, struct part *pt);
 
+/* The option -where (any, cpu or opencl; default any) as enum femint_where, or an error naming it. */
+PetscErrorCode get_where(int *where);
+
+/* The values at the DOFs a rank's cells meet (owned and ghost, ascending in list) and one
+ * VecScatter between them and a global vector: gather brings x's values into xf (an array over
+ * the space's DOFs, what femint takes), scatter_add sums every rank's yf into y. */
+struct local {
+  PetscInt nl, *list;
+  VecScatter sc;
+  Vec xl, yl;
+  double *xf, *yf;
+};
+PetscErrorCode local_setup(femint_space_t space, const struct part *pt, Vec x, struct local *l);
+PetscErrorCode local_gather(struct local *l, Vec x);
+PetscErrorCode local_scatter_add(struct local *l, Vec y);
+PetscErrorCode local_destroy(struct local *l);
+
 #endif

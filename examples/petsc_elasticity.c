@@ -508,7 +508,6 @@ static PetscErrorCode start_femint(int where, femint_context_t *ctx)
 
 static PetscErrorCode read_settings(struct settings *st)
 {
-  char where[16] = "any";
   PetscBool has_mesh = PETSC_FALSE;
   st->n = 4, st->order = 2, st->repeat = 1, st->perturb = 0;
   st->weak = st->timing = st->no_solve = st->distributed = st->setvalues = PETSC_FALSE;
@@ -523,12 +522,7 @@ static PetscErrorCode read_settings(struct settings *st)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-setvalues", &st->setvalues, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-perturb", &st->perturb, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mesh", st->mesh, sizeof st->mesh, &has_mesh));
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-where", where, sizeof where, NULL));
-  st->where = !strcmp(where, "cpu") ? FEMINT_WHERE_CPU
-              : !strcmp(where, "opencl") ? FEMINT_WHERE_OPENCL
-              : !strcmp(where, "any") ? FEMINT_WHERE_ANY : -1;
-  PetscCheck(st->where >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
-             "-where %s: expected any, cpu or opencl", where);
+  PetscCall(get_where(&st->where));
   PetscCheck(st->n >= 1 && st->repeat >= 1 && st->order >= 1 && st->order <= FEMINT_MAX_ORDER,
              PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "-n %d -repeat %d -order %d: need n >= 1, repeat >= 1 and order 1..%d", (int)st->n,

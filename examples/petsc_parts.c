@@ -251,3 +251,76 @@ PetscErrorCode make_dist_part(femint_space_t space, int ncell, struct part *pt)
   return 0;
 }
 
+PetscErrorCode local_setup(femint_space_t space, const struct part *pt, Vec x, struct local *l)
+{
+  PetscInt room = 0, m = 0;
+  for (int k = 0; k < pt->ncell; k++) room += femint_space_cell_size(space, pt->cells[k]);
+  int64_t *dofs;
+  PetscCall(PetscMalloc1(room + 1, &l->list));
+  PetscCall(PetscMalloc1(room + 1, &dofs));
+  for (int k = 0; k < pt->ncell; k++) {
+    const int n = femint_space_cell_size(space, pt->cells[k]);
+    FEMINT_TRY(NULL, femint_space_cell_dofs(space, pt->cells[k], dofs, NULL));
+    for (int i = 0; i < n; i++)
+      if (dofs[i] >= 0) l->list[m++] = (PetscInt)dofs[i];
+  }
+  PetscCall(PetscFree(dofs));
+  PetscCall(PetscSortRemoveDupsInt(&m, l->list));
+  l->nl = m;
+  IS is;
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, m, l->list, PETSC_USE_POINTER, &is));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, m, &l->xl));
+  PetscCall(VecDuplicate(l->xl, &l->yl));
+  PetscCall(VecScatterCreate(x, is, l->xl, NULL, &l->sc));
+  PetscCall(ISDestroy(&is));
+  PetscCall(PetscCalloc1(pt->ndof + 1, &l->xf));
+  PetscCall(PetscCalloc1(pt->ndof + 1, &l->yf));
+  return 0;
+}
+
+PetscErrorCode local_gather(struct local *l, Vec x)
+{
+  const PetscScalar *v;
+  PetscCall(VecScatterBegin(l->sc, x, l->xl, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(l->sc, x, l->xl, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetArrayRead(l->xl, &v));
+  for (PetscInt i = 0; i < l->nl; i++) l->xf[l->list[i]] = v[i];
+  PetscCall(VecRestoreArrayRead(l->xl, &v));
+  return 0;
+}
+
+PetscErrorCode local_scatter_add(struct local *l, Vec y)
+{
+  PetscScalar *v;
+  PetscCall(VecGetArray(l->yl, &v));
+  for (PetscInt i = 0; i < l->nl; i++) v[i] = l->yf[l->list[i]];
+  PetscCall(VecRestoreArray(l->yl, &v));
+  PetscCall(VecSet(y, 0));
+  PetscCall(VecScatterBegin(l->sc, l->yl, y, ADD_VALUES, SCATTER_REVERSE));
+  PetscCall(VecScatterEnd(l->sc, l->yl, y, ADD_VALUES, SCATTER_REVERSE));
+  return 0;
+}
+
+PetscErrorCode local_destroy(struct local *l)
+{
+  PetscCall(VecScatterDestroy(&l->sc));
+  PetscCall(VecDestroy(&l->xl));
+  PetscCall(VecDestroy(&l->yl));
+  PetscCall(PetscFree(l->list));
+  PetscCall(PetscFree(l->xf));
+  PetscCall(PetscFree(l->yf));
+  return 0;
+}
+
+PetscErrorCode get_where(int *w)
+{
+  char where[16] = "any";
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-where", where, sizeof where, NULL));
+  *w = !strcmp(where, "cpu")      ? FEMINT_WHERE_CPU
+       : !strcmp(where, "opencl") ? FEMINT_WHERE_OPENCL
+       : !strcmp(where, "any")    ? FEMINT_WHERE_ANY
+                                  : -1;
+  PetscCheck(*w >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-where %s: expected any, cpu or opencl",
+             where);
+  return 0;
+}

@@ -15,15 +15,9 @@ if [ -z "$ex" ] || [ -z "${MPIEXEC:-}" ] || [ ! -x "$ex" ]; then
   exit 0
 fi
 
-# Open MPI wants to be told that running as root (as CI does) and more ranks than cores are
-# meant; its shared-memory transport copies without cross-process memory access, which
-# containers often forbid. Other MPIs ignore these variables.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
+. "$(dirname "$0")/mpi.sh"
 launch="$MPIEXEC"
 "$MPIEXEC" --version 2>&1 | grep -Eq "Open ?MPI|OpenRTE|open-mpi" && openmpi=1
-# The launchers' local rank variables of an enclosing job must not choose for the tests.
-unset OMPI_COMM_WORLD_LOCAL_RANK MPI_LOCALRANKID MV2_COMM_WORLD_LOCAL_RANK SLURM_LOCALID
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/femint-t702.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT

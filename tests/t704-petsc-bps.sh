@@ -12,10 +12,7 @@ if [ -z "$ex" ] || [ -z "${MPIEXEC:-}" ] || [ ! -x "$ex" ]; then
   echo "1..0 # SKIP configured without MPI or PETSc (examples/petsc_bps not built)"
   exit 0
 fi
-# Open MPI as root, more ranks than cores, no cross-process memory access (see t702).
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-unset OMPI_COMM_WORLD_LOCAL_RANK MPI_LOCALRANKID MV2_COMM_WORLD_LOCAL_RANK SLURM_LOCALID
+. "$(dirname "$0")/mpi.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/femint-t704.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
