@@ -86,6 +86,26 @@ FEMINT_EXPORT const char *femint_pointwise_gallery(const char *name);
 FEMINT_EXPORT int femint_operator_residual(femint_operator_t op, int form, femint_vector_t u,
                                            femint_vector_t aux, femint_vector_t F);
 
+/** The element residuals of a run of cells: for femint_operator_residual_cells. */
+struct femint_residual_batch {
+  int form;             /**< which of the operator's forms */
+  int ncell;            /**< cells in the batch */
+  const int *cells;     /**< [ncell] mesh cell numbers */
+  int n;                /**< values per cell: nsh * ncomp, function f's component c at f ncomp + c */
+  const double *r;      /**< [ncell][n] the cells' residuals */
+  const int64_t *dofs;  /**< [ncell][n] their DOFs: the space's global numbers when it has them
+                             (femint_space_set_global_dofs), -1 for none */
+};
+/** What femint_operator_residual_cells calls for each batch, on the calling thread; 0 to go on. */
+typedef int (*femint_residual_fn)(const struct femint_residual_batch *batch, void *user);
+/** @brief The element residuals of the operator's cells handed to fn, batch by batch in plan
+ *  order, instead of summed: an MPI code adds them into its own distributed vector (the hook of
+ *  femint_operator_integrate for residuals). @return as femint_operator_residual;
+ *  FEMINT_ECALLBACK when fn returns non-zero. */
+FEMINT_EXPORT int femint_operator_residual_cells(femint_operator_t op, int form,
+                                                 femint_vector_t u, femint_vector_t aux,
+                                                 femint_residual_fn fn, void *user);
+
 /** @brief J = the Jacobian of the pointwise form's residual at u (and aux), assembled: the
  *  pointwise derivatives g0 = df0/du, g1 = df0/d(grad u), g2 = df1/du, g3 = df1/d(grad u),
  *  written like f0 and f1 in the source (g0[c nc + e], g1[(c nc + e) dim + d],

@@ -187,6 +187,21 @@ static void check_case(femint_context_t ctx, femint_mesh_t m, int p, int kase)
   femint_space_destroy(&sa);
 }
 
+/* femint_operator_residual_cells's function: the batches summed by DOF (and counted). */
+struct sum_cells {
+  double *F;
+  int cells, stop_after, calls;
+};
+static int sum_cells(const struct femint_residual_batch *b, void *user)
+{
+  struct sum_cells *s = user;
+  for (int k = 0; k < b->ncell; k++)
+    for (int i = 0; i < b->n; i++)
+      if (b->dofs[k * b->n + i] >= 0) s->F[b->dofs[k * b->n + i]] += b->r[k * b->n + i];
+  s->cells += b->ncell;
+  return ++s->calls == s->stop_after;
+}
+
 static void constant_body(const double x[3], const double nrm[3], int tag, void *user, double *v)
 {
   (void)x, (void)nrm, (void)tag;
@@ -239,6 +254,21 @@ static void check_linear(femint_context_t ctx, femint_mesh_t m)
   tap_ok(ds < 1e-12, "%s: with a source term, the residual is A u - b (b the load) (%.1e)",
          m->topo->plural, ds);
   free(b);
+  /* the element residuals handed over batch by batch, summed here: F again */
+  struct sum_cells sc = {calloc(n, sizeof(double)), 0, -1, 0};
+  TAP_CALL(ctx, femint_operator_residual_cells(ops, 0, vu, NULL, sum_cells, &sc));
+  TAP_CALL(ctx, femint_operator_residual(ops, 0, vu, NULL, vF));
+  TAP_CALL(ctx, femint_vector_get_values(vF, F));
+  const double dc = tap_reldiff(sc.F, F, (size_t)n);
+  const int all_cells = sc.cells;
+  sc.stop_after = 1;
+  sc.calls = 0;
+  const int rcs = femint_operator_residual_cells(ops, 0, vu, NULL, sum_cells, &sc);
+  tap_ok(dc < 1e-14 && all_cells == m->ncell && rcs == FEMINT_ECALLBACK && sc.calls == 1,
+         "%s: the element residuals handed to the caller sum to F (%.1e) over the %d cells; a "
+         "function that stops ends it (%s)",
+         m->topo->plural, dc, m->ncell, femint_error_name(rcs));
+  free(sc.F);
   femint_operator_destroy(&ops);
   femint_form_destroy(&sf);
   femint_matrix_t B = NULL;

@@ -321,12 +321,11 @@ static int residual_check(const struct femint_operator *op, const char *who, int
   return 0;
 }
 
-int femint_operator_residual(femint_operator_t op, int form, femint_vector_t u,
-                             femint_vector_t aux, femint_vector_t F)
+/* The element residuals of every chunk, and (F set) their sum into F; waits for the tasks. */
+static int residual_run(femint_operator_t op, int form, femint_vector_t u, femint_vector_t aux,
+                        femint_vector_t F)
 {
-  FEMINT_CHECK(op, NULL, FEMINT_EINVAL, "%s: NULL operator", who);
   femint_context_t ctx = op->ctx;
-  FEMINT_CALL(residual_check(op, who, form, u, aux, F));
   if (!op->residual) {
     const int err = residual_setup(op);
     if (err) {
@@ -374,7 +373,7 @@ int femint_operator_residual(femint_operator_t op, int form, femint_vector_t u,
     t->handles[6] = e->h_ev[i];
     err = task_submit(ctx, t, &tasks[i], who);
   }
-  if (!err) err = ev_sum_submit(op, r->es, F->h, r->vk, r->home, NULL, &tasks[e->nchunk], who);
+  if (!err && F) err = ev_sum_submit(op, r->es, F->h, r->vk, r->home, NULL, &tasks[e->nchunk], who);
   for (int i = 0; i <= e->nchunk; i++) {
     if (!tasks[i]) continue;
     if (starpu_task_wait(tasks[i]) && !err)
@@ -384,8 +383,63 @@ int femint_operator_residual(femint_operator_t op, int form, femint_vector_t u,
   free(tasks);
   for (int i = 0; i < e->nchunk && !err; i++)
     if (rf->args[i].status) err = femint_seterr(ctx, rf->args[i].status, "%s: %s", who, rf->args[i].msg);
-  if (!err && e->sum_arg.status)
+  if (!err && F && e->sum_arg.status)
     err = femint_seterr(ctx, e->sum_arg.status, "%s: %s", who, e->sum_arg.msg);
+  return err;
+}
+
+int femint_operator_residual(femint_operator_t op, int form, femint_vector_t u,
+                             femint_vector_t aux, femint_vector_t F)
+{
+  FEMINT_CHECK(op, NULL, FEMINT_EINVAL, "%s: NULL operator", who);
+  FEMINT_CALL(residual_check(op, who, form, u, aux, F));
+  return residual_run(op, form, u, aux, F);
+}
+
+int femint_operator_residual_cells(femint_operator_t op, int form, femint_vector_t u,
+                                   femint_vector_t aux, femint_residual_fn fn, void *user)
+{
+  static const char cwho[] = "femint_operator_residual_cells";
+  FEMINT_CHECK(op, NULL, FEMINT_EINVAL, "%s: NULL operator", cwho);
+  femint_context_t ctx = op->ctx;
+  FEMINT_CHECK(fn, ctx, FEMINT_EINVAL, "%s: fn is NULL", cwho);
+  FEMINT_CALL(residual_check(op, cwho, form, u, aux, NULL));
+  FEMINT_CALL(residual_run(op, form, u, aux, NULL));
+  const struct op_residual *r = op->residual;
+  const struct ev_sum *e = r->es;
+  const struct femint_space *s = op->space;
+  const int nsh = r->re->nsh, nc = s->ncomp, n = nsh * nc;
+  double *res = malloc(((size_t)e->size * n + 1) * sizeof *res);
+  int64_t *dofs = malloc(((size_t)e->size * n + 1) * sizeof *dofs);
+  if (!res || !dofs) {
+    free(res);
+    free(dofs);
+    return femint_seterr(ctx, FEMINT_ENOMEM, "%s: out of memory", cwho);
+  }
+  int err = 0;
+  for (int i = 0; i < e->nchunk && !err; i++) {
+    /* the chunk's residuals [cell][nc][nsh] into the element order [cell][nsh][nc] */
+    starpu_data_acquire(e->h_ev[i], STARPU_R);
+    for (int k = 0; k < e->ncell[i]; k++) {
+      const size_t cell = (size_t)e->first[i] + k;
+      for (int f = 0; f < nsh; f++) {
+        const int64_t m = e->dofs[cell * nsh + f];
+        for (int c = 0; c < nc; c++) {
+          const size_t at = (cell * nc + c) * nsh + f;
+          res[(size_t)k * n + f * nc + c] = r->single ? ((const float *)e->ev)[at] : ((const double *)e->ev)[at];
+          const int64_t d = m < 0 ? -1 : m * nc + c;
+          dofs[(size_t)k * n + f * nc + c] = d >= 0 && s->global_dof ? s->global_dof[d] : d;
+        }
+      }
+    }
+    starpu_data_release(e->h_ev[i]);
+    const struct femint_residual_batch b = {form, e->ncell[i], op->plan->cells + e->first[i], n,
+                                            res, dofs};
+    if (fn(&b, user)) err = femint_seterr(ctx, FEMINT_ECALLBACK, "%s: the caller's function "
+                                                                  "stopped at chunk %d", cwho, i);
+  }
+  free(res);
+  free(dofs);
   return err;
 }
 
