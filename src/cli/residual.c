@@ -21,7 +21,7 @@ static const int simplex_values[] = {FEMINT_TRI, FEMINT_TET};
 
 struct residual_options {
   int shape, aux, where, bench, json, verbose, single;
-  long order, runs, components;
+  long order, runs, components, batch, batches;
   struct cli_mesh mesh;
   double perturb, curved;
   const char *pointwise, *constants, *csv;
@@ -66,6 +66,12 @@ static const struct cli_option options[] = {
   {CLI_OPT("--where", CLI_CHOICE, F(where),
            "the workers of the residual tasks: any, cpu or opencl (default any)", NULL),
    .choices = cli_where_names},
+  {CLI_OPT("--batch", CLI_INT, F(batch),
+           "the OpenCL kernel's cells per batch, seed 002's blocks x block size (default: enough "
+           "(cell, point) pairs for a work-group of 128)", "N"), .min = 1, .max = 4096},
+  {CLI_OPT("--batches", CLI_INT, F(batches),
+           "the OpenCL kernel's batches per work-group, one after the other (default 1)", "N"),
+   .min = 1, .max = 4096},
   {CLI_OPT("--bench", CLI_FLAG, F(bench),
            "time --runs evaluations after the first and report the median against the copy rate",
            NULL)},
@@ -180,11 +186,14 @@ struct residual_result {
 
 /* One evaluation path: the operator on workers `where`, F into out; the first time in *t_first,
  * then runs more timed (median into *t_run). */
-static int evaluate(femint_context_t ctx, femint_space_t s, femint_form_t f, int where,
-                    int single, femint_vector_t vu, femint_vector_t va, long runs, double *out,
+static int evaluate(femint_context_t ctx, femint_space_t s, femint_form_t f,
+                    const struct residual_options *ro, int where, femint_vector_t vu, femint_vector_t va, long runs, double *out,
                     double *t_first, double *t_run, int *same)
 {
-  struct femint_operator_options o = {.where = where, .precision = single};
+  const int single = ro->single;
+  struct femint_operator_options o = {.where = where, .precision = single,
+                                      .residual_cells = (int)ro->batch,
+                                      .residual_batches = (int)ro->batches};
   femint_operator_t op = NULL;
   femint_vector_t vF = NULL;
   double *t = calloc((size_t)runs + 1, sizeof *t), *again = NULL;
@@ -285,11 +294,11 @@ static void report(const struct residual_options *o, const char *name, int dim, 
     printf("result        %s\n", pass ? "PASS" : "FAIL");
   }
   if (csv) {
-    fprintf(csv, "element,pointwise,aux,precision,order,components,cells,dofs,first_s,"
-                 "residual_s,bytes,gb_per_s,gflops_per_s,copy_fraction,pass\n");
-    fprintf(csv, "%s,%s,%s,%s,%ld,%d,%d,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.4g,%d\n",
+    fprintf(csv, "element,pointwise,aux,precision,order,batch,batches,components,cells,dofs,"
+                 "first_s,residual_s,bytes,gb_per_s,gflops_per_s,copy_fraction,pass\n");
+    fprintf(csv, "%s,%s,%s,%s,%ld,%ld,%ld,%d,%d,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.4g,%d\n",
             cli_shape_name(o->shape), name, aux_names[o->aux], precision_names[o->single],
-            o->order, nc, r->ncell,
+            o->order, o->batch, o->batches ? o->batches : 1, nc, r->ncell,
             (long long)r->ndof, r->t_first, o->bench ? r->t_run : 0, r->bytes, gbs, gfl, frac, pass);
   }
 }
@@ -379,13 +388,13 @@ int cli_residual_command(int argc, char **argv)
   }
   struct residual_result r = {.ndof = n, .ncell = ncell, .cross = -1, .sum_err = -1};
   if (!rc)
-    rc = evaluate(ctx, s, f, o.where, o.single, vu, va, o.bench ? o.runs : 0, F, &r.t_first, &r.t_run, &r.same);
+    rc = evaluate(ctx, s, f, &o, o.where, vu, va, o.bench ? o.runs : 0, F, &r.t_first, &r.t_run, &r.same);
   int ncpu = 0, nopencl = 0;
   femint_context_workers(ctx, &ncpu, &nopencl, NULL);
   if (!rc && o.where == FEMINT_WHERE_ANY && ncpu > 0 && nopencl > 0) {
     /* the two kinds of worker alone */
-    rc = evaluate(ctx, s, f, FEMINT_WHERE_CPU, o.single, vu, va, 0, F, NULL, NULL, NULL);
-    if (!rc) rc = evaluate(ctx, s, f, FEMINT_WHERE_OPENCL, o.single, vu, va, 0, G, NULL, NULL, NULL);
+    rc = evaluate(ctx, s, f, &o, FEMINT_WHERE_CPU, vu, va, 0, F, NULL, NULL, NULL);
+    if (!rc) rc = evaluate(ctx, s, f, &o, FEMINT_WHERE_OPENCL, vu, va, 0, G, NULL, NULL, NULL);
     if (!rc) r.cross = rel_diff(n, G, F);
   }
   /* the sum over each component's DOFs: the integral of a constant f0 (no DOF removed) */

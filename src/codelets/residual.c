@@ -94,7 +94,7 @@ static void residual_opencl(void *buffers[], void *arg)
     if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, (cl_uint)(2 + 2 * k), sizeof off, &off);
   }
   if (err == CL_SUCCESS && ncell > 0) {
-    const size_t nb = (size_t)a->nb[dev], local = RESIDUAL_WG;
+    const size_t nb = (size_t)a->nb[dev] * (size_t)a->nbatch, local = RESIDUAL_WG;
     const size_t global = local * (((size_t)ncell + nb - 1) / nb);
     err = clEnqueueNDRangeKernel(queue, e->kernel, 1, NULL, &global, &local, 0, NULL, NULL);
   }
@@ -107,8 +107,9 @@ static void residual_opencl(void *buffers[], void *arg)
 static uint32_t residual_footprint(struct starpu_task *task)
 {
   const struct residual_arg *a = task->cl_arg;
-  const uint32_t key[6] = {(uint32_t)a->re->shape, (uint32_t)a->re->order, (uint32_t)a->nc,
-                           (uint32_t)a->aux, (uint32_t)a->ncell, (uint32_t)a->single};
+  const uint32_t key[7] = {(uint32_t)a->re->shape, (uint32_t)a->re->order, (uint32_t)a->nc,
+                           (uint32_t)a->aux,         (uint32_t)a->ncell, (uint32_t)a->single,
+                           (uint32_t)a->nbatch};
   return starpu_hash_crc32c_be_n(key, sizeof key, 0);
 }
 

@@ -26,6 +26,11 @@ static int check_options(femint_context_t ctx, const struct femint_operator_opti
   FEMINT_CHECK(opt->apply_geometry == 0 || opt->apply_geometry == 1, ctx, FEMINT_EINVAL,
                "%s: apply_geometry = %d (0: stored per point, 1: from the vertices)", who,
                opt->apply_geometry);
+  FEMINT_CHECK(opt->residual_cells >= 0 && opt->residual_cells <= 4096 &&
+                   opt->residual_batches >= 0 && opt->residual_batches <= 4096,
+               ctx, FEMINT_EINVAL,
+               "%s: residual_cells = %d, residual_batches = %d (0 for the default, or 1..4096)",
+               who, opt->residual_cells, opt->residual_batches);
   FEMINT_CHECK(opt->assembly >= FEMINT_ASSEMBLY_AUTO && opt->assembly <= FEMINT_ASSEMBLY_COO, ctx,
                FEMINT_EINVAL, "%s: assembly = %d is not a femint_assembly value", who,
                opt->assembly);

@@ -149,13 +149,14 @@ static int kernel_batch(const struct femint_operator *op, const struct pointwise
   const struct refel *re = op->residual->re;
   const int dim = re->dim, nsh = re->nsh, nq = re->nq, nc = pw->ncomp;
   const int nas = pw->naux > 0 ? pw->naux : 1;
-  const int per_item = nq < nsh * nc ? nq : nsh * nc;
-  int nb = RESIDUAL_WG / per_item > 1 ? RESIDUAL_WG / per_item : 1;
+  const int per_item = nq < nsh * nc ? nq : nsh * nc, asked = op->plan->opt.residual_cells;
+  int nb = asked > 0 ? asked : RESIDUAL_WG / per_item > 1 ? RESIDUAL_WG / per_item : 1;
   const size_t rs = op->residual->rs;
   const size_t fixed = (size_t)nq * (dim + 1) * nsh * rs;
   const size_t cell = ((size_t)nsh * nc + (size_t)nsh * nas + (size_t)nq * nc +
                        (size_t)nq * nc * dim) * rs;
   const size_t have = op->ctx->cl_dev[dev].local_mem;
+  if (asked > 0) return fixed + nb * cell <= have ? nb : -1; /* as asked, or not at all */
   while (nb > 1 && fixed + nb * cell > have) nb--;
   return fixed + nb * cell <= have ? nb : 0;
 }
@@ -194,7 +195,16 @@ static int residual_programs(struct femint_operator *op, int f)
   int err = 0, built = 0;
   for (int dev = 0; dev < ctx->ncl_dev && !err; dev++) {
     if (!ctx->cl_driven[dev] || !ctx->cl_dev[dev].fp64) continue;
-    if (!(rf->nb[dev] = kernel_batch(op, pw, dev))) continue;
+    rf->nb[dev] = kernel_batch(op, pw, dev);
+    if (rf->nb[dev] < 0) {
+      err = femint_seterr(ctx, FEMINT_EINVAL,
+                          "%s: options.residual_cells = %d: the batch does not fit the %llu bytes "
+                          "of local memory of OpenCL device %d",
+                          who, op->plan->opt.residual_cells,
+                          (unsigned long long)ctx->cl_dev[dev].local_mem, dev);
+      break;
+    }
+    if (!rf->nb[dev]) continue;
     char options[400];
     snprintf(options, sizeof options,
              "-DDIM=%d -DNC=%d -DNA=%d -DAUX=%d -DNSH=%d -DNQ=%d -DNB=%d -DWG=%d -DNCONST=%d "
@@ -254,7 +264,10 @@ static int residual_form_prepare(struct femint_operator *op, int f)
     rf->args[i] = (struct residual_arg){.ctx = ctx, .re = r->re, .dim = dim, .nc = pw->ncomp,
                                         .na = pw->naux, .aux = pw->aux, .ncell = e->ncell[i],
                                         .single = r->single, .k = pw->k, .f0 = rf->f0,
-                                        .f1 = rf->f1, .program = rf->prog, .nb = rf->nb};
+                                        .f1 = rf->f1, .program = rf->prog, .nb = rf->nb,
+                                        .nbatch = p->opt.residual_batches > 0
+                                                      ? p->opt.residual_batches
+                                                      : 1};
   rf->ready = 1;
   return 0;
 }

@@ -7,7 +7,8 @@
 # no auxiliary field, a field and per-cell values, linear elasticity, and, on every worker, a
 # smaller run that checks the CPU and the device against each other. One CSV row per run in
 # OUTDIR/residual-SET.csv, the text in OUTDIR/residual-SET.txt. SET: tri, tet, elasticity,
-# single (the P1 runs in single precision), large (33.5 million triangles), any.
+# single (the P1 runs in single precision), large (33.5 million triangles), table2 (seed 002's
+# Table 2: cells per batch x batches per work-group), any.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 gpu_setup "${1:-out}"
@@ -49,6 +50,14 @@ for prec in single double; do
     --where opencl --bench --precision $prec
   run large --element tri --order 1 --mesh rect:4096,4096 --aux field --where opencl --bench \
     --precision $prec
+done
+for batch in 16 32 64 128; do
+  for batches in 1 4 16; do
+    run table2 --element tri --order 1 --mesh rect:2048,2048 --aux field --where opencl --bench \
+      --batch $batch --batches $batches
+    run table2 --element tet --order 1 --mesh box:96,96,96 --aux field --where opencl --bench \
+      --batch $batch --batches $batches
+  done
 done
 run any --element tri --order 2 --mesh rect:256,256 --aux field --where any --bench
 run any --element tet --order 1 --mesh box:32,32,32 --pointwise gallery:bratu --where any --bench
