@@ -1,5 +1,6 @@
 #!/bin/sh
-# Embeds OpenCL sources into C: for each file kernels/NAME.cl or .clh, a string femint_kernel_NAME
+# Embeds kernel sources into C (OpenCL, and the C loop compiled with pointwise sources): for each
+# file kernels/NAME.cl, .clh or .c, a string femint_kernel_NAME
 # and an entry of femint_kernel_sources[] {name, text}. Usage: embed-kernels.sh OUT.c FILE...
 set -e
 out=$1; shift

@@ -10,6 +10,7 @@
 #include "coo_opencl.h"
 #include "host/host.h"
 #include "host/pattern.h"
+#include "host/pointwise.h"
 #include "runtime.h"
 
 /* What the integration tasks of the cells of one order share for one form. */
@@ -127,6 +128,7 @@ struct residual_arg {
                                       computes in double from them) */
   const double *k;                 /* the form's constants */
   femint_pointwise_fn f0, f1;      /* the CPU's functions */
+  pw_cells_fn cells;               /* or the loop over cells compiled with them (NULL: none) */
   struct cl_program_entry *const *program; /* [FEMINT_MAX_CL_DEVICES] residual, or NULL */
   const int *nb;                   /* [FEMINT_MAX_CL_DEVICES] cells per batch of a work-group */
   int nbatch;                      /* batches per work-group */

@@ -18,12 +18,19 @@ uint64_t pw_hash(uint64_t h, const void *data, size_t len)
 int pw_prelude(char *buf, size_t len, const struct pointwise *pw, int dim, int opencl,
                int single)
 {
+  /* in C, the functions the text may leave out are weak: their address is then 0 */
+  static const char weak[] =
+      "#include <math.h>\n"
+      "#define FEMINT_WEAK(name) void name(int, const double *, const double *, const double *, "
+      "const double *, const double *, const double *, double *) __attribute__((weak))\n"
+      "FEMINT_WEAK(f0);\nFEMINT_WEAK(f1);\nFEMINT_WEAK(g0);\nFEMINT_WEAK(g1);\n"
+      "FEMINT_WEAK(g2);\nFEMINT_WEAK(g3);\n";
   return snprintf(buf, len,
                   "%s#define REAL %s\n#define FEMINT_POINTWISE\n#define FEMINT_DIM %d\n"
                   "#define FEMINT_NC %d\n#define FEMINT_NA %d\n#define FEMINT_NCONST %d\n"
                   "#line 1 \"%s\"\n",
-                  opencl ? "" : "#include <math.h>\n", opencl && single ? "float" : "double",
-                  dim, pw->ncomp, pw->naux, pw->nconst, pw->name);
+                  opencl ? "" : weak, opencl && single ? "float" : "double", dim, pw->ncomp,
+                  pw->naux, pw->nconst, pw->name);
 }
 
 int pw_geometry(const struct refel *re, int nnode, const double *X, double *g)

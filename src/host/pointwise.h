@@ -34,6 +34,11 @@ uint64_t pw_hash(uint64_t h, const void *data, size_t len);
 int pw_prelude(char *buf, size_t len, const struct pointwise *pw, int dim, int opencl,
                int single);
 
+/* The loop over a run of cells compiled with a source (kernels/residual_cpu.c). */
+typedef void (*pw_cells_fn)(int ncell, int nsh, int nq, const double *phi, const double *u,
+                            const long long *dofs, const void *geo, int single, const double *aux,
+                            const long long *adofs, int aux_kind, const double *k, void *ev);
+
 /* Values per quadrature point of a residual's geometry: w |det J|, K = dxi/dx (K[dim*j + d] =
  * dxi_j / dx_d), the physical point x. */
 static inline int pw_geo_size(int dim) { return 1 + dim * dim + dim; }

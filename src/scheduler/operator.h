@@ -144,11 +144,13 @@ int operator_gpu_alone(const struct femint_operator *op);
 /* operator_residual.c: what femint_operator_residual kept. */
 void operator_residual_release(struct femint_operator *op);
 /* pointwise_cc.c: a pointwise source compiled for the CPU (dim the mesh's): the shared object
- * (*dl, for dlclose), its f0 and f1 and its g0..g3 (g[4]; NULL where the source has none).
+ * (*dl, for dlclose), its f0 and f1, its g0..g3 (g[4]; NULL where the source has none) and the
+ * loop over cells with them inline (kernels/residual_cpu.c).
  * FEMINT_EBUILD with the compiler's message, FEMINT_EIO. */
-struct pointwise;
+#include "host/pointwise.h"
 int pw_compile_cpu(femint_context_t ctx, const struct pointwise *pw, int dim, void **dl,
-                   femint_pointwise_fn *f0, femint_pointwise_fn *f1, femint_pointwise_fn *g);
+                   femint_pointwise_fn *f0, femint_pointwise_fn *f1, femint_pointwise_fn *g,
+                   pw_cells_fn *cells);
 
 /* operator.c: FEMINT_ESTATE, naming who, when DOFs of the space were removed after the operator
  * was made. */

@@ -25,6 +25,7 @@ struct residual_form {
   void *dl;                        /* the compiled source (dlclose) */
   femint_pointwise_fn f0, f1;      /* the CPU's (NULL: that term is 0) */
   femint_pointwise_fn g[4];        /* g0..g3 for the Jacobian (NULL: that term is 0) */
+  pw_cells_fn cells;               /* the compiled loop over cells (NULL: none) */
   int cpu;                         /* the CPU workers can evaluate it */
   struct cl_program_entry *prog[FEMINT_MAX_CL_DEVICES];
   int nb[FEMINT_MAX_CL_DEVICES];   /* cells per batch of a work-group */
@@ -242,7 +243,7 @@ static int residual_form_prepare(struct femint_operator *op, int f)
     memcpy(rf->g, pw->g, sizeof rf->g);
     rf->cpu = 1;
   } else if (p->opt.where != FEMINT_WHERE_OPENCL && ctx->ncpu > 0) {
-    FEMINT_CALL(pw_compile_cpu(ctx, pw, dim, &rf->dl, &rf->f0, &rf->f1, rf->g));
+    FEMINT_CALL(pw_compile_cpu(ctx, pw, dim, &rf->dl, &rf->f0, &rf->f1, rf->g, &rf->cells));
     rf->cpu = 1;
   }
   FEMINT_CALL(residual_programs(op, f));
@@ -264,7 +265,8 @@ static int residual_form_prepare(struct femint_operator *op, int f)
     rf->args[i] = (struct residual_arg){.ctx = ctx, .re = r->re, .dim = dim, .nc = pw->ncomp,
                                         .na = pw->naux, .aux = pw->aux, .ncell = e->ncell[i],
                                         .single = r->single, .k = pw->k, .f0 = rf->f0,
-                                        .f1 = rf->f1, .program = rf->prog, .nb = rf->nb,
+                                        .f1 = rf->f1, .cells = rf->cells,
+                                        .program = rf->prog, .nb = rf->nb,
                                         .nbatch = p->opt.residual_batches > 0
                                                       ? p->opt.residual_batches
                                                       : 1};
@@ -497,7 +499,7 @@ int femint_operator_jacobian(femint_operator_t op, int form, femint_vector_t u,
   const int dim = op->space->mesh->topo->dim;
   if (!rf->ready) FEMINT_CALL(residual_form_prepare(op, form));
   if (!rf->cpu && pw->source) { /* an operator for OpenCL workers: the CPU's functions too */
-    FEMINT_CALL(pw_compile_cpu(ctx, pw, dim, &rf->dl, &rf->f0, &rf->f1, rf->g));
+    FEMINT_CALL(pw_compile_cpu(ctx, pw, dim, &rf->dl, &rf->f0, &rf->f1, rf->g, &rf->cells));
     rf->cpu = 1;
   }
   FEMINT_CHECK(rf->g[0] || rf->g[1] || rf->g[2] || rf->g[3], ctx, FEMINT_EINVAL,

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "codelets/kernels.h"
 #include "host/pointwise.h"
 #include "operator.h"
 
@@ -55,7 +56,7 @@ static int run_cc(const char *cc, const char *so, const char *src, const char *e
   int n = 0;
   snprintf(words, sizeof words, "%s", cc);
   for (char *w = strtok(words, " \t"); w && n < 30; w = strtok(NULL, " \t")) argv[n++] = w;
-  const char *rest[] = {"-O2", "-fPIC", "-shared", "-o", so, src, "-lm", NULL};
+  const char *rest[] = {"-O3", "-fPIC", "-shared", "-o", so, src, "-lm", NULL};
   for (int i = 0; rest[i]; i++) argv[n++] = (char *)rest[i];
   argv[n] = NULL;
   posix_spawn_file_actions_t fa;
@@ -113,18 +114,25 @@ static int compile(femint_context_t ctx, const struct pointwise *pw, const char 
 }
 
 int pw_compile_cpu(femint_context_t ctx, const struct pointwise *pw, int dim, void **dl,
-                   femint_pointwise_fn *f0, femint_pointwise_fn *f1, femint_pointwise_fn *g)
+                   femint_pointwise_fn *f0, femint_pointwise_fn *f1, femint_pointwise_fn *g,
+                   pw_cells_fn *cells)
 {
   *dl = NULL;
   const char *env = getenv("FEMINT_CC");
   const char *cc = env && *env ? env : FEMINT_RUNTIME_CC;
+  /* the prelude, the caller's text, then the loop over cells that calls its functions inline */
+  char *kernel = femint_kernel_text("residual_cpu.c");
+  FEMINT_CHECK(kernel, ctx, FEMINT_ENOMEM, "the CPU residual's source is missing");
   const int nprelude = pw_prelude(NULL, 0, pw, dim, 0, 0);
-  const size_t len = (size_t)nprelude + strlen(pw->source) + 2;
+  const size_t len = (size_t)nprelude + strlen(pw->source) + strlen(kernel) + 64;
   char *text = malloc(len), dir[4096], so[4200];
+  if (!text) free(kernel);
   FEMINT_CHECK(text, ctx, FEMINT_ENOMEM, "%s: out of memory", pw->name);
   pw_prelude(text, len, pw, dim, 0, 0);
   strcat(text, pw->source);
-  strcat(text, "\n");
+  strcat(text, "\n#line 1 \"residual_cpu.c\"\n");
+  strcat(text, kernel);
+  free(kernel);
   int rc = cache_dir(ctx, dir, sizeof dir);
   const uint64_t h = pw_hash(pw_hash(PW_HASH_START, text, strlen(text)), cc, strlen(cc));
   snprintf(so, sizeof so, "%s/pw-%016llx.so", dir, (unsigned long long)h);
@@ -143,6 +151,7 @@ int pw_compile_cpu(femint_context_t ctx, const struct pointwise *pw, int dim, vo
   *f1 = (femint_pointwise_fn)dlsym(*dl, "f1");
   static const char *const gname[4] = {"g0", "g1", "g2", "g3"};
   for (int k = 0; k < 4; k++) g[k] = (femint_pointwise_fn)dlsym(*dl, gname[k]);
+  *cells = (pw_cells_fn)dlsym(*dl, "femint_residual_cells");
   if (!*f0 && !*f1) {
     dlclose(*dl);
     *dl = NULL;
