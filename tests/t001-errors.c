@@ -1,4 +1,5 @@
 /* Test: error codes have names and texts, and bad arguments give clear errors without a crash. */
+#include <math.h>
 #include <string.h>
 
 #include "femint.h"
@@ -81,5 +82,18 @@ int main(void)
              femint_operator_destroy(&op) == 0 && femint_operator_destroy(NULL) == 0 &&
              femint_finalize(NULL) == 0,
          "destroying NULL is harmless");
+  /* Coefficients that are not finite are refused, naming the cell. */
+  femint_form_t f = NULL;
+  const double inf = INFINITY, one = 1, nan_c[16] = {NAN};
+  int e1 = femint_form_create_elasticity(NULL, 1, &inf, &nu, &f);
+  tap_ok(e1 == FEMINT_EINVAL && !f && strstr(femint_last_error(NULL), "finite"),
+         "an infinite Young's modulus is refused: \"%s\"", femint_last_error(NULL));
+  int e2 = femint_form_create_laplace(NULL, 1, 1, &inf, &f);
+  int e3 = femint_form_create_generic(NULL, 1, 1, nan_c, &f);
+  tap_ok(e2 == FEMINT_EINVAL && e3 == FEMINT_EINVAL && !f,
+         "an infinite kappa and a NaN generic coefficient are refused: \"%s\"",
+         femint_last_error(NULL));
+  TAP_CALL(NULL, femint_form_create_mass(NULL, 1, 1, &one, &f));
+  femint_form_destroy(&f);
   return tap_done();
 }

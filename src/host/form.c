@@ -45,8 +45,9 @@ static int elasticity(femint_context_t ctx, int plane, int nvalues, const double
   *form = NULL;
   FEMINT_CHECK(young && poisson, ctx, FEMINT_EINVAL, "elasticity: NULL material arrays");
   for (int c = 0; c < nvalues; c++) {
-    FEMINT_CHECK(young[c] > 0, ctx, FEMINT_EINVAL,
-                 "elasticity: Young's modulus of cell %d is %g, must be > 0", c, young[c]);
+    FEMINT_CHECK(young[c] > 0 && isfinite(young[c]), ctx, FEMINT_EINVAL,
+                 "elasticity: Young's modulus of cell %d is %g, must be finite and > 0", c,
+                 young[c]);
     FEMINT_CHECK(poisson[c] > -1 && poisson[c] < 0.5, ctx, FEMINT_EINVAL,
                  "elasticity: Poisson ratio of cell %d is %g, must be in (-1, 0.5)", c,
                  poisson[c]);
@@ -84,8 +85,8 @@ static int form_scalar(femint_context_t ctx, int kind, const char *what, int nco
 {
   FEMINT_CHECK(v, ctx, FEMINT_EINVAL, "%s: NULL coefficient array", what);
   for (int c = 0; c < nvalues; c++)
-    FEMINT_CHECK(v[c] > 0, ctx, FEMINT_EINVAL, "%s: coefficient of cell %d is %g, must be > 0",
-                 what, c, v[c]);
+    FEMINT_CHECK(v[c] > 0 && isfinite(v[c]), ctx, FEMINT_EINVAL,
+                 "%s: coefficient of cell %d is %g, must be finite and > 0", what, c, v[c]);
   FEMINT_CALL(form_new(ctx, kind, ncomp, 1, nvalues, form));
   memcpy((*form)->coef, v, (size_t)nvalues * sizeof *v);
   return 0;
@@ -107,6 +108,10 @@ int femint_form_create_generic(femint_context_t ctx, int ne, int nvalues, const 
                                femint_form_t *form)
 {
   FEMINT_CHECK(c, ctx, FEMINT_EINVAL, "generic form: NULL coefficient array");
+  for (size_t i = 0; ne >= 1 && ne <= 5 && nvalues >= 1 && i < (size_t)nvalues * ne * ne * 16; i++)
+    FEMINT_CHECK(isfinite(c[i]), ctx, FEMINT_EINVAL,
+                 "generic form: coefficient %zu of cell %zu is %g, not finite", i % (ne * ne * 16),
+                 i / (ne * ne * 16), c[i]);
   FEMINT_CALL(form_new(ctx, FORM_GENERIC, ne, ne * ne * 16, nvalues, form));
   memcpy((*form)->coef, c, (size_t)nvalues * ne * ne * 16 * sizeof *c);
   return 0;
