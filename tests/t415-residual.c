@@ -332,6 +332,28 @@ static void check_linear(femint_context_t ctx, femint_mesh_t m)
   femint_form_destroy(&bf);
   femint_form_destroy(&mf);
   femint_matrix_destroy(&M);
+  /* a compiler that cannot run, and a cache folder that cannot be made, are named */
+  const char *cache = getenv("FEMINT_CACHE_DIR");
+  char saved[256];
+  snprintf(saved, sizeof saved, "%s", cache ? cache : "");
+  struct femint_pointwise plap = {.source = femint_pointwise_gallery("poisson"), .name = "lap.c",
+                                 .ncomp = 1};
+  for (int k = 0; k < 2; k++) {
+    if (k == 0) setenv("FEMINT_CC", "/nonexistent/cc", 1);
+    else setenv("FEMINT_CACHE_DIR", "/proc/femint-cache", 1);
+    TAP_CALL(ctx, femint_form_create_pointwise(ctx, &plap, &bf));
+    TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &bf, &cpu, &op));
+    rc = femint_operator_residual(op, 0, vu, NULL, vF);
+    const char *msg = femint_last_error(ctx);
+    tap_ok(k == 0 ? rc == FEMINT_EBUILD && strstr(msg, "/nonexistent/cc could not run")
+                  : rc == FEMINT_EIO && strstr(msg, "/proc/femint-cache"),
+           "%s: %s, \"%s\"", k == 0 ? "FEMINT_CC that does not run" : "a cache folder that cannot be made",
+           femint_error_name(rc), msg);
+    femint_operator_destroy(&op);
+    femint_form_destroy(&bf);
+    unsetenv("FEMINT_CC");
+    setenv("FEMINT_CACHE_DIR", saved, 1);
+  }
   struct femint_pointwise wrong = {.ncomp = 1};
   rc = femint_form_create_pointwise(ctx, &wrong, &bf);
   tap_ok(rc == FEMINT_EINVAL && !bf, "a form with neither source nor functions: %s",

@@ -101,8 +101,9 @@ static int compile(femint_context_t ctx, const struct pointwise *pw, const char 
   if (st != 0) {
     char msg[2048];
     read_messages(err, msg, sizeof msg);
-    rc = femint_seterr(ctx, FEMINT_EBUILD, "%s does not compile for the CPU workers (%s%s): %s",
-                       pw->name, cc, st < 0 ? " could not run" : "", msg);
+    rc = femint_seterr(ctx, FEMINT_EBUILD, "%s does not compile for the CPU workers (%s%s)%s%s",
+                       pw->name, cc, st < 0 ? " could not run: set FEMINT_CC" : "",
+                       msg[0] ? ": " : "", msg);
   } else if (rename(tmp, so) != 0) {
     rc = femint_seterr(ctx, FEMINT_EIO, "%s: cannot move the compiled object to %s: %s",
                        pw->name, so, strerror(errno));
