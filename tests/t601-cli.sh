@@ -607,6 +607,8 @@ bad 2 "--curved" run --curved 0.1
 bad 2 "0.7" run --element tet --curved 0.7
 bad 2 "--variant gemm" run --element tet --variant gemm
 bad 2 "1..3" refel --element tet --order 5
+bad 2 "1..3" refel --element tet --order 0
+bad 2 "1..3" refel --element tri --order 4
 bad 2 "1,2" run --element hex --order 1-2
 bad 2 "1..10" run --element hex --order 11
 bad 2 "prisms are straight" run --element prism --curved 0.1

@@ -15,11 +15,12 @@ struct refel_options {
 #define F(member) offsetof(struct refel_options, member)
 static const struct cli_option options[] = {
   {CLI_OPT("--element", CLI_CHOICE, F(shape),
-           "prism, quad and hex: the H1 element; tet: the H(curl) element (default prism)", NULL),
+           "prism, quad, hex and tri: the H1 element; tet: the H(curl) element (default prism)",
+           NULL),
    .choices = cli_element_names, .values = cli_element_values},
   {CLI_OPT("--order", CLI_INT, F(order),
-           "the order, 1..7 (tet: 1..3, hex: 1..10); without it, a row for every order", "P"),
-   .min = 1, .max = FEMINT_MAX_ORDER},
+           "the order, 1..7 (tet and tri: 1..3, hex: 1..10); without it, a row for every order",
+           "P"), .min = 0, .max = 1000},
   {CLI_OPT("--json", CLI_FLAG, F(json),
            "one JSON object for the order given, or an array of them", NULL)},
 };
@@ -50,7 +51,7 @@ int cli_refel_command(int argc, char **argv)
   if (status) return status < 0 ? 0 : status;
   const int tet = o.shape == FEMINT_TET, family = tet ? FEMINT_HCURL : FEMINT_H1;
   const int pmax = femint_refel_max_order(o.shape, family);
-  if (o.order > pmax)
+  if (cli_given(&args, "--order") && (o.order < 1 || o.order > pmax))
     return cli_fail_usage("--order %ld: the %s element has orders 1..%d", o.order,
                           cli_element_names[o.shape - 1], pmax);
   const int first = o.order ? (int)o.order : 1, last = o.order ? (int)o.order : pmax;
