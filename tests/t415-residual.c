@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "host/host.h"
@@ -353,6 +354,31 @@ static void check_linear(femint_context_t ctx, femint_mesh_t m)
     femint_form_destroy(&bf);
     unsetenv("FEMINT_CC");
     setenv("FEMINT_CACHE_DIR", saved, 1);
+  }
+  /* an OpenCL build that fails (a broken kernel in FEMINT_KERNEL_DIR) leaves the work to the
+   * CPU workers, with a warning on stderr: the residual is still A u */
+  char dir[64] = "/tmp/femint-t415-kernels-XXXXXX";
+  if (mkdtemp(dir)) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/residual.cl", dir);
+    FILE *kf = fopen(path, "w");
+    if (kf) fputs("this is not OpenCL C\n", kf), fclose(kf);
+    setenv("FEMINT_KERNEL_DIR", dir, 1);
+    TAP_CALL(ctx, femint_form_create_pointwise(ctx, &pw, &bf));
+    TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &bf, NULL, &op));
+    TAP_CALL(ctx, femint_vector_set_values(vu, u));
+    rc = femint_operator_residual(op, 0, vu, NULL, vF);
+    if (!rc) rc = femint_vector_get_values(vF, F);
+    femint_matrix_mult(A, u, Au);
+    const double df = rc ? 1 : tap_reldiff(F, Au, (size_t)n);
+    tap_ok(rc == 0 && df < 1e-12,
+           "a kernel that does not build: the CPU workers compute the residual (%s, %.1e)",
+           femint_error_name(rc), df);
+    femint_operator_destroy(&op);
+    femint_form_destroy(&bf);
+    unsetenv("FEMINT_KERNEL_DIR");
+    unlink(path);
+    rmdir(dir);
   }
   struct femint_pointwise wrong = {.ncomp = 1};
   rc = femint_form_create_pointwise(ctx, &wrong, &bf);

@@ -141,6 +141,10 @@ int ev_home_choose(struct femint_operator *op, const int *usable, struct vec_ker
  * than they give (doc/performance.md). A CPU-type device (PoCL) shares with the CPU workers. */
 int operator_gpu_alone(const struct femint_operator *op);
 
+/* After a device's OpenCL build of what (err its error, the build log in the message): 0 with a
+ * warning on stderr when the CPU workers may take the work (the device is left out), else err. */
+int operator_build_failed(const struct femint_operator *op, int err, const char *what);
+
 /* operator_residual.c: what femint_operator_residual kept. */
 void operator_residual_release(struct femint_operator *op);
 /* pointwise_cc.c: a pointwise source compiled for the CPU (dim the mesh's): the shared object

@@ -238,8 +238,10 @@ static int apply_programs(struct femint_operator *op, int kind, int evec)
              "-DP=%d -DQ=%d -DNC=%d -DKIND=%d -DNE=%d -DGEO=%d -DEVEC=%d -DREAL=%s -DFEMINT_FP64",
              a->tensor->P, a->tensor->Q, a->nc, kernel_kind, ne, op->plan->opt.apply_geometry, evec,
              a->single ? "float" : "double");
-    err = femint_context_program(ctx, dev, source, options, "hex_apply",
-                                 &a->prog[evec][kind][dev]);
+    err = operator_build_failed(op,
+                                femint_context_program(ctx, dev, source, options, "hex_apply",
+                                                       &a->prog[evec][kind][dev]),
+                                "the matrix-free apply kernel");
   }
   free(source);
   return err;

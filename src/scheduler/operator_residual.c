@@ -213,13 +213,8 @@ static int residual_programs(struct femint_operator *op, int f)
              re->dim, pw->ncomp, pw->naux, pw->aux, re->nsh, re->nq, rf->nb[dev], RESIDUAL_WG,
              pw->nconst, pw_defines(pw->source, "f0"), pw_defines(pw->source, "f1"),
              (unsigned long long)hash);
-    err = femint_context_program(ctx, dev, text, options, "residual", &rf->prog[dev]);
-    if (err && op->plan->opt.where != FEMINT_WHERE_OPENCL && ctx->ncpu > 0) {
-      fprintf(stderr, "femint: warning: %s: %s; the CPU workers compute its residual\n",
-              pw->name, femint_thread_error());
-      rf->prog[dev] = NULL;
-      err = 0;
-    }
+    err = operator_build_failed(
+        op, femint_context_program(ctx, dev, text, options, "residual", &rf->prog[dev]), pw->name);
     built += rf->prog[dev] != NULL;
   }
   free(text);
