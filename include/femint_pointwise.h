@@ -75,7 +75,8 @@ FEMINT_EXPORT const char *femint_pointwise_gallery(const char *name);
 /** @brief F = the residual of a pointwise form at u: every cell of the operator, summed
  *  deterministically (each DOF's contributions in plan order) into F, which is overwritten.
  *  u and F are vectors of the operator's space; aux a vector of the auxiliary field's space (same
- *  mesh, shape and order, naux components) for FEMINT_AUX_FIELD, else NULL. Removed DOFs are 0
+ *  mesh, shape and order, naux components) for FEMINT_AUX_FIELD, else NULL. The space is a
+ *  Lagrange one (triangles, tetrahedra, hexahedra). Removed DOFs are 0
  *  in u and are left out of F. With options.precision FEMINT_SINGLE the geometry, the tables and
  *  the element residuals are floats and the OpenCL kernel computes in floats (REAL float; the CPU
  *  computes in double from them); u, aux and F stay double. The first call compiles the functions (CPU: the configured C
