@@ -113,7 +113,7 @@ static void test_geometry(void)
     double t[GEOM_QUAD_NTERMS * 64];
     int bad_q;
     if (refel_quad_create(p, &re)) continue;
-    missed += geom_quad_terms(re, 8, Q, t, &bad_q) == 0;
+    missed += geom_terms(re, 8, Q, t, &bad_q) == 0;
     refel_destroy(&re);
   }
   rc = geom_quad_check(NULL, 8, Q, &rep);

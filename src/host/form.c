@@ -220,7 +220,6 @@ int femint_form_create_pointwise(femint_context_t ctx, const struct femint_point
   q->f0 = pw->f0;
   q->f1 = pw->f1;
   memcpy(q->g, pw->g, sizeof q->g);
-  q->hash = q->source ? pw_hash(PW_HASH_START, q->source, strlen(q->source)) : 0;
   *f = (struct femint_form){.ctx = ctx, .kind = FORM_POINTWISE, .family = FEMINT_H1,
                             .ne = pw->ncomp, .nvalues = 1, .pw = q};
   *form = f;

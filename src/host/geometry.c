@@ -91,6 +91,33 @@ int geom_terms(const struct refel *re, int nnode, const double *X, double *t, in
   return 0;
 }
 
+void geom_simplex_nodes(int dim, int nnode, const double *xi, double *N, double *dN)
+{
+  const int nv = dim + 1, quadratic = nnode > nv;
+  double l[4] = {1, 0, 0, 0};
+  for (int d = 0; d < dim; d++) {
+    l[d + 1] = xi[d];
+    l[0] -= xi[d];
+  }
+  /* dl_a / dxi_j: l_0 decreases along every direction, l_a grows along xi_(a-1) */
+#define DL(a, j) ((a) == 0 ? -1.0 : (a) == (j) + 1 ? 1.0 : 0.0)
+  for (int a = 0; a < nv; a++) {
+    const double f = quadratic ? l[a] * (2 * l[a] - 1) : l[a], df = quadratic ? 4 * l[a] - 1 : 1;
+    if (N) N[a] = f;
+    if (dN)
+      for (int j = 0; j < dim; j++) dN[dim * a + j] = df * DL(a, j);
+  }
+  const int ne = quadratic ? (dim == 2 ? TRI_NE : TET_NE) : 0;
+  for (int e = 0; e < ne; e++) {
+    const int *ev = dim == 2 ? tri_edge_vert[e] : tet_edge_vert[e];
+    const int a = ev[0], b = ev[1], n = nv + e;
+    if (N) N[n] = 4 * l[a] * l[b];
+    if (dN)
+      for (int j = 0; j < dim; j++) dN[dim * n + j] = 4 * (DL(a, j) * l[b] + l[a] * DL(b, j));
+  }
+#undef DL
+}
+
 double geom_nodal(int dim, int nnode, const double *X, const double *N, const double *dN,
                   double *x, double *J)
 {

@@ -77,11 +77,6 @@ double geom_inverse2(const double *J, double *K)
   return det;
 }
 
-int geom_quad_terms(const struct refel *re, int nnode, const double *X, double *t, int *bad)
-{
-  return geom_terms(re, nnode, X, t, bad);
-}
-
 #define CHECK_GRID 17
 #define CHECK_DEPTH 10
 #define CHECK_MARGIN 1e-12

@@ -2,31 +2,13 @@
  * nodes: points, Jacobians, and the check that det J keeps one sign on the whole cell. */
 #include <math.h>
 
-#include "refel_tet.h"
+#include "refel_simplex.h"
 
 int geom_tet_nodes(int nnode, const double xi[3], double *N, double *dN)
 {
   FEMINT_CHECK(nnode == 4 || nnode == 10, NULL, FEMINT_EINVAL,
                "tetrahedron geometry: %d nodes (4 or 10 supported)", nnode);
-  const double l[TET_NV] = {1 - xi[0] - xi[1] - xi[2], xi[0], xi[1], xi[2]};
-  /* dl_k / dxi_j: l0 decreases along every direction, l_k grows along xi_(k-1). */
-  static const double dl[TET_NV][3] = {{-1, -1, -1}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-  for (int a = 0; a < TET_NV; a++) {
-    /* Vertex a: l_a (affine) or l_a (2 l_a - 1) (quadratic). */
-    const double f = nnode == 4 ? l[a] : l[a] * (2 * l[a] - 1);
-    const double df = nnode == 4 ? 1 : 4 * l[a] - 1;
-    if (N) N[a] = f;
-    if (dN)
-      for (int j = 0; j < 3; j++) dN[3 * a + j] = df * dl[a][j];
-  }
-  if (nnode == 10)
-    for (int e = 0; e < TET_NE; e++) {
-      /* Edge node: 4 l_a l_b. */
-      const int a = tet_edge_vert[e][0], b = tet_edge_vert[e][1], n = TET_NV + e;
-      if (N) N[n] = 4 * l[a] * l[b];
-      if (dN)
-        for (int j = 0; j < 3; j++) dN[3 * n + j] = 4 * (dl[a][j] * l[b] + l[a] * dl[b][j]);
-    }
+  geom_simplex_nodes(3, nnode, xi, N, dN);
   return 0;
 }
 

@@ -8,23 +8,7 @@ int geom_tri_nodes(int nnode, const double xi[2], double *N, double *dN)
 {
   FEMINT_CHECK(nnode == 3 || nnode == 6, NULL, FEMINT_EINVAL,
                "triangle geometry: %d nodes (3 or 6 supported)", nnode);
-  const double l[TRI_NV] = {1 - xi[0] - xi[1], xi[0], xi[1]};
-  static const double dl[TRI_NV][2] = {{-1, -1}, {1, 0}, {0, 1}};
-  for (int a = 0; a < TRI_NV; a++) {
-    /* vertex a: l_a (affine) or l_a (2 l_a - 1) (quadratic) */
-    const double f = nnode == 3 ? l[a] : l[a] * (2 * l[a] - 1);
-    const double df = nnode == 3 ? 1 : 4 * l[a] - 1;
-    if (N) N[a] = f;
-    if (dN)
-      for (int j = 0; j < 2; j++) dN[2 * a + j] = df * dl[a][j];
-  }
-  if (nnode == 6)
-    for (int e = 0; e < TRI_NE; e++) { /* edge node: 4 l_a l_b */
-      const int a = tri_edge_vert[e][0], b = tri_edge_vert[e][1], n = TRI_NV + e;
-      if (N) N[n] = 4 * l[a] * l[b];
-      if (dN)
-        for (int j = 0; j < 2; j++) dN[2 * n + j] = 4 * (dl[a][j] * l[b] + l[a] * dl[b][j]);
-    }
+  geom_simplex_nodes(2, nnode, xi, N, dN);
   return 0;
 }
 

@@ -3,10 +3,21 @@
 #ifndef FEMINT_HOST_H
 #define FEMINT_HOST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
 #include "femint.h"
+
+/* 64-bit FNV-1a of len bytes, continuing from h (start with HASH_START): the keys of caches of
+ * texts (OpenCL programs, compiled pointwise sources). */
+#define HASH_START 0xcbf29ce484222325ull
+static inline uint64_t hash_bytes(uint64_t h, const void *data, size_t len)
+{
+  const unsigned char *b = data;
+  for (size_t i = 0; i < len; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+  return h;
+}
 
 /* ---- quadrature.c ---- */
 
@@ -171,9 +182,9 @@ double geom_hex_jacobian(int nnode, const double *X, const double xi[3], double 
  * det J found and where. */
 int geom_hex_check(int nnode, const double *X, double *det, double xi[3]);
 /* Jacobian terms of a cell of any shape at the points of re, from its nnode geometric nodes
- * X[nnode][dim]: 3D as geom_prism_terms writes them, 2D as geom_quad_terms (1 + dim^2 values per
- * point); simplices take |det J| (their vertices are in ascending global order). Returns 0, or
- * FEMINT_EJACOBIAN with *bad = q. */
+ * X[nnode][dim]: 3D as geom_prism_terms writes them, 2D as refel_quad.h's GEOM_QUAD_NTERMS says
+ * (1 + dim^2 values per point); simplices take |det J| (their vertices are in ascending global
+ * order). Returns 0, or FEMINT_EJACOBIAN with *bad = q. */
 int geom_terms(const struct refel *re, int nnode, const double *X, double *t, int *bad);
 
 /* ---- mesh.c, mesh_topo.c ---- */

@@ -8,13 +8,6 @@
 #include "pointwise.h"
 #include "refel_quad.h"
 
-uint64_t pw_hash(uint64_t h, const void *data, size_t len)
-{
-  const unsigned char *b = data;
-  for (size_t i = 0; i < len; i++) h = (h ^ b[i]) * 0x100000001b3ull;
-  return h;
-}
-
 int pw_prelude(char *buf, size_t len, const struct pointwise *pw, int dim, int opencl,
                int single)
 {

@@ -13,19 +13,14 @@
 #define PW_MAX_NA 3
 #define PW_MAX_CONST 16
 
-/* A form's copy of the caller's description (struct femint_pointwise), with its source's hash. */
+/* A form's copy of the caller's description (struct femint_pointwise). */
 struct pointwise {
   char *source, *name;
   int ncomp, aux, naux, ncell_aux, nconst;
   double *aux_cell;  /* [ncell_aux][naux] */
   double k[PW_MAX_CONST];
   femint_pointwise_fn f0, f1, g[4]; /* the caller's compiled functions (NULL: none) */
-  uint64_t hash;     /* of the source (0 without one) */
 };
-
-/* 64-bit FNV-1a of len bytes, continuing from h (start with PW_HASH_START). */
-#define PW_HASH_START 0xcbf29ce484222325ull
-uint64_t pw_hash(uint64_t h, const void *data, size_t len);
 
 /* The text before a caller's source: REAL, FEMINT_POINTWISE, FEMINT_DIM, FEMINT_NC, FEMINT_NA,
  * FEMINT_NCONST, <math.h> in C, then a #line that makes the compiler's messages name the

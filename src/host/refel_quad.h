@@ -67,9 +67,8 @@ void geom_quad_point(int nnode, const double *X, const double xi[2], double *x);
 double geom_quad_jacobian(int nnode, const double *X, const double xi[2], double *J);
 /* K = inverse of J (K[2*j + i] = dxi_j / dx_i); returns det J. */
 double geom_inverse2(const double *J, double *K);
-/* Jacobian terms at the points of re: t[q*5] = det J * w_q, t[q*5 + 1 + 2*j + i] = dxi_j / dx_i.
- * Returns 0, or FEMINT_EJACOBIAN with *bad = q at the first point where det J <= 0. */
-int geom_quad_terms(const struct refel *re, int nnode, const double *X, double *t, int *bad);
+/* Jacobian terms per point of a 2D cell (geom_terms): t[q*5] = det J * w_q,
+ * t[q*5 + 1 + 2*j + i] = dxi_j / dx_i. */
 #define GEOM_QUAD_NTERMS 5
 
 /* What geom_quad_check found: the smallest det J at the points it evaluated and where. */

@@ -50,6 +50,12 @@ int refel_lagrange_entity_nmodes(int shape, int kind, int q);
 /* The reference coordinates of the nodes, xi[nsh][dim], in the element's order. */
 int refel_lagrange_nodes(int shape, int order, double *xi);
 
+/* ---- geometry.c: the node functions of a simplex's map ----
+ * Of the affine map (nnode = dim + 1: l_a) or the quadratic one (l_a (2 l_a - 1) at the vertices,
+ * then 4 l_a l_b at the midpoints of the edges of tri_edge_vert or tet_edge_vert), N[nnode] and
+ * dN[nnode][dim] (either may be NULL); the caller checks nnode. */
+void geom_simplex_nodes(int dim, int nnode, const double *xi, double *N, double *dN);
+
 /* ---- geometry_tri.c: the 3-node (affine) and 6-node (quadratic) triangle ----
  * X[nnode][2]: the 3 vertices in the reference order, then (6 nodes) the nodes of edges 0..2,
  * the images of the edge midpoints. */

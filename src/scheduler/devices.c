@@ -22,10 +22,13 @@ int femint_context_program(femint_context_t ctx, int dev, const char *source, co
                            const char *kernel_name, struct cl_program_entry **entry)
 {
   FEMINT_CHECK(dev >= 0 && dev < ctx->ncl_dev, ctx, FEMINT_EINVAL, "no OpenCL device %d", dev);
-  size_t klen = strlen(kernel_name) + strlen(options) + 32;
+  /* a program is the same for the same device, kernel, options and source text (the text is
+   * the caller's for a pointwise form, or an edited copy under FEMINT_KERNEL_DIR) */
+  size_t klen = strlen(kernel_name) + strlen(options) + 48;
   char *key = malloc(klen);
   FEMINT_CHECK(key, ctx, FEMINT_ENOMEM, "out of memory");
-  snprintf(key, klen, "%d|%s|%s", dev, kernel_name, options);
+  snprintf(key, klen, "%d|%s|%s|%016llx", dev, kernel_name, options,
+           (unsigned long long)hash_bytes(HASH_START, source, strlen(source)));
   pthread_mutex_lock(&ctx->lock);
   struct cl_program_entry *e = ctx->programs;
   while (e && strcmp(e->key, key)) e = e->next;

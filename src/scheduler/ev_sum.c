@@ -4,7 +4,6 @@
  * the transpose of the DOF map per chunk, all registered per chunk; the sum is one task on the
  * vectors' home (codelets/vector_ops.c, VEC_EV_SUM) that adds each DOF's places one after the
  * other, whatever the chunks and workers. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,21 +218,5 @@ int ev_home_choose(struct femint_operator *op, const int *usable, struct vec_ker
     *home = starpu_worker_get_by_devid(STARPU_OPENCL_WORKER, dev);
   }
   free(source);
-  return 0;
-}
-
-int operator_gpu_alone(const struct femint_operator *op)
-{
-  if (op->plan->opt.where != FEMINT_WHERE_ANY) return 0;
-  for (int dev = 0; dev < op->ctx->ncl_dev; dev++)
-    if (op->ctx->cl_driven[dev] && !(op->ctx->cl_dev[dev].type & CL_DEVICE_TYPE_CPU)) return 1;
-  return 0;
-}
-
-int operator_build_failed(const struct femint_operator *op, int err, const char *what)
-{
-  if (!err || op->plan->opt.where == FEMINT_WHERE_OPENCL || op->ctx->ncpu == 0) return err;
-  fprintf(stderr, "femint: warning: %s: %s; the CPU workers take its work\n", what,
-          femint_thread_error());
   return 0;
 }

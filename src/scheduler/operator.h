@@ -74,6 +74,14 @@ int model_calibrated(femint_context_t ctx, struct starpu_task *t, uint32_t where
 void stats_task(struct femint_stats *st, struct starpu_task *t, int integrate);
 /* The statistics that do not depend on the path: cells, batches, groups, workers, flops. */
 void stats_plan(const struct femint_operator *op, struct femint_stats *st);
+/* With every kind of worker allowed, a driven OpenCL device that is not itself a CPU takes the
+ * tasks of the vector verbs (apply, residual) alone, in one chunk: the CPU workers are 20 to 50
+ * times slower on these memory-bound kernels and the chunks they would need cost the device more
+ * than they give (doc/performance.md). A CPU-type device (PoCL) shares with the CPU workers. */
+int operator_gpu_alone(const struct femint_operator *op);
+/* After a device's OpenCL build of what (err its error, the build log in the message): 0 with a
+ * warning on stderr when the CPU workers may take the work (the device is left out), else err. */
+int operator_build_failed(const struct femint_operator *op, int err, const char *what);
 /* The tasks as CSV rows (worker, kind, codelet, order, cells, start and end in seconds from the
  * first start, batch, ready time): tasks[2 * i] integrates batch i (of every form), tasks[2 * i +
  * 1] assembles it (NULL where there is none), and the tasks after 2 * nform * nbatch (sums) have
@@ -134,16 +142,6 @@ int ev_sum_submit(struct femint_operator *op, struct ev_sum *e, starpu_data_hand
  * worker, else -1 (the CPU workers). */
 int ev_home_choose(struct femint_operator *op, const int *usable, struct vec_kernels **vk,
                    int *home);
-
-/* With every kind of worker allowed, a driven OpenCL device that is not itself a CPU takes the
- * tasks of the vector verbs (apply, residual) alone, in one chunk: the CPU workers are 20 to 50
- * times slower on these memory-bound kernels and the chunks they would need cost the device more
- * than they give (doc/performance.md). A CPU-type device (PoCL) shares with the CPU workers. */
-int operator_gpu_alone(const struct femint_operator *op);
-
-/* After a device's OpenCL build of what (err its error, the build log in the message): 0 with a
- * warning on stderr when the CPU workers may take the work (the device is left out), else err. */
-int operator_build_failed(const struct femint_operator *op, int err, const char *what);
 
 /* operator_residual.c: what femint_operator_residual kept. */
 void operator_residual_release(struct femint_operator *op);

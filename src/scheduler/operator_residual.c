@@ -192,8 +192,7 @@ static int residual_programs(struct femint_operator *op, int f)
   at += (size_t)pw_prelude(text + at, len - at, pw, re->dim, 1, single);
   snprintf(text + at, len - at, "%s\n#line 1 \"residual.cl\"\n%s", pw->source, kernel);
   free(kernel);
-  const uint64_t hash = pw_hash(PW_HASH_START, text, strlen(text));
-  int err = 0, built = 0;
+  int err = 0;
   for (int dev = 0; dev < ctx->ncl_dev && !err; dev++) {
     if (!ctx->cl_driven[dev] || !ctx->cl_dev[dev].fp64) continue;
     rf->nb[dev] = kernel_batch(op, pw, dev);
@@ -209,16 +208,13 @@ static int residual_programs(struct femint_operator *op, int f)
     char options[400];
     snprintf(options, sizeof options,
              "-DDIM=%d -DNC=%d -DNA=%d -DAUX=%d -DNSH=%d -DNQ=%d -DNB=%d -DWG=%d -DNCONST=%d "
-             "-DFEMINT_FP64 -DHAS_F0=%d -DHAS_F1=%d -DFEMINT_TEXT=0x%016llx",
+             "-DFEMINT_FP64 -DHAS_F0=%d -DHAS_F1=%d",
              re->dim, pw->ncomp, pw->naux, pw->aux, re->nsh, re->nq, rf->nb[dev], RESIDUAL_WG,
-             pw->nconst, pw_defines(pw->source, "f0"), pw_defines(pw->source, "f1"),
-             (unsigned long long)hash);
+             pw->nconst, pw_defines(pw->source, "f0"), pw_defines(pw->source, "f1"));
     err = operator_build_failed(
         op, femint_context_program(ctx, dev, text, options, "residual", &rf->prog[dev]), pw->name);
-    built += rf->prog[dev] != NULL;
   }
   free(text);
-  (void)built;
   return err;
 }
 
@@ -331,11 +327,10 @@ static int residual_check(const struct femint_operator *op, const char *who, int
   return 0;
 }
 
-/* The element residuals of every chunk, and (F set) their sum into F; waits for the tasks. */
-static int residual_run(femint_operator_t op, int form, femint_vector_t u, femint_vector_t aux,
-                        femint_vector_t F)
+/* What the residual and Jacobian of a form need and the first call makes: the chunks and the
+ * geometry, the form's functions and programs, the auxiliary field's modes. */
+static int residual_prepare(femint_operator_t op, int form, femint_vector_t aux)
 {
-  femint_context_t ctx = op->ctx;
   if (!op->residual) {
     const int err = residual_setup(op);
     if (err) {
@@ -343,11 +338,19 @@ static int residual_run(femint_operator_t op, int form, femint_vector_t u, femin
       return err;
     }
   }
+  if (!op->residual->rf[form].ready) FEMINT_CALL(residual_form_prepare(op, form));
+  return aux ? residual_aux_dofs(op, aux->space) : 0;
+}
+
+/* The element residuals of every chunk, and (F set) their sum into F; waits for the tasks. */
+static int residual_run(femint_operator_t op, int form, femint_vector_t u, femint_vector_t aux,
+                        femint_vector_t F)
+{
+  femint_context_t ctx = op->ctx;
+  FEMINT_CALL(residual_prepare(op, form, aux));
   struct op_residual *r = op->residual;
   struct residual_form *rf = &r->rf[form];
-  if (!rf->ready) FEMINT_CALL(residual_form_prepare(op, form));
   const struct pointwise *pw = op->forms[form]->pw;
-  if (aux) FEMINT_CALL(residual_aux_dofs(op, aux->space));
   uint32_t where = rf->cpu && op->plan->opt.where != FEMINT_WHERE_OPENCL ? STARPU_CPU : 0;
   int usable[FEMINT_MAX_CL_DEVICES] = {0}, gpu = 0;
   for (int dev = 0; dev < ctx->ncl_dev; dev++)
@@ -481,18 +484,11 @@ int femint_operator_jacobian(femint_operator_t op, int form, femint_vector_t u,
   FEMINT_CHECK(J, ctx, FEMINT_EINVAL, "%s: J (output) is NULL", jwho);
   *J = NULL;
   FEMINT_CALL(residual_check(op, jwho, form, u, aux, NULL));
-  if (!op->residual) {
-    const int err = residual_setup(op);
-    if (err) {
-      operator_residual_release(op);
-      return err;
-    }
-  }
+  FEMINT_CALL(residual_prepare(op, form, aux));
   struct op_residual *r = op->residual;
   struct residual_form *rf = &r->rf[form];
   const struct pointwise *pw = op->forms[form]->pw;
   const int dim = op->space->mesh->topo->dim;
-  if (!rf->ready) FEMINT_CALL(residual_form_prepare(op, form));
   if (!rf->cpu && pw->source) { /* an operator for OpenCL workers: the CPU's functions too */
     FEMINT_CALL(pw_compile_cpu(ctx, pw, dim, &rf->dl, &rf->f0, &rf->f1, rf->g, &rf->cells));
     rf->cpu = 1;
@@ -500,7 +496,6 @@ int femint_operator_jacobian(femint_operator_t op, int form, femint_vector_t u,
   FEMINT_CHECK(rf->g[0] || rf->g[1] || rf->g[2] || rf->g[3], ctx, FEMINT_EINVAL,
                "%s: %s defines none of g0, g1, g2, g3 (the pointwise derivatives)", jwho,
                pw->name);
-  if (aux) FEMINT_CALL(residual_aux_dofs(op, aux->space));
   FEMINT_CALL(jacobian_pattern(op));
   const struct plan *p = op->plan;
   const struct ev_sum *e = r->es;

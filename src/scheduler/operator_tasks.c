@@ -1,6 +1,7 @@
 /* What the verbs of an operator share: the buffers and StarPU handles of the batches, their
  * integration tasks (the H1 or the H(curl) codelet), submission, the statistics gathered from
- * StarPU's task profiling, and the timeline of the tasks. */
+ * StarPU's task profiling, the timeline of the tasks, where the vector verbs run and what a
+ * failed OpenCL build leaves to the CPU. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -217,5 +218,21 @@ int timeline_write(femint_context_t ctx, const char *path, const struct plan *p,
   int bad = ferror(f);
   bad |= fclose(f) != 0;
   FEMINT_CHECK(!bad, ctx, FEMINT_EIO, "cannot write the timeline '%s': %s", path, strerror(errno));
+  return 0;
+}
+
+int operator_gpu_alone(const struct femint_operator *op)
+{
+  if (op->plan->opt.where != FEMINT_WHERE_ANY) return 0;
+  for (int dev = 0; dev < op->ctx->ncl_dev; dev++)
+    if (op->ctx->cl_driven[dev] && !(op->ctx->cl_dev[dev].type & CL_DEVICE_TYPE_CPU)) return 1;
+  return 0;
+}
+
+int operator_build_failed(const struct femint_operator *op, int err, const char *what)
+{
+  if (!err || op->plan->opt.where == FEMINT_WHERE_OPENCL || op->ctx->ncpu == 0) return err;
+  fprintf(stderr, "femint: warning: %s: %s; the CPU workers take its work\n", what,
+          femint_thread_error());
   return 0;
 }

@@ -135,7 +135,7 @@ int pw_compile_cpu(femint_context_t ctx, const struct pointwise *pw, int dim, vo
   strcat(text, kernel);
   free(kernel);
   int rc = cache_dir(ctx, dir, sizeof dir);
-  const uint64_t h = pw_hash(pw_hash(PW_HASH_START, text, strlen(text)), cc, strlen(cc));
+  const uint64_t h = hash_bytes(hash_bytes(HASH_START, text, strlen(text)), cc, strlen(cc));
   snprintf(so, sizeof so, "%s/pw-%016llx.so", dir, (unsigned long long)h);
   /* a cached object that does not load (cut short, another machine's) is compiled again */
   for (int attempt = 0; attempt < 2 && !rc && !*dl; attempt++) {

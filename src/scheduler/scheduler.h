@@ -88,8 +88,9 @@ void cores_bind_workers(femint_context_t ctx);
 
 /* The first OpenCL device that a worker drives, or -1. */
 int femint_context_first_device(femint_context_t ctx);
-/* Build (once) the program of `source` with `options` on OpenCL device dev, and its kernel (an
- * entry without them on a device no worker drives). */
+/* Build (once per device, kernel, options and source text) the program of `source` with
+ * `options` on OpenCL device dev, and its kernel (an entry without them on a device no worker
+ * drives). */
 int femint_context_program(femint_context_t ctx, int dev, const char *source, const char *options,
                            const char *kernel_name, struct cl_program_entry **entry);
 /* Release every program of the cache. */
