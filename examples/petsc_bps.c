@@ -11,6 +11,8 @@
  *     ghost) from the global vector, femint_operator_apply sums the rank's element vectors, and
  *     the same scatter in reverse adds them into y (ADD_VALUES), where the ranks' shares of
  *     interface DOFs meet;
+ *   - each rank drives one OpenCL device, its rank on the node modulo the devices (start_femint,
+ *     FEMINT_DEVICE_BY_LOCAL_RANK), so that R ranks on a node of R GPUs use every GPU;
  *   - MatGetDiagonal from femint_operator_diagonal the same way, so that -pc_type jacobi works;
  *   - the right-hand side from femint_operator_load and the L2 error from femint_space_l2_error
  *     over the rank's cells.
@@ -125,10 +127,8 @@ static PetscErrorCode run(void)
              (int)order, (double)perturb);
   b.nc = b.problem == ELASTICITY || b.problem % 2 ? 3 : 1;
   const int stiff = b.problem >= 2;
-  struct femint_init_options io = {.nopencl = w == FEMINT_WHERE_CPU ? 0 : -1, .quiet = 1};
   femint_context_t ctx;
-  PetscCheck(femint_init(&io, &ctx) == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "femint_init: %s",
-             femint_init_error());
+  PetscCall(start_femint(w, &ctx));
   femint_mesh_t mesh;
   femint_form_t form;
   const double one = 1, E = 1, nu = 0.3;

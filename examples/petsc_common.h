@@ -55,6 +55,9 @@ PetscErrorCode make_dist_part(femint_space_t space, int ncell, struct part *pt);
 
 /* The option -where (any, cpu or opencl; default any) as enum femint_where, or an error naming it. */
 PetscErrorCode get_where(int *where);
+/* femint on this rank: one OpenCL device per rank of the node (the node's local rank modulo the
+ * devices; none with FEMINT_WHERE_CPU), CPU workers on the cores of the rank's binding. */
+PetscErrorCode start_femint(int where, femint_context_t *ctx);
 
 /* The values at the DOFs a rank's cells meet (owned and ghost, ascending in list) and one
  * VecScatter between them and a global vector: gather brings x's values into xf (an array over

@@ -488,24 +488,6 @@ static PetscErrorCode checksum(Vec x, double *sum)
   return 0;
 }
 
-/* femint on this rank: one OpenCL device per rank of the node (local rank modulo the devices),
- * CPU workers on the cores of the rank's binding. */
-static PetscErrorCode start_femint(int where, femint_context_t *ctx)
-{
-  MPI_Comm node;
-  int local;
-  PetscCallMPI(MPI_Comm_split_type(PETSC_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                                   &node));
-  PetscCallMPI(MPI_Comm_rank(node, &local));
-  PetscCallMPI(MPI_Comm_free(&node));
-  struct femint_init_options o = {.nopencl = where == FEMINT_WHERE_CPU ? 0 : -1, .quiet = 1,
-                                  .device_select = FEMINT_DEVICE_BY_LOCAL_RANK,
-                                  .local_rank = local};
-  PetscCheck(femint_init(&o, ctx) == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "femint_init: %s",
-             femint_init_error());
-  return 0;
-}
-
 static PetscErrorCode read_settings(struct settings *st)
 {
   PetscBool has_mesh = PETSC_FALSE;

@@ -324,3 +324,20 @@ PetscErrorCode get_where(int *w)
              where);
   return 0;
 }
+
+/* The node's ranks are numbered by a shared-memory communicator; femint takes the device. */
+PetscErrorCode start_femint(int where, femint_context_t *ctx)
+{
+  MPI_Comm node;
+  int local;
+  PetscCallMPI(MPI_Comm_split_type(PETSC_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                                   &node));
+  PetscCallMPI(MPI_Comm_rank(node, &local));
+  PetscCallMPI(MPI_Comm_free(&node));
+  struct femint_init_options o = {.nopencl = where == FEMINT_WHERE_CPU ? 0 : -1, .quiet = 1,
+                                  .device_select = FEMINT_DEVICE_BY_LOCAL_RANK,
+                                  .local_rank = local};
+  PetscCheck(femint_init(&o, ctx) == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "femint_init: %s",
+             femint_init_error());
+  return 0;
+}

@@ -123,10 +123,8 @@ static PetscErrorCode run(void)
   PetscCheck(n >= 1 && order >= 1 && order <= 3 && lambda >= 0 && lambda <= 3, PETSC_COMM_WORLD,
              PETSC_ERR_ARG_OUTOFRANGE, "-n %d -order %d -lambda %g: need n >= 1, order 1..3, "
              "lambda in [0, 3]", (int)n, (int)order, (double)lambda);
-  struct femint_init_options io = {.nopencl = w == FEMINT_WHERE_CPU ? 0 : -1, .quiet = 1};
   femint_context_t ctx;
-  PetscCheck(femint_init(&io, &ctx) == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "femint_init: %s",
-             femint_init_error());
+  PetscCall(start_femint(w, &ctx));
   struct problem b = {0};
   femint_mesh_t mesh;
   if (path[0]) FEMINT_TRY(ctx, femint_mesh_read_gmsh(ctx, path, &mesh));

@@ -24,41 +24,11 @@ export FEMINT_CACHE_DIR="$tmp/cache"
 
 have_python=no
 python3 -c 'import json' 2>/dev/null && have_python=yes
-# scipy may live in the system's python3 only (Debian's python3-scipy) when another python3 is first
-# on the PATH.
-have_scipy=no
-scipy_python=python3
-for py in python3 /usr/bin/python3; do
-  if "$py" -c 'import scipy.io' 2>/dev/null; then have_scipy=yes; scipy_python=$py; break; fi
-done
-
 . "$tests_dir/tap.sh"
 # The value of a top-level integer field of a one-line JSON object.
 field() { sed -n "s/.*\"$1\":\([0-9][0-9]*\).*/\1/p" "$2"; }
 # The size line of a Matrix Market file: "rows columns entries".
 mm_size() { awk '!/^%/ { print; exit }' "$1"; }
-# Whether two Matrix Market files hold the same entries, to 1e-12 of the largest one.
-same_matrix() {
-  if [ $have_scipy = yes ]; then
-    "$scipy_python" -c '
-import sys, scipy.io
-A, B = (scipy.io.mmread(f).tocsr() for f in sys.argv[1:3])
-assert A.shape == B.shape and A.nnz == B.nnz, (A.shape, B.shape, A.nnz, B.nnz)
-assert abs(A - B).max() <= 1e-12 * abs(A).max()
-' "$1" "$2"
-  else
-    awk '
-      FNR == 1 { f++ }
-      /^%/ { next }
-      !sized[f]++ { size[f] = $1 " " $2 " " $3; next }
-      { k = $1 " " $2; v[f, k] = $3; keys[k] = 1; a = $3 < 0 ? -$3 : $3; if (a > m) m = a }
-      END {
-        if (f != 2 || size[1] != size[2]) exit 1
-        for (k in keys) { d = v[1, k] - v[2, k]; if (d < 0) d = -d; if (d > 1e-12 * m) exit 1 }
-      }' "$1" "$2"
-  fi
-}
-
 # refel: N_sh, N_Q and the degree of the quadrature of the prism for p = 1..7.
 set -- "1 6 6" "2 18 18" "3 40 48" "4 75 80" "5 126 150" "6 196 231" "7 288 336"
 for row; do

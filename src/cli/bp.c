@@ -134,6 +134,7 @@ struct bp_result {
   double flops; /* of one application (or pass of the kernel alone), by sum factorization */
   double t_first, t_apply, t_busy, t_solve;
   int iterations, converged, tasks_cpu, tasks_opencl;
+  double rel_residual; /* |b - A x| / |b| at the end of the last solve */
   double bytes, copy_rate; /* what an application moves at the least; the copy rate of that */
 };
 
@@ -215,6 +216,7 @@ static int bp_solve(const struct bp_options *o, femint_operator_t op, femint_vec
     t[k] = res.t_solve;
     r->iterations = res.iterations;
     r->converged = res.converged;
+    r->rel_residual = res.bnorm > 0 ? res.rnorm / res.bnorm : res.rnorm;
     r->tasks_cpu = res.tasks_cpu;
     r->tasks_opencl = res.tasks_opencl;
   }
@@ -443,6 +445,7 @@ int cli_bp_command(int argc, char **argv)
       cli_json_num(&j, "solve_s", r.t_solve);
       cli_json_int(&j, "iterations", r.iterations);
       cli_json_int(&j, "converged", r.converged);
+      cli_json_num(&j, "relative_residual", r.rel_residual);
       cli_json_num(&j, "dof_iterations_per_s", rate);
       cli_json_int(&j, "solve_tasks_cpu", r.tasks_cpu);
       cli_json_int(&j, "solve_tasks_opencl", r.tasks_opencl);

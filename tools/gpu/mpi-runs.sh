@@ -16,6 +16,8 @@
 #   tools/gpu/mpi-runs.sh run OUTDIR   on the GPU host, from the repository root: unpacks the
 #                                      archive if needed, checks that every library resolves,
 #                                      and writes OUTDIR/log.txt
+#   tools/gpu/mpi-runs.sh gpus OUTDIR  the same on a host of several GPUs: one rank per GPU
+#                                      (OUTDIR/gpus.txt)
 #
 # What could break, and how it shows: the example is linked against Debian's Open MPI 4.1.4;
 # on the host it runs with the host's libmpi.so.40 (Open MPI 4.1.6, the same ABI). A host without
@@ -27,9 +29,9 @@ say() { echo "mpi-runs: $*" >&2; }
 
 pack() {
   set -e
-  [ -x examples/petsc_elasticity ] ||
-    { say "examples/petsc_elasticity is not built (configure with MPI and PETSc, then make)"; exit 1; }
-  ../shared/gpu/pack-runtime src/femint examples/petsc_elasticity
+  [ -x examples/petsc_elasticity ] && [ -x examples/petsc_bps ] ||
+    { say "examples/petsc_elasticity and petsc_bps are not built (configure with MPI and PETSc, then make)"; exit 1; }
+  ../shared/gpu/pack-runtime src/femint examples/petsc_elasticity examples/petsc_bps
   rm -f .gpu-runtime/lib/libmpi.so.* .gpu-runtime/lib/libopen-rte.so.* \
     .gpu-runtime/lib/libopen-pal.so.*
   # the example finds the uninstalled libfemint only through its libtool wrapper: pack it too
@@ -50,17 +52,22 @@ host_mpi() {
   return 0
 }
 
-run() {
-  local out=${1:-out}
+# The packed programs and the host's Open MPI on the paths, every library resolved.
+prepare() {
   [ -d .gpu-runtime ] || tar xJf .gpu-runtime.tar.xz ||
     { say "no .gpu-runtime (run 'tools/gpu/mpi-runs.sh pack' on the build machine)"; exit 1; }
   # shellcheck disable=SC1091
   . .gpu-runtime/env.sh
   host_mpi
   local missing
-  missing=$(ldd .gpu-runtime/bin/petsc_elasticity | grep "not found")
+  missing=$(ldd .gpu-runtime/bin/petsc_elasticity .gpu-runtime/bin/petsc_bps | grep "not found")
   [ -z "$missing" ] || { say "libraries not found on this host:"; echo "$missing" >&2; exit 1; }
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+}
+
+run() {
+  local out=${1:-out}
+  prepare
   mkdir -p "$out"
   local ex=.gpu-runtime/bin/petsc_elasticity
   # Each rank gets 4 cores (mpirun's PE=4), one of them for its OpenCL driver; every rank takes
@@ -100,8 +107,35 @@ run() {
   say "wrote $out/log.txt"
 }
 
+# One rank per GPU on a host of several (each rank takes the device of its local rank): 1, 2 and 4
+# ranks, each bound to 8 cores, on the assembly of petsc_elasticity (distributed mesh) and on
+# BP5 by PETSc's CG through petsc_bps (100 iterations). Writes OUTDIR/gpus.txt.
+gpus() {
+  local out=${1:-out}
+  prepare
+  mkdir -p "$out"
+  local bind=(--map-by slot:PE=8 --bind-to core)
+  {
+    femint info | head -n 1
+    for np in 1 2 4; do
+      echo "== $np ranks, one GPU each: petsc_elasticity, order 2, box 32^3, distributed mesh"
+      mpirun -n $np "${bind[@]}" .gpu-runtime/bin/petsc_elasticity -n 32 -order 2 -repeat 3 \
+        -no_solve -timing -distributed
+    done
+    for p in 3 7; do
+      for np in 1 2 4; do
+        echo "== $np ranks, one GPU each: petsc_bps bp5, order $p, box 48^3, 100 CG iterations"
+        mpirun -n $np "${bind[@]}" .gpu-runtime/bin/petsc_bps -problem bp5 -n 48 -order $p \
+          -where opencl -ksp_max_it 100 -ksp_rtol 1e-30
+      done
+    done
+  } >"$out/gpus.txt" 2>&1
+  say "wrote $out/gpus.txt"
+}
+
 case ${1:-} in
 pack) pack ;;
 run) shift; run "$@" ;;
-*) echo "usage: $0 pack | run OUTDIR" >&2; exit 2 ;;
+gpus) shift; gpus "$@" ;;
+*) echo "usage: $0 pack | run OUTDIR | gpus OUTDIR" >&2; exit 2 ;;
 esac

@@ -1,0 +1,109 @@
+#!/bin/sh
+# Test: two OpenCL devices in one process (PoCL's CPU device twice) give the results of one device,
+# and each device runs tasks: the element matrices of prisms, quadrilaterals, Lagrange tetrahedra,
+# triangles and hexahedra assembled by rows and by the COO sums, the Maxwell matrices of H(curl)
+# tetrahedra, every worker together (two devices and the CPU workers), the matrix-free CG of BP5
+# and the pointwise residual. StarPU's worker statistics (STARPU_WORKER_STATS) count each worker's
+# tasks.
+
+FEMINT=${FEMINT:-./src/femint}
+if [ ! -x "$FEMINT" ]; then
+  echo "Bail out! femint program not found at '$FEMINT'"
+  exit 1
+fi
+case $FEMINT in /*) ;; *) FEMINT=$(pwd)/$FEMINT ;; esac
+tests_dir=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/femint-t602.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+export FEMINT_CACHE_DIR="$tmp/cache" STARPU_OPENCL_ON_CPUS=1 POCL_DEVICES="pthread pthread"
+. "$tests_dir/tap.sh"
+
+# femint with N OpenCL devices (N = 1 or 2), StarPU's worker statistics on stderr.
+femint_on() {
+  ndev=$1
+  shift
+  STARPU_NOPENCL=$ndev STARPU_WORKER_STATS=1 "$FEMINT" "$@"
+}
+# The tasks each OpenCL worker ran, from StarPU's statistics in FILE: "0:12 1:7".
+device_tasks() {
+  awk '/^OpenCL [0-9]/ { dev = $2; next } dev != "" && /task\(s\)/ { printf "%s:%s ", dev, $1; dev = "" }' "$1"
+}
+# Whether every OpenCL worker of FILE ran a task, and there are two.
+both_busy() {
+  set -- $(device_tasks "$1")
+  [ $# -eq 2 ] && [ "${1#*:}" -gt 0 ] && [ "${2#*:}" -gt 0 ]
+}
+
+if ! femint_on 2 info >info.txt 2>&1 || ! grep -q "2 OpenCL workers" info.txt; then
+  echo "1..0 # SKIP PoCL does not give two OpenCL devices here (POCL_DEVICES='pthread pthread')"
+  exit 0
+fi
+echo "1..12"
+
+# femint run with one device, then two: both verified, the same matrices (to 1e-12 of the largest
+# entry; the batches differ), every device busy.
+pair() {
+  name=$1
+  shift
+  femint_on 1 run "$@" --output one >one.txt 2>&1
+  s1=$?
+  femint_on 2 run "$@" --output two >two.txt 2>two.err
+  s2=$?
+  # one matrix: the file one; the Maxwell pair: one-T.mtx and one-S.mtx
+  same=1
+  for f in one one-T.mtx one-S.mtx; do
+    [ -f "$f" ] || continue
+    same_matrix "$f" "two${f#one}" && same=${same#1} || { same=2; break; }
+  done
+  [ "$same" = "" ] && same=0
+  [ $s1 -eq 0 ] && [ $s2 -eq 0 ] && grep -q "result        PASS" two.txt && [ $same -eq 0 ] &&
+    both_busy two.err
+  r=$?
+  ok $r "$name: 2 devices give the matrix of 1 device, tasks per device: $(device_tasks two.err)"
+  [ $r -eq 0 ] || { echo "# exit $s1, $s2, same matrices: $same"; diag one.txt two.txt two.err; }
+  rm -f one one-?.mtx two two-?.mtx
+}
+pair "prisms, orders 1-3, rows" --mesh box:4,4,3 --order 1-3 --where opencl
+pair "prisms, orders 1-3, COO sums on the device" --mesh box:4,4,3 --order 1-3 --where opencl \
+  --assembly coo
+pair "prisms, single precision" --mesh box:4,4,3 --order 2 --where opencl --precision single
+pair "quadrilaterals, curved" --element quad --mesh rect:12,12 --curved 0.1 --order 3 --where opencl
+pair "H(curl) tetrahedra, Maxwell T and S" --element tet --mesh box:3,3,3 --order 2 --where opencl
+pair "Lagrange tetrahedra" --element tet --space h1 --problem laplace --mesh box:3,3,3 --order 2 \
+  --where opencl
+pair "triangles" --element tri --mesh rect:12,12 --order 3 --where opencl
+pair "hexahedra" --element hex --mesh box:4,4,4 --order 3 --problem laplace --where opencl
+pair "prisms, every worker (2 devices and the CPU workers)" --mesh box:4,4,3 --order 1-3
+
+# BP5 by CG: the same iterations and final residual with one and two devices (the sums of the
+# element vectors are in a fixed order, whatever worker made them).
+for ndev in 1 2; do
+  femint_on $ndev bp --problem bp5 --order 3 --mesh box:4,4,4 --where opencl --runs 1 --solves 1 \
+    --json >bp$ndev.json 2>bp$ndev.err
+done
+its() { sed -n 's/.*"iterations":\([0-9]*\).*"relative_residual":\([^,]*\),.*/\1 \2/p' "$1"; }
+[ -n "$(its bp1.json)" ] && [ "$(its bp1.json)" = "$(its bp2.json)" ] && both_busy bp2.err
+r=$?
+ok $r "bp5 CG: iterations and residual $(its bp2.json) on 2 devices as on 1, tasks per device: $(device_tasks bp2.err)"
+[ $r -eq 0 ] || diag bp1.json bp2.json bp2.err
+
+# The residual: on 2 devices and the CPU workers, checked against the CPU (femint residual's
+# checks), and on 2 devices alone the bits of 1 device.
+femint_on 2 residual --element tri --order 2 --mesh rect:24,24 --aux field --where any >res.txt \
+  2>res.err
+r=$?
+[ $r -eq 0 ] && grep -q "result        PASS" res.txt
+r=$?
+ok $r "residual on 2 devices and the CPU workers passes its checks (CPU against OpenCL)"
+[ $r -eq 0 ] || diag res.txt res.err
+for ndev in 1 2; do
+  femint_on $ndev residual --element tet --order 1 --mesh box:4,4,4 --aux cell --where opencl \
+    --pointwise gallery:elasticity --json >res$ndev.json 2>res$ndev.err
+done
+sumerr() { sed -n 's/.*"sum_error":\([^,]*\),.*/\1/p' "$1"; }
+[ -n "$(sumerr res1.json)" ] && [ "$(sumerr res1.json)" = "$(sumerr res2.json)" ] && both_busy res2.err
+r=$?
+ok $r "residual on 2 devices: the sum of F of 1 device ($(sumerr res2.json)), tasks per device: $(device_tasks res2.err)"
+[ $r -eq 0 ] || diag res1.json res2.json res2.err
+[ $failed -eq 0 ]
