@@ -527,6 +527,11 @@ struct femint_operator_options {
   int residual_cells;   /**< femint_operator_residual's OpenCL kernel: cells per batch (seed
                              002's blocks x block size; 0: enough for a work-group of 128) */
   int residual_batches; /**< and batches per work-group, one after the other (0: 1) */
+  int devices;        /**< OpenCL devices the tasks may use. 0: femint chooses: every device
+                           where results go to main memory (rows assembly, integrate), the one
+                           device that sums them where they are summed on a device (COO sums,
+                           apply, CG, residual: other devices would send theirs through main
+                           memory); k > 0: the first k devices, for every verb */
   const char *timeline; /**< NULL, or a CSV file (the path is copied) that each verb writes its
                              tasks to (worker, kind, codelet, order, cells, start and end in
                              seconds, batch, ready time): a Gantt chart's data */

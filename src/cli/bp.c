@@ -32,7 +32,7 @@ struct bp_options {
   int problem, where, json, verbose, jacobi, geometry, kernel_only, single;
   struct cli_orders orders;
   struct cli_mesh mesh;
-  long runs, solves, iterations;
+  long runs, solves, iterations, devices;
   double rtol;
   const char *csv, *plot;
 };
@@ -61,6 +61,10 @@ static const struct cli_option options[] = {
   {CLI_OPT("--where", CLI_CHOICE, F(where),
            "the workers of the apply tasks: any, cpu or opencl (default any)", NULL),
    .choices = cli_where_names},
+  {CLI_OPT("--devices", CLI_INT, F(devices),
+           "OpenCL devices the tasks may use: 0 lets femint choose (every device where the results "
+           "go to main memory, the first alone where they are summed on a device); N, the first N "
+           "(default 0)", "N"), .min = 0, .max = 64},
   {CLI_OPT("--runs", CLI_INT, F(runs),
            "applications after the first; the median counts (default 5)", "N"), .min = 1,
    .max = 1000},
@@ -329,7 +333,8 @@ static int bp_order(femint_context_t ctx, const struct bp_options *o, femint_mes
              ? femint_form_create_elasticity(ctx, 1, &young, &poisson, &form)
          : stiff ? femint_form_create_laplace(ctx, nc, 1, &one, &form)
                  : femint_form_create_mass(ctx, nc, 1, &one, &form);
-  struct femint_operator_options opt = {.where = o->where, .apply_rule = bp_lobatto(o->problem),
+  struct femint_operator_options opt = {.where = o->where, .devices = (int)o->devices,
+                                        .apply_rule = bp_lobatto(o->problem),
                                         .apply_geometry = o->geometry,
                                         .precision = o->single ? FEMINT_SINGLE : FEMINT_DOUBLE};
   if (!rc) rc = femint_operator_create(ctx, space, 1, &form, &opt, &op);

@@ -21,7 +21,7 @@ static const int simplex_values[] = {FEMINT_TRI, FEMINT_TET};
 
 struct residual_options {
   int shape, aux, where, bench, json, verbose, single;
-  long order, runs, components, batch, batches;
+  long order, runs, components, batch, batches, devices;
   struct cli_mesh mesh;
   double perturb, curved;
   const char *pointwise, *constants, *csv;
@@ -66,6 +66,10 @@ static const struct cli_option options[] = {
   {CLI_OPT("--where", CLI_CHOICE, F(where),
            "the workers of the residual tasks: any, cpu or opencl (default any)", NULL),
    .choices = cli_where_names},
+  {CLI_OPT("--devices", CLI_INT, F(devices),
+           "OpenCL devices the tasks may use: 0 lets femint choose (every device where the results "
+           "go to main memory, the first alone where they are summed on a device); N, the first N "
+           "(default 0)", "N"), .min = 0, .max = 64},
   {CLI_OPT("--batch", CLI_INT, F(batch),
            "the OpenCL kernel's cells per batch, seed 002's blocks x block size (default: enough "
            "(cell, point) pairs for a work-group of 128)", "N"), .min = 1, .max = 4096},
@@ -193,7 +197,8 @@ static int evaluate(femint_context_t ctx, femint_space_t s, femint_form_t f,
   const int single = ro->single;
   struct femint_operator_options o = {.where = where, .precision = single,
                                       .residual_cells = (int)ro->batch,
-                                      .residual_batches = (int)ro->batches};
+                                      .residual_batches = (int)ro->batches,
+                                      .devices = (int)ro->devices};
   femint_operator_t op = NULL;
   femint_vector_t vF = NULL;
   double *t = calloc((size_t)runs + 1, sizeof *t), *again = NULL;

@@ -21,6 +21,10 @@ static const struct cli_option operator_options[] = {
   {CLI_OPT("--batch", CLI_INT, R(batch),
            "most cells per batch; 0 lets femint choose from the size of the element matrices "
            "(default 0)", "N"), .min = 0, .max = 1L << 30},
+  {CLI_OPT("--devices", CLI_INT, R(devices),
+           "OpenCL devices the tasks may use: 0 lets femint choose (every device where the results "
+           "go to main memory, the first alone where they are summed on a device); N, the first N "
+           "(default 0)", "N"), .min = 0, .max = 64},
   {CLI_OPT("--variant", CLI_CHOICE, R(variant),
            "the OpenCL kernel of H1 integration: auto, the fastest measured for the device, order "
            "and precision (measured once, kept beside StarPU's performance models); reg_nojac, "
@@ -179,7 +183,8 @@ int cli_run_command(int argc, char **argv)
   struct femint_operator_options opt = {.precision = o.precision, .where = o.where,
                                         .max_batch = (int)o.batch, .variant = o.variant,
                                         .symmetric = o.symmetric, .assembly = o.assembly,
-                                        .phases = o.phases, .timeline = timeline_csv};
+                                        .phases = o.phases, .timeline = timeline_csv,
+                                        .devices = (int)o.devices};
   t0 = cli_now();
   if ((rc = femint_operator_create(ctx, space, nform, forms, &opt, &op)) != 0) goto fail;
   r.t_plan = cli_now() - t0;

@@ -34,6 +34,9 @@ static int check_options(femint_context_t ctx, const struct femint_operator_opti
   FEMINT_CHECK(opt->assembly >= FEMINT_ASSEMBLY_AUTO && opt->assembly <= FEMINT_ASSEMBLY_COO, ctx,
                FEMINT_EINVAL, "%s: assembly = %d is not a femint_assembly value", who,
                opt->assembly);
+  FEMINT_CHECK(opt->devices >= 0, ctx, FEMINT_EINVAL,
+               "%s: devices = %d (0 lets femint choose, k > 0 the first k OpenCL devices)", who,
+               opt->devices);
   FEMINT_CHECK(opt->max_batch >= 0, ctx, FEMINT_EINVAL, "%s: max_batch = %d", who, opt->max_batch);
   FEMINT_CHECK(opt->symmetric == 0 || opt->symmetric == 1, ctx, FEMINT_EINVAL,
                "%s: symmetric = %d (0 or 1)", who, opt->symmetric);
@@ -106,6 +109,8 @@ int femint_operator_create(femint_context_t ctx, femint_space_t space, int nform
     err = choose_path(op, &o);
     if (!err) err = plan_create(ctx, space, nform, op->forms, &o, &op->plan);
     if (!err) op->plan->opt.timeline = op->timeline;
+    worker_mask_make(ctx, o.devices, -1, &op->rows_mask);
+    worker_mask_make(ctx, o.devices, op->coo_worker, &op->coo_mask);
   }
   if (err) {
     femint_operator_destroy(&op);

@@ -7,6 +7,12 @@
 #include "host/sparse.h"
 #include "plan.h"
 
+/* The workers a verb's tasks may run on, StarPU's bitmap (starpu_task.workerids); len 0: any. */
+struct worker_mask {
+  uint32_t bits[(STARPU_NMAXWORKERS + 31) / 32];
+  unsigned len;
+};
+
 struct femint_operator {
   femint_context_t ctx;
   struct femint_space *space;
@@ -25,6 +31,8 @@ struct femint_operator {
    * with dev -1), the kept permutation there, and the layout of the element matrices */
   int coo_dev, coo_worker;
   unsigned coo_node;
+  /* the workers of the integration tasks: by rows (output to main memory), for the COO sums */
+  struct worker_mask rows_mask, coo_mask;
   int64_t nvalue;                 /* values of one form's element matrices */
   int64_t ncontrib, nnz;
   starpu_data_handle_t h_perm, h_seg;
@@ -135,6 +143,15 @@ void ev_sum_destroy(femint_context_t ctx, struct ev_sum **e);
 int ev_sum_submit(struct femint_operator *op, struct ev_sum *e, starpu_data_handle_t y,
                   struct vec_kernels *const *vk, int home, int *counts,
                   struct starpu_task **slot, const char *who);
+
+/* The workers of tasks whose output is gathered on the worker home (-1: on main memory): the CPU
+ * workers and the OpenCL workers of the devices that k (the option `devices`) allows: the first
+ * k; with k = 0, home alone, or every device where home is -1. */
+void worker_mask_make(femint_context_t ctx, int k, int home, struct worker_mask *m);
+/* Restrict t to the workers of m (a mask that outlives the task). */
+void worker_mask_set(struct starpu_task *t, const struct worker_mask *m);
+/* How many devices the tasks of a verb whose output is gathered on a device use. */
+int operator_gather_devices(const struct femint_operator *op);
 
 /* The home of a verb's vectors: the first driven OpenCL device with usable[dev] set (with every
  * kind of worker allowed, not a device that is itself a CPU: the CPU workers run the vector

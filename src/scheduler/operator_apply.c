@@ -44,6 +44,7 @@ struct op_apply {
   /* the home of the vectors: an OpenCL worker or -1 (the CPU workers), and the vector kernels
    * of each device */
   int home, home_chosen;
+  struct worker_mask mask;         /* the workers of the apply tasks */
   struct vec_kernels *vk[FEMINT_MAX_CL_DEVICES];
 };
 
@@ -296,7 +297,9 @@ static int apply_choose_home(struct femint_operator *op, int kind)
   for (int dev = 0; dev < op->ctx->ncl_dev; dev++)
     usable[dev] = a->prog[0][kind][dev] && a->prog[0][kind][dev]->kernel;
   a->home_chosen = 1;
-  return ev_home_choose(op, usable, a->vk, &a->home);
+  FEMINT_CALL(ev_home_choose(op, usable, a->vk, &a->home));
+  worker_mask_make(op->ctx, op->plan->opt.devices, a->home, &a->mask);
+  return 0;
 }
 
 int apply_prepare(struct femint_operator *op, int form, int *kind)
@@ -359,6 +362,7 @@ int apply_submit(struct femint_operator *op, int form, int kind, starpu_data_han
     t->cl = &femint_cl_apply;
     t->cl_arg = &a->args[i];
     t->where = where;
+    worker_mask_set(t, &a->mask);
     t->handles[0] = evec ? a->h_ev_in[i] : x;
     t->handles[1] = e->h_dofs[i];
     t->handles[2] = a->h_qd[form * nb + i];

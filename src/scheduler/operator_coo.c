@@ -289,6 +289,7 @@ int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_s
     uint32_t where;
     struct starpu_task *t =
         integration_task(p, b, starpu_data_get_sub_data(run[f].h_coo, 1, j), &where);
+    worker_mask_set(t, &op->coo_mask);
     st->calibrating += !model_calibrated(ctx, t, where);
     err = task_submit(ctx, t, &tasks[2 * i], "integration");
   }

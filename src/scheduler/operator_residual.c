@@ -53,6 +53,7 @@ struct op_residual {
   starpu_data_handle_t *h_adofs;   /* [nchunk] */
   struct residual_form *rf;        /* [nform] */
   int home, home_chosen;
+  struct worker_mask mask;         /* the workers of the residual tasks */
   struct vec_kernels *vk[FEMINT_MAX_CL_DEVICES];
 };
 
@@ -365,6 +366,7 @@ static int residual_run(femint_operator_t op, int form, femint_vector_t u, femin
                who, pw->name);
   if (!r->home_chosen) {
     FEMINT_CALL(ev_home_choose(op, usable, r->vk, &r->home));
+    worker_mask_make(ctx, op->plan->opt.devices, r->home, &r->mask);
     r->home_chosen = 1;
   }
   const struct ev_sum *e = r->es;
@@ -377,6 +379,7 @@ static int residual_run(femint_operator_t op, int form, femint_vector_t u, femin
     t->cl = &femint_cl_residual;
     t->cl_arg = &rf->args[i];
     t->where = where;
+    worker_mask_set(t, &r->mask);
     t->handles[0] = u->h;
     t->handles[1] = e->h_dofs[i];
     t->handles[2] = r->h_geo[i];

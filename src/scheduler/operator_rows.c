@@ -271,6 +271,7 @@ int operator_rows(struct femint_operator *op, femint_matrix_t *A, femint_element
     batch_register(b, 1);
     uint32_t where;
     struct starpu_task *ti = integration_task(p, b, b->h_mats, &where);
+    worker_mask_set(ti, &op->rows_mask);
     st->calibrating += !model_calibrated(ctx, ti, where);
     err = task_submit(ctx, ti, &tasks[2 * i], "integration");
     if (!err && assemble && !phases) err = submit_assembly(ctx, b, &bl[f], &tasks[2 * i + 1]);

@@ -150,6 +150,7 @@ int model_calibrated(femint_context_t ctx, struct starpu_task *t, uint32_t where
   for (int w = 0; w < ctx->nworker; w++) {
     uint32_t kind = starpu_worker_get_type(w) == STARPU_CPU_WORKER ? STARPU_CPU : STARPU_OPENCL;
     if (!(where & kind)) continue;
+    if (t->workerids_len && !(t->workerids[w / 32] >> (w % 32) & 1)) continue;
     struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(w, 0);
     if (isnan(starpu_task_expected_length(t, arch, 0))) return 0;
   }
@@ -235,4 +236,34 @@ int operator_build_failed(const struct femint_operator *op, int err, const char 
   fprintf(stderr, "femint: warning: %s: %s; the CPU workers take its work\n", what,
           femint_thread_error());
   return 0;
+}
+
+/* Measured on four H200 of one host (doc/performance.md, "Several GPUs"): StarPU moves data
+ * between OpenCL devices through main memory, so that element vectors or matrices summed on one
+ * device but made on another cost more in transfers than the other device saves (the residual 8
+ * times slower on 2 devices than on 1, the Maxwell COO sums 20 times); results that go to main
+ * memory anyway gain from every device. */
+int operator_gather_devices(const struct femint_operator *op)
+{
+  const int k = op->plan->opt.devices, n = op->ctx->nopencl;
+  return k == 0 || n < 1 ? 1 : k < n ? k : n;
+}
+
+void worker_mask_make(femint_context_t ctx, int k, int home, struct worker_mask *m)
+{
+  memset(m, 0, sizeof *m);
+  if (k == 0 ? home < 0 || ctx->nopencl < 2 : k >= ctx->nopencl) return;
+  for (int w = 0; w < ctx->nworker; w++) {
+    const int cpu = starpu_worker_get_type(w) == STARPU_CPU_WORKER;
+    if (cpu || (k > 0 ? starpu_worker_get_devid(w) < k : w == home))
+      m->bits[w / 32] |= UINT32_C(1) << (w % 32);
+  }
+  m->len = (unsigned)(ctx->nworker + 31) / 32;
+}
+
+void worker_mask_set(struct starpu_task *t, const struct worker_mask *m)
+{
+  if (!m->len) return;
+  t->workerids = (uint32_t *)m->bits;
+  t->workerids_len = m->len;
 }

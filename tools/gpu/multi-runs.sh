@@ -6,6 +6,7 @@
 # after `. .gpu-runtime/env.sh` (or with .gpu-runtime.tar.xz of `tools/gpu/mpi-runs.sh pack`,
 # which this script unpacks). SET, one of:
 #   prism     bench --coexec (T_cpu, T_gpu with N devices, T_both) on prisms, orders 1-4 and 4-6
+#   integrate the same, orders 1-4, without the assembly (the element matrices to main memory)
 #   tet       bench's operator phases of the Maxwell matrices (box 17^3 and 26^3, curved, p = 3)
 #   bp        femint bp: BP5 applications and 100 CG iterations on 48^3 hexahedra, p = 3 and 7
 #   residual  femint residual --bench: P1 Poisson with a field on 8.4 M triangles, P1 elasticity
@@ -35,6 +36,8 @@ each() { # each NAME femint-arguments...: the run with 1, 2 and 4 devices
 femint info >"$out/multi-info.txt" 2>&1
 each prism bench --coexec --mesh box:32,32,16 --order 1-4 --precision single --runs 6
 each prism bench --coexec --mesh box:24,24,12 --order 4-6 --precision single --runs 6
+each integrate bench --coexec --mesh box:32,32,16 --order 1-4 --precision single --runs 6 \
+  --no-assembly
 each tet bench --element tet --order 3 --mesh box:17,17,17 --curved 0.1 --runs 3
 each tet bench --element tet --order 3 --mesh box:26,26,26 --curved 0.1 --runs 3
 each bp bp --problem bp5 --order 3,7 --mesh box:48,48,48 --where opencl --runs 5 --solves 3 \
