@@ -171,6 +171,10 @@ static void check_lobatto(femint_context_t ctx)
   const int e = femint_operator_create(ctx, s, 1, &f, &bad, &op);
   tap_ok(e == FEMINT_EINVAL && strstr(femint_last_error(NULL), "apply_rule = 2"),
          "apply_rule = 2 refused: %s", femint_last_error(NULL));
+  bad = (struct femint_operator_options){.devices = -1};
+  const int ed = femint_operator_create(ctx, s, 1, &f, &bad, &op);
+  tap_ok(ed == FEMINT_EINVAL && strstr(femint_last_error(NULL), "devices = -1"),
+         "devices = -1 refused: %s", femint_last_error(NULL));
   femint_form_destroy(&f);
   femint_space_destroy(&s);
   femint_mesh_destroy(&m);
