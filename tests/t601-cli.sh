@@ -593,6 +593,29 @@ bad 1 "broken.c:5" residual --mesh rect:2,2 --pointwise broken.c
 bad 2 "rect:NX,NY" residual --mesh box:2,2,2
 bad 2 "--components" residual --components 2
 bad 2 "frobnicate" frobnicate
+# StarPU's environment: a number StarPU would abort on is refused first, naming the variable; a
+# folder for its models that cannot be made (STARPU_HOME at a file) is replaced by a private one
+# with a warning, and that folder is gone at the end.
+for var in STARPU_NCPU=abc STARPU_NOPENCL=-1 STARPU_CALIBRATE=1x; do
+  env "$var" "$FEMINT" info >env.out 2>env.err
+  st=$?
+  [ $st -eq 1 ] && [ "$(wc -l <env.err)" -eq 1 ] && grep -qF "${var%%=*}='${var#*=}'" env.err
+  r=$?
+  ok $r "$var: femint info fails (1) with one line naming it"
+  [ $r -eq 0 ] || diag env.err
+done
+: >not-a-folder
+mkdir -p private
+TMPDIR=$tmp/private STARPU_HOME=$tmp/not-a-folder "$FEMINT" run --mesh box:2,2,2 --order 1 \
+  >home.out 2>home.err
+st=$?
+[ $st -eq 0 ] && grep -q "^result *PASS" home.out &&
+  grep -qF "warning: StarPU cannot keep its performance models in $tmp/not-a-folder" home.err &&
+  [ -z "$(ls private)" ]
+r=$?
+ok $r "STARPU_HOME at a file: femint run warns, keeps StarPU's models in a private folder and removes it"
+[ $r -eq 0 ] || { diag home.err; ls -la private; }
+
 if ls core* >/dev/null 2>&1; then r=1; else r=0; fi
 ok $r "no core dump"
 

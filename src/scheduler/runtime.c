@@ -112,6 +112,7 @@ static void context_free(femint_context_t ctx)
   }
   if (ctx->cpuset) hwloc_bitmap_free(ctx->cpuset);
   if (ctx->topo) hwloc_topology_destroy(ctx->topo);
+  starpu_home_remove(&ctx->private_home);
   pthread_mutex_destroy(&ctx->lock);
   free(ctx);
 }
@@ -134,6 +135,8 @@ int femint_init(const struct femint_init_options *opt, femint_context_t *out)
   }
   pthread_mutex_init(&ctx->lock, NULL);
   ctx->local_rank = -1;
+  if ((err = starpu_env_check()) != 0 || (err = starpu_home_check(&ctx->private_home)) != 0)
+    goto fail;
   if (hwloc_topology_init(&ctx->topo) || hwloc_topology_load(ctx->topo)) {
     err = femint_seterr(NULL, FEMINT_ERUNTIME, "femint_init: hwloc cannot read the topology");
     goto fail;

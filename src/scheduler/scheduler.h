@@ -36,6 +36,7 @@ struct femint_context {
   int cores;                          /* cores in the process's cpuset */
   int local_rank;                     /* the local rank that chose the OpenCL device, or -1 */
   const char *local_rank_source;      /* "option" or the environment variable read */
+  char *private_home;                 /* a temporary STARPU_HOME femint made, or NULL */
   /* OpenCL devices, by StarPU OpenCL devid; below ncl_dev, a device may be one that no worker
    * drives (another one was chosen): its properties are known, it builds no program */
   int ncl_dev;
@@ -88,6 +89,16 @@ void cores_bind_workers(femint_context_t ctx);
 
 /* The first OpenCL device that a worker drives, or -1. */
 int femint_context_first_device(femint_context_t ctx);
+
+/* starpu_env.c: before StarPU starts. FEMINT_EINVAL naming a StarPU variable that is not the
+ * non-negative integer StarPU takes (it would abort). */
+int starpu_env_check(void);
+/* Where StarPU's models cannot be kept (the folder cannot be made or written, or under 1 MiB
+ * free), a private temporary STARPU_HOME (*private_home) with a warning; FEMINT_EIO when none
+ * can be made either. */
+int starpu_home_check(char **private_home);
+/* Remove the private STARPU_HOME and free its name. */
+void starpu_home_remove(char **private_home);
 /* Build (once per device, kernel, options and source text) the program of `source` with
  * `options` on OpenCL device dev, and its kernel (an entry without them on a device no worker
  * drives). */
