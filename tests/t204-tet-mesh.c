@@ -159,6 +159,37 @@ static void test_mesh_errors(void)
   tap_ok(ok, "a repeated vertex, a vertex out of range, a flat cell and a face of three cells "
              "are refused, naming the cell (%s)",
          femint_last_error(NULL));
+  double huge[5 * 3];
+  memcpy(huge, X, sizeof huge);
+  huge[3 * 3 + 2] = 1e150;
+  const int one[4] = {0, 1, 2, 3};
+  const int eh = femint_mesh_create(NULL, FEMINT_TET, 5, huge, 1, one, NULL, &m);
+  tap_ok(eh == FEMINT_EMESH && strstr(femint_last_error(NULL), "vertex 3") &&
+             strstr(femint_last_error(NULL), "beyond"),
+         "a coordinate of 1e150 (its products overflow) is refused: %s", femint_last_error(NULL));
+
+  /* Tangled: two cells on the same side of their shared face (tetrahedra) or edge (triangles),
+   * each cell valid alone; the same with the last vertex on the other side is accepted, in
+   * either orientation of the cells' lists. */
+  for (int tangled = 0; tangled < 2; tangled++) {
+    const double T[5 * 3] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0.2, 0.2, 1, 0.3, 0.3, tangled ? 0.5 : -1};
+    const int tets[8] = {0, 1, 2, 3, 4, 2, 1, 0};
+    const double R[4 * 2] = {0, 0, 1, 0, 0, 1, tangled ? 0.2 : 1, tangled ? 0.2 : 1};
+    const int tris[6] = {0, 1, 2, 1, 3, 2};
+    const int e1 = femint_mesh_create(NULL, FEMINT_TET, 5, T, 2, tets, NULL, &m);
+    char msg[400];
+    snprintf(msg, sizeof msg, "%s", femint_last_error(NULL));
+    femint_mesh_destroy(&m);
+    const int e2 = femint_mesh_create(NULL, FEMINT_TRI, 4, R, 2, tris, NULL, &m);
+    femint_mesh_destroy(&m);
+    if (tangled)
+      tap_ok(e1 == FEMINT_EJACOBIAN && strstr(msg, "cell 0 and cell 1") && strstr(msg, "tangled") &&
+                 e2 == FEMINT_EJACOBIAN && strstr(femint_last_error(NULL), "edge they share"),
+             "a vertex moved through a face or an edge: refused, naming both cells (%s; %s)", msg,
+             femint_last_error(NULL));
+    else
+      tap_ok(e1 == 0 && e2 == 0, "the same cells with the vertex on the other side: accepted");
+  }
 
   /* Two cells sharing the face (0, 1, 2), the second listed in another order, curved by edge
    * nodes given in the order of each cell's input vertices. */

@@ -593,6 +593,14 @@ bad 1 "broken.c:5" residual --mesh rect:2,2 --pointwise broken.c
 bad 2 "rect:NX,NY" residual --mesh box:2,2,2
 bad 2 "--components" residual --components 2
 bad 2 "frobnicate" frobnicate
+# tets-cube.msh with its interior vertex moved through a face: cells overlap
+sed 's/^0.60378376320065 0.39621623679935 0.5711359540008124$/0.9 0.1 0.1/' \
+  "$tests_dir/data/tets-cube.msh" >tangled-tets.msh
+bad 1 "tangled" run --element tet --mesh tangled-tets.msh
+# a coordinate whose products overflow: refused at its line
+sed 's/^0.60378376320065 0.39621623679935 0.5711359540008124$/1e150 0.4 0.6/' \
+  "$tests_dir/data/tets-cube.msh" >huge.msh
+bad 1 "huge.msh:161" run --element tet --mesh huge.msh
 # StarPU's environment: a number StarPU would abort on is refused first, naming the variable; a
 # folder for its models that cannot be made (STARPU_HOME at a file) is replaced by a private one
 # with a warning, and that folder is gone at the end.

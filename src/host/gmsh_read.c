@@ -451,7 +451,14 @@ static int find_node(const struct gmsh_file *gf, int64_t tag)
 static int read_coords(struct reader *r, struct gmsh_node *nd, int npar)
 {
   double u;
-  for (int i = 0; i < 3; i++) FEMINT_CALL(get_double(r, 1, "a coordinate", &nd->x[i]));
+  for (int i = 0; i < 3; i++) {
+    FEMINT_CALL(get_double(r, 1, "a coordinate", &nd->x[i]));
+    if (fabs(nd->x[i]) > MESH_COORD_MAX)
+      return fail(r, FEMINT_EMESH,
+                  "node %ld: the coordinate %g is beyond %g in magnitude (the Jacobians of its "
+                  "cells would overflow)",
+                  (long)nd->tag, nd->x[i], MESH_COORD_MAX);
+  }
   for (int i = 0; i < npar; i++) FEMINT_CALL(get_double(r, 1, "a parametric coordinate", &u));
   return 0;
 }

@@ -208,6 +208,9 @@ const struct cell_topo *topo_of(int shape);
 #define MESH_MAX_NV 8
 #define MESH_MAX_NE 12
 #define MESH_MAX_NODES 20
+/* The largest coordinate a mesh may have: the cube of it (a determinant) and the products of
+ * element matrices stay finite in double precision. */
+#define MESH_COORD_MAX 1e100
 
 struct femint_mesh {
   femint_context_t ctx;

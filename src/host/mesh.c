@@ -182,10 +182,15 @@ int mesh_check_input(femint_context_t ctx, int nvert, const double *coords, int 
                      int nv, const int *cells)
 {
   for (int v = 0; v < nvert; v++)
-    for (int j = 0; j < dim; j++)
-      FEMINT_CHECK(isfinite(coords[(size_t)dim * v + j]), ctx, FEMINT_EMESH,
-                   "vertex %d has a coordinate that is not finite (%g)", v,
-                   coords[(size_t)dim * v + j]);
+    for (int j = 0; j < dim; j++) {
+      const double x = coords[(size_t)dim * v + j];
+      FEMINT_CHECK(isfinite(x), ctx, FEMINT_EMESH,
+                   "vertex %d has a coordinate that is not finite (%g)", v, x);
+      FEMINT_CHECK(fabs(x) <= MESH_COORD_MAX, ctx, FEMINT_EMESH,
+                   "vertex %d: the coordinate %g is beyond %g in magnitude (the Jacobians of its "
+                   "cells would overflow)",
+                   v, x, MESH_COORD_MAX);
+    }
   for (int c = 0; c < ncell; c++) {
     const int *cv = &cells[(size_t)nv * c];
     for (int a = 0; a < nv; a++) {
@@ -256,6 +261,55 @@ int mesh_check_geometry(const struct femint_mesh *m, int c)
                            : "");
 }
 
+/* The orientation of d against the face (a, b, c) of a tetrahedron, or the edge (a, b) of a
+ * triangle (c unused): the sign of the determinant. */
+static int side(int dim, const double *a, const double *b, const double *c, const double *d)
+{
+  double u[3], v[3], w[3];
+  for (int i = 0; i < 3; i++) u[i] = b[i] - a[i], v[i] = c[i] - a[i], w[i] = d[i] - a[i];
+  const double det = dim == 2 ? u[0] * w[1] - u[1] * w[0]
+                              : u[0] * (v[1] * w[2] - v[2] * w[1]) -
+                                    u[1] * (v[0] * w[2] - v[2] * w[0]) +
+                                    u[2] * (v[0] * w[1] - v[1] * w[0]);
+  return (det > 0) - (det < 0);
+}
+
+/* A simplex mesh is tangled where the two cells of an interior face have their opposite vertices
+ * on the same side of it (a vertex moved through a face inverts a cell, which then overlaps its
+ * neighbours, whatever order the cells list their vertices in). */
+static int check_tangle(const struct femint_mesh *m)
+{
+  const struct cell_topo *t = m->topo;
+  const int nv = t->nv, dim = t->dim;
+  for (int c = 0; c < m->ncell; c++)
+    for (int f = 0; f < t->nf; f++) {
+      const int g = m->cell_face[t->nf * c + f], n = m->face_cell[2 * g + 1];
+      if (m->face_cell[2 * g] != c || n < 0) continue;
+      const int *cv = &m->cells[(size_t)nv * c], *nvx = &m->cells[(size_t)nv * n];
+      int fv[3] = {-1, -1, -1}, mine = -1, theirs = -1;
+      for (int j = 0; j < dim; j++) fv[j] = cv[t->face_vert[f][j]];
+      for (int a = 0; a < nv; a++) {
+        if (cv[a] != fv[0] && cv[a] != fv[1] && cv[a] != fv[2]) mine = cv[a];
+        if (nvx[a] != fv[0] && nvx[a] != fv[1] && nvx[a] != fv[2]) theirs = nvx[a];
+      }
+      const double *x = m->coords;
+      const double *c2 = &x[3 * (size_t)(dim == 3 ? fv[2] : fv[0])];
+      const int s0 = side(dim, &x[3 * (size_t)fv[0]], &x[3 * (size_t)fv[1]], c2,
+                          &x[3 * (size_t)mine]);
+      const int s1 = side(dim, &x[3 * (size_t)fv[0]], &x[3 * (size_t)fv[1]], c2,
+                          &x[3 * (size_t)theirs]);
+      if (s0 * s1 < 0) continue;
+      char a[200], b[200], verts[48];
+      snprintf(verts, sizeof verts, dim == 3 ? "%d %d %d" : "%d %d", fv[0], fv[1], fv[2]);
+      return femint_seterr(m->ctx, FEMINT_EJACOBIAN,
+                           "%s and %s lie on the same side of the %s they share (vertices %s): "
+                           "the mesh is tangled (a vertex moved through %s)",
+                           mesh_cell_name(m, c, a, sizeof a), mesh_cell_name(m, n, b, sizeof b),
+                           dim == 3 ? "face" : "edge", verts, dim == 3 ? "a face" : "an edge");
+    }
+  return 0;
+}
+
 int mesh_create(femint_context_t ctx, const char *who, const struct cell_topo *t, int nvert,
                 const double *coords, const int64_t *gid, int ncell, const int *cells,
                 const double *edge_nodes, const struct mesh_namer *namer,
@@ -275,8 +329,9 @@ int mesh_create(femint_context_t ctx, const char *who, const struct cell_topo *t
   FEMINT_CALL(mesh_check_input(ctx, nvert, coords, t->dim, ncell, t->nv, cells));
   if (edge_nodes)
     for (size_t k = 0; k < (size_t)ncell * t->ne * t->dim; k++)
-      FEMINT_CHECK(isfinite(edge_nodes[k]), ctx, FEMINT_EMESH,
-                   "%s: cell %d: the node of edge %d has a coordinate that is not finite (%g)",
+      FEMINT_CHECK(fabs(edge_nodes[k]) <= MESH_COORD_MAX, ctx, FEMINT_EMESH,
+                   "%s: cell %d: the node of edge %d has a coordinate that is not finite or "
+                   "beyond 1e100 in magnitude (%g)",
                    who, (int)(k / ((size_t)t->ne * t->dim)), (int)(k / t->dim % t->ne),
                    edge_nodes[k]);
 
@@ -312,6 +367,7 @@ int mesh_create(femint_context_t ctx, const char *who, const struct cell_topo *t
   if ((ierr = mesh_build_topology(m))) goto fail;
   if (edge_nodes && (ierr = mesh_set_edge_nodes(m, cells, edge_nodes))) goto fail;
   for (int c = 0; c < ncell && !ierr; c++) ierr = mesh_check_geometry(m, c);
+  if (!ierr && (t->shape == FEMINT_TET || t->shape == FEMINT_TRI)) ierr = check_tangle(m);
   if (ierr) goto fail;
   free(line);
   m->namer = NULL;
