@@ -384,7 +384,7 @@ assert set(t["mesh"]) == set(h["mesh"]), set(t["mesh"]) ^ set(h["mesh"])
 assert t["element"] == "tet" and t["space"] == "hcurl" and t["problem"] == "maxwell", t
 assert t["forms"] == ["hcurl_mass", "curlcurl"] and t["orders"] == [2], t
 assert t["outputs"] == ["mx-T.mtx", "mx-S.mtx"] and t["pec"] == "all", t
-assert t["pass"] is True and len(t["verification"]) == 4, t["verification"]
+assert t["pass"] is True and len(t["verification"]) == 5, t["verification"]
 assert t["mesh"]["nodes"] == 10 and t["removed_dofs"] > 0, t
 ' tet.json run.json 2>json.err
   r=$?
@@ -601,6 +601,24 @@ bad 1 "tangled" run --element tet --mesh tangled-tets.msh
 sed 's/^0.60378376320065 0.39621623679935 0.5711359540008124$/1e150 0.4 0.6/' \
   "$tests_dir/data/tets-cube.msh" >huge.msh
 bad 1 "huge.msh:161" run --element tet --mesh huge.msh
+# A wrong kernel cannot pass the verification: the Lame coefficients swapped in the GEMM kernel
+# (through FEMINT_KERNEL_DIR) keep the symmetry, the null space and the diagonal, but not the
+# energies nor the element matrices of the sampled cells against the CPU's.
+mkdir -p wrong-kernels && cp "$tests_dir"/../kernels/* wrong-kernels/ &&
+  sed -i 's/const REAL lambda = c\[0\], mu = c\[1\];/const REAL lambda = c[1], mu = c[0];/' \
+    wrong-kernels/volume_gemm.cl
+grep -q "lambda = c\[1\], mu = c\[0\]" wrong-kernels/volume_gemm.cl
+swapped=$?
+FEMINT_KERNEL_DIR=$tmp/wrong-kernels "$FEMINT" run --mesh box:3,3,2 --order 2 --where opencl \
+  --variant gemm >wrong.out 2>&1
+st=$?
+[ $swapped -eq 0 ] && [ $st -eq 1 ] && grep -q "^result *FAIL" wrong.out &&
+  grep -q "energy: u = (x, 0, 0) .*FAIL" wrong.out && grep -q "element matrices.*FAIL" wrong.out &&
+  grep -q "null space: rotation z .*PASS" wrong.out
+r=$?
+ok $r "Lame coefficients swapped in the OpenCL kernel: the energy and the sampled element matrices fail, exit 1 (the null space still passes)"
+[ $r -eq 0 ] || diag wrong.out
+
 # StarPU's environment: a number StarPU would abort on is refused first, naming the variable; a
 # folder for its models that cannot be made (STARPU_HOME at a file) is replaced by a private one
 # with a warning, and that folder is gone at the end.

@@ -155,7 +155,7 @@ struct cli_check {
   double value, tolerance;
   int above, pass;
 };
-#define CLI_MAX_CHECKS 10
+#define CLI_MAX_CHECKS 16
 /* H1 (one form A): symmetry, null space (rigid modes, constants) or 1^T M 1 = volume, positive
  * diagonal. H(curl) (A[0] = T, A[1] = S): symmetry of both, positive diagonal of T, S applied to
  * discrete gradients of random vertex values. Returns 0, a negative femint code, or EXIT_RUNTIME
@@ -163,6 +163,12 @@ struct cli_check {
 int cli_verify(const struct cli_setup *s, femint_mesh_t mesh, femint_space_t space,
                femint_matrix_t *A, int precision, double volume, const double centre[3],
                struct cli_check *checks, int *nchecks);
+/* The element matrices of 8 cells spread over the mesh, made by the workers the run may use (its
+ * OpenCL devices, where it has them) with the run's options, against femint's CPU codelet in
+ * double: a check appended to checks. Returns 0 or a negative femint code. */
+int cli_verify_cells(femint_context_t ctx, femint_space_t space, int ncell, int nform,
+                     const femint_form_t *forms, const struct femint_operator_options *opt,
+                     struct cli_check *checks, int *nchecks);
 
 /* ---- JSON (json.c) ---- */
 

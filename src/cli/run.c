@@ -195,6 +195,7 @@ int cli_run_command(int argc, char **argv)
   if (o.output && (rc = write_outputs(ctx, &o, A)) != 0) goto fail;
   rc = cli_verify(&o.s, mesh, space, A, o.precision, r.volume, centre, r.checks, &r.nchecks);
   if (rc > 0) goto done;
+  if (!rc) rc = cli_verify_cells(ctx, space, r.ncell, nform, forms, &opt, r.checks, &r.nchecks);
   if (rc < 0) goto fail;
   cli_worker_names(ctx, &r.st, names);
   r.pass = 1;

@@ -1,6 +1,7 @@
 /* Verification of the matrices of femint run by properties that a wrong matrix cannot have:
- * symmetry, null spaces (rigid modes, constants, discrete gradients), 1^T M 1 = volume, and a
- * positive diagonal. */
+ * symmetry, null spaces (rigid modes, constants, discrete gradients), 1^T M 1 = volume, the
+ * energy u^T A u of fields the space holds against its exact integral, a positive diagonal, and
+ * the element matrices of sampled cells, made by the run's workers, against the CPU's in double. */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
@@ -102,10 +103,43 @@ static int image(femint_matrix_t A, double normA, int64_t n, const double *r, do
   return 0;
 }
 
+/* u^T A u for linear fields u against the exact energy (the coefficients of the CLI's forms:
+ * E = 1, nu = 0.3, kappa = 1): for the Laplacian, u = x gives the volume; for elasticity, u =
+ * (x, 0, 0) gives (lambda + 2 mu) V (plane stress: E / (1 - nu^2) V), and u = (y, 0, 0) mu V. Swapped
+ * or scaled coefficients, a wrong Jacobian or a wrong quadrature weight change them. */
+static int energies(const struct cli_setup *s, femint_space_t space, femint_matrix_t A,
+                    double tol, double volume, double *u, double *Au, struct cli_check *c,
+                    int *nc)
+{
+  const double E = 1, nu = 0.3, mu = E / (2 * (1 + nu)), lambda = E * nu / ((1 + nu) * (1 - 2 * nu));
+  const int flat = cli_shape_dim(s->shape) == 2;
+  const int64_t n = femint_space_num_dofs(space);
+  const int nfield = s->problem == PROBLEM_ELASTICITY ? 2 : 1;
+  for (int k = 0; k < nfield; k++) {
+    double b[9] = {0}, exact;
+    const char *name;
+    if (s->problem == PROBLEM_LAPLACE) {
+      b[0] = 1, exact = volume, name = "energy: u = x";
+    } else if (k == 0) {
+      b[0] = 1, name = "energy: u = (x, 0, 0)";
+      exact = (flat ? E / (1 - nu * nu) : lambda + 2 * mu) * volume;
+    } else {
+      b[1] = 1, name = "energy: u = (y, 0, 0)", exact = mu * volume;
+    }
+    int rc = femint_space_interpolate_linear(space, NULL, b, u);
+    if (!rc) rc = femint_matrix_mult(A, u, Au);
+    if (rc) return rc;
+    double e = 0;
+    for (int64_t i = 0; i < n; i++) e += u[i] * Au[i];
+    add_check(c, nc, name, fabs(e - exact) / exact, tol, 0);
+  }
+  return 0;
+}
+
 /* The null space of elasticity (translations, rotations about centre), of the Laplacian (the
  * constant), or 1^T M 1 = volume for each component of the mass matrix. */
 static int h1_modes(const struct cli_setup *s, femint_space_t space, femint_matrix_t A,
-                    double normA, double tol, double volume, const double centre[3],
+                    double normA, double tol, double volume, const double centre[3], int linear,
                     struct cli_check *c, int *nc)
 {
   const int64_t n = femint_space_num_dofs(space);
@@ -118,6 +152,7 @@ static int h1_modes(const struct cli_setup *s, femint_space_t space, femint_matr
     for (int m = 0; m < 6 && !rc; m++) {
       /* in 2D: the translations along x and y and the rotation about z */
       if (cli_shape_dim(s->shape) == 2 && (m == 2 || m == 3 || m == 4)) continue;
+      if (m >= 3 && !linear) continue;
       double a[3] = {0, 0, 0}, b[9] = {0};
       if (m < 3) {
         a[m] = 1;
@@ -151,6 +186,8 @@ static int h1_modes(const struct cli_setup *s, femint_space_t space, femint_matr
       add_check(c, nc, name, fabs(sum - volume) / volume, tol, 0);
     }
   }
+  if (!rc && linear && s->problem != PROBLEM_MASS)
+    rc = energies(s, space, A, tol, volume, r, Ar, c, nc);
   free(r);
   free(Ar);
   return rc;
@@ -199,9 +236,83 @@ int cli_verify(const struct cli_setup *s, femint_mesh_t mesh, femint_space_t spa
     add_check(checks, nchecks, "positive diagonal: T", dmin[0], 0, 1);
     rc = gradients(mesh, space, A[1], norm[1], tol, checks, nchecks);
   } else if (!rc) {
-    rc = h1_modes(s, space, A[0], norm[0], tol, volume, centre, checks, nchecks);
+    /* Curved cells (geometry of order 2) of order 1 do not hold linear fields: the rotations
+     * and energies need order 2 there. */
+    const int straight = femint_mesh_num_nodes(mesh) == cli_shape_vertices(s->shape);
+    int linear = 1;
+    for (int c = 0; c < femint_mesh_num_cells(mesh) && !straight && linear; c++)
+      linear = femint_space_cell_order(space, c) >= 2;
+    rc = h1_modes(s, space, A[0], norm[0], tol, volume, centre, linear, checks, nchecks);
     add_check(checks, nchecks, "positive diagonal", dmin[0], 0, 1);
   }
   if (rc == FEMINT_ENOMEM) return cli_fail("out of memory while verifying the matrices");
+  return rc;
+}
+
+/* The element matrices of the sampled cells handed over by the workers against the CPU's. */
+struct sample {
+  femint_operator_t op;
+  double err, *ref;
+  int rc;
+};
+
+static int compare_cells(const struct femint_element_batch *b, void *user)
+{
+  struct sample *sm = user;
+  const int n = b->n;
+  for (int k = 0; k < b->ncell && !sm->rc; k++) {
+    if ((sm->rc = femint_operator_element_matrix(sm->op, b->form, b->cells[k], sm->ref)) != 0)
+      break;
+    const size_t per = b->symmetric ? (size_t)n * (n + 1) / 2 : (size_t)n * n;
+    double big = 0, diff = 0;
+    for (int i = 0, at = 0; i < n; i++)
+      for (int j = b->symmetric ? i : 0; j < n; j++, at++) {
+        const size_t o = (size_t)k * per + (size_t)at;
+        const double got = b->precision == FEMINT_SINGLE ? ((const float *)b->mats)[o]
+                                                         : ((const double *)b->mats)[o];
+        const double want = sm->ref[(size_t)i * n + j];
+        big = fmax(big, fabs(want));
+        diff = fmax(diff, fabs(got - want));
+      }
+    sm->err = fmax(sm->err, big > 0 ? diff / big : diff);
+  }
+  return sm->rc;
+}
+
+int cli_verify_cells(femint_context_t ctx, femint_space_t space, int ncell, int nform,
+                     const femint_form_t *forms, const struct femint_operator_options *opt,
+                     struct cli_check *checks, int *nchecks)
+{
+  enum { NSAMPLE = 8 };
+  const int ns = ncell < NSAMPLE ? ncell : NSAMPLE;
+  int cells[NSAMPLE], nopencl = 0, n = 0;
+  for (int k = 0; k < ns; k++) {
+    cells[k] = (int)((int64_t)k * ncell / ns);
+    const int size = femint_space_cell_size(space, cells[k]);
+    if (size > n) n = size;
+  }
+  femint_context_workers(ctx, NULL, &nopencl, NULL);
+  struct femint_operator_options o = *opt;
+  o.cells = cells;
+  o.ncells = ns;
+  o.timeline = NULL;
+  /* the kernels of the devices, where the run may use them */
+  if (nopencl > 0 && o.where == FEMINT_WHERE_ANY) o.where = FEMINT_WHERE_OPENCL;
+  struct sample sm = {0};
+  int rc = femint_operator_create(ctx, space, nform, forms, &o, &sm.op);
+  if (rc && o.where != opt->where) {
+    o.where = opt->where;
+    rc = femint_operator_create(ctx, space, nform, forms, &o, &sm.op);
+  }
+  if (!rc && !(sm.ref = malloc(((size_t)n * n + 1) * sizeof *sm.ref))) rc = FEMINT_ENOMEM;
+  if (!rc) rc = femint_operator_integrate(sm.op, compare_cells, &sm, NULL);
+  if (rc == FEMINT_ECALLBACK) rc = sm.rc;
+  if (!rc) {
+    char name[64];
+    snprintf(name, sizeof name, "element matrices: %d cells", ns);
+    add_check(checks, nchecks, name, sm.err, opt->precision == FEMINT_SINGLE ? 1e-4 : 1e-10, 0);
+  }
+  free(sm.ref);
+  femint_operator_destroy(&sm.op);
   return rc;
 }
