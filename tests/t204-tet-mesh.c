@@ -144,9 +144,10 @@ static void edge_node(const double *P, int a, int b, double *x)
 
 static void test_mesh_errors(void)
 {
-  const double X[5 * 3] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 0};
+  const double X[6 * 3] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 0, 0.2, 0.2, 0.5};
   const int repeat[4] = {0, 1, 1, 3}, outside[4] = {0, 1, 2, 7}, flat[4] = {0, 1, 2, 4};
-  const int triple[12] = {0, 1, 2, 3, 0, 1, 2, 4, 2, 1, 0, 3};
+  const int twice[12] = {0, 1, 2, 3, 0, 1, 2, 4, 2, 1, 0, 3};
+  const int triple[12] = {0, 1, 2, 3, 0, 1, 2, 4, 0, 1, 2, 5};
   femint_mesh_t m = (femint_mesh_t)&m;
   int ok = femint_mesh_create(NULL, FEMINT_TET, 5, X, 1, repeat, NULL, &m) == FEMINT_EMESH &&
            !m && strstr(femint_last_error(NULL), "cell 0 repeats");
@@ -154,16 +155,20 @@ static void test_mesh_errors(void)
        strstr(femint_last_error(NULL), "vertex index 7");
   ok = ok && femint_mesh_create(NULL, FEMINT_TET, 5, X, 1, flat, NULL, &m) == FEMINT_EJACOBIAN &&
        strstr(femint_last_error(NULL), "cell 0");
-  ok = ok && femint_mesh_create(NULL, FEMINT_TET, 5, X, 3, triple, NULL, &m) == FEMINT_EMESH &&
-       strstr(femint_last_error(NULL), "0, 1 and 2");
-  tap_ok(ok, "a repeated vertex, a vertex out of range, a flat cell and a face of three cells "
-             "are refused, naming the cell (%s)",
-         femint_last_error(NULL));
-  double huge[5 * 3];
+  ok = ok && femint_mesh_create(NULL, FEMINT_TET, 6, X, 3, triple, NULL, &m) == FEMINT_EMESH &&
+       strstr(femint_last_error(NULL), "cell 0, cell 1 and cell 2");
+  char msg[300];
+  snprintf(msg, sizeof msg, "%s", femint_last_error(NULL));
+  ok = ok && femint_mesh_create(NULL, FEMINT_TET, 5, X, 3, twice, NULL, &m) == FEMINT_EMESH &&
+       strstr(femint_last_error(NULL), "cell 2 repeats cell 0");
+  tap_ok(ok, "a repeated vertex, a vertex out of range, a flat cell, a face of three cells and a "
+             "cell given twice are refused, naming the cells (%s; %s)",
+         msg, femint_last_error(NULL));
+  double huge[6 * 3];
   memcpy(huge, X, sizeof huge);
   huge[3 * 3 + 2] = 1e150;
   const int one[4] = {0, 1, 2, 3};
-  const int eh = femint_mesh_create(NULL, FEMINT_TET, 5, huge, 1, one, NULL, &m);
+  const int eh = femint_mesh_create(NULL, FEMINT_TET, 6, huge, 1, one, NULL, &m);
   tap_ok(eh == FEMINT_EMESH && strstr(femint_last_error(NULL), "vertex 3") &&
              strstr(femint_last_error(NULL), "beyond"),
          "a coordinate of 1e150 (its products overflow) is refused: %s", femint_last_error(NULL));

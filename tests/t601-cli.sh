@@ -601,6 +601,15 @@ bad 1 "tangled" run --element tet --mesh tangled-tets.msh
 sed 's/^0.60378376320065 0.39621623679935 0.5711359540008124$/1e150 0.4 0.6/' \
   "$tests_dir/data/tets-cube.msh" >huge.msh
 bad 1 "huge.msh:161" run --element tet --mesh huge.msh
+# element 171 given again as element 172, then a third cell on one of its faces
+sed -e '164s/.*/6 172 1 172/' -e '240s/.*/3 1 4 102/' -e '341a 172 43 29 25 5' \
+  "$tests_dir/data/tets-cube.msh" >twice.msh
+bad 1 "(element 172 at line 342) repeats cell 100 (element 171 at line 341)" run --element tet \
+  --mesh twice.msh
+sed -e '164s/.*/6 172 1 172/' -e '240s/.*/3 1 4 102/' -e '341a 172 43 29 25 7' \
+  "$tests_dir/data/tets-cube.msh" >three.msh
+bad 1 "(element 139 at line 309), cell 100 (element 171 at line 341) and cell 101" run \
+  --element tet --mesh three.msh
 # A wrong kernel cannot pass the verification: the Lame coefficients swapped in the GEMM kernel
 # (through FEMINT_KERNEL_DIR) keep the symmetry, the null space and the diagonal, but not the
 # energies nor the element matrices of the sampled cells against the CPU's.

@@ -99,6 +99,19 @@ static void face_key(const struct femint_mesh *m, int c, int f, int *k)
   sort_small(k, 4);
 }
 
+/* Whether cells a and b have the same vertices (in any order). */
+static int same_cell(const struct femint_mesh *m, int a, int b)
+{
+  const int nv = m->topo->nv;
+  const int *va = &m->cells[(size_t)nv * a], *vb = &m->cells[(size_t)nv * b];
+  for (int i = 0; i < nv; i++) {
+    int found = 0;
+    for (int j = 0; j < nv && !found; j++) found = va[i] == vb[j];
+    if (!found) return 0;
+  }
+  return 1;
+}
+
 /* Global faces: the faces of every cell sorted by their keys; a face may belong to 2 cells at
  * most. */
 static int build_faces(struct femint_mesh *m)
@@ -136,14 +149,23 @@ static int build_faces(struct femint_mesh *m)
         m->face_cell[2 * g + 1] = c;
       } else {
         const int *k = &keys[4 * ((size_t)nf * c + f)];
-        char verts[64] = "";
+        char verts[64] = "", n0[200], n1[200], n2[200];
         for (int j = 0, at = 0; j < 4 && k[j] < m->nvert; j++)
           at += snprintf(verts + at, sizeof verts - (size_t)at, " %d", k[j]);
-        ierr = femint_seterr(m->ctx, FEMINT_EMESH,
-                             "the %s with vertices%s is shared by more than 2 cells (%d, %d and "
-                             "%d)",
-                             m->topo->dim == 2 ? "edge" : "face", verts, m->face_cell[2 * g],
-                             m->face_cell[2 * g + 1], c);
+        const int a = m->face_cell[2 * g], b = m->face_cell[2 * g + 1];
+        const int twin = same_cell(m, a, c) ? a : same_cell(m, b, c) ? b : -1;
+        if (twin >= 0)
+          ierr = femint_seterr(m->ctx, FEMINT_EMESH, "%s repeats %s (the same vertices)",
+                               mesh_cell_name(m, c, n2, sizeof n2),
+                               mesh_cell_name(m, twin, n0, sizeof n0));
+        else
+          ierr = femint_seterr(m->ctx, FEMINT_EMESH,
+                               "the %s with vertices%s is shared by more than 2 cells: %s, %s and "
+                               "%s",
+                               m->topo->dim == 2 ? "edge" : "face", verts,
+                               mesh_cell_name(m, a, n0, sizeof n0),
+                               mesh_cell_name(m, b, n1, sizeof n1),
+                               mesh_cell_name(m, c, n2, sizeof n2));
         goto done;
       }
     }
