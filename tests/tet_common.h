@@ -1,5 +1,5 @@
-/* Helpers shared by the tetrahedron tests: random points and cells, exact integrals of monomials
- * on the reference tetrahedron, and the H(curl) Gram matrix. */
+/* Helpers shared by the tetrahedron tests: random points and cells, edge nodes of curved cells,
+ * exact integrals of monomials on the reference tetrahedron, and the H(curl) Gram matrix. */
 #ifndef FEMINT_TEST_TET_COMMON_H
 #define FEMINT_TEST_TET_COMMON_H
 
@@ -11,6 +11,15 @@
 #include "common.h"
 
 #define NSH TET_NSH_MAX
+
+/* A node for the edge between input vertices a and b (either order) of the points P: its
+ * midpoint moved a little, differently for every edge. */
+static inline void edge_node(const double *P, int a, int b, double *x)
+{
+  const double s = a + b, t = (double)a * b;
+  const double off[3] = {0.03 * cos(s + t), 0.03 * sin(2 * s - t), 0.03 * cos(3 * t + 1)};
+  for (int i = 0; i < 3; i++) x[i] = (P[3 * a + i] + P[3 * b + i]) / 2 + off[i];
+}
 
 static inline double ipow(double x, int k)
 {
