@@ -601,6 +601,7 @@ bad 1 "tangled" run --element tet --mesh tangled-tets.msh
 sed 's/^0.60378376320065 0.39621623679935 0.5711359540008124$/1e150 0.4 0.6/' \
   "$tests_dir/data/tets-cube.msh" >huge.msh
 bad 1 "huge.msh:161" run --element tet --mesh huge.msh
+bad 1 "not a Gmsh MSH file" run --mesh gmsh:/dev/zero
 # element 171 given again as element 172, then a third cell on one of its faces
 sed -e '164s/.*/6 172 1 172/' -e '240s/.*/3 1 4 102/' -e '341a 172 43 29 25 5' \
   "$tests_dir/data/tets-cube.msh" >twice.msh

@@ -17,19 +17,6 @@
 
 static const char *const dim_name[4] = {"point", "curve", "surface", "volume"};
 
-int gmsh_fail_at(const struct gmsh_file *gf, int64_t pos, int code, const char *fmt, ...)
-{
-  char msg[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  if (pos < 0) return femint_seterr(gf->ctx, code, "%s: %s", gf->path, msg);
-  if (gf->binary)
-    return femint_seterr(gf->ctx, code, "%s: byte %" PRId64 ": %s", gf->path, pos, msg);
-  return femint_seterr(gf->ctx, code, "%s:%" PRId64 ": %s", gf->path, pos > 0 ? pos : 1, msg);
-}
-
 /* The state of reading: the current line (ASCII parts) or field (binary parts) and the
  * capacities of the growing arrays of the file. */
 struct reader {
@@ -45,6 +32,7 @@ struct reader {
   int bin;          /* 1 while reading binary data */
   int swap;         /* the file's byte order is not the host's */
   int size_bytes;   /* bytes of a size_t of a binary file */
+  int stop;         /* why read_line stopped early: FEMINT_EMESH (too long), FEMINT_ENOMEM, 0 */
   const char *section;
   size_t node_cap, name_cap, part_cap, ghost_cap, ent_cap[2][4], elem_cap[GMSH_MAX_TYPE + 1];
 };
@@ -90,11 +78,31 @@ static const char *shown(const char *s, size_t n, char out[41])
   return out;
 }
 
-/* Read the next line without its end-of-line blanks; 1, or 0 at the end of the file. */
+/* The longest line read: longer ones (a file that is not a mesh, /dev/zero) stop the reader. */
+#define GMSH_LINE_MAX ((size_t)1 << 20)
+
+/* Read the next line without its end-of-line blanks; 1, or 0 at the end of the file or when the
+ * line is too long or memory runs out (r->stop says which). */
 static int read_line(struct reader *r)
 {
-  ssize_t n = getline(&r->buf, &r->cap, r->f);
-  if (n < 0) return 0;
+  ssize_t n = 0;
+  int c = 0;
+  while ((c = getc_unlocked(r->f)) != EOF) {
+    if ((size_t)n + 2 > r->cap) {
+      const size_t cap = r->cap ? 2 * r->cap : 256;
+      char *b = cap <= GMSH_LINE_MAX ? realloc(r->buf, cap) : NULL;
+      if (!b) {
+        r->stop = cap <= GMSH_LINE_MAX ? FEMINT_ENOMEM : FEMINT_EMESH;
+        return 0;
+      }
+      r->buf = b;
+      r->cap = cap;
+    }
+    r->buf[n++] = (char)c;
+    if (c == '\n') break;
+  }
+  if (n == 0) return 0;
+  r->buf[n] = '\0';
   r->line++;
   r->line_off = r->off;
   r->off += n;
@@ -104,8 +112,17 @@ static int read_line(struct reader *r)
   return 1;
 }
 
+/* Why the reader stopped before the end of the file: a read error, a line over GMSH_LINE_MAX, no
+ * memory; 0 at the end of the file. */
 static int read_error(struct reader *r)
 {
+  if (r->stop == FEMINT_EMESH)
+    return fail(r, FEMINT_EMESH, "a line of more than %zu bytes: not a Gmsh MSH file",
+                GMSH_LINE_MAX);
+  if (r->stop == FEMINT_ENOMEM)
+    return femint_seterr(r->gf->ctx, FEMINT_ENOMEM, "%s: out of memory reading a line",
+                         r->gf->path);
+  if (!ferror(r->f)) return 0;
   return femint_seterr(r->gf->ctx, FEMINT_EIO, "cannot read '%s': %s", r->gf->path,
                        strerror(errno));
 }
@@ -113,7 +130,7 @@ static int read_error(struct reader *r)
 /* The error for the end of the file (or a read error) inside the current section. */
 static int at_eof(struct reader *r)
 {
-  if (ferror(r->f)) return read_error(r);
+  FEMINT_CALL(read_error(r));
   return fail(r, FEMINT_EMESH, "the file ends inside the %s section", r->section);
 }
 
@@ -693,7 +710,7 @@ static int skip_section(struct reader *r)
   snprintf(end, sizeof end, "$End%s", name + 1);
   while (read_line(r))
     if (strcmp(r->text, end) == 0) return 0;
-  if (ferror(r->f)) return read_error(r);
+  FEMINT_CALL(read_error(r));
   char a[41], b[41];
   return gmsh_fail_at(r->gf, start, FEMINT_EMESH, "the %s section has no %s line",
                       shown(name, 40, a), shown(end, 40, b));
@@ -704,7 +721,7 @@ static int read_sections(struct reader *r)
   struct gmsh_file *gf = r->gf;
   int have_nodes = 0, have_elements = 0, have_names = 0;
   char s[41];
-  if (!read_line(r) && ferror(r->f)) return read_error(r);
+  if (!read_line(r)) FEMINT_CALL(read_error(r));
   if (r->line == 0 || strcmp(r->text, "$MeshFormat") != 0)
     return fail(r, FEMINT_EMESH, "not a Gmsh MSH file (it does not start with $MeshFormat)");
   FEMINT_CALL(read_format(r));
@@ -740,32 +757,11 @@ static int read_sections(struct reader *r)
       return fail(r, FEMINT_EMESH, "unexpected '%s' outside of a section", shown(t, 40, s));
     }
   }
-  if (ferror(r->f)) return read_error(r);
+  FEMINT_CALL(read_error(r));
   if (!have_nodes || !have_elements)
     return fail(r, FEMINT_EMESH, "the file ends without a %s section",
                 have_nodes ? "$Elements" : "$Nodes");
   return 0;
-}
-
-void gmsh_file_free(struct gmsh_file *gf)
-{
-  free(gf->node);
-  for (int i = 0; i < gf->nname; i++) free(gf->name[i].name);
-  free(gf->name);
-  for (int d = 0; d < 4; d++) {
-    free(gf->ent[d]);
-    free(gf->pent[d]);
-  }
-  free(gf->part);
-  free(gf->ghost);
-  for (int t = 0; t <= GMSH_MAX_TYPE; t++) {
-    free(gf->elem[t].tag);
-    free(gf->elem[t].node);
-    free(gf->elem[t].phys);
-    free(gf->elem[t].ent);
-    free(gf->elem[t].pos);
-  }
-  *gf = (struct gmsh_file){.ctx = gf->ctx, .path = gf->path};
 }
 
 int gmsh_file_read(femint_context_t ctx, const char *path, struct gmsh_file *gf)
@@ -779,19 +775,4 @@ int gmsh_file_read(femint_context_t ctx, const char *path, struct gmsh_file *gf)
   free(r.buf);
   if (ierr) gmsh_file_free(gf);
   return ierr;
-}
-
-const struct gmsh_entity *gmsh_element_entity(const struct gmsh_file *gf, int t, int i)
-{
-  int e = gf->elem[t].ent[i], d = gmsh_shape_dim(gmsh_type_info(t)->shape);
-  if (e < 0) return NULL;
-  return gf->npartition ? &gf->pent[d][e] : &gf->ent[d][e];
-}
-
-int gmsh_entity_in_part(const struct gmsh_file *gf, const struct gmsh_entity *e, int part)
-{
-  if (!e) return 0;
-  for (int k = 0; k < e->npart; k++)
-    if (gf->part[e->part + k] == part) return 1;
-  return 0;
 }

@@ -1,6 +1,10 @@
 /* The element types of Gmsh MSH files: shape, order and node count of each type number, and
- * their names for messages. */
+ * their names for messages; what the reader and the mesh builder share about a file read (its
+ * messages with a position, its elements' entities and partitions, freeing it). */
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "gmsh.h"
 
@@ -72,4 +76,53 @@ const char *gmsh_type_name(long t, long count, char *buf, size_t len)
     snprintf(buf, len, "%d-node %s", ty->nodes,
              count == 1 ? shapes[ty->shape].one : shapes[ty->shape].many);
   return buf;
+}
+
+int gmsh_fail_at(const struct gmsh_file *gf, int64_t pos, int code, const char *fmt, ...)
+{
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (pos < 0) return femint_seterr(gf->ctx, code, "%s: %s", gf->path, msg);
+  if (gf->binary)
+    return femint_seterr(gf->ctx, code, "%s: byte %" PRId64 ": %s", gf->path, pos, msg);
+  return femint_seterr(gf->ctx, code, "%s:%" PRId64 ": %s", gf->path, pos > 0 ? pos : 1, msg);
+}
+
+void gmsh_file_free(struct gmsh_file *gf)
+{
+  free(gf->node);
+  for (int i = 0; i < gf->nname; i++) free(gf->name[i].name);
+  free(gf->name);
+  for (int d = 0; d < 4; d++) {
+    free(gf->ent[d]);
+    free(gf->pent[d]);
+  }
+  free(gf->part);
+  free(gf->ghost);
+  for (int t = 0; t <= GMSH_MAX_TYPE; t++) {
+    free(gf->elem[t].tag);
+    free(gf->elem[t].node);
+    free(gf->elem[t].phys);
+    free(gf->elem[t].ent);
+    free(gf->elem[t].pos);
+  }
+  *gf = (struct gmsh_file){.ctx = gf->ctx, .path = gf->path};
+}
+
+const struct gmsh_entity *gmsh_element_entity(const struct gmsh_file *gf, int t, int i)
+{
+  int e = gf->elem[t].ent[i], d = gmsh_shape_dim(gmsh_type_info(t)->shape);
+  if (e < 0) return NULL;
+  return gf->npartition ? &gf->pent[d][e] : &gf->ent[d][e];
+}
+
+int gmsh_entity_in_part(const struct gmsh_file *gf, const struct gmsh_entity *e, int part)
+{
+  if (!e) return 0;
+  for (int k = 0; k < e->npart; k++)
+    if (gf->part[e->part + k] == part) return 1;
+  return 0;
 }
