@@ -629,6 +629,31 @@ r=$?
 ok $r "Lame coefficients swapped in the OpenCL kernel: the energy and the sampled element matrices fail, exit 1 (the null space still passes)"
 [ $r -eq 0 ] || diag wrong.out
 
+# A write that fails midway (a file size limit, as a full disk would) leaves no partial matrix
+# file; an older file of that name stays whole. StarPU's models go to a fresh folder, below the
+# limit.
+echo "an older file" >cut.mtx
+( trap '' XFSZ; ulimit -f 512; STARPU_HOME=$tmp/cut-home exec "$FEMINT" run --mesh box:4,4,4 \
+  --order 3 --where cpu --output cut.mtx ) >cut.out 2>cut.err
+st=$?
+[ $st -eq 1 ] && grep -q "cannot write 'cut.mtx'" cut.err && [ "$(cat cut.mtx)" = "an older file" ] &&
+  [ -z "$(ls cut.mtx.part-* 2>/dev/null)" ]
+r=$?
+ok $r "a matrix file cut short by a full disk (a file size limit): exit 1, the older file whole, no partial file"
+[ $r -eq 0 ] || { diag cut.err; ls -la; }
+
+# gnuplot runs with a time limit (FEMINT_CHART_TIMEOUT seconds here, 120 by default): a gnuplot
+# that hangs is stopped and reported in one line
+mkdir -p slow-bin && printf '#!/bin/sh\nsleep 60\n' >slow-bin/gnuplot && chmod +x slow-bin/gnuplot
+start=$(date +%s)
+PATH=$tmp/slow-bin:$PATH FEMINT_CHART_TIMEOUT=2 "$FEMINT" run --mesh box:2,2,2 --order 1 \
+  --timeline slow.png >slow.out 2>slow.err
+took=$(($(date +%s) - start))
+grep -q "gnuplot failed: stopped after 2 s" slow.err && [ $took -lt 40 ]
+r=$?
+ok $r "a gnuplot that hangs is stopped after FEMINT_CHART_TIMEOUT seconds, in one line ($took s)"
+[ $r -eq 0 ] || diag slow.err
+
 # StarPU's environment: a number StarPU would abort on is refused first, naming the variable; a
 # folder for its models that cannot be made (STARPU_HOME at a file) is replaced by a private one
 # with a warning, and that folder is gone at the end.

@@ -34,6 +34,14 @@ int cli_have_gnuplot(void)
   return 0;
 }
 
+/* The longest a chart may take: 120 s, or FEMINT_CHART_TIMEOUT seconds. */
+static int chart_seconds(void)
+{
+  const char *e = getenv("FEMINT_CHART_TIMEOUT");
+  const int s = e ? atoi(e) : 0;
+  return s > 0 ? s : 120;
+}
+
 int cli_gnuplot(const char *script)
 {
   /* gnuplot's messages go to a temporary file so that a failure is reported in one line. */
@@ -44,8 +52,14 @@ int cli_gnuplot(const char *script)
     return -1;
   }
   close(fd);
-  char cmd[sizeof log + 32];
-  snprintf(cmd, sizeof cmd, "gnuplot 2>%s", log);
+  /* at most chart_seconds() (coreutils' timeout, where there is one): a chart never holds the
+   * results back */
+  const int seconds = chart_seconds();
+  char cmd[sizeof log + 160];
+  snprintf(cmd, sizeof cmd,
+           "if command -v timeout >/dev/null; then exec timeout %d gnuplot; else exec gnuplot; "
+           "fi 2>%s",
+           seconds, log);
   fflush(stdout);
   FILE *p = popen(cmd, "w");
   int st = -1;
@@ -63,6 +77,8 @@ int cli_gnuplot(const char *script)
   }
   unlink(log);
   line[strcspn(line, "\n")] = '\0';
+  if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 124)
+    snprintf(line, sizeof line, "stopped after %d s", seconds);
   if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
     fprintf(stderr, "femint: gnuplot failed%s%s\n", line[0] ? ": " : "", line);
     return -1;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
 
 #include "sparse.h"
@@ -104,8 +105,17 @@ int femint_matrix_mult(femint_matrix_t A, const double *x, double *y)
 int femint_matrix_write_mm(femint_context_t ctx, femint_matrix_t A, const char *path)
 {
   FEMINT_CHECK(A && path, ctx, FEMINT_EINVAL, "matrix_write_mm: NULL argument");
-  FILE *f = fopen(path, "w");
-  FEMINT_CHECK(f, ctx, FEMINT_EIO, "cannot write '%s': %s", path, strerror(errno));
+  /* written under a temporary name beside it, then renamed: a failed write (a full disk) leaves
+   * no partial file, and an older file at path stays whole until the new one is complete */
+  char *tmp = malloc(strlen(path) + 32);
+  FEMINT_CHECK(tmp, ctx, FEMINT_ENOMEM, "matrix_write_mm: out of memory");
+  sprintf(tmp, "%s.part-%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    const int e = errno;
+    free(tmp);
+    return femint_seterr(ctx, FEMINT_EIO, "cannot write '%s': %s", path, strerror(e));
+  }
   const struct csr_shape *c = A->shape;
   int ok = fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n"
                       "%% assembled by femint\n%lld %lld %lld\n",
@@ -114,7 +124,11 @@ int femint_matrix_write_mm(femint_context_t ctx, femint_matrix_t A, const char *
     for (int64_t p = c->rowptr[r]; p < c->rowptr[r + 1] && ok; p++)
       ok = fprintf(f, "%lld %lld %.17g\n", (long long)r + 1, (long long)c->colind[p] + 1,
                    A->values[p]) > 0;
-  if (fclose(f) != 0) ok = 0;
-  FEMINT_CHECK(ok, ctx, FEMINT_EIO, "cannot write '%s': %s", path, strerror(errno));
+  int e = ok ? 0 : errno;
+  if (fclose(f) != 0 && ok) ok = 0, e = errno;
+  if (ok && rename(tmp, path) != 0) ok = 0, e = errno;
+  if (!ok) remove(tmp);
+  free(tmp);
+  FEMINT_CHECK(ok, ctx, FEMINT_EIO, "cannot write '%s': %s", path, strerror(e));
   return 0;
 }
