@@ -654,6 +654,30 @@ r=$?
 ok $r "a gnuplot that hangs is stopped after FEMINT_CHART_TIMEOUT seconds, in one line ($took s)"
 [ $r -eq 0 ] || diag slow.err
 
+# StarPU's models shared by processes: 4 runs at once on one fresh STARPU_HOME, one killed (-9)
+# while it runs, then a model file of femint's cut in half (as a process killed while StarPU saves
+# it leaves it), on which StarPU would abort: moved aside with a warning, and the run passes.
+home=$tmp/shared-home
+for i in 1 2 3 4; do
+  STARPU_HOME=$home "$FEMINT" run --mesh box:3,3,2 --order 1-2 --quiet >par$i.out 2>&1 &
+done
+STARPU_HOME=$home "$FEMINT" run --mesh box:6,6,4 --order 1-4 --quiet >killed.out 2>&1 &
+victim=$!
+sleep 2
+kill -9 $victim 2>/dev/null
+wait
+fails=0
+for i in 1 2 3 4; do [ -s par$i.out ] && fails=$((fails + 1)); done
+model=$(ls "$home"/.starpu/sampling/codelets/*/femint_integrate_volume_*.vm 2>/dev/null | head -n 1)
+[ -n "$model" ] && head -c $(($(wc -c <"$model") / 2)) "$model" >half && cat half >"$model"
+STARPU_HOME=$home "$FEMINT" run --mesh box:3,3,2 --order 1-2 >after.out 2>after.err
+st=$?
+[ $fails -eq 0 ] && [ -n "$model" ] && [ $st -eq 0 ] && grep -q "^result *PASS" after.out &&
+  grep -qF "warning: StarPU's performance model $model is damaged" after.err && [ -f "$model.damaged" ]
+r=$?
+ok $r "4 runs at once on one STARPU_HOME, one killed, then a model cut in half: moved aside, the run passes"
+[ $r -eq 0 ] || { for i in 1 2 3 4; do diag par$i.out; done; diag after.err; }
+
 # StarPU's environment: a number StarPU would abort on is refused first, naming the variable; a
 # folder for its models that cannot be made (STARPU_HOME at a file) is replaced by a private one
 # with a warning, and that folder is gone at the end.

@@ -137,6 +137,7 @@ int femint_init(const struct femint_init_options *opt, femint_context_t *out)
   ctx->local_rank = -1;
   if ((err = starpu_env_check()) != 0 || (err = starpu_home_check(&ctx->private_home)) != 0)
     goto fail;
+  starpu_models_check();
   if (hwloc_topology_init(&ctx->topo) || hwloc_topology_load(ctx->topo)) {
     err = femint_seterr(NULL, FEMINT_ERUNTIME, "femint_init: hwloc cannot read the topology");
     goto fail;

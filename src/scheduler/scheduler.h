@@ -99,6 +99,9 @@ int starpu_env_check(void);
 int starpu_home_check(char **private_home);
 /* Remove the private STARPU_HOME and free its name. */
 void starpu_home_remove(char **private_home);
+/* Move aside, with a warning, the model files of femint's codelets that StarPU could not parse
+ * (it aborts on them). */
+void starpu_models_check(void);
 /* Build (once per device, kernel, options and source text) the program of `source` with
  * `options` on OpenCL device dev, and its kernel (an entry without them on a device no worker
  * drives). */

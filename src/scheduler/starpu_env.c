@@ -4,8 +4,11 @@
  * read-only or full file system, where StarPU aborts at its start or, after the whole run, while
  * it saves its models). A bad number is an error naming the variable; a models' folder that
  * cannot be used is replaced, with a warning, by a private temporary one, removed by
- * femint_finalize (the run is then uncalibrated). */
+ * femint_finalize (the run is then uncalibrated). A model file of femint's codelets that StarPU
+ * could not parse (cut short by a process killed while StarPU saved it, a full disk) would make
+ * StarPU abort when it loads it: such a file is moved aside with a warning. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -134,4 +137,96 @@ void starpu_home_remove(char **private_home)
   nftw(*private_home, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
   free(*private_home);
   *private_home = NULL;
+}
+
+/* ---- femint's performance-model files ---- */
+
+/* The next number of a model file, skipping its comment lines: 1, or 0 at its end or at what is
+ * not a number (a hexadecimal hash when hex). */
+static int model_token(FILE *f, int hex, double *x)
+{
+  int c;
+  for (;;) {
+    while ((c = getc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r') {
+    }
+    if (c != '#') break;
+    while ((c = getc(f)) != '\n' && c != EOF) {
+    }
+  }
+  if (c == EOF) return 0;
+  char tok[64];
+  int n = 0;
+  for (; c != EOF && c != ' ' && c != '\t' && c != '\n' && c != '\r'; c = getc(f))
+    if (n < (int)sizeof tok - 1) tok[n++] = (char)c;
+  tok[n] = '\0';
+  char *end;
+  if (hex) {
+    *x = (double)strtoul(tok, &end, 16);
+  } else {
+    *x = strtod(tok, &end);
+  }
+  return n > 0 && !*end;
+}
+
+/* Whether a model file of StarPU 1.3 (format 45) holds everything its counts announce: the
+ * combinations of devices, each one's implementations, each implementation's regression lines
+ * and history entries. Another format, or a multiple regression model, is left to StarPU. */
+static int model_whole(FILE *f)
+{
+  double x, ncomb, ndev, nimpl, nentry;
+#define NUM(v) \
+  if (!model_token(f, 0, &(v))) return 0
+  NUM(x);
+  if (x != 45) return 1;
+  NUM(ncomb);
+  for (int c = 0; c < ncomb && c < 1024; c++) {
+    NUM(ndev);
+    for (int d = 0; d < 3 * ndev && d < 3 * 64; d++) NUM(x); /* type, id, cores */
+    NUM(nimpl);
+    for (int i = 0; i < nimpl && i < 64; i++) {
+      NUM(nentry);
+      for (int k = 0; k < 9 + 3; k++) NUM(x); /* the linear and non-linear regressions */
+      NUM(x);
+      if (x != 0) return 1; /* multiple regression: not femint's */
+      for (long e = 0; e < nentry; e++) {
+        if (!model_token(f, 1, &x)) return 0; /* the footprint */
+        for (int k = 0; k < 7; k++) NUM(x);     /* size, flops, mean, dev, sum, sum2, n */
+      }
+    }
+  }
+#undef NUM
+  return 1;
+}
+
+void starpu_models_check(void)
+{
+  const char *model_dir = getenv("STARPU_PERF_MODEL_DIR");
+  const char *home = getenv("STARPU_HOME") ? getenv("STARPU_HOME") : getenv("HOME");
+  char dir[4096];
+  if (model_dir && *model_dir) snprintf(dir, sizeof dir, "%s/codelets/45", model_dir);
+  else snprintf(dir, sizeof dir, "%s/.starpu/sampling/codelets/45", home && *home ? home : ".");
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    const size_t n = strlen(e->d_name);
+    if (strncmp(e->d_name, "femint_", 7) != 0 || n < 4 || strcmp(e->d_name + n - 3, ".vm") != 0)
+      continue;
+    char path[4400], aside[4500];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    /* StarPU also needs the last line's end */
+    const int whole = model_whole(f) && fseek(f, -1, SEEK_END) == 0 && getc(f) == '\n';
+    fclose(f);
+    if (whole) continue;
+    snprintf(aside, sizeof aside, "%s.damaged", path);
+    const int moved = rename(path, aside) == 0;
+    fprintf(stderr,
+            "femint: warning: StarPU's performance model %s is damaged (it ends early or holds "
+            "what is not a number)%s%s%s\n",
+            path, moved ? "; moved aside to " : ", and cannot be moved aside: ",
+            moved ? aside : strerror(errno), moved ? " (StarPU calibrates it again)" : "");
+  }
+  closedir(d);
 }
