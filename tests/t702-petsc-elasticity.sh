@@ -21,6 +21,9 @@ launch="$MPIEXEC"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/femint-t702.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
+# mpirun's session files in this test's folder: two mpiruns starting at once (the MPI tests
+# run in parallel under make -j) race to create the same /tmp/ompi.HOST.UID otherwise
+export OMPI_MCA_orte_tmpdir_base="$tmp"
 
 . "$(dirname "$0")/tap.sh"
 
