@@ -527,6 +527,9 @@ struct femint_operator_options {
   int residual_cells;   /**< femint_operator_residual's OpenCL kernel: cells per batch (seed
                              002's blocks x block size; 0: enough for a work-group of 128) */
   int residual_batches; /**< and batches per work-group, one after the other (0: 1) */
+  int reproducible;   /**< 1: the contributions to each matrix entry are summed in a fixed order
+                           (the plan's), so that the matrix is the same to the bit from run to
+                           run and for any batching; 0: in the order the batches finish */
   int devices;        /**< OpenCL devices the tasks may use. 0: femint chooses: every device
                            where results go to main memory (rows assembly, integrate), the one
                            device that sums them where they are summed on a device (COO sums,

@@ -5,7 +5,9 @@
 # together (two devices and the CPU workers), the matrix-free CG of BP5 and the pointwise residual.
 # Where the results go to main memory (rows) both devices run tasks; where they are summed on a
 # device (COO sums, apply, residual) the first device alone does by default, and both with
-# --devices 2. StarPU's worker statistics (STARPU_WORKER_STATS) count each worker's tasks.
+# --devices 2. StarPU's worker statistics (STARPU_WORKER_STATS) count each worker's tasks. With
+# --reproducible the matrix is the same to the bit with 1 and 2 devices (other batches) and from
+# run to run with 2 CPU workers.
 
 FEMINT=${FEMINT:-./src/femint}
 if [ ! -x "$FEMINT" ]; then
@@ -50,7 +52,7 @@ if ! femint_on 2 info >info.txt 2>&1 || ! grep -q "2 OpenCL workers" info.txt; t
   echo "1..0 # SKIP PoCL does not give two OpenCL devices here (POCL_DEVICES='pthread pthread')"
   exit 0
 fi
-echo "1..15"
+echo "1..17"
 
 # femint run with one device, then two: both verified, the same matrices (to 1e-12 of the largest
 # entry; the batches differ), the devices busy as expected (both, or first).
@@ -138,4 +140,21 @@ for devices in "" "--devices 2"; do
   ok $r "residual on 2 devices${devices:+ ($devices)}: the sum of F of 1 device ($sum2), $want busy: $(device_tasks res.err)"
   [ $r -eq 0 ] || diag res.json res.err
 done
+# --reproducible: each entry's contributions summed in the plan's order, whatever the batches
+for ndev in 1 2; do
+  femint_on $ndev run --mesh box:5,5,3 --order 1-4 --where opencl --reproducible --quiet \
+    --output rep$ndev.mtx 2>rep$ndev.err
+done
+cmp -s rep1.mtx rep2.mtx
+r=$?
+ok $r "--reproducible: the matrix of 1 and 2 devices (other batches) is the same to the bit"
+[ $r -eq 0 ] || diag rep2.err
+for k in 1 2; do
+  STARPU_NCPU=2 femint_on 0 run --mesh box:5,5,3 --order 1-4 --where cpu --reproducible --quiet \
+    --output cpu$k.mtx 2>cpu$k.err
+done
+cmp -s cpu1.mtx cpu2.mtx
+r=$?
+ok $r "--reproducible: two runs on 2 CPU workers give the same bits"
+[ $r -eq 0 ] || diag cpu2.err
 [ $failed -eq 0 ]

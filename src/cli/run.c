@@ -39,6 +39,10 @@ static const struct cli_option operator_options[] = {
            "device (or in main memory) and summed into the CSR values through a kept pattern (only "
            "the CSR values come back from a device); auto, coo for H(curl) where an OpenCL device "
            "may do the sums, rows otherwise (default auto)", NULL), .choices = cli_assembly_names},
+  {CLI_OPT("--reproducible", CLI_FLAG, R(reproducible),
+           "sum the contributions to each matrix entry in a fixed order (the plan's), so that the "
+           "matrix is the same to the bit from run to run; by rows, the assemblies of batches "
+           "that share rows then wait for one another", NULL)},
   {CLI_OPT("--phases", CLI_FLAG, R(phases),
            "wait for each phase (integration, then assembly or sums) before the next, so that the "
            "stages are timed apart", NULL)},
@@ -184,7 +188,8 @@ int cli_run_command(int argc, char **argv)
                                         .max_batch = (int)o.batch, .variant = o.variant,
                                         .symmetric = o.symmetric, .assembly = o.assembly,
                                         .phases = o.phases, .timeline = timeline_csv,
-                                        .devices = (int)o.devices};
+                                        .devices = (int)o.devices,
+                                        .reproducible = o.reproducible};
   t0 = cli_now();
   if ((rc = femint_operator_create(ctx, space, nform, forms, &opt, &op)) != 0) goto fail;
   r.t_plan = cli_now() - t0;

@@ -7,7 +7,7 @@
 
 struct run_options {
   struct cli_setup s;
-  int precision, where, variant, symmetric, assembly, phases;
+  int precision, where, variant, symmetric, assembly, phases, reproducible;
   long batch, devices;
   const char *output;   /* FILE.mtx, or the PREFIX of PREFIX-T.mtx and PREFIX-S.mtx */
   const char *timeline; /* a Gantt chart PNG; its CSV goes next to it */

@@ -189,6 +189,7 @@ void cli_run_print_json(const struct run_options *o, const struct run_result *r)
   cli_json_str(&j, "assembly", st->assembly == FEMINT_ASSEMBLY_COO ? "coo" : "rows");
   cli_json_bool(&j, "on_device", st->on_device);
   cli_json_bool(&j, "phases", o->phases);
+  cli_json_bool(&j, "reproducible", o->reproducible);
   cli_json_int(&j, "elements", r->ncell);
   cli_json_int(&j, "vertices", r->nvert);
   cli_json_int(&j, "dofs", st->ndof);

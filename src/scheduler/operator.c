@@ -40,6 +40,8 @@ static int check_options(femint_context_t ctx, const struct femint_operator_opti
   FEMINT_CHECK(opt->max_batch >= 0, ctx, FEMINT_EINVAL, "%s: max_batch = %d", who, opt->max_batch);
   FEMINT_CHECK(opt->symmetric == 0 || opt->symmetric == 1, ctx, FEMINT_EINVAL,
                "%s: symmetric = %d (0 or 1)", who, opt->symmetric);
+  FEMINT_CHECK(opt->reproducible == 0 || opt->reproducible == 1, ctx, FEMINT_EINVAL,
+               "%s: reproducible = %d (0 or 1)", who, opt->reproducible);
   FEMINT_CHECK(opt->where != FEMINT_WHERE_OPENCL || ctx->nopencl > 0, ctx, FEMINT_ENODEV,
                "%s: integration on OpenCL was requested but StarPU has no OpenCL worker (without "
                "a GPU, set STARPU_OPENCL_ON_CPUS=1 to use a CPU OpenCL device)",

@@ -130,8 +130,10 @@ static void blocks_unregister(struct blocks *bl)
   bl->h = NULL;
 }
 
-/* The assembly task of a batch: its element matrices (read) and the row blocks it writes. */
-static struct starpu_task *assembly_task(struct batch *b, const struct blocks *bl)
+/* The assembly task of a batch: its element matrices (read) and the row blocks it writes, in
+ * any order of the batches (commute), or in the order of submission (the plan's) for a result
+ * that is the same to the bit from run to run. */
+static struct starpu_task *assembly_task(struct batch *b, const struct blocks *bl, int commute)
 {
   /* StarPU frees a task's dyn_handles and dyn_modes (and what it adds) with the task */
   starpu_data_handle_t *th = malloc((size_t)(1 + b->nblk) * sizeof *th);
@@ -145,7 +147,7 @@ static struct starpu_task *assembly_task(struct batch *b, const struct blocks *b
   tm[0] = STARPU_R;
   for (int k = 0; k < b->nblk; k++) {
     th[1 + k] = bl->h[b->blk[k]];
-    tm[1 + k] = STARPU_RW | STARPU_COMMUTE;
+    tm[1 + k] = commute ? STARPU_RW | STARPU_COMMUTE : STARPU_RW;
   }
   t->cl = &femint_cl_assemble;
   t->nbuffers = 1 + b->nblk;
@@ -226,9 +228,9 @@ static int pack_one(femint_context_t ctx, const struct plan *p, struct batch *b)
 
 /* Submit the assembly task of batch i into its form's row blocks. */
 static int submit_assembly(femint_context_t ctx, struct batch *b, const struct blocks *bl,
-                           struct starpu_task **slot)
+                           int commute, struct starpu_task **slot)
 {
-  struct starpu_task *ta = assembly_task(b, bl);
+  struct starpu_task *ta = assembly_task(b, bl, commute);
   FEMINT_CHECK(ta, ctx, FEMINT_ENOMEM, "femint_operator_assemble: out of memory");
   return task_submit(ctx, ta, slot, "assembly");
 }
@@ -274,7 +276,8 @@ int operator_rows(struct femint_operator *op, femint_matrix_t *A, femint_element
     worker_mask_set(ti, &op->rows_mask);
     st->calibrating += !model_calibrated(ctx, ti, where);
     err = task_submit(ctx, ti, &tasks[2 * i], "integration");
-    if (!err && assemble && !phases) err = submit_assembly(ctx, b, &bl[f], &tasks[2 * i + 1]);
+    if (!err && assemble && !phases)
+      err = submit_assembly(ctx, b, &bl[f], !p->opt.reproducible, &tasks[2 * i + 1]);
   }
   if (phases) {
     /* integration alone, then assembly alone */
@@ -285,7 +288,8 @@ int operator_rows(struct femint_operator *op, femint_matrix_t *A, femint_element
     const double ts = femint_now();
     for (int i = 0; assemble && i < nb && !err; i++)
       if (tasks[2 * i])
-        err = submit_assembly(ctx, &p->batches[i], &bl[i / p->nbatch], &tasks[2 * i + 1]);
+        err = submit_assembly(ctx, &p->batches[i], &bl[i / p->nbatch], !p->opt.reproducible,
+                              &tasks[2 * i + 1]);
     for (int i = 0; i < nb; i++)
       if (tasks[2 * i + 1] && starpu_task_wait(tasks[2 * i + 1]) && !err)
         err = femint_seterr(ctx, FEMINT_ERUNTIME, "waiting for a task failed");
