@@ -175,6 +175,21 @@ static void check_lobatto(femint_context_t ctx)
   const int ed = femint_operator_create(ctx, s, 1, &f, &bad, &op);
   tap_ok(ed == FEMINT_EINVAL && strstr(femint_last_error(NULL), "devices = -1"),
          "devices = -1 refused: %s", femint_last_error(NULL));
+  /* coefficients that single precision cannot hold: refused in single, taken in double */
+  const double big = 1e39, tiny = 1e-45;
+  for (int k = 0; k < 2; k++) {
+    femint_form_t g;
+    TAP_CALL(ctx, femint_form_create_laplace(ctx, 1, 1, k ? &tiny : &big, &g));
+    const struct femint_operator_options single = {.precision = FEMINT_SINGLE};
+    const int es = femint_operator_create(ctx, s, 1, &g, &single, &op);
+    char msg[300];
+    snprintf(msg, sizeof msg, "%s", femint_last_error(NULL));
+    const int eo = femint_operator_create(ctx, s, 1, &g, NULL, &op);
+    femint_operator_destroy(&op);
+    femint_form_destroy(&g);
+    tap_ok(es == FEMINT_EINVAL && strstr(msg, "single precision cannot hold") && eo == 0,
+           "kappa = %g: refused in single precision (%s), taken in double", k ? tiny : big, msg);
+  }
   femint_form_destroy(&f);
   femint_space_destroy(&s);
   femint_mesh_destroy(&m);

@@ -2,6 +2,8 @@
  * assembly path chosen), its verbs' entry points and state checks, the load vectors and single
  * element matrices. The paths themselves: operator_rows.c and operator_coo.c. */
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +53,30 @@ static int check_options(femint_context_t ctx, const struct femint_operator_opti
   return 0;
 }
 
+/* In single precision every coefficient must be a float that is not zero by underflow nor
+ * infinite: 1e39 or 1e-45 would give matrices of inf or zeros. */
+static int check_single(femint_context_t ctx, int nform, const femint_form_t *forms)
+{
+  for (int f = 0; f < nform; f++) {
+    const struct femint_form *fm = forms[f];
+    if (!fm || !fm->coef) continue;
+    for (int c = 0; c < fm->nvalues; c++)
+      for (int k = 0; k < fm->ncoef; k++) {
+        const double v = fabs(fm->coef[(size_t)c * fm->ncoef + k]);
+        if (v == 0 || (v >= FLT_MIN && v <= FLT_MAX)) continue;
+        char cell[32] = "every cell";
+        if (fm->nvalues > 1) snprintf(cell, sizeof cell, "cell %d", c);
+        return femint_seterr(ctx, FEMINT_EINVAL,
+                             "femint_operator_create: form %d (%s), %s: coefficient %d is %g, "
+                             "which single precision cannot hold (its magnitude must lie in "
+                             "[%g, %g])",
+                             f, form_kind_name(fm->kind), cell, k, v, (double)FLT_MIN,
+                             (double)FLT_MAX);
+      }
+  }
+  return 0;
+}
+
 /* The assembly path and, through coordinates, the node that gathers the element matrices: the
  * first OpenCL device when one may be used in the precision, else main memory. */
 static int choose_path(struct femint_operator *op, const struct femint_operator_options *opt)
@@ -89,6 +115,7 @@ int femint_operator_create(femint_context_t ctx, femint_space_t space, int nform
                forms ? "" : " and a NULL array");
   if (!opt) opt = &defaults;
   FEMINT_CALL(check_options(ctx, opt));
+  if (opt->precision == FEMINT_SINGLE) FEMINT_CALL(check_single(ctx, nform, forms));
   struct femint_operator *op = calloc(1, sizeof *op);
   FEMINT_CHECK(op, ctx, FEMINT_ENOMEM, "femint_operator_create: out of memory");
   op->ctx = ctx;
