@@ -295,6 +295,10 @@ int femint_operator_load(femint_operator_t op, const struct femint_load *load, d
   FEMINT_CHECK(ctx->ncpu > 0, ctx, FEMINT_ENODEV, "%s: StarPU has no CPU worker", who);
   FEMINT_CALL(operator_check_state(op, who));
   const struct femint_space *s = op->space;
+  FEMINT_CHECK(s->nmode * s->ncomp < (int64_t)UINT32_MAX, ctx, FEMINT_ENOTSUP,
+               "%s: %lld DOFs (StarPU's vectors hold at most 2^32 - 1 values: split the mesh "
+               "over ranks)",
+               who, (long long)(s->nmode * s->ncomp));
   const struct femint_mesh *mesh = s->mesh;
   const struct plan *p = op->plan;
   const struct refel *re[FEMINT_MAX_ORDER + 1] = {NULL};
