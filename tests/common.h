@@ -263,4 +263,15 @@ static inline void test_sym_eigenvalues(int n, double *A, double *lambda)
     }
 }
 
+#ifdef FEMINT_HOST_H
+/* Whether two modes are the same, field by field (memcmp would also compare the padding). */
+static inline int same_mode(const struct refel_mode *a, const struct refel_mode *b)
+{
+  return a->kind == b->kind && a->entity == b->entity && a->hdeg == b->hdeg &&
+         a->vdeg == b->vdeg && a->degree == b->degree && a->i1 == b->i1 && a->i2 == b->i2 &&
+         a->level == b->level && a->type == b->type && a->rank == b->rank && a->odd == b->odd &&
+         a->sorted == b->sorted;
+}
+#endif
+
 #endif

@@ -111,7 +111,7 @@ static void test_counts_and_modes(void)
       continue;
     }
     int n = expected_modes(p, exp), same = n == re->nsh;
-    for (int i = 0; same && i < n; i++) same = !memcmp(&exp[i], &re->mode[i], sizeof exp[i]);
+    for (int i = 0; same && i < n; i++) same = same_mode(&exp[i], &re->mode[i]);
     tap_ok(same, "order %d: modes in the documented order with their metadata", p);
 
     /* Ranks: at every order q <= p, the modes of an entity that exist are numbered 0..n-1. */

@@ -41,7 +41,7 @@ static void test_counts_and_modes(void)
     }
     for (int i = 0; i < re->nsh; i++) {
       const struct refel_mode *m = &re->mode[i];
-      if (memcmp(m, &top->mode[i], sizeof *m)) bad_prefix++;
+      if (!same_mode(m, &top->mode[i])) bad_prefix++;
       if (m->odd != (m->kind == MODE_EDGE && m->rank % 2 == 0)) bad_flags++;
       if (m->sorted != (m->kind == MODE_FACE)) bad_flags++;
       if ((m->type == TET_WHITNEY) != (m->level == 1)) bad_flags++;
