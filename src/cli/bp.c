@@ -61,10 +61,7 @@ static const struct cli_option options[] = {
   {CLI_OPT("--where", CLI_CHOICE, F(where),
            "the workers of the apply tasks: any, cpu or opencl (default any)", NULL),
    .choices = cli_where_names},
-  {CLI_OPT("--devices", CLI_INT, F(devices),
-           "OpenCL devices the tasks may use: 0 lets femint choose (every device where the results "
-           "go to main memory, the first alone where they are summed on a device); N, the first N "
-           "(default 0)", "N"), .min = 0, .max = 64},
+  {CLI_OPT("--devices", CLI_INT, F(devices), CLI_DEVICES_HELP, "N"), .min = 0, .max = 64},
   {CLI_OPT("--runs", CLI_INT, F(runs),
            "applications after the first; the median counts (default 5)", "N"), .min = 1,
    .max = 1000},

@@ -66,10 +66,7 @@ static const struct cli_option options[] = {
   {CLI_OPT("--where", CLI_CHOICE, F(where),
            "the workers of the residual tasks: any, cpu or opencl (default any)", NULL),
    .choices = cli_where_names},
-  {CLI_OPT("--devices", CLI_INT, F(devices),
-           "OpenCL devices the tasks may use: 0 lets femint choose (every device where the results "
-           "go to main memory, the first alone where they are summed on a device); N, the first N "
-           "(default 0)", "N"), .min = 0, .max = 64},
+  {CLI_OPT("--devices", CLI_INT, F(devices), CLI_DEVICES_HELP, "N"), .min = 0, .max = 64},
   {CLI_OPT("--batch", CLI_INT, F(batch),
            "the OpenCL kernel's cells per batch, seed 002's blocks x block size (default: enough "
            "(cell, point) pairs for a work-group of 128)", "N"), .min = 1, .max = 4096},
@@ -191,8 +188,9 @@ struct residual_result {
 /* One evaluation path: the operator on workers `where`, F into out; the first time in *t_first,
  * then runs more timed (median into *t_run). */
 static int evaluate(femint_context_t ctx, femint_space_t s, femint_form_t f,
-                    const struct residual_options *ro, int where, femint_vector_t vu, femint_vector_t va, long runs, double *out,
-                    double *t_first, double *t_run, int *same)
+                    const struct residual_options *ro, int where, femint_vector_t vu,
+                    femint_vector_t va, long runs, double *out, double *t_first, double *t_run,
+                    int *same)
 {
   const int single = ro->single;
   struct femint_operator_options o = {.where = where, .precision = single,

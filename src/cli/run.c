@@ -21,10 +21,7 @@ static const struct cli_option operator_options[] = {
   {CLI_OPT("--batch", CLI_INT, R(batch),
            "most cells per batch; 0 lets femint choose from the size of the element matrices "
            "(default 0)", "N"), .min = 0, .max = 1L << 30},
-  {CLI_OPT("--devices", CLI_INT, R(devices),
-           "OpenCL devices the tasks may use: 0 lets femint choose (every device where the results "
-           "go to main memory, the first alone where they are summed on a device); N, the first N "
-           "(default 0)", "N"), .min = 0, .max = 64},
+  {CLI_OPT("--devices", CLI_INT, R(devices), CLI_DEVICES_HELP, "N"), .min = 0, .max = 64},
   {CLI_OPT("--variant", CLI_CHOICE, R(variant),
            "the OpenCL kernel of H1 integration: auto, the fastest measured for the device, order "
            "and precision (measured once, kept beside StarPU's performance models); reg_nojac, "

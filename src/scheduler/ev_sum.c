@@ -80,14 +80,16 @@ static int chunk_maps(femint_context_t ctx, const char *who, int64_t nmode, stru
   return 0;
 }
 
-/* Cells per chunk: OpenCL workers only, a chunk per device that takes them, none over 1 GiB (fewer launches);
- * else about four chunks per worker that may take them, none over 64 MiB (so that no chunk's
+/* Cells per chunk: OpenCL workers only, a chunk per device that takes them, none over 1 GiB
+ * (fewer launches); else about four chunks per worker that may take them, none over 64 MiB (so that no chunk's
  * buffer outgrows StarPU's 32-bit sizes). */
 static int chunk_size(const struct femint_operator *op, size_t per_cell, int only_cl)
 {
   const femint_context_t ctx = op->ctx;
   const int ncell = op->plan->ncell, where = op->plan->opt.where;
-  const int nw = only_cl ? operator_gather_devices(op) : where == FEMINT_WHERE_CPU ? 4 * ctx->ncpu : 4 * ctx->nworker;
+  const int nw = only_cl                    ? operator_gather_devices(op)
+                 : where == FEMINT_WHERE_CPU ? 4 * ctx->ncpu
+                                             : 4 * ctx->nworker;
   const size_t cap = only_cl ? (size_t)1 << 30 : (size_t)64 << 20;
   int size = nw > 0 ? (ncell + nw - 1) / nw : ncell;
   if ((size_t)size * per_cell > cap) size = (int)(cap / per_cell);

@@ -137,9 +137,11 @@ int femint_operator_create(femint_context_t ctx, femint_space_t space, int nform
     o.timeline = NULL; /* each verb takes it from the caller's options below */
     err = choose_path(op, &o);
     if (!err) err = plan_create(ctx, space, nform, op->forms, &o, &op->plan);
-    if (!err) op->plan->opt.timeline = op->timeline;
-    worker_mask_make(ctx, o.devices, -1, &op->rows_mask);
-    worker_mask_make(ctx, o.devices, op->coo_worker, &op->coo_mask);
+    if (!err) {
+      op->plan->opt.timeline = op->timeline;
+      worker_mask_make(ctx, o.devices, -1, &op->rows_mask);
+      worker_mask_make(ctx, o.devices, op->coo_worker, &op->coo_mask);
+    }
   }
   if (err) {
     femint_operator_destroy(&op);
@@ -295,10 +297,7 @@ int femint_operator_load(femint_operator_t op, const struct femint_load *load, d
   FEMINT_CHECK(ctx->ncpu > 0, ctx, FEMINT_ENODEV, "%s: StarPU has no CPU worker", who);
   FEMINT_CALL(operator_check_state(op, who));
   const struct femint_space *s = op->space;
-  FEMINT_CHECK(s->nmode * s->ncomp < (int64_t)UINT32_MAX, ctx, FEMINT_ENOTSUP,
-               "%s: %lld DOFs (StarPU's vectors hold at most 2^32 - 1 values: split the mesh "
-               "over ranks)",
-               who, (long long)(s->nmode * s->ncomp));
+  FEMINT_CALL(starpu_size_check(ctx, s->nmode * s->ncomp, who, "DOFs"));
   const struct femint_mesh *mesh = s->mesh;
   const struct plan *p = op->plan;
   const struct refel *re[FEMINT_MAX_ORDER + 1] = {NULL};

@@ -150,6 +150,8 @@ int ev_sum_submit(struct femint_operator *op, struct ev_sum *e, starpu_data_hand
 void worker_mask_make(femint_context_t ctx, int k, int home, struct worker_mask *m);
 /* Restrict t to the workers of m (a mask that outlives the task). */
 void worker_mask_set(struct starpu_task *t, const struct worker_mask *m);
+/* FEMINT_ENOTSUP, naming who and what, when n values do not fit a StarPU vector (32-bit sizes). */
+int starpu_size_check(femint_context_t ctx, int64_t n, const char *who, const char *what);
 /* How many devices the tasks of a verb whose output is gathered on a device use. */
 int operator_gather_devices(const struct femint_operator *op);
 

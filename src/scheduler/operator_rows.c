@@ -98,10 +98,8 @@ struct blocks {
 static int blocks_register(femint_context_t ctx, const struct rows *c, double *values,
                            starpu_arbiter_t arbiter, struct blocks *bl)
 {
-  FEMINT_CHECK(c->rowptr[c->nrows] < (int64_t)UINT32_MAX, ctx, FEMINT_ENOTSUP,
-               "femint_operator_assemble: %lld non-zeros in a matrix (StarPU's vectors hold at "
-               "most 2^32 - 1 values: split the mesh over ranks)",
-               (long long)c->rowptr[c->nrows]);
+  FEMINT_CALL(starpu_size_check(ctx, c->rowptr[c->nrows], "femint_operator_assemble",
+                                "non-zeros in a matrix"));
   bl->h = malloc((size_t)c->nblock * sizeof *bl->h);
   bl->len = malloc((size_t)c->nblock * sizeof *bl->len);
   if (!bl->h || !bl->len) {

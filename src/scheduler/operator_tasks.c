@@ -241,7 +241,7 @@ int operator_build_failed(const struct femint_operator *op, int err, const char 
 /* Measured on four H200 of one host (doc/performance.md, "Several GPUs"): StarPU moves data
  * between OpenCL devices through main memory, so that element vectors or matrices summed on one
  * device but made on another cost more in transfers than the other device saves (the residual 8
- * times slower on 2 devices than on 1, the Maxwell COO sums 20 times); results that go to main
+ * times slower on 2 devices than on 1, the Maxwell COO sums 22 times); results that go to main
  * memory anyway gain from every device. */
 int operator_gather_devices(const struct femint_operator *op)
 {
@@ -266,4 +266,13 @@ void worker_mask_set(struct starpu_task *t, const struct worker_mask *m)
   if (!m->len) return;
   t->workerids = (uint32_t *)m->bits;
   t->workerids_len = m->len;
+}
+
+int starpu_size_check(femint_context_t ctx, int64_t n, const char *who, const char *what)
+{
+  FEMINT_CHECK(n < (int64_t)UINT32_MAX, ctx, FEMINT_ENOTSUP,
+               "%s: %lld %s (StarPU's vectors hold at most 2^32 - 1 values: split the mesh over "
+               "ranks)",
+               who, (long long)n, what);
+  return 0;
 }

@@ -88,14 +88,21 @@ static int writable(const char *dir)
   return ok ? 0 : e ? e : EIO;
 }
 
+/* The folder of StarPU's performance models: $STARPU_PERF_MODEL_DIR, else
+ * $STARPU_HOME/.starpu/sampling ($HOME when STARPU_HOME is not set), then sub. */
+static void models_dir(char *dir, size_t len, const char *sub)
+{
+  const char *model_dir = getenv("STARPU_PERF_MODEL_DIR");
+  const char *home = getenv("STARPU_HOME") ? getenv("STARPU_HOME") : getenv("HOME");
+  if (model_dir && *model_dir) snprintf(dir, len, "%s%s", model_dir, sub);
+  else snprintf(dir, len, "%s/.starpu/sampling%s", home && *home ? home : ".", sub);
+}
+
 int starpu_home_check(char **private_home)
 {
   *private_home = NULL;
-  const char *model_dir = getenv("STARPU_PERF_MODEL_DIR");
-  const char *home = getenv("STARPU_HOME") ? getenv("STARPU_HOME") : getenv("HOME");
   char dir[4096];
-  if (model_dir && *model_dir) snprintf(dir, sizeof dir, "%s", model_dir);
-  else snprintf(dir, sizeof dir, "%s/.starpu/sampling", home && *home ? home : ".");
+  models_dir(dir, sizeof dir, "");
   int e = make_path(dir);
   if (!e) e = writable(dir);
   struct statvfs fs;
@@ -200,11 +207,8 @@ static int model_whole(FILE *f)
 
 void starpu_models_check(void)
 {
-  const char *model_dir = getenv("STARPU_PERF_MODEL_DIR");
-  const char *home = getenv("STARPU_HOME") ? getenv("STARPU_HOME") : getenv("HOME");
   char dir[4096];
-  if (model_dir && *model_dir) snprintf(dir, sizeof dir, "%s/codelets/45", model_dir);
-  else snprintf(dir, sizeof dir, "%s/.starpu/sampling/codelets/45", home && *home ? home : ".");
+  models_dir(dir, sizeof dir, "/codelets/45");
   DIR *d = opendir(dir);
   if (!d) return;
   struct dirent *e;

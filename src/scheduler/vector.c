@@ -13,21 +13,13 @@ int femint_vector_create(femint_space_t space, femint_vector_t *v)
   *v = NULL;
   FEMINT_CHECK(space, NULL, FEMINT_EINVAL, "femint_vector_create: space is NULL");
   femint_context_t ctx = space->ctx;
-  FEMINT_CHECK(space->nmode * space->ncomp < (int64_t)UINT32_MAX, ctx, FEMINT_ENOTSUP,
-               "femint_vector_create: %lld values are more than one vector holds (%u)",
-               (long long)(space->nmode * space->ncomp), UINT32_MAX - 1);
+  FEMINT_CALL(starpu_size_check(ctx, space->nmode * space->ncomp, "femint_vector_create",
+                                "values"));
   struct femint_vector *w = calloc(1, sizeof *w);
   FEMINT_CHECK(w, ctx, FEMINT_ENOMEM, "femint_vector_create: out of memory");
   w->ctx = ctx;
   w->space = space;
   w->n = space->nmode * space->ncomp;
-  if (w->n >= (int64_t)UINT32_MAX) {
-    free(w);
-    return femint_seterr(ctx, FEMINT_ENOTSUP,
-                         "femint_vector_create: %lld values (StarPU's vectors hold at most "
-                         "2^32 - 1: split the mesh over ranks)",
-                         (long long)space->nmode * space->ncomp);
-  }
   if (femint_host_alloc(ctx, ((size_t)w->n + 1) * sizeof *w->a, (void **)&w->a)) {
     free(w);
     return femint_seterr(ctx, FEMINT_ENOMEM, "femint_vector_create: out of memory for %lld values",
