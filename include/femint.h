@@ -123,6 +123,8 @@ struct femint_worker_binding {
   int kind;          /**< FEMINT_WHERE_CPU or FEMINT_WHERE_OPENCL */
   int team_size;     /**< CPU worker: threads of its OpenMP team; OpenCL worker: 0 */
   int opencl_device; /**< OpenCL worker: its device in StarPU's numbering; CPU worker: -1 */
+  int failed;        /**< OpenCL worker: 1 once its device failed (a launch, an allocation);
+                          it then takes no more work in the process */
   char pus[256];     /**< the PUs femint gave the worker: a CPU worker's team (thread i on the
                           i-th), an OpenCL worker's driver core */
   char bound[256];   /**< the PUs its threads were bound to, read on those threads by hwloc when

@@ -51,6 +51,34 @@ static inline femint_context_t test_init(void)
   return ctx;
 }
 
+/* A femint_element_fn: y += A_e x over the batches (double precision, full storage); seen[c]
+ * counts the cells handed over. */
+struct test_sink {
+  const double *x;
+  double *y;
+  int *seen;
+};
+
+static inline int test_sink_take(const struct femint_element_batch *b, void *user)
+{
+  struct test_sink *s = user;
+  const double *mats = b->mats; /* double precision, full storage */
+  for (int k = 0; k < b->ncell; k++) {
+    s->seen[b->cells[k]]++;
+    const int64_t *dofs = b->dofs + (size_t)k * b->n;
+    const int *sg = b->signs + (size_t)k * b->n;
+    const double *Ae = mats + (size_t)k * b->n * b->n;
+    for (int i = 0; i < b->n; i++) {
+      if (dofs[i] < 0) continue;
+      double acc = 0;
+      for (int j = 0; j < b->n; j++)
+        if (dofs[j] >= 0) acc += sg[i] * sg[j] * Ae[(size_t)i * b->n + j] * s->x[dofs[j]];
+      s->y[dofs[i]] += acc;
+    }
+  }
+  return 0;
+}
+
 /* The diagonal of form 0 of op (femint_operator_diagonal) in a new array of num_dofs values. */
 static inline double *test_diagonal(femint_context_t ctx, femint_operator_t op, femint_space_t s)
 {

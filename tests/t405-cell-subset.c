@@ -6,33 +6,6 @@
 
 #include "common.h"
 
-/* y += A_e x over the batches; seen[c] counts the cells handed over. */
-struct sink {
-  const double *x;
-  double *y;
-  int *seen;
-};
-
-static int take(const struct femint_element_batch *b, void *user)
-{
-  struct sink *s = user;
-  const double *mats = b->mats; /* double precision, full storage */
-  for (int k = 0; k < b->ncell; k++) {
-    s->seen[b->cells[k]]++;
-    const int64_t *dofs = b->dofs + (size_t)k * b->n;
-    const int *sg = b->signs + (size_t)k * b->n;
-    const double *Ae = mats + (size_t)k * b->n * b->n;
-    for (int i = 0; i < b->n; i++) {
-      if (dofs[i] < 0) continue;
-      double acc = 0;
-      for (int j = 0; j < b->n; j++)
-        if (dofs[j] >= 0) acc += sg[i] * sg[j] * Ae[(size_t)i * b->n + j] * s->x[dofs[j]];
-      s->y[dofs[i]] += acc;
-    }
-  }
-  return 0;
-}
-
 /* A body force and a traction that vary in space. */
 static void body(const double x[3], const double n[3], int tag, void *user, double *v)
 {
@@ -129,7 +102,7 @@ int main(void)
          db);
 
   /* femint_integrate: the listed cells only, and their element matrices add up. */
-  struct sink s = {.x = x, .y = y, .seen = calloc(nc, sizeof(int))};
+  struct test_sink s = {.x = x, .y = y, .seen = calloc(nc, sizeof(int))};
   memset(y, 0, ndof * sizeof *y);
   memset(rhs, 0, ndof * sizeof *rhs);
   int wrong = 0;
@@ -137,7 +110,7 @@ int main(void)
     struct femint_operator_options opt = {.max_batch = 5, .cells = mod[r], .ncells = nmod[r]};
     struct femint_stats st;
     TAP_CALL(ctx, femint_operator_create(ctx, space, 1, &form, &opt, &op));
-    TAP_CALL(ctx, femint_operator_integrate(op, take, &s, &st));
+    TAP_CALL(ctx, femint_operator_integrate(op, test_sink_take, &s, &st));
     TAP_CALL(ctx, femint_operator_load(op, &load, rhs));
     femint_operator_destroy(&op);
     wrong += st.ncell != nmod[r];

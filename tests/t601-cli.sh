@@ -553,7 +553,7 @@ bad 2 "pyramid" refel --element pyramid
 bad 2 "foo" run --mesh foo
 bad 1 "missing.msh" run --mesh gmsh:missing.msh
 bad 1 "cell 1" run --mesh tangled.msh
-bad 1 "--element tet" run --mesh "$tests_dir/data/tets-cube.msh"
+bad 1 "--element tet" run --element prism --mesh "$tests_dir/data/tets-cube.msh"
 bad 2 "foo" bench --variant foo
 bad 2 "9" bench --order 9
 bad 2 "--mesh" bench --mesh box:2,2,2
@@ -611,6 +611,17 @@ sed -e '164s/.*/6 172 1 172/' -e '240s/.*/3 1 4 102/' -e '341a 172 43 29 25 7' \
   "$tests_dir/data/tets-cube.msh" >three.msh
 bad 1 "(element 139 at line 309), cell 100 (element 171 at line 341) and cell 101" run \
   --element tet --mesh three.msh
+# Without --element, the cells of a Gmsh file choose it
+for f in quads tets-cube; do
+  "$FEMINT" run --mesh "$tests_dir/data/$f.msh" --order 1 >infer.out 2>infer.err
+  st=$?
+  want=$([ $f = quads ] && echo quadrilaterals || echo tetrahedra)
+  [ $st -eq 0 ] && grep -q "^result *PASS" infer.out && grep -qi "$want" infer.out
+  r=$?
+  ok $r "run --mesh $f.msh without --element: the file's $want, verified"
+  [ $r -eq 0 ] || { echo "# exit status $st"; diag infer.err infer.out; }
+done
+
 # A wrong kernel cannot pass the verification: the Lame coefficients swapped in the GEMM kernel
 # (through FEMINT_KERNEL_DIR) keep the symmetry, the null space and the diagonal, but not the
 # energies nor the element matrices of the sampled cells against the CPU's.
@@ -655,8 +666,9 @@ ok $r "a gnuplot that hangs is stopped after FEMINT_CHART_TIMEOUT seconds, in on
 [ $r -eq 0 ] || diag slow.err
 
 # StarPU's models shared by processes: 4 runs at once on one fresh STARPU_HOME, one killed (-9)
-# while it runs, then a model file of femint's cut in half (as a process killed while StarPU saves
-# it leaves it), on which StarPU would abort: moved aside with a warning, and the run passes.
+# while it runs, then a model file of femint's and the bus calibration cut in half (as a process
+# killed while StarPU saves them leaves them), on which StarPU would abort: moved aside with a
+# warning, and the run passes.
 home=$tmp/shared-home
 for i in 1 2 3 4; do
   STARPU_HOME=$home "$FEMINT" run --mesh box:3,3,2 --order 1-2 --quiet >par$i.out 2>&1 &
@@ -670,12 +682,16 @@ fails=0
 for i in 1 2 3 4; do [ -s par$i.out ] && fails=$((fails + 1)); done
 model=$(ls "$home"/.starpu/sampling/codelets/*/femint_integrate_volume_*.vm 2>/dev/null | head -n 1)
 [ -n "$model" ] && head -c $(($(wc -c <"$model") / 2)) "$model" >half && cat half >"$model"
+bus=$(ls "$home"/.starpu/sampling/bus/*.config 2>/dev/null | head -n 1)
+[ -n "$bus" ] && head -c $(($(wc -c <"$bus") / 2)) "$bus" >half && cat half >"$bus"
 STARPU_HOME=$home "$FEMINT" run --mesh box:3,3,2 --order 1-2 >after.out 2>after.err
 st=$?
 [ $fails -eq 0 ] && [ -n "$model" ] && [ $st -eq 0 ] && grep -q "^result *PASS" after.out &&
-  grep -qF "warning: StarPU's performance model $model is damaged" after.err && [ -f "$model.damaged" ]
+  grep -qF "warning: StarPU's performance model $model is damaged" after.err && [ -f "$model.damaged" ] &&
+  grep -qF "warning: StarPU's bus calibration ${bus%.config}.* is damaged" after.err &&
+  [ -f "$bus.damaged" ]
 r=$?
-ok $r "4 runs at once on one STARPU_HOME, one killed, then a model cut in half: moved aside, the run passes"
+ok $r "4 runs at once on one STARPU_HOME, one killed, then a model and the bus calibration cut in half: moved aside, the run passes"
 [ $r -eq 0 ] || { for i in 1 2 3 4; do diag par$i.out; done; diag after.err; }
 
 # StarPU's environment: a number StarPU would abort on is refused first, naming the variable; a

@@ -163,7 +163,8 @@ int cli_copy_device(femint_context_t ctx, int where)
   femint_context_workers(ctx, &ncpu, &nopencl, NULL);
   for (int w = 0; where != FEMINT_WHERE_CPU && w < ncpu + nopencl; w++) {
     struct femint_worker_binding b;
-    if (femint_context_worker_binding(ctx, w, &b) == 0 && b.kind == FEMINT_WHERE_OPENCL)
+    if (femint_context_worker_binding(ctx, w, &b) == 0 && b.kind == FEMINT_WHERE_OPENCL &&
+        !b.failed)
       return b.opencl_device;
   }
   return -1;
@@ -421,7 +422,9 @@ int cli_bp_command(int argc, char **argv)
     if (!rc) {
       r.flops = bp_flops(&o, femint_mesh_num_cells(mesh), p);
       r.bytes = bp_bytes(&o, femint_mesh_num_cells(mesh), p, r.ndof);
-      rc = femint_bench_copy(ctx, copy_dev, cli_copy_bytes(r.bytes), &r.copy_rate);
+      /* where it was measured until a device failed (then the CPU cores or another device) */
+      rc = femint_bench_copy(ctx, cli_copy_device(ctx, o.where), cli_copy_bytes(r.bytes),
+                             &r.copy_rate);
     }
     if (rc) {
       if (o.json) cli_json_close(&j, ']');

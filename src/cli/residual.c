@@ -392,9 +392,10 @@ int cli_residual_command(int argc, char **argv)
   struct residual_result r = {.ndof = n, .ncell = ncell, .cross = -1, .sum_err = -1};
   if (!rc)
     rc = evaluate(ctx, s, f, &o, o.where, vu, va, o.bench ? o.runs : 0, F, &r.t_first, &r.t_run, &r.same);
-  int ncpu = 0, nopencl = 0;
-  femint_context_workers(ctx, &ncpu, &nopencl, NULL);
-  if (!rc && o.where == FEMINT_WHERE_ANY && ncpu > 0 && nopencl > 0) {
+  int ncpu = 0;
+  femint_context_workers(ctx, &ncpu, NULL, NULL);
+  /* (an OpenCL device still in service) */
+  if (!rc && o.where == FEMINT_WHERE_ANY && ncpu > 0 && cli_copy_device(ctx, o.where) >= 0) {
     /* the two kinds of worker alone */
     rc = evaluate(ctx, s, f, &o, FEMINT_WHERE_CPU, vu, va, 0, F, NULL, NULL, NULL);
     if (!rc) rc = evaluate(ctx, s, f, &o, FEMINT_WHERE_OPENCL, vu, va, 0, G, NULL, NULL, NULL);

@@ -145,10 +145,20 @@ int cli_run_command(int argc, char **argv)
   struct cli_args args;
   int status = cli_parse(&cli_run_cmd, argc, argv, &o, &args);
   if (status) return status < 0 ? 0 : status;
-  if ((status = run_check(&o)) != 0) return status;
+  /* A file is read before StarPU starts, so that a bad one fails fast; without --element, the
+   * shape of its cells is the element. */
+  femint_mesh_t mesh = NULL;
+  if (!cli_given(&args, "--element") && o.s.mesh.kind == CLI_MESH_GMSH) {
+    const int err = femint_mesh_read_gmsh(NULL, o.s.mesh.file, &mesh);
+    if (err) return cli_fail_runtime(NULL, err);
+    o.s.shape = femint_mesh_shape(mesh);
+  }
+  if ((status = run_check(&o)) != 0) {
+    femint_mesh_destroy(&mesh);
+    return status;
+  }
 
   femint_context_t ctx = NULL;
-  femint_mesh_t mesh = NULL;
   femint_space_t space = NULL;
   femint_form_t forms[CLI_MAX_FORMS] = {NULL};
   femint_operator_t op = NULL;
@@ -158,8 +168,7 @@ int cli_run_command(int argc, char **argv)
   char *timeline_csv = NULL;
   double centre[3];
   int nform = 0, rc;
-  /* A file is read before StarPU starts, so that a bad one fails fast. */
-  if (cli_setup_read(&o.s, &mesh)) return EXIT_RUNTIME;
+  if (!mesh && cli_setup_read(&o.s, &mesh)) return EXIT_RUNTIME;
   struct femint_init_options iopt = {.nopencl = o.where == FEMINT_WHERE_CPU ? 0 : -1,
                                      .quiet = !o.verbose};
   double t0 = cli_now();

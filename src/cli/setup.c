@@ -30,7 +30,7 @@ const struct cli_option cli_setup_options[] = {
            "H1 functions of orders 1-3; hex, hexahedra, straight or curved (20-node), with "
            "Lagrange H1 functions on Gauss-Lobatto-Legendre nodes of orders 1-10 (seed 001); tri, "
            "2D triangles, straight or curved (6-node), with Lagrange H1 functions of orders 1-3 "
-           "(default prism)",
+           "(default prism; for femint run with a Gmsh file, the shape of its cells)",
            NULL), .choices = cli_element_names, .values = cli_element_values},
   {CLI_OPT("--mesh", CLI_MESH, S(mesh),
            "box:NX,NY,NZ, the box [0,NX]x[0,NY]x[0,NZ] of unit blocks, each a hexahedron or cut "

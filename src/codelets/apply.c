@@ -133,6 +133,7 @@ static void apply_opencl(void *buffers[], void *arg)
     const size_t local[3] = {m, m, ne}, global[3] = {m, m, ne * (((size_t)ncell + ne - 1) / ne)};
     err = clEnqueueNDRangeKernel(queue, e->kernel, 3, NULL, global, local, 0, NULL, NULL);
   }
+  err = femint_cl_outcome(a->ctx, dev, err);
   if (err != CL_SUCCESS) {
     a->status = FEMINT_EOPENCL;
     snprintf(a->msg, sizeof a->msg, "apply: OpenCL launch on device %d failed (%d)", dev, err);

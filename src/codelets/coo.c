@@ -73,6 +73,7 @@ static void pattern_opencl(void *buffers[], void *arg)
   if (col) clReleaseMemObject(col);
   if (val) clReleaseMemObject(val);
   clFinish(queue);
+  err = femint_cl_status(a->ctx, dev, err);
   if (err) {
     a->status = err;
     snprintf(a->msg, sizeof a->msg, "pattern: %s", femint_thread_error());
@@ -127,6 +128,7 @@ static void sum_opencl(void *buffers[], void *arg)
     const size_t local = 128, global = ((size_t)nnz + local - 1) / local * local;
     err = clEnqueueNDRangeKernel(queue, e->kernel, 1, NULL, &global, &local, 0, NULL, NULL);
   }
+  err = femint_cl_outcome(a->ctx, dev, err);
   if (err != CL_SUCCESS) {
     a->status = FEMINT_EOPENCL;
     snprintf(a->msg, sizeof a->msg, "sum: OpenCL launch on device %d failed (%d)", dev, err);

@@ -88,6 +88,7 @@ static void integrate_hcurl_opencl(void *buffers[], void *arg)
     const size_t local = (size_t)hcurl_wg_size(g->nsh), global = local * (size_t)ncell;
     err = clEnqueueNDRangeKernel(queue, e->kernel, 1, NULL, &global, &local, 0, NULL, NULL);
   }
+  err = femint_cl_outcome(b->ctx, dev, err);
   if (err != CL_SUCCESS) {
     b->status = FEMINT_EOPENCL;
     snprintf(b->msg, sizeof b->msg, "integrate_hcurl: OpenCL launch on device %d failed (%d)",

@@ -68,6 +68,7 @@ static void integrate_volume_opencl(void *buffers[], void *arg)
                                                    m[1], m[2], m[3], m[4], out_off, &ev)
                                : CL_INVALID_PROGRAM;
   if (ev) clReleaseEvent(ev);
+  err = femint_cl_outcome(b->ctx, dev, err);
   if (err != CL_SUCCESS) {
     b->status = FEMINT_EOPENCL;
     snprintf(b->msg, sizeof b->msg, "integrate_volume: OpenCL launch on device %d failed (%d)",

@@ -114,6 +114,7 @@ static void residual_opencl(void *buffers[], void *arg)
     const size_t global = local * (((size_t)ncell + nb - 1) / nb);
     err = clEnqueueNDRangeKernel(queue, e->kernel, 1, NULL, &global, &local, 0, NULL, NULL);
   }
+  err = femint_cl_outcome(a->ctx, dev, err);
   if (err != CL_SUCCESS) {
     a->status = FEMINT_EOPENCL;
     snprintf(a->msg, sizeof a->msg, "residual: OpenCL launch on device %d failed (%d)", dev, err);

@@ -25,5 +25,11 @@ int femint_team_enter(femint_context_t ctx);
 void femint_team_bind_thread(femint_context_t ctx, int workerid, int rank);
 /* The properties of OpenCL device dev (StarPU's numbering). */
 const struct femint_cl_device *femint_cl_dev(femint_context_t ctx, int dev);
+/* After an OpenCL launch (or allocation, or copy) on device dev that gave err: err, or
+ * CL_OUT_OF_RESOURCES when FEMINT_FAULT_DEVICE names dev (a lost device, injected); an error
+ * marks the device failed, for the verb to leave it out and do the work again without it. */
+cl_int femint_cl_outcome(femint_context_t ctx, int dev, cl_int err);
+/* The same for a femint error code (the message in the thread's error). */
+int femint_cl_status(femint_context_t ctx, int dev, int err);
 
 #endif

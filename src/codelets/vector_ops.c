@@ -264,6 +264,7 @@ static void vec_opencl(void *buffers[], void *cl_arg)
     break;
   }
   }
+  err = femint_cl_status(a->ctx, dev, err);
   if (err) {
     a->status = err;
     snprintf(a->msg, sizeof a->msg, "OpenCL device %d: %s", dev, femint_thread_error());

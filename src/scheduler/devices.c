@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "scheduler.h"
 
@@ -91,4 +92,75 @@ void devices_release(femint_context_t ctx)
     free(e);
   }
   ctx->programs = NULL;
+}
+
+int devices_env(femint_context_t ctx)
+{
+  ctx->fault_dev = -1;
+  const char *dir = getenv("FEMINT_KERNEL_DIR");
+  struct stat st;
+  FEMINT_CHECK(!dir || !*dir || (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)), NULL,
+               FEMINT_EINVAL,
+               "femint_init: FEMINT_KERNEL_DIR='%s' is not a folder (it holds edited copies of "
+               "the kernels/*.cl files; unset it to use the built-in kernels)",
+               dir);
+  const char *fault = getenv("FEMINT_FAULT_DEVICE");
+  if (!fault || !*fault) return 0;
+  char *end;
+  const long dev = strtol(fault, &end, 10);
+  FEMINT_CHECK(!*end && dev >= 0 && dev < FEMINT_MAX_CL_DEVICES, NULL, FEMINT_EINVAL,
+               "femint_init: FEMINT_FAULT_DEVICE='%s' is not an OpenCL device number (0..%d)",
+               fault, FEMINT_MAX_CL_DEVICES - 1);
+  ctx->fault_dev = (int)dev;
+  return 0;
+}
+
+cl_int femint_cl_outcome(femint_context_t ctx, int dev, cl_int err)
+{
+  if (err == CL_SUCCESS && dev == ctx->fault_dev) err = CL_OUT_OF_RESOURCES;
+  if (err != CL_SUCCESS) __atomic_store_n(&ctx->cl_failed[dev], 1, __ATOMIC_RELAXED);
+  return err;
+}
+
+int femint_cl_status(femint_context_t ctx, int dev, int err)
+{
+  if (!err && femint_cl_outcome(ctx, dev, CL_SUCCESS) != CL_SUCCESS)
+    err = femint_seterr(NULL, FEMINT_EOPENCL, "the launch failed (FEMINT_FAULT_DEVICE=%d)", dev);
+  else if (err)
+    femint_cl_outcome(ctx, dev, CL_OUT_OF_RESOURCES);
+  return err;
+}
+
+int devices_leave_out(femint_context_t ctx, const char *who, const char *why)
+{
+  int lost = 0;
+  for (int dev = 0; dev < ctx->ncl_dev; dev++) {
+    if (!__atomic_load_n(&ctx->cl_failed[dev], __ATOMIC_RELAXED) || !ctx->cl_driven[dev])
+      continue;
+    ctx->cl_driven[dev] = 0;
+    lost++;
+    fprintf(stderr,
+            "femint: warning: %s: OpenCL device %d (%s) failed (%s); it takes no more work in "
+            "this process\n",
+            who, dev, ctx->cl_dev[dev].name, why);
+  }
+  if (!lost) return 0;
+  ctx->nlost += lost;
+  memset(ctx->alive, 0, sizeof ctx->alive);
+  for (int w = 0; w < ctx->nworker; w++)
+    if (starpu_worker_get_type(w) == STARPU_CPU_WORKER ||
+        ctx->cl_driven[starpu_worker_get_devid(w)])
+      ctx->alive[w / 32] |= UINT32_C(1) << (w % 32);
+  return lost;
+}
+
+void devices_restrict(femint_context_t ctx, struct starpu_task *t)
+{
+  if (!ctx->nlost) return;
+  if (!t->workerids_len) {
+    t->workerids = ctx->alive;
+    t->workerids_len = (unsigned)(ctx->nworker + 31) / 32;
+    return;
+  }
+  for (unsigned i = 0; i < t->workerids_len; i++) t->workerids[i] &= ctx->alive[i];
 }

@@ -191,6 +191,13 @@ static int check_matrix_forms(const struct femint_operator *op, const char *who)
   return 0;
 }
 
+static int assemble_once(struct femint_operator *op, femint_matrix_t *A, struct femint_stats *st)
+{
+  int first = 0;
+  return op->assembly == FEMINT_ASSEMBLY_COO ? operator_coo(op, A, st)
+                                             : operator_rows(op, A, NULL, NULL, &first, st);
+}
+
 int femint_operator_assemble(femint_operator_t op, femint_matrix_t *A, struct femint_stats *stats)
 {
   FEMINT_CHECK(op, NULL, FEMINT_EINVAL, "femint_operator_assemble: NULL operator");
@@ -212,8 +219,9 @@ int femint_operator_assemble(femint_operator_t op, femint_matrix_t *A, struct fe
   struct femint_stats st;
   memset(&st, 0, sizeof st);
   stats_plan(op, &st);
-  const int err = op->assembly == FEMINT_ASSEMBLY_COO ? operator_coo(op, A, &st)
-                                                      : operator_rows(op, A, NULL, NULL, &st);
+  operator_devices_refresh(op);
+  int err = assemble_once(op, A, &st);
+  if (operator_retry(op, err, "femint_operator_assemble")) err = assemble_once(op, A, &st);
   st.t_total = femint_now() - t0;
   if (stats) *stats = st;
   return err;
@@ -229,7 +237,10 @@ int femint_operator_integrate(femint_operator_t op, femint_element_fn fn, void *
   struct femint_stats st;
   memset(&st, 0, sizeof st);
   stats_plan(op, &st);
-  const int err = operator_rows(op, NULL, fn, user, &st);
+  operator_devices_refresh(op);
+  int done = 0, err = operator_rows(op, NULL, fn, user, &done, &st);
+  if (operator_retry(op, err, "femint_operator_integrate"))
+    err = operator_rows(op, NULL, fn, user, &done, &st);
   st.t_total = femint_now() - t0;
   if (stats) *stats = st;
   return err;
@@ -242,7 +253,9 @@ int femint_operator_apply(femint_operator_t op, int form, const double *x, doubl
   struct femint_stats st;
   memset(&st, 0, sizeof st);
   stats_plan(op, &st);
-  const int err = operator_apply(op, form, x, y, &st);
+  operator_devices_refresh(op);
+  int err = operator_apply(op, form, x, y, &st);
+  if (operator_retry(op, err, "femint_operator_apply")) err = operator_apply(op, form, x, y, &st);
   if (stats) *stats = st;
   return err;
 }

@@ -42,6 +42,7 @@ struct femint_operator {
   struct op_apply *apply;
   /* residuals: what the first femint_operator_residual made (operator_residual.c) */
   struct op_residual *residual;
+  int nlost_seen;                 /* the context's devices left out when the above were made */
 };
 
 /* A vector of a space's DOFs (femint_vector_t): main memory registered with StarPU. */
@@ -87,6 +88,15 @@ void stats_plan(const struct femint_operator *op, struct femint_stats *st);
  * times slower on these memory-bound kernels and the chunks they would need cost the device more
  * than they give (doc/performance.md). A CPU-type device (PoCL) shares with the CPU workers. */
 int operator_gpu_alone(const struct femint_operator *op);
+/* After a verb's first run ended with err: leave out the devices that failed in it (a warning
+ * each), forget what the operator kept on them, and say whether to run the verb again (1: a
+ * device failed and other workers may take the work). Verbs whose results reach the caller only
+ * whole (a matrix, a vector) run again from the start; femint_operator_integrate goes on from
+ * the first batch it did not deliver. */
+int operator_retry(struct femint_operator *op, int err, const char *who);
+/* Before a verb: forget what the operator kept on devices left out since it was made (the COO
+ * pattern on its device, the homes of apply and residual) and make its masks again. */
+void operator_devices_refresh(struct femint_operator *op);
 /* After a device's OpenCL build of what (err its error, the build log in the message): 0 with a
  * warning on stderr when the CPU workers may take the work (the device is left out), else err. */
 int operator_build_failed(const struct femint_operator *op, int err, const char *what);
@@ -100,9 +110,10 @@ int timeline_write(femint_context_t ctx, const char *path, const struct plan *p,
 /* ---- the paths of femint_operator_assemble and femint_operator_integrate ---- */
 
 /* operator_rows.c: integration tasks into per-batch element matrices, then assembly tasks on
- * the row blocks of the matrices (A set), or the element matrices to fn (A NULL). */
+ * the row blocks of the matrices (A set), or the element matrices to fn (A NULL), from the
+ * *done-th batch (of every form, in plan order) on; *done counts the batches delivered to fn. */
 int operator_rows(struct femint_operator *op, femint_matrix_t *A, femint_element_fn fn,
-                  void *user, struct femint_stats *st);
+                  void *user, int *done, struct femint_stats *st);
 /* operator_coo.c: integration tasks into each form's vector of element matrices on the
  * gathering node, then the sums on the kept pattern. */
 int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_stats *st);

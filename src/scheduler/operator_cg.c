@@ -20,11 +20,16 @@ int femint_operator_apply_vector(femint_operator_t op, int form, femint_vector_t
   FEMINT_CHECK(x != y, op->ctx, FEMINT_EINVAL, "%s: x and y are the same vector", who);
   const double t0 = femint_now();
   int kind;
+  operator_devices_refresh(op);
   FEMINT_CALL(apply_prepare(op, form, &kind));
   struct femint_stats st;
   memset(&st, 0, sizeof st);
   stats_plan(op, &st);
-  const int err = apply_wait(op, form, kind, x->h, y->h, &st);
+  int err = apply_wait(op, form, kind, x->h, y->h, &st);
+  if (operator_retry(op, err, who)) {
+    FEMINT_CALL(apply_prepare(op, form, &kind));
+    err = apply_wait(op, form, kind, x->h, y->h, &st);
+  }
   st.t_total = femint_now() - t0;
   if (stats) *stats = st;
   return err;
@@ -232,6 +237,26 @@ static int cg_iterate(struct cg *c, struct femint_vector *b, struct femint_vecto
   return 0;
 }
 
+static int cg_once(femint_operator_t op, int form, femint_vector_t b, femint_vector_t x,
+                   const struct femint_cg_options *o, struct femint_cg_result *r)
+{
+  memset(r, 0, sizeof *r);
+  const double t0 = femint_now();
+  struct cg c = {.op = op, .form = form, .jacobi = o->jacobi};
+  int err = apply_prepare(op, form, &c.kind);
+  if (!err) err = cg_setup(&c);
+  const double t1 = femint_now();
+  r->t_setup = t1 - t0;
+  if (!err) err = cg_iterate(&c, b, x, o, r);
+  r->t_solve = femint_now() - t1;
+  /* the tasks still in flight end before their data go */
+  cg_release(&c);
+  if (!err) err = cg_status(&c);
+  r->tasks_cpu = c.counts[0];
+  r->tasks_opencl = c.counts[1];
+  return err;
+}
+
 int femint_operator_cg(femint_operator_t op, int form, femint_vector_t b, femint_vector_t x,
                        const struct femint_cg_options *opt, struct femint_cg_result *res)
 {
@@ -250,21 +275,11 @@ int femint_operator_cg(femint_operator_t op, int form, femint_vector_t b, femint
                who, o.rtol, o.max_it, o.jacobi, o.fixed);
   if (o.rtol == 0) o.rtol = 1e-8;
   if (o.max_it == 0 && !o.fixed) o.max_it = 10000;
+  operator_devices_refresh(op);
   struct femint_cg_result r;
-  memset(&r, 0, sizeof r);
-  const double t0 = femint_now();
-  struct cg c = {.op = op, .form = form, .jacobi = o.jacobi};
-  int err = apply_prepare(op, form, &c.kind);
-  if (!err) err = cg_setup(&c);
-  const double t1 = femint_now();
-  r.t_setup = t1 - t0;
-  if (!err) err = cg_iterate(&c, b, x, &o, &r);
-  r.t_solve = femint_now() - t1;
-  /* the tasks still in flight end before their data go */
-  cg_release(&c);
-  if (!err) err = cg_status(&c);
-  r.tasks_cpu = c.counts[0];
-  r.tasks_opencl = c.counts[1];
+  int err = cg_once(op, form, b, x, &o, &r);
+  /* a device that failed: the solve starts again from the iterate it reached */
+  if (operator_retry(op, err, who)) err = cg_once(op, form, b, x, &o, &r);
   if (res) *res = r;
   return err;
 }

@@ -191,7 +191,7 @@ static int residual_programs(struct femint_operator *op, int f)
     at += (size_t)snprintf(text + at, len - at, "%s%.17g", i ? ", " : "", pw->nconst ? pw->k[i] : 0.0);
   at += (size_t)snprintf(text + at, len - at, "}\n");
   at += (size_t)pw_prelude(text + at, len - at, pw, re->dim, 1, single);
-  snprintf(text + at, len - at, "%s\n#line 1 \"residual.cl\"\n%s", pw->source, kernel);
+  snprintf(text + at, len - at, "%s\n%s", pw->source, kernel);
   free(kernel);
   int err = 0;
   for (int dev = 0; dev < ctx->ncl_dev && !err; dev++) {
@@ -344,8 +344,8 @@ static int residual_prepare(femint_operator_t op, int form, femint_vector_t aux)
 }
 
 /* The element residuals of every chunk, and (F set) their sum into F; waits for the tasks. */
-static int residual_run(femint_operator_t op, int form, femint_vector_t u, femint_vector_t aux,
-                        femint_vector_t F)
+static int residual_once(femint_operator_t op, int form, femint_vector_t u, femint_vector_t aux,
+                         femint_vector_t F)
 {
   femint_context_t ctx = op->ctx;
   FEMINT_CALL(residual_prepare(op, form, aux));
@@ -402,6 +402,15 @@ static int residual_run(femint_operator_t op, int form, femint_vector_t u, femin
   if (!err && F && e->sum_arg.status)
     err = femint_seterr(ctx, e->sum_arg.status, "%s: %s", who, e->sum_arg.msg);
   return err;
+}
+
+/* The same, done again without a device that failed. */
+static int residual_run(femint_operator_t op, int form, femint_vector_t u, femint_vector_t aux,
+                        femint_vector_t F)
+{
+  operator_devices_refresh(op);
+  const int err = residual_once(op, form, u, aux, F);
+  return operator_retry(op, err, who) ? residual_once(op, form, u, aux, F) : err;
 }
 
 int femint_operator_residual(femint_operator_t op, int form, femint_vector_t u,

@@ -208,13 +208,15 @@ static int deliver(femint_context_t ctx, const struct plan *p, struct batch *b,
  * the assembly task is NULL without assembly), hand its element matrices to fn (when there is one
  * and no error so far), and give its data back. */
 static int finish_one(femint_context_t ctx, const struct plan *p, int k, struct starpu_task **tasks,
-                      femint_element_fn fn, void *user, int err)
+                      femint_element_fn fn, void *user, int *done, int err)
 {
   const int i = (k % p->nform) * p->nbatch + k / p->nform;
+  const struct batch *b = &p->batches[i];
   for (int t = 2 * i; t < 2 * i + 2; t++)
     if (tasks[t] && tasks[t]->status != STARPU_TASK_INIT && starpu_task_wait(tasks[t]) && !err)
       err = femint_seterr(ctx, FEMINT_ERUNTIME, "waiting for a task failed");
-  if (!err && fn) err = deliver(ctx, p, &p->batches[i], fn, user);
+  if (!err && b->status) err = femint_seterr(ctx, b->status, "%s", b->msg);
+  if (!err && fn && !(err = deliver(ctx, p, &p->batches[i], fn, user))) ++*done;
   batch_release(ctx, &p->batches[i]);
   return err;
 }
@@ -238,7 +240,7 @@ static int submit_assembly(femint_context_t ctx, struct batch *b, const struct b
 }
 
 int operator_rows(struct femint_operator *op, femint_matrix_t *A, femint_element_fn fn,
-                  void *user, struct femint_stats *st)
+                  void *user, int *done, struct femint_stats *st)
 {
   femint_context_t ctx = op->ctx;
   struct plan *p = op->plan;
@@ -262,12 +264,14 @@ int operator_rows(struct femint_operator *op, femint_matrix_t *A, femint_element
   for (int i = 0; phases && i < nb && !err; i++) err = pack_one(ctx, p, &p->batches[i]);
   st->t_pack += femint_now() - tq;
   const double t1 = femint_now();
-  int retired = 0;
+  const int first = *done;
+  int retired = first;
   /* batch index by batch index, the forms of each together */
-  for (int k = 0; k < nb && !err; k++) {
+  for (int k = first; k < nb && !err; k++) {
     const int f = k % p->nform, i = f * p->nbatch + k / p->nform;
     struct batch *b = &p->batches[i];
-    while (k - retired >= window && !err) err = finish_one(ctx, p, retired++, tasks, fn, user, err);
+    while (k - retired >= window && !err)
+      err = finish_one(ctx, p, retired++, tasks, fn, user, done, err);
     const double tp = femint_now();
     if (!err && !phases) err = pack_one(ctx, p, b);
     st->t_pack += femint_now() - tp;
@@ -298,7 +302,7 @@ int operator_rows(struct femint_operator *op, femint_matrix_t *A, femint_element
     st->t_sum = femint_now() - ts;
   }
   /* Wait for what was submitted, even after an error, before anything is freed. */
-  for (; retired < nb; retired++) err = finish_one(ctx, p, retired, tasks, fn, user, err);
+  for (; retired < nb; retired++) err = finish_one(ctx, p, retired, tasks, fn, user, done, err);
   st->t_tasks = femint_now() - t1;
   if (!phases) st->t_integrate = st->t_tasks;
   for (int f = 0; f < p->nform; f++) blocks_unregister(&bl[f]);

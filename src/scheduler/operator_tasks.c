@@ -134,6 +134,7 @@ int task_submit(femint_context_t ctx, struct starpu_task *t, struct starpu_task 
   /* without a slot, the task is detached: StarPU destroys it when it is done */
   t->destroy = slot == NULL;
   t->detach = slot == NULL;
+  devices_restrict(ctx, t);
   const int r = starpu_task_submit(t);
   if (r) {
     if (slot) starpu_task_destroy(t);
@@ -228,6 +229,36 @@ int operator_gpu_alone(const struct femint_operator *op)
   for (int dev = 0; dev < op->ctx->ncl_dev; dev++)
     if (op->ctx->cl_driven[dev] && !(op->ctx->cl_dev[dev].type & CL_DEVICE_TYPE_CPU)) return 1;
   return 0;
+}
+
+void operator_devices_refresh(struct femint_operator *op)
+{
+  femint_context_t ctx = op->ctx;
+  if (op->nlost_seen == ctx->nlost) return;
+  op->nlost_seen = ctx->nlost;
+  if (op->coo_dev >= 0 && !ctx->cl_driven[op->coo_dev]) {
+    /* the pattern is made again in main memory, by a CPU worker */
+    operator_coo_release(op);
+    csr_shape_unref(&op->shape);
+    op->coo_dev = op->coo_worker = -1;
+    op->coo_node = STARPU_MAIN_RAM;
+  }
+  operator_apply_release(op);
+  operator_residual_release(op);
+  worker_mask_make(ctx, op->plan->opt.devices, -1, &op->rows_mask);
+  worker_mask_make(ctx, op->plan->opt.devices, op->coo_worker, &op->coo_mask);
+}
+
+int operator_retry(struct femint_operator *op, int err, const char *who)
+{
+  femint_context_t ctx = op->ctx;
+  if (!err || !devices_leave_out(ctx, who, femint_last_error(ctx))) return 0;
+  operator_devices_refresh(op);
+  const int device = femint_context_first_device(ctx) >= 0;
+  if (op->plan->opt.where == FEMINT_WHERE_OPENCL ? !device : !device && ctx->ncpu == 0) return 0;
+  fprintf(stderr, "femint: warning: %s: the work is done again on the %s\n", who,
+          op->plan->opt.where == FEMINT_WHERE_OPENCL ? "other devices" : "workers left");
+  return 1;
 }
 
 int operator_build_failed(const struct femint_operator *op, int err, const char *what)

@@ -131,7 +131,7 @@ int pw_compile_cpu(femint_context_t ctx, const struct pointwise *pw, int dim, vo
   FEMINT_CHECK(text, ctx, FEMINT_ENOMEM, "%s: out of memory", pw->name);
   pw_prelude(text, len, pw, dim, 0, 0);
   strcat(text, pw->source);
-  strcat(text, "\n#line 1 \"residual_cpu.c\"\n");
+  strcat(text, "\n");
   strcat(text, kernel);
   free(kernel);
   int rc = cache_dir(ctx, dir, sizeof dir);

@@ -135,7 +135,8 @@ int femint_init(const struct femint_init_options *opt, femint_context_t *out)
   }
   pthread_mutex_init(&ctx->lock, NULL);
   ctx->local_rank = -1;
-  if ((err = starpu_env_check()) != 0 || (err = starpu_home_check(&ctx->private_home)) != 0)
+  if ((err = starpu_env_check()) != 0 || (err = devices_env(ctx)) != 0 ||
+      (err = starpu_home_check(&ctx->private_home)) != 0)
     goto fail;
   starpu_models_check();
   if (hwloc_topology_init(&ctx->topo) || hwloc_topology_load(ctx->topo)) {
@@ -281,6 +282,7 @@ int femint_context_worker_binding(femint_context_t ctx, int w, struct femint_wor
   b->kind = cpu ? FEMINT_WHERE_CPU : FEMINT_WHERE_OPENCL;
   b->team_size = cpu ? ctx->team_size[w] : 0;
   b->opencl_device = cpu ? -1 : starpu_worker_get_devid(w);
+  b->failed = !cpu && !ctx->cl_driven[b->opencl_device];
   if (ctx->team_set[w]) hwloc_bitmap_list_snprintf(b->pus, sizeof b->pus, ctx->team_set[w]);
   if (ctx->bound_set[w]) hwloc_bitmap_list_snprintf(b->bound, sizeof b->bound, ctx->bound_set[w]);
   return 0;

@@ -42,6 +42,14 @@ struct femint_context {
   int ncl_dev;
   int cl_driven[FEMINT_MAX_CL_DEVICES];
   struct femint_cl_device cl_dev[FEMINT_MAX_CL_DEVICES];
+  /* devices that failed: cl_failed is set by a codelet whose launch, allocation or copy failed
+   * (or by FEMINT_FAULT_DEVICE, which names a device whose launches all fail, as a lost one's do);
+   * device_leave_out then clears cl_driven, counts it in nlost and keeps in alive the workers
+   * still usable, to which every later task is restricted */
+  int cl_failed[FEMINT_MAX_CL_DEVICES];
+  int fault_dev;
+  int nlost;
+  uint32_t alive[(STARPU_NMAXWORKERS + 31) / 32];
   struct cl_program_entry *programs;
   /* reference elements by shape and order, and their registered tables (tables.c): H1 phi and
    * quadrature in double and single, H(curl) tables by geometric nodes (straight, curved) */
@@ -89,6 +97,15 @@ void cores_bind_workers(femint_context_t ctx);
 
 /* The first OpenCL device that a worker drives, or -1. */
 int femint_context_first_device(femint_context_t ctx);
+/* At femint_init: FEMINT_KERNEL_DIR must be a folder, FEMINT_FAULT_DEVICE a device number
+ * (ctx->fault_dev, else -1). FEMINT_EINVAL naming the variable. */
+int devices_env(femint_context_t ctx);
+/* Leave out of all later work the devices a codelet found failed (ctx->cl_failed), each with a
+ * warning naming who and why; returns how many. */
+int devices_leave_out(femint_context_t ctx, const char *who, const char *why);
+/* Restrict task t to the workers left when devices were left out (its own mask, if any, is
+ * cut down in place: masks outlive their tasks, and a device left out stays out). */
+void devices_restrict(femint_context_t ctx, struct starpu_task *t);
 
 /* starpu_env.c: before StarPU starts. FEMINT_EINVAL naming a StarPU variable that is not the
  * non-negative integer StarPU takes (it would abort). */
@@ -99,8 +116,8 @@ int starpu_env_check(void);
 int starpu_home_check(char **private_home);
 /* Remove the private STARPU_HOME and free its name. */
 void starpu_home_remove(char **private_home);
-/* Move aside, with a warning, the model files of femint's codelets that StarPU could not parse
- * (it aborts on them). */
+/* Move aside, with a warning, the model files of femint's codelets and the bus calibrations
+ * that StarPU could not parse (it aborts on them). */
 void starpu_models_check(void);
 /* Build (once per device, kernel, options and source text) the program of `source` with
  * `options` on OpenCL device dev, and its kernel (an entry without them on a device no worker

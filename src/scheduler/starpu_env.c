@@ -205,8 +205,98 @@ static int model_whole(FILE *f)
   return 1;
 }
 
+/* The rows of numbers of one of StarPU's bus files (what follows '#' on a line is a comment):
+ * their count (at most max kept in first, the first number of each) and the numbers in each
+ * when all have as many, else -1; -1 rows when the file cannot be read, does not end with a
+ * newline, or holds what is not a number. */
+static int bus_rows(const char *path, double *first, int max, int *ncol)
+{
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  char line[4096];
+  int rows = 0, ok = 1;
+  *ncol = 0;
+  while (ok && fgets(line, sizeof line, f)) {
+    const size_t len = strlen(line);
+    ok = len > 0 && line[len - 1] == '\n';
+    char *hash = strchr(line, '#');
+    if (hash) *hash = '\0';
+    int n = 0;
+    for (char *tok = strtok(line, " \t\r\n"); ok && tok; tok = strtok(NULL, " \t\r\n"), n++) {
+      char *end;
+      const double x = strtod(tok, &end);
+      ok = !*end;
+      if (n == 0 && rows < max) first[rows] = x;
+    }
+    if (!ok || n == 0) continue;
+    *ncol = rows == 0 ? n : *ncol == n ? n : -1;
+    rows++;
+  }
+  ok &= !ferror(f);
+  fclose(f);
+  return ok ? rows : -1;
+}
+
+/* Whether StarPU 1.3's bus calibration of one host (files prefix.config, .affinity, .bandwidth,
+ * .latency) is whole: the configuration's counts (CPUs, NUMA nodes, CUDA, OpenCL, MIC and MPI
+ * devices), a row of the affinity per GPU, and square matrices of bandwidths and latencies. */
+static int bus_whole(const char *prefix)
+{
+  char path[4400];
+  double count[8] = {0}, x[1];
+  int ncol;
+  snprintf(path, sizeof path, "%s.config", prefix);
+  if (bus_rows(path, count, 8, &ncol) < 6 || ncol != 1) return 0;
+  snprintf(path, sizeof path, "%s.affinity", prefix);
+  const int gpus = (int)(count[2] + count[3]);
+  if (access(path, F_OK) == 0 && gpus > 0 && bus_rows(path, x, 0, &ncol) != gpus) return 0;
+  static const char *const square[] = {"bandwidth", "latency"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(path, sizeof path, "%s.%s", prefix, square[i]);
+    if (access(path, F_OK) != 0) continue;
+    const int rows = bus_rows(path, x, 0, &ncol);
+    if (rows <= 0 || ncol != rows) return 0;
+  }
+  return 1;
+}
+
+/* Move aside, with one warning, the bus calibration of a host that is not whole (a process
+ * killed while StarPU wrote it, or one reading it while another wrote): StarPU aborts on it, and
+ * measures the bus again without it. */
+static void bus_check(void)
+{
+  static const char *const ext[] = {"config", "affinity", "bandwidth", "latency", "platform.xml",
+                                    "platform.v4.xml"};
+  char dir[3800];
+  models_dir(dir, sizeof dir, "/bus");
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    const size_t n = strlen(e->d_name);
+    if (n <= 7 || strcmp(e->d_name + n - 7, ".config") != 0) continue;
+    char prefix[4100], from[4200], to[4300];
+    snprintf(prefix, sizeof prefix, "%s/%.*s", dir, (int)(n - 7), e->d_name);
+    if (bus_whole(prefix)) continue;
+    int moved = 1;
+    for (int i = 0; i < 6; i++) {
+      snprintf(from, sizeof from, "%s.%s", prefix, ext[i]);
+      snprintf(to, sizeof to, "%s.damaged", from);
+      if (access(from, F_OK) == 0 && rename(from, to) != 0) moved = 0;
+    }
+    fprintf(stderr,
+            "femint: warning: StarPU's bus calibration %s.* is damaged (it ends early or holds "
+            "what is not a number)%s\n",
+            prefix,
+            moved ? "; moved aside to *.damaged (StarPU measures the bus again)"
+                  : ", and cannot be moved aside");
+  }
+  closedir(d);
+}
+
 void starpu_models_check(void)
 {
+  bus_check();
   char dir[4096];
   models_dir(dir, sizeof dir, "/codelets/45");
   DIR *d = opendir(dir);

@@ -1,0 +1,132 @@
+#!/bin/sh
+# Test: failures of an OpenCL device or of a kernel's build leave the work to the other workers.
+# FEMINT_FAULT_DEVICE=0 makes every launch on device 0 fail, as on a lost device or one out of
+# memory: each verb (prisms assembled by rows and by the COO sums on the device, the Maxwell
+# matrices of H(curl) tetrahedra, the matrix-free CG of BP3) warns, leaves the device out and ends
+# with the results of the CPU workers; with OpenCL workers alone it fails naming the device, or,
+# with a second device, the work (the pointwise residual, the CG, the COO sums) moves there. A kernel that does not build (a broken copy in FEMINT_KERNEL_DIR) is named
+# with its file and line, and the CPU workers integrate; FEMINT_KERNEL_DIR and FEMINT_FAULT_DEVICE
+# that make no sense are refused before StarPU starts.
+
+FEMINT=${FEMINT:-./src/femint}
+if [ ! -x "$FEMINT" ]; then
+  echo "Bail out! femint program not found at '$FEMINT'"
+  exit 1
+fi
+case $FEMINT in /*) ;; *) FEMINT=$(pwd)/$FEMINT ;; esac
+tests_dir=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/femint-t603.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+export FEMINT_CACHE_DIR="$tmp/cache" STARPU_OPENCL_ON_CPUS=1 STARPU_SILENT=1
+. "$tests_dir/tap.sh"
+
+if ! "$FEMINT" info >info.txt 2>&1 || ! grep -q " [1-9][0-9]* OpenCL worker" info.txt; then
+  echo "1..0 # SKIP no OpenCL worker here"
+  exit 0
+fi
+echo "1..14"
+
+# femint with device 0 failing; the eager scheduler gives the device tasks before it fails
+faulty() { FEMINT_FAULT_DEVICE=0 STARPU_SCHED=eager "$FEMINT" "$@"; }
+# Whether FILE holds the warnings of a device that failed and of the work done again.
+warned() { grep -q "OpenCL device 0 .* failed" "$1" && grep -q "the work is done again" "$1"; }
+
+# Each verb in a fresh process: verified, the matrix of a CPU-only run, the warnings.
+for case in "rows:--element prism --mesh box:4,4,2 --order 2 --assembly rows" \
+  "COO sums:--element prism --mesh box:4,4,2 --order 2 --assembly coo" \
+  "Maxwell:--element tet --space hcurl --mesh box:3,3,3 --order 2"; do
+  name=${case%%:*} args=${case#*:}
+  # shellcheck disable=SC2086 # split the options on purpose
+  "$FEMINT" run $args --where cpu --output cpu.mtx >cpu.out 2>&1
+  [ "$name" = rows ] && cp cpu.mtx cpu-prism.mtx
+  # shellcheck disable=SC2086
+  faulty run $args --output fault.mtx >fault.out 2>fault.err
+  st=$?
+  [ $st -eq 0 ] && grep -q "^result *PASS" fault.out && warned fault.err &&
+    same_matrix fault.mtx cpu.mtx
+  r=$?
+  ok $r "$name: device 0 fails, the run is verified with the CPU-only matrix and a warning"
+  [ $r -eq 0 ] || { echo "# exit status $st"; diag fault.err; diag fault.out; }
+done
+
+faulty run --mesh box:3,3,2 --order 2 --where opencl >only.out 2>only.err
+st=$?
+[ $st -eq 1 ] && grep -q "OpenCL launch on device 0 failed" only.err
+r=$?
+ok $r "OpenCL workers alone (--where opencl): exit 1 naming the device"
+[ $r -eq 0 ] || { echo "# exit status $st"; diag only.err; }
+
+# BP3 CG: converged (a solve that the failure interrupted starts again from its last iterate)
+converged() { grep -q '"converged":1' "$1"; }
+faulty bp --problem bp3 --order 3 --mesh box:3,3,3 --runs 1 --solves 1 --json >bp.json 2>bp.err
+st=$?
+[ $st -eq 0 ] && warned bp.err && converged bp.json
+r=$?
+ok $r "BP3 CG: device 0 fails, the solve converges on the CPU workers"
+[ $r -eq 0 ] || { echo "# exit status $st"; diag bp.err bp.json; }
+
+# Two devices (PoCL's CPU device twice), OpenCL workers alone: the work summed on device 0 (the
+# residual, the BP3 solve, the COO sums) moves to device 1
+if STARPU_NOPENCL=2 POCL_DEVICES="pthread pthread" "$FEMINT" info 2>&1 | grep -q "2 OpenCL workers"; then
+  two() { STARPU_NOPENCL=2 POCL_DEVICES="pthread pthread" faulty "$@" --where opencl; }
+  two residual --element tri --mesh rect:16,16 >res.out 2>res.err
+  st=$?
+  [ $st -eq 0 ] && grep -q "^result *PASS" res.out && warned res.err
+  r=$?
+  ok $r "two devices, residual: device 0 fails, device 1 evaluates it and the checks pass"
+  [ $r -eq 0 ] || { echo "# exit status $st"; diag res.err res.out; }
+  two bp --problem bp3 --order 3 --mesh box:3,3,3 --runs 1 --solves 1 --json >bp2.json 2>bp2.err
+  st=$?
+  [ $st -eq 0 ] && warned bp2.err && converged bp2.json
+  r=$?
+  ok $r "two devices, BP3 CG: device 1 solves it"
+  [ $r -eq 0 ] || { echo "# exit status $st"; diag bp2.err bp2.json; }
+  two run --mesh box:4,4,2 --order 2 --assembly coo --output two.mtx >two.out 2>two.err
+  st=$?
+  [ $st -eq 0 ] && grep -q "^result *PASS" two.out && warned two.err && same_matrix two.mtx cpu-prism.mtx
+  r=$?
+  ok $r "two devices, COO sums: device 1 assembles the matrix of the CPU workers"
+  [ $r -eq 0 ] || { echo "# exit status $st"; diag two.err; }
+else
+  for what in residual "BP3 CG" "COO sums"; do
+    skip "two devices, $what" "PoCL does not give two devices here"
+  done
+fi
+
+# A kernel that does not build: a line of the GEMM kernel broken in an edited copy
+mkdir -p broken && cp "$tests_dir"/../kernels/* broken/ &&
+  sed -i '18s/^/this is not OpenCL;\n/' broken/volume_gemm.cl
+FEMINT_KERNEL_DIR=$tmp/broken "$FEMINT" run --mesh box:3,3,2 --order 2 --variant gemm \
+  --output broken.mtx >broken.out 2>broken.err
+st=$?
+"$FEMINT" run --mesh box:3,3,2 --order 2 --where cpu --output good.mtx >good.out 2>&1
+[ $st -eq 0 ] && grep -q "^result *PASS" broken.out && grep -q "broken/volume_gemm.cl:18" broken.err &&
+  grep -q "the CPU workers integrate" broken.err && same_matrix broken.mtx good.mtx
+r=$?
+ok $r "a kernel that does not build: its file and line named, the CPU workers integrate, verified"
+[ $r -eq 0 ] || { echo "# exit status $st"; diag broken.err; }
+FEMINT_KERNEL_DIR=$tmp/broken "$FEMINT" run --mesh box:3,3,2 --order 2 --variant gemm \
+  --where opencl >broken2.out 2>broken2.err
+st=$?
+[ $st -eq 1 ] && grep -q "broken/volume_gemm.cl:18" broken2.err
+r=$?
+ok $r "the same with OpenCL workers alone: exit 1 with the file and line"
+[ $r -eq 0 ] || { echo "# exit status $st"; diag broken2.err; }
+
+# Variables that make no sense: one line naming them, before StarPU starts
+FEMINT_KERNEL_DIR=$tmp/nowhere "$FEMINT" info >bad.out 2>bad.err
+st=$?
+[ $st -eq 1 ] && [ "$(wc -l <bad.err)" -eq 1 ] && grep -q "FEMINT_KERNEL_DIR='$tmp/nowhere'" bad.err
+r=$?
+ok $r "FEMINT_KERNEL_DIR that is not a folder: exit 1, one line naming it"
+[ $r -eq 0 ] || { echo "# exit status $st"; diag bad.err; }
+for v in abc -1 99; do
+  FEMINT_FAULT_DEVICE=$v "$FEMINT" info >bad.out 2>bad.err
+  st=$?
+  [ $st -eq 1 ] && grep -q "FEMINT_FAULT_DEVICE='$v'" bad.err
+  r=$?
+  ok $r "FEMINT_FAULT_DEVICE=$v: exit 1 naming it"
+  [ $r -eq 0 ] || { echo "# exit status $st"; diag bad.err; }
+done
+[ $failed -eq 0 ]
