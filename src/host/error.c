@@ -1,7 +1,9 @@
 /* Error codes, their texts, and the last detailed message of a context or of a thread. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "error.h"
 
@@ -53,3 +55,28 @@ int femint_seterr(femint_context_t ctx, int code, const char *fmt, ...)
 const char *femint_last_error(femint_context_t ctx) { return ctx ? context_msg(ctx) : thread_msg; }
 
 const char *femint_init_error(void) { return thread_msg; }
+
+static double trace_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+void femint_trace(const char *fmt, ...)
+{
+  static int on = -1;
+  static double t0;
+  if (on < 0) {
+    const char *v = getenv("FEMINT_TRACE");
+    on = v && *v && strcmp(v, "0") != 0;
+    t0 = trace_now();
+  }
+  if (!on) return;
+  char msg[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "femint: trace %10.6f s  %s\n", trace_now() - t0, msg);
+}

@@ -16,6 +16,9 @@ int femint_seterr(femint_context_t ctx, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* The message of the last error recorded without a context on this thread. */
 const char *femint_thread_error(void);
+/* With FEMINT_TRACE set (not 0): one line on stderr, the seconds since the first trace of the
+ * process and the message, to see where a first call spends its time. */
+void femint_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Propagate a non-zero return. */
 #define FEMINT_CALL(expr)                                                                       \

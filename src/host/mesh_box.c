@@ -216,6 +216,7 @@ int femint_mesh_create_box(femint_context_t ctx, int shape, int nx, int ny, int 
                            double ly, double lz, double perturb_by, unsigned seed,
                            femint_mesh_t *mesh)
 {
+  femint_trace("femint_mesh_create_box");
   static const char who[] = "femint_mesh_create_box";
   FEMINT_CHECK(mesh, ctx, FEMINT_EINVAL, "%s: mesh (output) is NULL", who);
   *mesh = NULL;

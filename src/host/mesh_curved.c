@@ -52,6 +52,7 @@ int mesh_set_edge_nodes(struct femint_mesh *m, const int *in_cells, const double
 
 int femint_mesh_warp(femint_mesh_t mesh, double amplitude)
 {
+  femint_trace("femint_mesh_warp");
   FEMINT_CHECK(mesh, NULL, FEMINT_EINVAL, "femint_mesh_warp: mesh is NULL");
   FEMINT_CHECK(isfinite(amplitude), mesh->ctx, FEMINT_EINVAL,
                "femint_mesh_warp: amplitude %g is not finite", amplitude);

@@ -435,5 +435,6 @@ int femint_mesh_read_gmsh_part(femint_context_t ctx, const char *path, int part,
 
 int femint_mesh_read_gmsh(femint_context_t ctx, const char *path, femint_mesh_t *mesh)
 {
+  femint_trace("femint_mesh_read_gmsh");
   return femint_mesh_read_gmsh_part(ctx, path, -1, mesh);
 }

@@ -286,6 +286,7 @@ static int renumber(struct femint_space *s)
 int femint_space_create(femint_context_t ctx, femint_mesh_t mesh, int family, int ncomp,
                         const int *orders, int uniform_order, femint_space_t *space)
 {
+  femint_trace("femint_space_create");
   static const char who[] = "femint_space_create";
   FEMINT_CHECK(space, ctx, FEMINT_EINVAL, "%s: space (output) is NULL", who);
   *space = NULL;

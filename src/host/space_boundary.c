@@ -78,6 +78,7 @@ int femint_space_boundary_dofs(femint_space_t space, int ntag, const int *tags, 
 
 int femint_space_remove_boundary_dofs(femint_space_t space, int ntag, const int *tags)
 {
+  femint_trace("femint_space_remove_boundary_dofs");
   static const char who[] = "femint_space_remove_boundary_dofs";
   FEMINT_CHECK(space, NULL, FEMINT_EINVAL, "%s: space is NULL", who);
   femint_context_t ctx = space->ctx;

@@ -135,8 +135,10 @@ int femint_operator_create(femint_context_t ctx, femint_space_t space, int nform
     struct femint_operator_options o = *opt;
     if (op->cells) o.cells = op->cells;
     o.timeline = NULL; /* each verb takes it from the caller's options below */
+    femint_trace("femint_operator_create");
     err = choose_path(op, &o);
     if (!err) err = plan_create(ctx, space, nform, op->forms, &o, &op->plan);
+    femint_trace("femint_operator_create: plan made (programs built)");
     if (!err) {
       op->plan->opt.timeline = op->timeline;
       worker_mask_make(ctx, o.devices, -1, &op->rows_mask);

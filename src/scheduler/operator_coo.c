@@ -97,6 +97,8 @@ static int coo_prepare(struct femint_operator *op, struct femint_stats *st)
   int64_t *cdof = NULL, *voff = NULL, nentry = 0, ncode = 0;
   struct pattern_group *pg = NULL;
   int64_t *rowptr = malloc(((size_t)n + 1) * sizeof *rowptr), *colind = NULL;
+  /* the columns come back into their final place: a buffer of every entry (the sort's), of which
+   * the first nnz are touched (the rest, in huge pages, never takes memory) */
   int err = rowptr ? coo_layout(op, &cdof, &ncode, &voff, &pg, &nentry) : FEMINT_ENOMEM;
   if (err) {
     free(rowptr);
@@ -116,6 +118,14 @@ static int coo_prepare(struct femint_operator *op, struct femint_stats *st)
                          "assembly)",
                          (long long)nentry);
   }
+  if (!(colind = huge_alloc(((size_t)nentry + 1) * sizeof *colind))) {
+    free(rowptr);
+    free(cdof);
+    free(voff);
+    free(pg);
+    return femint_seterr(ctx, FEMINT_ENOMEM, "COO pattern: out of memory for %lld columns",
+                         (long long)nentry);
+  }
   starpu_data_handle_t h_dof, h_rowptr, h_colind;
   starpu_vector_data_register(&h_dof, STARPU_MAIN_RAM, (uintptr_t)cdof, (uint32_t)(ncode + 1),
                               sizeof(int64_t));
@@ -123,7 +133,8 @@ static int coo_prepare(struct femint_operator *op, struct femint_stats *st)
   starpu_vector_data_register(&op->h_seg, -1, 0, (uint32_t)(nentry + 1), sizeof(int64_t));
   starpu_vector_data_register(&h_rowptr, STARPU_MAIN_RAM, (uintptr_t)rowptr, (uint32_t)(n + 1),
                               sizeof(int64_t));
-  starpu_vector_data_register(&h_colind, -1, 0, (uint32_t)(nentry + 1), sizeof(int64_t));
+  starpu_vector_data_register(&h_colind, STARPU_MAIN_RAM, (uintptr_t)colind,
+                              (uint32_t)(nentry + 1), sizeof(int64_t));
   struct pattern_arg arg = {.ctx = ctx,
                             .space = op->space,
                             .ncell = p->ncell,
@@ -149,11 +160,11 @@ static int coo_prepare(struct femint_operator *op, struct femint_stats *st)
   t->cl_arg = &arg;
   t->synchronous = 1;
   const double t0 = femint_now();
+  femint_trace("COO pattern: %lld entries, task submitted", (long long)nentry);
   err = starpu_task_submit(t);
+  femint_trace("COO pattern: task done");
   if (err) err = femint_seterr(ctx, FEMINT_ERUNTIME, "COO pattern: task submission failed (%d)", err);
   else if (arg.status) err = femint_seterr(ctx, arg.status, "%s", arg.msg);
-  if (!err && !(colind = malloc(((size_t)arg.nnz + 1) * sizeof *colind)))
-    err = femint_seterr(ctx, FEMINT_ENOMEM, "COO pattern: out of memory");
   if (!err) {
     /* Only the nnz columns come back: the buffer was sized for every entry. */
     uint32_t part[2] = {(uint32_t)arg.nnz + 1, (uint32_t)(nentry - arg.nnz)};
@@ -161,9 +172,9 @@ static int coo_prepare(struct femint_operator *op, struct femint_stats *st)
                                    .filter_arg_ptr = part};
     starpu_data_partition(h_colind, &f);
     starpu_data_handle_t used = starpu_data_get_sub_data(h_colind, 1, 0);
-    starpu_data_acquire(used, STARPU_R);
-    memcpy(colind, (void *)starpu_data_get_local_ptr(used), sizeof(int64_t) * arg.nnz);
+    starpu_data_acquire(used, STARPU_R); /* into colind */
     starpu_data_release(used);
+    femint_trace("COO pattern: %lld columns in main memory", (long long)arg.nnz);
     /* gathered where the whole buffer is valid: nothing moves */
     starpu_data_unpartition(h_colind, op->coo_node);
     starpu_data_acquire(h_rowptr, STARPU_R);
@@ -175,6 +186,7 @@ static int coo_prepare(struct femint_operator *op, struct femint_stats *st)
   free(cdof);
   free(voff);
   free(pg);
+  femint_trace("COO pattern: handles unregistered");
   if (!err && !(op->shape = csr_shape_new(n, arg.nnz, rowptr, colind)))
     err = femint_seterr(ctx, FEMINT_ENOMEM, "COO pattern: out of memory");
   if (err) {
@@ -237,8 +249,10 @@ int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_s
     const double tc = femint_now();
     FEMINT_CALL(coo_programs(op, p->opt.precision));
     st->t_programs = femint_now() - tc;
+    femint_trace("COO assembly: programs built");
   }
   if (!op->shape) FEMINT_CALL(coo_prepare(op, st));
+  femint_trace("COO assembly: pattern ready");
   struct starpu_task **tasks = calloc((size_t)2 * nb + nform + 1, sizeof *tasks);
   struct coo_run *run = calloc((size_t)nform, sizeof *run);
   uint32_t *len = malloc(((size_t)p->nbatch + 1) * sizeof *len);
@@ -268,6 +282,8 @@ int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_s
                               .program = op->sum_prog};
   }
   st->t_pack += femint_now() - tm;
+  femint_trace("COO assembly: %d forms of %lld element matrix values allocated and registered",
+               nform, (long long)op->nvalue);
 
   /* Integration: the tasks of each batch, the forms of a batch together; the inputs packed as
    * the tasks go (with phases, all of them before, so that the integration is timed alone). */
@@ -299,6 +315,8 @@ int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_s
         err = femint_seterr(ctx, FEMINT_ERUNTIME, "COO assembly: a task failed");
   }
   st->t_integrate = femint_now() - ti;
+  femint_trace("COO assembly: %d integration tasks submitted%s", nb,
+               p->opt.phases ? " and done" : "");
 
   /* The sums where the element matrices are gathered. */
   const double ts = femint_now();
@@ -327,6 +345,7 @@ int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_s
   for (int f = 0; f < nform && !err; f++)
     if (run[f].sum.status) err = femint_seterr(ctx, run[f].sum.status, "%s", run[f].sum.msg);
   st->t_sum = femint_now() - ts;
+  femint_trace("COO assembly: sums done");
   if (!p->opt.phases) {
     /* a form's sums overlapped the other forms' integration: reported together as integration */
     st->t_integrate += st->t_sum;
@@ -345,6 +364,7 @@ int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_s
     starpu_data_release(run[f].h_val);
   }
   st->t_download = femint_now() - td;
+  femint_trace("COO assembly: values downloaded");
   st->t_tasks = femint_now() - ti;
 
   for (int i = 0; i < nb; i++) {

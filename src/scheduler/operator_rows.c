@@ -264,6 +264,7 @@ int operator_rows(struct femint_operator *op, femint_matrix_t *A, femint_element
   for (int i = 0; phases && i < nb && !err; i++) err = pack_one(ctx, p, &p->batches[i]);
   st->t_pack += femint_now() - tq;
   const double t1 = femint_now();
+  femint_trace("rows assembly: matrices and blocks registered");
   const int first = *done;
   int retired = first;
   /* batch index by batch index, the forms of each together */
@@ -316,6 +317,7 @@ int operator_rows(struct femint_operator *op, femint_matrix_t *A, femint_element
     b->status = 0;
     nblk += b->nblk;
   }
+  femint_trace("rows assembly: %d batches done", nb);
   if (p->opt.timeline && !err) err = timeline_write(ctx, p->opt.timeline, p, tasks, 2 * nb);
   for (int i = 0; i < 2 * nb; i++)
     if (tasks[i]) {
