@@ -501,8 +501,9 @@ FEMINT_EXPORT int femint_variant_parse(const char *name);
 
 /** How femint_operator_assemble sums the element matrices into the CSR matrices. */
 enum femint_assembly {
-  FEMINT_ASSEMBLY_AUTO = 0, /**< H(curl): COO where an OpenCL device may do the sums; else ROWS
-                                 (the faster as measured, doc/performance.md) */
+  FEMINT_ASSEMBLY_AUTO = 0, /**< COO on a GPU that may do the sums, and for H(curl) on any
+                                 OpenCL device that may; else ROWS (the faster as measured,
+                                 doc/performance.md) */
   FEMINT_ASSEMBLY_ROWS = 1, /**< assembly tasks on CPU workers add each batch's element matrices
                                  into the row blocks of the matrices it touches (batches that
                                  share no block at the same time) */

@@ -34,8 +34,8 @@ static const struct cli_option operator_options[] = {
            "how the element matrices are summed: rows, assembly tasks on CPU workers add them into "
            "row blocks of the matrices; coo, they are gathered as COO values on the first OpenCL "
            "device (or in main memory) and summed into the CSR values through a kept pattern (only "
-           "the CSR values come back from a device); auto, coo for H(curl) where an OpenCL device "
-           "may do the sums, rows otherwise (default auto)", NULL), .choices = cli_assembly_names},
+           "the CSR values come back from a device); auto, coo on a GPU, and for H(curl) on any "
+           "OpenCL device that may do the sums, rows otherwise (default auto)", NULL), .choices = cli_assembly_names},
   {CLI_OPT("--reproducible", CLI_FLAG, R(reproducible),
            "sum the contributions to each matrix entry in a fixed order (the plan's), so that the "
            "matrix is the same to the bit from run to run; by rows, the assemblies of batches "

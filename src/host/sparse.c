@@ -19,6 +19,14 @@ void *huge_alloc(size_t bytes)
   return p;
 }
 
+void huge_trim(void *p, size_t used, size_t bytes)
+{
+  const size_t huge = (size_t)2 << 20;
+  if (bytes < huge) return;
+  const size_t from = (used + huge - 1) / huge * huge;
+  if (from < bytes) madvise((char *)p + from, bytes - from, MADV_DONTNEED);
+}
+
 double *values_alloc(int64_t n, int zero)
 {
   double *v = huge_alloc(((size_t)n + 1) * sizeof *v);

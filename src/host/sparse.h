@@ -32,6 +32,9 @@ void csr_shape_unref(struct csr_shape **s);
 /* Memory for a large array (free() releases it): in transparent huge pages where the system
  * allows, so that the first touch of a matrix costs few page faults and TLB shootdowns. */
 void *huge_alloc(size_t bytes);
+/* Give back the memory of the huge pages of p (from huge_alloc(bytes)) beyond its first used
+ * bytes: they read as zeros again. */
+void huge_trim(void *p, size_t used, size_t bytes);
 /* n + 1 doubles in huge pages; with zero, zeroed by the threads of the caller's OpenMP team (the
  * first touch of the pages there rather than page by page in the assembly tasks); NULL when out
  * of memory. */

@@ -87,12 +87,15 @@ static int choose_path(struct femint_operator *op, const struct femint_operator_
   FEMINT_CHECK(opt->where != FEMINT_WHERE_OPENCL || usable, ctx, FEMINT_EINVAL,
                "femint_operator_create: OpenCL only, but no OpenCL worker can run it%s",
                dev >= 0 ? " (the device has no double precision)" : "");
-  /* AUTO: as measured on the H200 (doc/performance.md), the sums on the device win for H(curl)
-   * (two forms on one pattern, T and S of 60 million slots); for H1 the row blocks on the CPU
-   * workers make a first assembly several times faster and later ones about as fast. */
+  /* AUTO: as measured on the H200 (doc/performance.md), the sums on a GPU win every assembly,
+   * the first included (prisms 16x16x8, orders 1-4: a fresh femint run 0.12 s against 0.25 s by
+   * rows, later assemblies 0.018 s against 0.029 s); on a device that is itself a CPU (PoCL), the
+   * row blocks of the CPU workers, except for H(curl), whose two forms share one pattern. */
+  const int gpu = usable && !(ctx->cl_dev[dev].type & CL_DEVICE_TYPE_CPU);
   op->assembly = opt->assembly == FEMINT_ASSEMBLY_AUTO
-                     ? (usable && op->space->family == FEMINT_HCURL ? FEMINT_ASSEMBLY_COO
-                                                                    : FEMINT_ASSEMBLY_ROWS)
+                     ? (gpu || (usable && op->space->family == FEMINT_HCURL)
+                            ? FEMINT_ASSEMBLY_COO
+                            : FEMINT_ASSEMBLY_ROWS)
                      : opt->assembly;
   op->coo_dev = op->assembly == FEMINT_ASSEMBLY_COO && usable ? dev : -1;
   op->coo_worker = op->coo_dev >= 0 ? starpu_worker_get_by_devid(STARPU_OPENCL_WORKER, dev) : -1;

@@ -7,8 +7,10 @@
 # statistics and the task timeline (CSV): the Maxwell matrices of the curved tetrahedral box 17^3
 # at order 3 (the OpenCL worker alone, every worker, and with StarPU's own clean-buffer policy,
 # STARPU_MINIMUM_CLEAN_BUFFERS=5 and STARPU_TARGET_CLEAN_BUFFERS=10, which femint turns off), and
-# the prisms of box 16x16x8, orders 1-4, single, by rows and by COO sums on the device; then
-# bench (the first assembly against later ones in one process). The JSON of each run is
+# the prisms of box 16x16x8, orders 1-4, single, by rows and by the default path (auto: the COO
+# sums on a GPU); then
+# bench (the first assembly against later ones in one process; the prisms and quadrilaterals
+# by rows and by COO). The JSON of each run is
 # OUTDIR/first-CASE-N.json, its stderr (trace, statistics) OUTDIR/first-CASE-N.err.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -18,8 +20,8 @@ prism=(--mesh box:16,16,8 --order 1-4 --precision single --json)
 femint info >"$out/first-info.txt" 2>&1
 # the first runs calibrate the bus and build the programs (the driver caches them): not compared
 femint run "${tet[@]}" >/dev/null 2>&1
+femint run "${prism[@]}" --assembly rows >/dev/null 2>&1
 femint run "${prism[@]}" >/dev/null 2>&1
-femint run "${prism[@]}" --assembly coo >/dev/null 2>&1
 one() { # one NAME femint-run-arguments...
   name=$1
   shift
@@ -31,8 +33,15 @@ for i in 1 2 3; do
   one "tet-any-$i" "${tet[@]}"
   STARPU_MINIMUM_CLEAN_BUFFERS=5 STARPU_TARGET_CLEAN_BUFFERS=10 one "tet-starpu-clean-$i" \
     "${tet[@]}" --where opencl
-  one "prism-rows-$i" "${prism[@]}"
-  one "prism-coo-$i" "${prism[@]}" --assembly coo
+  one "prism-rows-$i" "${prism[@]}" --assembly rows
+  one "prism-auto-$i" "${prism[@]}"
 done
 femint bench --element tet --mesh box:17,17,17 --curved 0.1 --order 3 --runs 3 \
   >"$out/first-bench-tet.txt" 2>&1
+# the two assembly paths of H1 in one process: the first assembly and the best of later ones
+for a in rows coo; do
+  femint bench --operator --mesh box:16,16,8 --order 1-4 --precision single --assembly $a \
+    --runs 5 >"$out/first-bench-prism-$a.txt" 2>&1
+  femint bench --operator --element quad --mesh rect:100,100 --order 1-7 --precision single \
+    --assembly $a --runs 5 >"$out/first-bench-quad-$a.txt" 2>&1
+done
