@@ -14,7 +14,7 @@
 
 #include "bench.h"
 
-#define MEASURED_RUNS 3
+#define MEASURED_RUNS 5
 
 enum { MODE_CPU, MODE_GPU, MODE_BOTH, NMODE };
 static const char *const mode_names[NMODE] = {"cpu", "opencl", "any"};
@@ -23,8 +23,8 @@ static const int mode_where[NMODE] = {FEMINT_WHERE_CPU, FEMINT_WHERE_OPENCL, FEM
 struct mode_result {
   int runs;        /* calibration runs */
   int calibrating; /* batches still placed uncalibrated in the last calibration run */
-  double t_best;   /* best task stage of the measured runs */
-  struct femint_stats best;
+  double t_best;   /* the median task stage of the measured runs */
+  struct femint_stats best; /* the statistics of that run */
 };
 
 /* One assembly (the matrix is dropped), or with no_assembly one integration of every element
@@ -39,14 +39,18 @@ static int verb_once(femint_operator_t op, int no_assembly, struct femint_stats 
   return rc;
 }
 
-/* Calibration runs, then the measured ones, of an operator integrating on the workers of mode.
- * The timeline of each run on every worker goes to part, which becomes csv when the run is the
- * best so far. Returns 0, a negative femint code, or EXIT_RUNTIME after a message. */
+/* Calibration runs, then the measured ones, of an operator integrating on the workers of mode;
+ * m gets the median run. The timeline of each run on every worker goes to part, kept as
+ * part.N; the median run's becomes csv. Returns 0, a negative femint code, or EXIT_RUNTIME
+ * after a message. */
 static int run_mode(femint_context_t ctx, femint_space_t space, femint_form_t form,
                     const struct bench_options *b, int mode, const char *csv, const char *part,
                     struct mode_result *m)
 {
   struct femint_stats st;
+  static struct femint_stats runs[MEASURED_RUNS];
+  char kept[MEASURED_RUNS][4200];
+  int order[MEASURED_RUNS], done = 0;
   femint_operator_t op = NULL;
   const char *timeline = mode == MODE_BOTH && csv ? part : NULL;
   struct femint_operator_options opt = {.precision = b->precision, .where = mode_where[mode],
@@ -61,22 +65,32 @@ static int run_mode(femint_context_t ctx, femint_space_t space, femint_form_t fo
                       "uncalibrated\n",
               mode_names[mode], m->runs, st.t_tasks, st.calibrating, st.nbatch);
   } while (st.calibrating > 0 && m->runs < b->runs);
-  m->t_best = INFINITY;
   for (int r = 0; r < MEASURED_RUNS; r++) {
-    if ((rc = verb_once(op, b->no_assembly, &st)) != 0) goto done;
+    if ((rc = verb_once(op, b->no_assembly, &runs[r])) != 0) goto done;
+    done++;
     if (!b->quiet)
       fprintf(stderr, "femint bench: %s: run %d of %d: task stage %.4g s\n", mode_names[mode],
-              r + 1, MEASURED_RUNS, st.t_tasks);
-    if (st.t_tasks < m->t_best) {
-      m->t_best = st.t_tasks;
-      m->best = st;
-      if (timeline && rename(part, csv) != 0) {
-        rc = cli_fail("cannot write the timeline '%s': %s", csv, strerror(errno));
-        goto done;
-      }
+              r + 1, MEASURED_RUNS, runs[r].t_tasks);
+    snprintf(kept[r], sizeof kept[r], "%s.%d", part ? part : "", r);
+    if (timeline && rename(part, kept[r]) != 0) {
+      rc = cli_fail("cannot write the timeline '%s': %s", kept[r], strerror(errno));
+      goto done;
     }
   }
+  /* the runs by task stage; the middle one is the median */
+  for (int r = 0; r < MEASURED_RUNS; r++) order[r] = r;
+  for (int r = 1; r < MEASURED_RUNS; r++)
+    for (int q = r; q > 0 && runs[order[q]].t_tasks < runs[order[q - 1]].t_tasks; q--) {
+      const int t = order[q];
+      order[q] = order[q - 1], order[q - 1] = t;
+    }
+  const int mid = order[MEASURED_RUNS / 2];
+  m->t_best = runs[mid].t_tasks;
+  m->best = runs[mid];
+  if (timeline && rename(kept[mid], csv) != 0)
+    rc = cli_fail("cannot write the timeline '%s': %s", csv, strerror(errno));
 done:
+  for (int r = 0; timeline && r < done; r++) remove(kept[r]);
   femint_operator_destroy(&op);
   return rc;
 }
@@ -163,7 +177,7 @@ static void print_human(const struct bench_options *b, int ncell, int ncpu, int 
       printf("              %s: %d batches were still calibrating after %d runs; the times may "
              "improve on the next run\n",
              mode_names[k], m[k].calibrating, m[k].runs);
-  printf("T_cpu         %10.4g s   task stage, integration on the CPU workers (best of %d)\n",
+  printf("T_cpu         %10.4g s   task stage, integration on the CPU workers (median of %d)\n",
          m[MODE_CPU].t_best, MEASURED_RUNS);
   printf("T_gpu         %10.4g s   task stage, integration on the OpenCL workers\n",
          m[MODE_GPU].t_best);
@@ -171,7 +185,7 @@ static void print_human(const struct bench_options *b, int ncell, int ncpu, int 
          m[MODE_BOTH].t_best);
   printf("T_ideal       %10.4g s   1/(1/T_cpu + 1/T_gpu)\n", t_ideal);
   printf("efficiency    %10.3f     T_ideal / T_both\n", t_ideal / m[MODE_BOTH].t_best);
-  printf("workers       in the best run on every worker: integrate + assemble tasks, busy "
+  printf("workers       in the median run on every worker: integrate + assemble tasks, busy "
          "time, share of T_both\n");
   for (int w = 0; w < st->nworker; w++)
     printf("  %-50s %5d + %-5d %9.4f s %5.1f%%\n", names[w], st->worker_tasks_integrate[w],
@@ -232,7 +246,7 @@ int cli_bench_coexec(const struct bench_options *b)
   if (b->timeline) {
     char title[128];
     snprintf(title, sizeof title,
-             "femint bench --coexec: best run on every worker, T_both = %.4g s",
+             "femint bench --coexec: median run on every worker, T_both = %.4g s",
              m[MODE_BOTH].t_best);
     status = cli_timeline_plot(ctx, csv, b->timeline, title);
   }
