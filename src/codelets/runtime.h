@@ -15,6 +15,7 @@ struct cl_program_entry {
   char *key;
   cl_program program;
   cl_kernel kernel;
+  int cached; /* loaded from femint's cache folder, not compiled */
   struct cl_program_entry *next;
 };
 

@@ -57,7 +57,7 @@ int femint_context_program(femint_context_t ctx, int dev, const char *source, co
   cl_device_id id;
   starpu_opencl_get_context(dev, &clctx);
   starpu_opencl_get_device(dev, &id);
-  int err = femint_cl_build(clctx, id, source, options, &e->program);
+  int err = program_cache_build(ctx, clctx, id, source, options, &e->program, &e->cached);
   if (err) {
     femint_seterr(ctx, err, "OpenCL device %d (%s): %s", dev, ctx->cl_dev[dev].name,
                   femint_thread_error());

@@ -28,26 +28,6 @@
 
 extern char **environ;
 
-/* The cache folder, made if missing (its parents too). */
-static int cache_dir(femint_context_t ctx, char *dir, size_t len)
-{
-  const char *env = getenv("FEMINT_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
-             *home = getenv("HOME");
-  if (env && *env) snprintf(dir, len, "%s", env);
-  else if (xdg && *xdg) snprintf(dir, len, "%s/femint", xdg);
-  else snprintf(dir, len, "%s/.cache/femint", home && *home ? home : "/tmp");
-  for (char *p = dir + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = 0;
-    mkdir(dir, 0755);
-    *p = '/';
-  }
-  FEMINT_CHECK(mkdir(dir, 0755) == 0 || errno == EEXIST, ctx, FEMINT_EIO,
-               "the pointwise cache folder %s cannot be made: %s (set FEMINT_CACHE_DIR)", dir,
-               strerror(errno));
-  return 0;
-}
-
 /* Run the compiler: cc (split at spaces) -O2 -fPIC -shared -o so src -lm, its messages into
  * err. Returns the exit status (-1 when it could not run). */
 static int run_cc(const char *cc, const char *so, const char *src, const char *err)
@@ -134,7 +114,7 @@ int pw_compile_cpu(femint_context_t ctx, const struct pointwise *pw, int dim, vo
   strcat(text, "\n");
   strcat(text, kernel);
   free(kernel);
-  int rc = cache_dir(ctx, dir, sizeof dir);
+  int rc = femint_cache_dir(ctx, dir, sizeof dir);
   const uint64_t h = hash_bytes(hash_bytes(HASH_START, text, strlen(text)), cc, strlen(cc));
   snprintf(so, sizeof so, "%s/pw-%016llx.so", dir, (unsigned long long)h);
   /* a cached object that does not load (cut short, another machine's) is compiled again */

@@ -127,6 +127,22 @@ int femint_context_program(femint_context_t ctx, int dev, const char *source, co
 /* Release every program of the cache. */
 void devices_release(femint_context_t ctx);
 
+/* ---- program_cache.c: OpenCL programs kept on disk ---- */
+
+/* femint's cache folder ($FEMINT_CACHE_DIR, else $XDG_CACHE_HOME/femint or ~/.cache/femint),
+ * made if missing. FEMINT_EIO naming it. */
+int femint_cache_dir(femint_context_t ctx, char *dir, size_t len);
+/* The text of a device in the key: name, vendor, device and driver versions. */
+void program_cache_device(cl_device_id id, char *buf, size_t len);
+/* The key of a program: its source, its options and the text of the device. */
+uint64_t program_cache_key(const char *source, const char *options, const char *device);
+/* Build source with options for device id: from the binary in the cache folder when one of this
+ * key is there (*cached 1), else from the source, then kept there (unless FEMINT_PROGRAM_CACHE=0).
+ * A damaged file, or one the driver refuses, gives one warning and is replaced. 0 or
+ * FEMINT_EOPENCL with the build log. */
+int program_cache_build(femint_context_t ctx, cl_context clctx, cl_device_id id,
+                        const char *source, const char *options, cl_program *prog, int *cached);
+
 /* ---- tables.c: reference elements and their tables, kept by the context ---- */
 
 /* The reference element of a shape, family and order, built on first use. */
