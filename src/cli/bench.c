@@ -99,7 +99,7 @@ static const struct cli_option coexec_options[] = {
            "time the integration alone: the element matrices reach main memory and are not "
            "assembled", NULL)},
   {CLI_OPT("--timeline", CLI_PATH, B(timeline),
-           "Gantt chart of the best co-execution run (its tasks in FILE.csv)", "FILE.png")},
+           "Gantt chart of the median co-execution run (its tasks in FILE.csv)", "FILE.png")},
 };
 
 static const struct cli_option phases_options[] = {
@@ -109,7 +109,7 @@ static const struct cli_option phases_options[] = {
   {CLI_OPT("--batch", CLI_INT, B(batch), "most cells per batch; 0 chooses (default 0)", "N"),
    .min = 0, .max = 1L << 30},
   {CLI_OPT("--assembly", CLI_CHOICE, B(assembly),
-           "rows, coo or auto, as for femint run (default auto)", NULL),
+           "rows, coo or auto, as for femint run (default auto; --coexec takes it too)", NULL),
    .choices = cli_assembly_names},
 };
 
@@ -162,7 +162,8 @@ enum { MODE_SWEEP, MODE_COEXEC, MODE_PHASES };
 static const char *const mode_options[3][16] = {
   {"--problem", "--variant", "--no-cpu", "--device", "--cells", "--symmetric", "--repeat",
    "--bus-gbs", "--csv", "--plot"},
-  {"--coexec", "--mesh", "--perturb", "--seed", "--runs", "--no-assembly", "--timeline"},
+  {"--coexec", "--mesh", "--perturb", "--seed", "--runs", "--no-assembly", "--timeline",
+   "--assembly"},
   {"--operator", "--mesh", "--perturb", "--seed", "--curved", "--space", "--problem", "--pec",
    "--eps", "--mu", "--batch", "--variant", "--symmetric", "--assembly", "--runs"},
 };

@@ -54,7 +54,7 @@ static int run_mode(femint_context_t ctx, femint_space_t space, femint_form_t fo
   femint_operator_t op = NULL;
   const char *timeline = mode == MODE_BOTH && csv ? part : NULL;
   struct femint_operator_options opt = {.precision = b->precision, .where = mode_where[mode],
-                                        .timeline = timeline};
+                                        .assembly = b->assembly, .timeline = timeline};
   int rc = femint_operator_create(ctx, space, 1, &form, &opt, &op);
   do {
     if (rc || (rc = verb_once(op, b->no_assembly, &st)) != 0) goto done;
@@ -125,6 +125,9 @@ static void print_json(const struct bench_options *b, int ncell, const struct mo
   cli_json_str(&j, "problem", "elasticity");
   cli_json_str(&j, "precision", b->precision == FEMINT_SINGLE ? "single" : "double");
   cli_json_str(&j, "stage", b->no_assembly ? "integrate" : "assemble");
+  if (!b->no_assembly)
+    cli_json_str(&j, "assembly",
+                 m[MODE_BOTH].best.assembly == FEMINT_ASSEMBLY_COO ? "coo" : "rows");
   cli_json_int(&j, "max_calibration_runs", b->runs);
   cli_json_open(&j, "calibration", '{');
   for (int k = 0; k < NMODE; k++) {
@@ -163,6 +166,13 @@ static void print_human(const struct bench_options *b, int ncell, int ncpu, int 
   else
     printf("mesh          box %dx%dx%d: %d prisms\n", mesh->nx, mesh->ny, mesh->nz, ncell);
   printf("orders        %s cycling over the cells\n", orders);
+  const int coo = st->assembly == FEMINT_ASSEMBLY_COO;
+  if (!b->no_assembly)
+    printf("assembly      every worker: %s (--assembly %s)\n",
+           !coo ? "row blocks on the CPU workers"
+           : st->on_device ? "COO sums on the device"
+                           : "COO sums in main memory",
+           cli_assembly_names[b->assembly]);
   printf("stage         %s\n", b->no_assembly
                                  ? "integration alone: element matrices into main memory "
                                    "(--no-assembly)"

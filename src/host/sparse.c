@@ -21,10 +21,12 @@ void *huge_alloc(size_t bytes)
 
 void huge_trim(void *p, size_t used, size_t bytes)
 {
-  const size_t huge = (size_t)2 << 20;
+  /* whole huge pages after the used part, up to the last whole page of the block (the rest of
+   * that page may be the allocator's: madvise would zero its bookkeeping) */
+  const size_t huge = (size_t)2 << 20, page = 4096;
   if (bytes < huge) return;
-  const size_t from = (used + huge - 1) / huge * huge;
-  if (from < bytes) madvise((char *)p + from, bytes - from, MADV_DONTNEED);
+  const size_t from = (used + huge - 1) / huge * huge, to = bytes / page * page;
+  if (from < to) madvise((char *)p + from, to - from, MADV_DONTNEED);
 }
 
 double *values_alloc(int64_t n, int zero)

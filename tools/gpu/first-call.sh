@@ -10,7 +10,7 @@
 # the prisms of box 16x16x8, orders 1-4, single, by rows and by the default path (auto: the COO
 # sums on a GPU); then
 # bench (the first assembly against later ones in one process; the prisms and quadrilaterals
-# by rows and by COO). The JSON of each run is
+# by rows and by COO); then the prisms' OpenCL programs compiled against loaded from the cache. The JSON of each run is
 # OUTDIR/first-CASE-N.json, its stderr (trace, statistics) OUTDIR/first-CASE-N.err.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -44,4 +44,13 @@ for a in rows coo; do
     --runs 5 >"$out/first-bench-prism-$a.txt" 2>&1
   femint bench --operator --element quad --mesh rect:100,100 --order 1-7 --precision single \
     --assembly $a --runs 5 >"$out/first-bench-quad-$a.txt" 2>&1
+done
+# the programs: compiled (a fresh cache folder of femint's, the driver's own cache off) against
+# loaded from femint's cache folder, in fresh processes
+for i in 1 2 3; do
+  CUDA_CACHE_DISABLE=1 FEMINT_CACHE_DIR="$out/programs-$i" femint run "${prism[@]}" \
+    >"$out/first-programs-compiled-$i.json" 2>&1
+  CUDA_CACHE_DISABLE=1 FEMINT_CACHE_DIR="$out/programs-$i" femint run "${prism[@]}" \
+    >"$out/first-programs-loaded-$i.json" 2>&1
+  rm -rf "$out/programs-$i"
 done
