@@ -231,29 +231,46 @@ const char *mesh_cell_name(const struct femint_mesh *m, int c, char *buf, size_t
   return buf;
 }
 
+/* Whether cell c's Jacobian is positive everywhere (prisms: det and xi where it is not; the other
+ * shapes: the reason in the thread's error). */
+static int cell_ok(const struct femint_mesh *m, int c, double *det, double *xi)
+{
+  const struct cell_topo *t = m->topo;
+  double X[3 * MESH_MAX_NODES];
+  const int nnode = mesh_cell_nodes(m, c, X);
+  if (t->shape == FEMINT_PRISM) return mesh_check_cell(X, det, xi);
+  return !(t->shape == FEMINT_QUAD  ? geom_quad_check(NULL, nnode, X, NULL)
+           : t->shape == FEMINT_HEX ? geom_hex_check(nnode, X, NULL, NULL)
+           : t->shape == FEMINT_TRI ? geom_tri_check(nnode, X, NULL)
+                                    : geom_tet_check(NULL, nnode, X, NULL));
+}
+
+int mesh_check_all(const struct femint_mesh *m)
+{
+  int first = m->ncell;
+#pragma omp parallel for schedule(static) reduction(min : first)
+  for (int c = 0; c < m->ncell; c++) {
+    double det, xi[3];
+    if (c < first && !cell_ok(m, c, &det, xi)) first = c;
+  }
+  return first < m->ncell ? mesh_check_geometry(m, first) : 0;
+}
+
 int mesh_check_geometry(const struct femint_mesh *m, int c)
 {
   const struct cell_topo *t = m->topo;
+  double det, xi[3];
+  if (cell_ok(m, c, &det, xi)) return 0;
   const int *cv = &m->cells[(size_t)t->nv * c];
-  double X[3 * MESH_MAX_NODES];
-  const int nnode = mesh_cell_nodes(m, c, X);
   char verts[80] = "", name[200];
   for (int a = 0, at = 0; a < t->nv; a++)
     at += snprintf(verts + at, sizeof verts - (size_t)at, "%s%d", a ? " " : "", cv[a]);
   mesh_cell_name(m, c, name, sizeof name);
-  if (t->shape == FEMINT_PRISM) {
-    double det, xi[3];
-    if (mesh_check_cell(X, &det, xi)) return 0;
+  if (t->shape == FEMINT_PRISM)
     return femint_seterr(m->ctx, FEMINT_EJACOBIAN,
                          "%s has a non-positive Jacobian (det J = %g at reference point "
                          "(%g,%g,%g))",
                          name, det, xi[0], xi[1], xi[2]);
-  }
-  const int bad = t->shape == FEMINT_QUAD  ? geom_quad_check(NULL, nnode, X, NULL)
-                  : t->shape == FEMINT_HEX ? geom_hex_check(nnode, X, NULL, NULL)
-                  : t->shape == FEMINT_TRI ? geom_tri_check(nnode, X, NULL)
-                                           : geom_tet_check(NULL, nnode, X, NULL);
-  if (!bad) return 0;
   return femint_seterr(m->ctx, FEMINT_EJACOBIAN, "%s (vertices %s): %s%s", name, verts,
                        femint_thread_error(),
                        t->shape == FEMINT_QUAD
@@ -366,7 +383,7 @@ int mesh_create(femint_context_t ctx, const char *who, const struct cell_topo *t
   }
   if ((ierr = mesh_build_topology(m))) goto fail;
   if (edge_nodes && (ierr = mesh_set_edge_nodes(m, cells, edge_nodes))) goto fail;
-  for (int c = 0; c < ncell && !ierr; c++) ierr = mesh_check_geometry(m, c);
+  if (!ierr) ierr = mesh_check_all(m);
   if (!ierr && (t->shape == FEMINT_TET || t->shape == FEMINT_TRI)) ierr = check_tangle(m);
   if (ierr) goto fail;
   free(line);

@@ -17,6 +17,9 @@ int mesh_check_cell(const double *X, double *det, double xi[3]);
  * geom_quad_check's certificate; tetrahedra: geom_tet_check); FEMINT_EJACOBIAN with the cell,
  * its vertices and what was found in the message (recorded on the mesh's context). */
 int mesh_check_geometry(const struct femint_mesh *m, int c);
+/* The same for every cell, by the calling thread's OpenMP team; the error names the first bad
+ * cell. */
+int mesh_check_all(const struct femint_mesh *m);
 
 /* qsort's comparison of two int64_t. */
 int mesh_cmp_int64(const void *a, const void *b);

@@ -85,6 +85,5 @@ int femint_mesh_warp(femint_mesh_t mesh, double amplitude)
     for (int d = 0; d < dim; d++) s *= sin(M_PI * (x[d] - lo[d]) / (hi[d] - lo[d]));
     for (int d = 0; d < dim; d++) x[d] += s;
   }
-  for (int c = 0; c < mesh->ncell; c++) FEMINT_CALL(mesh_check_geometry(mesh, c));
-  return 0;
+  return mesh_check_all(mesh);
 }
