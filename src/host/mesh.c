@@ -383,7 +383,7 @@ int mesh_create(femint_context_t ctx, const char *who, const struct cell_topo *t
   }
   if ((ierr = mesh_build_topology(m))) goto fail;
   if (edge_nodes && (ierr = mesh_set_edge_nodes(m, cells, edge_nodes))) goto fail;
-  if (!ierr) ierr = mesh_check_all(m);
+  ierr = mesh_check_all(m);
   if (!ierr && (t->shape == FEMINT_TET || t->shape == FEMINT_TRI)) ierr = check_tangle(m);
   if (ierr) goto fail;
   free(line);

@@ -97,34 +97,26 @@ static int coo_prepare(struct femint_operator *op, struct femint_stats *st)
   int64_t *cdof = NULL, *voff = NULL, nentry = 0, ncode = 0;
   struct pattern_group *pg = NULL;
   int64_t *rowptr = malloc(((size_t)n + 1) * sizeof *rowptr), *colind = NULL;
+  int err = rowptr ? coo_layout(op, &cdof, &ncode, &voff, &pg, &nentry) : FEMINT_ENOMEM;
   /* the columns come back into their final place: a buffer of every entry (the sort's), of which
    * the first nnz are touched (the rest, in huge pages, never takes memory) */
-  int err = rowptr ? coo_layout(op, &cdof, &ncode, &voff, &pg, &nentry) : FEMINT_ENOMEM;
+  if (err)
+    err = femint_seterr(ctx, err, "COO assembly: out of memory for the layout of %d cells",
+                        p->ncell);
+  else if (nentry >= UINT32_MAX)
+    err = femint_seterr(ctx, FEMINT_EINVAL,
+                        "COO assembly: %lld entries of element matrices (at most 2^32 - 1 in one "
+                        "assembly)",
+                        (long long)nentry);
+  else if (!(colind = huge_alloc(((size_t)nentry + 1) * sizeof *colind)))
+    err = femint_seterr(ctx, FEMINT_ENOMEM, "COO pattern: out of memory for %lld columns",
+                        (long long)nentry);
   if (err) {
     free(rowptr);
     free(cdof);
     free(voff);
     free(pg);
-    return femint_seterr(ctx, err, "COO assembly: out of memory for the layout of %d cells",
-                         p->ncell);
-  }
-  if (nentry >= UINT32_MAX) {
-    free(rowptr);
-    free(cdof);
-    free(voff);
-    free(pg);
-    return femint_seterr(ctx, FEMINT_EINVAL,
-                         "COO assembly: %lld entries of element matrices (at most 2^32 - 1 in one "
-                         "assembly)",
-                         (long long)nentry);
-  }
-  if (!(colind = huge_alloc(((size_t)nentry + 1) * sizeof *colind))) {
-    free(rowptr);
-    free(cdof);
-    free(voff);
-    free(pg);
-    return femint_seterr(ctx, FEMINT_ENOMEM, "COO pattern: out of memory for %lld columns",
-                         (long long)nentry);
+    return err;
   }
   starpu_data_handle_t h_dof, h_rowptr, h_colind;
   starpu_vector_data_register(&h_dof, STARPU_MAIN_RAM, (uintptr_t)cdof, (uint32_t)(ncode + 1),

@@ -254,15 +254,13 @@ int plan_create(femint_context_t ctx, const struct femint_space *space, int nfor
       struct group *g = &p->groups[f * ngroup + i];
       err = group_init(ctx, space, forms[f], order, opt->precision, opt->variant, opt->symmetric,
                        p->cl_usable, g);
-      if (err == FEMINT_ENOTSUP && opt->where == FEMINT_WHERE_ANY && !opt->symmetric)
-        err = group_init(ctx, space, forms[f], order, opt->precision, opt->variant, 0, 0,
-                         g); /* a device without fp64: the CPU workers integrate */
-      if (err == FEMINT_EOPENCL && opt->where == FEMINT_WHERE_ANY && !opt->symmetric &&
-          ctx->ncpu > 0) {
-        /* a program that does not build: the CPU workers integrate */
-        fprintf(stderr, "femint: warning: %s\nfemint: warning: the CPU workers integrate the "
-                        "cells of order %d\n",
-                femint_last_error(ctx), order);
+      /* a device without fp64, or a program that does not build: the CPU workers integrate */
+      const int no_fp64 = err == FEMINT_ENOTSUP, no_build = err == FEMINT_EOPENCL && ctx->ncpu > 0;
+      if ((no_fp64 || no_build) && opt->where == FEMINT_WHERE_ANY && !opt->symmetric) {
+        if (no_build)
+          fprintf(stderr, "femint: warning: %s\nfemint: warning: the CPU workers integrate the "
+                          "cells of order %d\n",
+                  femint_last_error(ctx), order);
         err = group_init(ctx, space, forms[f], order, opt->precision, opt->variant, 0, 0, g);
       }
       if (err) goto fail;
