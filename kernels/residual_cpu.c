@@ -1,91 +1,181 @@
 /* The CPU's residual of a run of cells, compiled with the caller's pointwise source in front of it
  * (scheduler/pointwise_cc.c) so that the compiler knows the sizes (FEMINT_DIM, FEMINT_NC,
- * FEMINT_NA) and inlines f0 and f1: what host/pointwise.c's pw_cell_residual computes, cell after
- * cell. The codelet (codelets/residual.c) gives each thread of its team a range of cells.
+ * FEMINT_NA, and whether f0 and f1 are there: FEMINT_HAS_F0, FEMINT_HAS_F1) and inlines f0 and f1:
+ * what host/pointwise.c's pw_cell_residual computes. The codelet (codelets/residual.c) gives each
+ * thread of its team a range of cells; -1 when there is no memory for the scratch, else 0.
  * ev[cell][nc][nsh] (floats when single) from u at dofs[cell][nsh], the geometry geo[cell][nq][1 +
  * dim^2 + dim] (w |det J|, K, x; floats when single), phi[nq][dim + 1][nsh], and the auxiliary
- * values: a field aux at adofs[cell][nsh] (aux_kind 1) or aux[cell][na] (2). */
+ * values: a field aux at adofs[cell][nsh] (aux_kind 1) or aux[cell][na] (2).
+ *
+ * Cells go FEMINT_LANES at a time, every value of a block a vector of one value per cell, so that
+ * the points' arithmetic and the caller's functions run in SIMD lanes across cells (the last
+ * block's spare lanes repeat its last cell and are not written). The usual element sizes (up to 20
+ * functions: triangles and tetrahedra of order 1..3) are compiled with their size known. */
 #define FEMINT_NG (1 + FEMINT_DIM * FEMINT_DIM + FEMINT_DIM)
 #define FEMINT_NAS (FEMINT_NA > 0 ? FEMINT_NA : 1)
+#define FEMINT_LANES 8
+#include <stdlib.h>
 
-/* Component c of a field of n components with the cell's values v[nsh][n] at a point (phi p):
- * its value, and its physical gradient into grad (K of the point). */
-static inline double femint_field_at(const double *p, const double *v, int nsh, int n, int c,
-                                     const double *K, double *grad)
+#define FEMINT_L FEMINT_LANES
+/* Index of value v of lane z in a block's arrays: lanes innermost. */
+#define FEMINT_AT(v, z) ((v) * FEMINT_L + (z))
+
+/* Cells c0 .. c0 + nl - 1 (nl <= FEMINT_LANES) of NSH functions each; s: scratch for ue[NSH *
+ * NC], ae[NSH * NAS], r[NC * NSH] and the geometry [nq][NG], each value FEMINT_LANES wide. */
+static inline __attribute__((always_inline)) void
+femint_block(const int NSH, int nl, long long c0, int nq, const double *phi, const double *u,
+             const long long *dofs, const void *geo, int single, const double *aux,
+             const long long *adofs, int aux_kind, const double *k, void *ev, double *s)
 {
-  double s = 0, ref[FEMINT_DIM];
-  for (int j = 0; j < FEMINT_DIM; j++) ref[j] = 0;
-  for (int i = 0; i < nsh; i++) {
-    const double vi = v[i * n + c];
-    s += p[i] * vi;
-    for (int j = 0; j < FEMINT_DIM; j++) ref[j] += p[(j + 1) * nsh + i] * vi;
+  double *restrict ue = s, *restrict ae = ue + NSH * FEMINT_NC * FEMINT_L;
+  double *restrict r = ae + NSH * FEMINT_NAS * FEMINT_L;
+  double ac[FEMINT_NAS * FEMINT_L];
+  for (int z = 0; z < FEMINT_L; z++) {
+    const long long cell = c0 + (z < nl ? z : nl - 1);
+    const long long *dk = dofs + cell * NSH;
+    for (int i = 0; i < NSH; i++)
+      for (int c = 0; c < FEMINT_NC; c++)
+        ue[FEMINT_AT(i * FEMINT_NC + c, z)] = dk[i] >= 0 ? u[dk[i] * FEMINT_NC + c] : 0;
+    for (int c = 0; c < FEMINT_NAS; c++)
+      ac[FEMINT_AT(c, z)] = aux_kind == 2 ? aux[cell * FEMINT_NAS + c] : 0;
+    for (int i = 0; i < NSH; i++)
+      for (int c = 0; c < FEMINT_NA; c++) {
+        const long long g = aux_kind == 1 ? adofs[cell * NSH + i] : -1;
+        ae[FEMINT_AT(i * FEMINT_NAS + c, z)] = g >= 0 ? aux[g * FEMINT_NA + c] : 0;
+      }
   }
-  for (int d = 0; d < FEMINT_DIM; d++) {
-    double gd = 0;
-    for (int j = 0; j < FEMINT_DIM; j++) gd += K[FEMINT_DIM * j + d] * ref[j];
-    grad[d] = gd;
+  /* the block's geometry, each cell's read in one sweep: gs[q][value][lane] */
+  double *restrict gs = r + FEMINT_NC * NSH * FEMINT_L;
+  for (int z = 0; z < FEMINT_L; z++) {
+    const long long at = (c0 + (z < nl ? z : nl - 1)) * nq * FEMINT_NG;
+    for (int i = 0; i < nq * FEMINT_NG; i++)
+      gs[FEMINT_AT(i, z)] = single ? ((const float *)geo)[at + i] : ((const double *)geo)[at + i];
   }
-  return s;
+  for (int i = 0; i < FEMINT_NC * NSH * FEMINT_L; i++) r[i] = 0;
+  for (int q = 0; q < nq; q++) {
+    const double *p = phi + (long long)q * (FEMINT_DIM + 1) * NSH;
+    const double *g = gs + (long long)q * FEMINT_NG * FEMINT_L;
+    double w0[FEMINT_NC * FEMINT_L], G[FEMINT_NC * FEMINT_DIM * FEMINT_L];
+    /* the points of the block's cells, one lane a cell: once the loops inside are unrolled and
+     * the small arrays made scalars, the loop over the lanes vectorizes (an omp simd pragma would
+     * make the arrays per-lane memory instead) */
+    for (int z = 0; z < FEMINT_L; z++) {
+      double K[FEMINT_DIM * FEMINT_DIM], x[FEMINT_DIM];
+#pragma GCC unroll 16
+      for (int i = 0; i < FEMINT_DIM * FEMINT_DIM; i++) K[i] = g[FEMINT_AT(1 + i, z)];
+#pragma GCC unroll 16
+      for (int d = 0; d < FEMINT_DIM; d++) x[d] = g[FEMINT_AT(1 + FEMINT_DIM * FEMINT_DIM + d, z)];
+      /* u, a field a, their reference gradients, then the physical ones (per-cell a: no
+       * gradient) */
+      double v[FEMINT_NC + FEMINT_NAS], ref[(FEMINT_NC + FEMINT_NAS) * FEMINT_DIM];
+#pragma GCC unroll 16
+      for (int c = 0; c < FEMINT_NC + FEMINT_NAS; c++) {
+        v[c] = 0;
+#pragma GCC unroll 16
+        for (int j = 0; j < FEMINT_DIM; j++) ref[c * FEMINT_DIM + j] = 0;
+      }
+#pragma GCC unroll 64
+      for (int i = 0; i < NSH; i++) {
+#pragma GCC unroll 16
+        for (int c = 0; c < FEMINT_NC + FEMINT_NA; c++) {
+          const double vi = c < FEMINT_NC ? ue[FEMINT_AT(i * FEMINT_NC + c, z)]
+                                          : ae[FEMINT_AT(i * FEMINT_NAS + c - FEMINT_NC, z)];
+          v[c] += p[i] * vi;
+#pragma GCC unroll 16
+          for (int j = 0; j < FEMINT_DIM; j++) ref[c * FEMINT_DIM + j] += p[(j + 1) * NSH + i] * vi;
+        }
+      }
+      double uu[FEMINT_NC], du[FEMINT_NC * FEMINT_DIM], a[FEMINT_NAS], da[FEMINT_NAS * FEMINT_DIM];
+#pragma GCC unroll 16
+      for (int c = 0; c < FEMINT_NC; c++) {
+        uu[c] = v[c];
+#pragma GCC unroll 16
+        for (int d = 0; d < FEMINT_DIM; d++) {
+          double gd = 0;
+#pragma GCC unroll 16
+          for (int j = 0; j < FEMINT_DIM; j++) gd += K[FEMINT_DIM * j + d] * ref[c * FEMINT_DIM + j];
+          du[c * FEMINT_DIM + d] = gd;
+        }
+      }
+#pragma GCC unroll 16
+      for (int c = 0; c < FEMINT_NAS; c++) {
+        a[c] = aux_kind == 1 ? v[FEMINT_NC + c] : ac[FEMINT_AT(c, z)];
+#pragma GCC unroll 16
+        for (int d = 0; d < FEMINT_DIM; d++) {
+          double gd = 0;
+#pragma GCC unroll 16
+          for (int j = 0; j < FEMINT_DIM; j++)
+            gd += K[FEMINT_DIM * j + d] * ref[(FEMINT_NC + c) * FEMINT_DIM + j];
+          da[c * FEMINT_DIM + d] = aux_kind == 1 ? gd : 0;
+        }
+      }
+      double f0v[FEMINT_NC], f1v[FEMINT_NC * FEMINT_DIM];
+#pragma GCC unroll 16
+      for (int c = 0; c < FEMINT_NC; c++) f0v[c] = 0;
+#pragma GCC unroll 16
+      for (int c = 0; c < FEMINT_NC * FEMINT_DIM; c++) f1v[c] = 0;
+#if FEMINT_HAS_F0
+      f0(FEMINT_DIM, uu, du, a, da, x, k, f0v);
+#endif
+#if FEMINT_HAS_F1
+      f1(FEMINT_DIM, uu, du, a, da, x, k, f1v);
+#endif
+      /* weighted: the test against phi_i and against grad phi_i = K^T (ref. gradient) */
+      const double w = g[FEMINT_AT(0, z)];
+#pragma GCC unroll 16
+      for (int c = 0; c < FEMINT_NC; c++) {
+        w0[FEMINT_AT(c, z)] = w * f0v[c];
+#pragma GCC unroll 16
+        for (int j = 0; j < FEMINT_DIM; j++) {
+          double sj = 0;
+#pragma GCC unroll 16
+          for (int d = 0; d < FEMINT_DIM; d++) sj += K[FEMINT_DIM * j + d] * f1v[c * FEMINT_DIM + d];
+          G[FEMINT_AT(c * FEMINT_DIM + j, z)] = w * sj;
+        }
+      }
+    }
+    for (int c = 0; c < FEMINT_NC; c++)
+      for (int i = 0; i < NSH; i++) {
+#pragma omp simd
+        for (int z = 0; z < FEMINT_L; z++) {
+          double sz = p[i] * w0[FEMINT_AT(c, z)];
+          for (int j = 0; j < FEMINT_DIM; j++)
+            sz += p[(j + 1) * NSH + i] * G[FEMINT_AT(c * FEMINT_DIM + j, z)];
+          r[FEMINT_AT(c * NSH + i, z)] += sz;
+        }
+      }
+  }
+  for (int z = 0; z < nl; z++) {
+    const long long out = (c0 + z) * FEMINT_NC * NSH;
+    for (int i = 0; i < FEMINT_NC * NSH; i++) {
+      if (single) ((float *)ev)[out + i] = (float)r[FEMINT_AT(i, z)];
+      else ((double *)ev)[out + i] = r[FEMINT_AT(i, z)];
+    }
+  }
 }
 
-void femint_residual_cells(int ncell, int nsh, int nq, const double *phi, const double *u,
-                           const long long *dofs, const void *geo, int single, const double *aux,
-                           const long long *adofs, int aux_kind, const double *k, void *ev)
+/* Every cell of the run in blocks of FEMINT_LANES, NSH functions. */
+#define FEMINT_RUN(NSH)                                                                            \
+  for (long long c0 = 0; c0 < ncell; c0 += FEMINT_L)                                               \
+  femint_block((NSH), ncell - c0 < FEMINT_L ? (int)(ncell - c0) : FEMINT_L, c0, nq, phi, u, dofs,  \
+               geo, single, aux, adofs, aux_kind, k, ev, s)
+
+int femint_residual_cells(int ncell, int nsh, int nq, const double *phi, const double *u,
+                          const long long *dofs, const void *geo, int single, const double *aux,
+                          const long long *adofs, int aux_kind, const double *k, void *ev)
 {
-  double ue[nsh * FEMINT_NC], ae[nsh * FEMINT_NAS], r[FEMINT_NC * nsh];
-  for (int cell = 0; cell < ncell; cell++) {
-    const long long *dk = dofs + (long long)cell * nsh;
-    for (int i = 0; i < nsh; i++)
-      for (int c = 0; c < FEMINT_NC; c++) ue[i * FEMINT_NC + c] = dk[i] >= 0 ? u[dk[i] * FEMINT_NC + c] : 0;
-    for (int i = 0; i < nsh * FEMINT_NAS; i++) ae[i] = 0;
-    if (aux_kind == 1)
-      for (int i = 0; i < nsh; i++)
-        for (int c = 0; c < FEMINT_NA; c++) {
-          const long long g = adofs[(long long)cell * nsh + i];
-          ae[i * FEMINT_NAS + c] = g >= 0 ? aux[g * FEMINT_NA + c] : 0;
-        }
-    for (int i = 0; i < FEMINT_NC * nsh; i++) r[i] = 0;
-    for (int q = 0; q < nq; q++) {
-      const double *p = phi + (long long)q * (FEMINT_DIM + 1) * nsh;
-      double g[FEMINT_NG];
-      const long long at = ((long long)cell * nq + q) * FEMINT_NG;
-      for (int i = 0; i < FEMINT_NG; i++)
-        g[i] = single ? ((const float *)geo)[at + i] : ((const double *)geo)[at + i];
-      const double *K = g + 1, *x = g + 1 + FEMINT_DIM * FEMINT_DIM;
-      double uu[FEMINT_NC], du[FEMINT_NC * FEMINT_DIM], a[FEMINT_NAS], da[FEMINT_NAS * FEMINT_DIM];
-      double f0v[FEMINT_NC], f1v[FEMINT_NC * FEMINT_DIM];
-      for (int c = 0; c < FEMINT_NC; c++)
-        uu[c] = femint_field_at(p, ue, nsh, FEMINT_NC, c, K, du + c * FEMINT_DIM);
-      for (int c = 0; c < FEMINT_NAS; c++) {
-        a[c] = aux_kind == 2 ? aux[(long long)cell * FEMINT_NAS + c] : 0;
-        for (int d = 0; d < FEMINT_DIM; d++) da[c * FEMINT_DIM + d] = 0;
-      }
-      if (aux_kind == 1)
-        for (int c = 0; c < FEMINT_NA; c++)
-          a[c] = femint_field_at(p, ae, nsh, FEMINT_NAS, c, K, da + c * FEMINT_DIM);
-      for (int c = 0; c < FEMINT_NC; c++) f0v[c] = 0;
-      for (int c = 0; c < FEMINT_NC * FEMINT_DIM; c++) f1v[c] = 0;
-      if (f0) f0(FEMINT_DIM, uu, du, a, da, x, k, f0v);
-      if (f1) f1(FEMINT_DIM, uu, du, a, da, x, k, f1v);
-      for (int c = 0; c < FEMINT_NC; c++) {
-        double G[FEMINT_DIM];
-        for (int j = 0; j < FEMINT_DIM; j++) {
-          double s = 0;
-          for (int d = 0; d < FEMINT_DIM; d++) s += K[FEMINT_DIM * j + d] * f1v[c * FEMINT_DIM + d];
-          G[j] = g[0] * s;
-        }
-        const double w0 = g[0] * f0v[c];
-        for (int i = 0; i < nsh; i++) {
-          double s = p[i] * w0;
-          for (int j = 0; j < FEMINT_DIM; j++) s += p[(j + 1) * nsh + i] * G[j];
-          r[c * nsh + i] += s;
-        }
-      }
-    }
-    const long long out = (long long)cell * FEMINT_NC * nsh;
-    for (int i = 0; i < FEMINT_NC * nsh; i++) {
-      if (single) ((float *)ev)[out + i] = (float)r[i];
-      else ((double *)ev)[out + i] = r[i];
-    }
+  double *s = malloc(((size_t)nsh * (2 * FEMINT_NC + FEMINT_NAS) + (size_t)nq * FEMINT_NG) *
+                     FEMINT_L * sizeof *s);
+  if (!s) return -1;
+  switch (nsh) { /* the usual sizes compiled with their size known */
+  case 3: FEMINT_RUN(3); break;
+  case 4: FEMINT_RUN(4); break;
+  case 6: FEMINT_RUN(6); break;
+  case 8: FEMINT_RUN(8); break;
+  case 10: FEMINT_RUN(10); break;
+  case 20: FEMINT_RUN(20); break;
+  default: FEMINT_RUN(nsh); break;
   }
+  free(s);
+  return 0;
 }

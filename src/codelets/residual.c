@@ -18,23 +18,23 @@ int residual_batch(const struct residual_arg *a, const double *u, const int64_t 
   const struct refel *re = a->re;
   const int nsh = re->nsh, nc = a->nc, na = a->na, ng = pw_geo_size(a->dim);
   const struct pw_eval e = {re, a->dim, nc, na, a->aux, a->k, a->f0, a->f1};
+  int oom = 0;
   if (a->cells) { /* the loop compiled with the caller's functions: a range of cells a thread */
-#pragma omp parallel num_threads(nthreads)
+#pragma omp parallel num_threads(nthreads) reduction(| : oom)
     {
       if (workerid >= 0) femint_team_bind_thread(a->ctx, workerid, omp_get_thread_num());
       const int t = omp_get_thread_num(), nt = omp_get_num_threads();
       const int lo = (int)((long long)a->ncell * t / nt), hi = (int)((long long)a->ncell * (t + 1) / nt);
       const size_t rs = a->single ? sizeof(float) : sizeof(double);
       if (hi > lo)
-        a->cells(hi - lo, nsh, re->nq, re->phi, u, (const long long *)dofs + (size_t)lo * nsh,
-                 (const char *)geo + (size_t)lo * re->nq * ng * rs, a->single,
-                 a->aux == FEMINT_AUX_CELL ? aux + (size_t)lo * na : aux,
-                 adofs ? (const long long *)adofs + (size_t)lo * nsh : NULL, a->aux, a->k,
-                 (char *)ev + (size_t)lo * nc * nsh * rs);
+        oom = a->cells(hi - lo, nsh, re->nq, re->phi, u, (const long long *)dofs + (size_t)lo * nsh,
+                       (const char *)geo + (size_t)lo * re->nq * ng * rs, a->single,
+                       a->aux == FEMINT_AUX_CELL ? aux + (size_t)lo * na : aux,
+                       adofs ? (const long long *)adofs + (size_t)lo * nsh : NULL, a->aux, a->k,
+                       (char *)ev + (size_t)lo * nc * nsh * rs) != 0;
     }
-    return 0;
+    return oom ? FEMINT_ENOMEM : 0;
   }
-  int oom = 0;
 #pragma omp parallel num_threads(nthreads) reduction(| : oom)
   {
     if (workerid >= 0) femint_team_bind_thread(a->ctx, workerid, omp_get_thread_num());

@@ -11,18 +11,11 @@
 int pw_prelude(char *buf, size_t len, const struct pointwise *pw, int dim, int opencl,
                int single)
 {
-  /* in C, the functions the text may leave out are weak: their address is then 0 */
-  static const char weak[] =
-      "#include <math.h>\n"
-      "#define FEMINT_WEAK(name) void name(int, const double *, const double *, const double *, "
-      "const double *, const double *, const double *, double *) __attribute__((weak))\n"
-      "FEMINT_WEAK(f0);\nFEMINT_WEAK(f1);\nFEMINT_WEAK(g0);\nFEMINT_WEAK(g1);\n"
-      "FEMINT_WEAK(g2);\nFEMINT_WEAK(g3);\n";
   return snprintf(buf, len,
                   "%s#define REAL %s\n#define FEMINT_POINTWISE\n#define FEMINT_DIM %d\n"
                   "#define FEMINT_NC %d\n#define FEMINT_NA %d\n#define FEMINT_NCONST %d\n"
                   "#line 1 \"%s\"\n",
-                  opencl ? "" : weak, opencl && single ? "float" : "double", dim, pw->ncomp,
+                  opencl ? "" : "#include <math.h>\n", opencl && single ? "float" : "double", dim, pw->ncomp,
                   pw->naux, pw->nconst, pw->name);
 }
 

@@ -29,8 +29,9 @@ struct pointwise {
 int pw_prelude(char *buf, size_t len, const struct pointwise *pw, int dim, int opencl,
                int single);
 
-/* The loop over a run of cells compiled with a source (kernels/residual_cpu.c). */
-typedef void (*pw_cells_fn)(int ncell, int nsh, int nq, const double *phi, const double *u,
+/* The loop over a run of cells compiled with a source (kernels/residual_cpu.c): 0, or -1 when
+ * out of memory. */
+typedef int (*pw_cells_fn)(int ncell, int nsh, int nq, const double *phi, const double *u,
                             const long long *dofs, const void *geo, int single, const double *aux,
                             const long long *adofs, int aux_kind, const double *k, void *ev);
 

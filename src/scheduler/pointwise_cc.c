@@ -28,15 +28,18 @@
 
 extern char **environ;
 
-/* Run the compiler: cc (split at spaces) -O2 -fPIC -shared -o so src -lm, its messages into
- * err. Returns the exit status (-1 when it could not run). */
+/* Run the compiler: cc (split at spaces) with FLAGS -shared -o so src -lm, its messages into err.
+ * The object is made for this machine's processor (its SIMD width: the loop over cells runs in
+ * lanes) and may inline the caller's functions. Returns the exit status (-1 when it could not
+ * run). */
+#define FLAGS "-O3", "-march=native", "-fopenmp-simd", "-fno-semantic-interposition", "-fPIC"
 static int run_cc(const char *cc, const char *so, const char *src, const char *err)
 {
   char words[512], *argv[40];
   int n = 0;
   snprintf(words, sizeof words, "%s", cc);
   for (char *w = strtok(words, " \t"); w && n < 30; w = strtok(NULL, " \t")) argv[n++] = w;
-  const char *rest[] = {"-O3", "-fPIC", "-shared", "-o", so, src, "-lm", NULL};
+  const char *rest[] = {FLAGS, "-shared", "-o", so, src, "-lm", NULL};
   for (int i = 0; rest[i]; i++) argv[n++] = (char *)rest[i];
   argv[n] = NULL;
   posix_spawn_file_actions_t fa;
@@ -61,6 +64,25 @@ static void read_messages(const char *path, char *buf, size_t len)
     line[strcspn(line, "\n")] = 0;
     if (!buf[0] || strstr(line, "error")) snprintf(buf, len, "%s", line);
     if (strstr(line, "error")) break;
+  }
+  if (f) fclose(f);
+}
+
+/* What names this machine's processor for -march=native: the model and flags lines of
+ * /proc/cpuinfo (empty where there is none). */
+static void cpu_identity(char *buf, size_t len)
+{
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char line[4096];
+  size_t at = 0;
+  buf[0] = 0;
+  while (f && fgets(line, sizeof line, f) && line[0] != '\n') {
+    const size_t n = strlen(line);
+    if ((!strncmp(line, "model name", 10) || !strncmp(line, "flags", 5) ||
+         !strncmp(line, "Features", 8) || !strncmp(line, "CPU part", 8)) && at + n < len) {
+      memcpy(buf + at, line, n + 1);
+      at += n;
+    }
   }
   if (f) fclose(f);
 }
@@ -101,21 +123,28 @@ int pw_compile_cpu(femint_context_t ctx, const struct pointwise *pw, int dim, vo
   *dl = NULL;
   const char *env = getenv("FEMINT_CC");
   const char *cc = env && *env ? env : FEMINT_RUNTIME_CC;
-  /* the prelude, the caller's text, then the loop over cells that calls its functions inline */
+  /* the prelude, the caller's text, which of f0 and f1 it defines, then the loop over cells that
+   * calls them inline */
   char *kernel = femint_kernel_text("residual_cpu.c");
   FEMINT_CHECK(kernel, ctx, FEMINT_ENOMEM, "the CPU residual's source is missing");
   const int nprelude = pw_prelude(NULL, 0, pw, dim, 0, 0);
-  const size_t len = (size_t)nprelude + strlen(pw->source) + strlen(kernel) + 64;
+  const size_t len = (size_t)nprelude + strlen(pw->source) + strlen(kernel) + 128;
   char *text = malloc(len), dir[4096], so[4200];
   if (!text) free(kernel);
   FEMINT_CHECK(text, ctx, FEMINT_ENOMEM, "%s: out of memory", pw->name);
   pw_prelude(text, len, pw, dim, 0, 0);
   strcat(text, pw->source);
-  strcat(text, "\n");
+  const size_t at = strlen(text);
+  snprintf(text + at, len - at, "\n#define FEMINT_HAS_F0 %d\n#define FEMINT_HAS_F1 %d\n",
+           pw_defines(pw->source, "f0"), pw_defines(pw->source, "f1"));
   strcat(text, kernel);
   free(kernel);
   int rc = femint_cache_dir(ctx, dir, sizeof dir);
-  const uint64_t h = hash_bytes(hash_bytes(HASH_START, text, strlen(text)), cc, strlen(cc));
+  /* keyed by the text, the compiler and the processor (a cache shared by several machines) */
+  char cpu[2048];
+  cpu_identity(cpu, sizeof cpu);
+  uint64_t h = hash_bytes(hash_bytes(HASH_START, text, strlen(text)), cc, strlen(cc));
+  h = hash_bytes(h, cpu, strlen(cpu));
   snprintf(so, sizeof so, "%s/pw-%016llx.so", dir, (unsigned long long)h);
   /* a cached object that does not load (cut short, another machine's) is compiled again */
   for (int attempt = 0; attempt < 2 && !rc && !*dl; attempt++) {
