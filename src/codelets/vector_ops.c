@@ -43,9 +43,10 @@ static void vec_cpu(void *buffers[], void *cl_arg)
   const int64_t n = a->n;
   double part[3 * VEC_NRANGE];
   switch (a->op) {
-  case VEC_EV_SUM: {
+  case VEC_EV_SUM: { /* y holds the DOFs lo .. lo + n / nc - 1 */
     double *y = VPTR(0);
     const int nc = a->nc, np = a->np;
+    const int64_t lo = a->lo, hi = lo + n / nc;
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t i = 0; i < n; i++) y[i] = 0;
     for (int k = 0; k < a->nchunk; k++) {
@@ -53,13 +54,20 @@ static void vec_cpu(void *buffers[], void *cl_arg)
       const float *evf = (const float *)ev; /* single: the element vectors are floats */
       const int64_t *map = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[2 + 2 * k]);
       const int64_t nu = a->chunk_nu[k], *ptr = map + nu, *pos = ptr + nu + 1;
+      int64_t j0 = 0, j1 = nu; /* the chunk's DOFs in the part: map is ascending */
+      while (j0 < j1) {
+        const int64_t mid = j0 + (j1 - j0) / 2;
+        if (map[mid] < lo) j0 = mid + 1;
+        else j1 = mid;
+      }
+      for (j1 = j0; j1 < nu && map[j1] < hi; j1++) continue;
 #pragma omp parallel for num_threads(nt) schedule(static)
-      for (int64_t j = 0; j < nu; j++)
+      for (int64_t j = j0; j < j1; j++)
         for (int c = 0; c < nc; c++) {
-          double s = y[map[j] * nc + c];
+          double s = y[(map[j] - lo) * nc + c];
           for (int64_t o = ptr[j]; o < ptr[j + 1]; o++)
             s += a->single ? evf[pos[o] + (int64_t)c * np] : ev[pos[o] + (int64_t)c * np];
-          y[map[j] * nc + c] = s;
+          y[(map[j] - lo) * nc + c] = s;
         }
     }
     break;

@@ -45,7 +45,8 @@ struct vec_kernels {
 struct vec_arg {
   femint_context_t ctx;
   int op;
-  int64_t n;                      /* values of the vectors (VEC_EV_SUM: modes) */
+  int64_t n;                      /* values of the vectors (VEC_EV_SUM: of y's part) */
+  int64_t lo;                     /* VEC_EV_SUM on a part of y: its first DOF (mode) */
   int jacobi;                     /* the dinv and z buffers are there */
   int in0, in1, out;              /* slots */
   int nc, np;                     /* VEC_EV_SUM: components, values per cell and component */

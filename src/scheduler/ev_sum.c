@@ -1,9 +1,10 @@
 /* Element vectors over chunks of an operator's cells and their sum into a vector of its space,
  * what femint_operator_apply and femint_operator_residual share: the cells' DOFs in the verb's
  * local order, the element vectors (pinned), the places of every DOF in them in plan order, and
- * the transpose of the DOF map per chunk, all registered per chunk; the sum is one task on the
- * vectors' home (codelets/vector_ops.c, VEC_EV_SUM) that adds each DOF's places one after the
- * other, whatever the chunks and workers. */
+ * the transpose of the DOF map per chunk, all registered per chunk; the sum (codelets/vector_ops.c,
+ * VEC_EV_SUM) adds each DOF's places one after the other, whatever the chunks and workers: one
+ * task on the vectors' device, or on the CPU workers one task per part of the vector (a range of
+ * DOFs each), so that every core sums. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,7 @@ void ev_sum_destroy(femint_context_t ctx, struct ev_sum **pe)
   free(e->occ);
   free(e->map);
   free(e->nu);
+  free(e->part_arg);
   free(e);
   *pe = NULL;
 }
@@ -132,6 +134,13 @@ int ev_sum_create(struct femint_operator *op, const char *who, int np, const int
     e->first[i] = i * e->size;
     e->ncell[i] = i == nb - 1 ? p->ncell - i * e->size : e->size;
   }
+  /* a part of the sum per CPU worker, of 4096 DOFs at least */
+  const int64_t parts = s->nmode / 4096 < ctx->ncpu ? s->nmode / 4096 : ctx->ncpu;
+  if (parts > 1) {
+    e->part_arg = calloc((size_t)parts, sizeof *e->part_arg);
+    FEMINT_CHECK(e->part_arg, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+    e->nparts = (int)parts;
+  }
   /* the places of each mode in ev, cell after cell in plan order (so that the sums are in a
    * fixed order) */
   for (int k = 0; k < p->ncell; k++) {
@@ -162,20 +171,15 @@ int ev_sum_create(struct femint_operator *op, const char *who, int np, const int
   return chunk_maps(ctx, who, s->nmode, e);
 }
 
-int ev_sum_submit(struct femint_operator *op, struct ev_sum *e, starpu_data_handle_t y,
-                  struct vec_kernels *const *vk, int home, int *counts,
-                  struct starpu_task **slot, const char *who)
+/* A task of the sum: y (W), then each chunk's element vectors and map (R), on worker home or
+ * (-1) a CPU worker. */
+static int sum_task(femint_context_t ctx, const struct ev_sum *e, struct vec_arg *arg,
+                    starpu_data_handle_t y, int home, struct starpu_task **slot, const char *who)
 {
-  femint_context_t ctx = op->ctx;
   const int nb = e->nchunk;
-  if (!e->sum_arg.ctx || e->sum_arg.counts != counts)
-    e->sum_arg = (struct vec_arg){.ctx = ctx, .op = VEC_EV_SUM, .n = op->space->nmode * e->nc,
-                                  .nc = e->nc, .np = e->np, .single = e->single, .kern = vk,
-                                  .counts = counts, .nchunk = nb, .chunk_nu = e->nu};
-  /* y (W), then each chunk's element vectors and map (R) */
   struct starpu_task *t = starpu_task_create();
   t->cl = &femint_cl_vec;
-  t->cl_arg = &e->sum_arg;
+  t->cl_arg = arg;
   t->nbuffers = 1 + 2 * nb;
   t->dyn_handles = malloc((size_t)t->nbuffers * sizeof *t->dyn_handles);
   t->dyn_modes = malloc((size_t)t->nbuffers * sizeof *t->dyn_modes);
@@ -197,6 +201,63 @@ int ev_sum_submit(struct femint_operator *op, struct ev_sum *e, starpu_data_hand
     t->where = STARPU_CPU;
   }
   return task_submit(ctx, t, slot, who);
+}
+
+/* What waits for the parts: a task that reads y and runs nowhere. */
+static struct starpu_codelet join_cl = {
+    .name = "femint_join", .where = STARPU_NOWHERE, .nbuffers = 1, .modes = {STARPU_R}};
+
+int ev_sum_submit(struct femint_operator *op, struct ev_sum *e, struct femint_vector *y,
+                  struct vec_kernels *const *vk, int home, int *counts,
+                  struct starpu_task **slot, const char *who)
+{
+  femint_context_t ctx = op->ctx;
+  const int nb = e->nchunk, nc = e->nc;
+  const struct vec_arg arg = {.ctx = ctx, .op = VEC_EV_SUM, .n = op->space->nmode * nc, .nc = nc,
+                              .np = e->np, .single = e->single, .kern = vk, .counts = counts,
+                              .nchunk = nb, .chunk_nu = e->nu};
+  if (home >= 0 || !e->nparts) { /* one task */
+    if (!e->sum_arg.ctx || e->sum_arg.counts != counts) e->sum_arg = arg;
+    e->sum_arg.status = 0;
+    return sum_task(ctx, e, &e->sum_arg, y->h, home, slot, who);
+  }
+  FEMINT_CALL(vector_parts(y, e->nparts));
+  const int64_t nmode = op->space->nmode;
+  /* part i on CPU worker i: they become ready together, when the last element vector is made
+   * (dmda, its model calibrated, gave them all to one worker) */
+  int cpu[STARPU_NMAXWORKERS];
+  const int ncpu = (int)starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, cpu, STARPU_NMAXWORKERS);
+  starpu_data_partition_submit(y->h, (unsigned)e->nparts, y->parts);
+  int err = 0;
+  for (int i = 0; i < e->nparts && !err; i++) {
+    struct vec_arg *a = &e->part_arg[i];
+    const int64_t lo = nmode * i / e->nparts, hi = nmode * (i + 1) / e->nparts;
+    if (!a->ctx || a->counts != counts) {
+      *a = arg;
+      a->lo = lo;
+      a->n = (hi - lo) * nc;
+    }
+    a->status = 0;
+    err = sum_task(ctx, e, a, y->parts[i], ncpu > 0 ? cpu[i % ncpu] : -1, NULL, who);
+  }
+  starpu_data_unpartition_submit(y->h, (unsigned)e->nparts, y->parts, STARPU_MAIN_RAM);
+  if (err) return err;
+  struct starpu_task *t = starpu_task_create();
+  t->cl = &join_cl;
+  t->handles[0] = y->h;
+  return task_submit(ctx, t, slot, who);
+}
+
+int ev_sum_status(const struct ev_sum *e, const char **msg)
+{
+  for (int i = -1; i < e->nparts; i++) {
+    const struct vec_arg *a = i < 0 ? &e->sum_arg : &e->part_arg[i];
+    if (a->status) {
+      *msg = a->msg;
+      return a->status;
+    }
+  }
+  return 0;
 }
 
 int ev_home_choose(struct femint_operator *op, const int *usable, struct vec_kernels **vk,

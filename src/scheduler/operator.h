@@ -53,9 +53,16 @@ struct femint_vector {
   double *a;                      /* n values (pinned where there is a GPU) */
   starpu_data_handle_t h;
   int lent;                       /* the mode femint_vector_get_array lent it in, or 0 */
+  int nparts;                     /* h's planned parts (0: none): vector_parts */
+  starpu_data_handle_t *parts;
 };
 
-/* vector.c: whether v is a vector of the operator's space, not lent (errors name who and name). */
+/* vector.c: h planned once as nparts parts of whole DOFs (every component of a DOF in one part):
+ * part i holds the DOFs nmode i / nparts .. nmode (i + 1) / nparts - 1, so that several CPU tasks
+ * may each write one (ev_sum_submit). 0, or FEMINT_ENOMEM; the plan is the vector's until it is
+ * destroyed. */
+int vector_parts(struct femint_vector *v, int nparts);
+/* whether v is a vector of the operator's space, not lent (errors name who and name). */
 int vector_check(const struct femint_operator *op, const struct femint_vector *v, const char *who,
                  const char *name);
 
@@ -141,7 +148,9 @@ struct ev_sum {
                                       DOFs (ascending), their ranges in the places, and the
                                       places of each in the chunk's element vectors */
   starpu_data_handle_t *h_ev, *h_dofs, *h_map; /* [nchunk] */
-  struct vec_arg sum_arg;
+  struct vec_arg sum_arg;          /* the sum as one task */
+  int nparts;                      /* on the CPU workers: parts of y summed by tasks of their own */
+  struct vec_arg *part_arg;        /* [nparts] (NULL: one task) */
 };
 /* The element vectors of the operator's cells, np values per component: value n of cell c is its
  * local function local[n] (NULL: n); per_cell the bytes a cell's other data take (the chunks'
@@ -149,11 +158,14 @@ struct ev_sum {
 int ev_sum_create(struct femint_operator *op, const char *who, int np, const int *local,
                   size_t per_cell, int only_cl, int single, struct ev_sum **e);
 void ev_sum_destroy(femint_context_t ctx, struct ev_sum **e);
-/* Submit y = the sum of the element vectors (y written whole) on worker home (-1: a CPU worker)
- * with the vector kernels vk; the task into *slot (NULL: detached). */
-int ev_sum_submit(struct femint_operator *op, struct ev_sum *e, starpu_data_handle_t y,
+/* Submit y = the sum of the element vectors (y written whole) on worker home with the vector
+ * kernels vk, or with home -1 on the CPU workers, a part of y each (vector_parts); the task that
+ * ends the sum into *slot (NULL: detached). */
+int ev_sum_submit(struct femint_operator *op, struct ev_sum *e, struct femint_vector *y,
                   struct vec_kernels *const *vk, int home, int *counts,
                   struct starpu_task **slot, const char *who);
+/* The first failure of the last sum's tasks: 0, or its status with its message in *msg. */
+int ev_sum_status(const struct ev_sum *e, const char **msg);
 
 /* The workers of tasks whose output is gathered on the worker home (-1: on main memory): the CPU
  * workers and the OpenCL workers of the devices that k (the option `devices`) allows: the first
@@ -198,7 +210,7 @@ int apply_prepare(struct femint_operator *op, int form, int *kind);
  * (apply_task_home); counts, when set, counts them by kind of worker ([0] CPU, [1] OpenCL). Returns the
  * number of tasks or a negative error. */
 int apply_submit(struct femint_operator *op, int form, int kind, starpu_data_handle_t x,
-                 starpu_data_handle_t y, struct starpu_task **tasks, int *counts);
+                 struct femint_vector *y, struct starpu_task **tasks, int *counts);
 /* The OpenCL kernels of the vector operations, by device (NULL where none). */
 struct vec_kernels *const *apply_vec_kernels(const struct femint_operator *op);
 /* Send a task to the vectors' home: the OpenCL worker of the first device with the vector
@@ -206,7 +218,7 @@ struct vec_kernels *const *apply_vec_kernels(const struct femint_operator *op);
 void apply_task_home(const struct femint_operator *op, struct starpu_task *t);
 /* Submit y = A x, wait for its tasks and count them in st (may be NULL). */
 int apply_wait(struct femint_operator *op, int form, int kind, starpu_data_handle_t x,
-               starpu_data_handle_t y, struct femint_stats *st);
+               struct femint_vector *y, struct femint_stats *st);
 /* A chunk's apply-task status: the first error the tasks recorded (0 if none), its message set. */
 int apply_status(struct femint_operator *op, const char *who);
 /* d (num_dofs values in main memory) = the diagonal of a prepared form. */

@@ -340,7 +340,7 @@ void apply_task_home(const struct femint_operator *op, struct starpu_task *t)
 }
 
 int apply_submit(struct femint_operator *op, int form, int kind, starpu_data_handle_t x,
-                 starpu_data_handle_t y, struct starpu_task **tasks, int *counts)
+                 struct femint_vector *y, struct starpu_task **tasks, int *counts)
 {
   struct op_apply *a = op->apply;
   femint_context_t ctx = op->ctx;
@@ -383,13 +383,15 @@ int apply_status(struct femint_operator *op, const char *who)
   const struct ev_sum *e = a->es;
   for (int i = 0; i < e->nchunk; i++)
     if (a->args[i].status) return femint_seterr(op->ctx, a->args[i].status, "%s: %s", who, a->args[i].msg);
-  if (e->sum_arg.status) return femint_seterr(op->ctx, e->sum_arg.status, "%s: %s", who, e->sum_arg.msg);
+  const char *msg;
+  const int st = ev_sum_status(e, &msg);
+  if (st) return femint_seterr(op->ctx, st, "%s: %s", who, msg);
   return 0;
 }
 
 /* Submit y = A x, wait for its tasks and count them in st. */
 int apply_wait(struct femint_operator *op, int form, int kind, starpu_data_handle_t x,
-               starpu_data_handle_t y, struct femint_stats *st)
+               struct femint_vector *y, struct femint_stats *st)
 {
   femint_context_t ctx = op->ctx;
   struct starpu_task **tasks = calloc((size_t)op->apply->es->nchunk + 1, sizeof *tasks);
@@ -418,7 +420,7 @@ int operator_apply(struct femint_operator *op, int form, const double *x, double
   FEMINT_CALL(apply_prepare(op, form, &kind));
   struct op_apply *a = op->apply;
   FEMINT_CALL(femint_vector_set_values(a->vx, x));
-  FEMINT_CALL(apply_wait(op, form, kind, a->vx->h, a->vy->h, st));
+  FEMINT_CALL(apply_wait(op, form, kind, a->vx->h, a->vy, st));
   FEMINT_CALL(femint_vector_get_values(a->vy, y));
   if (st) st->t_total = femint_now() - t0;
   return 0;

@@ -25,10 +25,10 @@ int femint_operator_apply_vector(femint_operator_t op, int form, femint_vector_t
   struct femint_stats st;
   memset(&st, 0, sizeof st);
   stats_plan(op, &st);
-  int err = apply_wait(op, form, kind, x->h, y->h, &st);
+  int err = apply_wait(op, form, kind, x->h, y, &st);
   if (operator_retry(op, err, who)) {
     FEMINT_CALL(apply_prepare(op, form, &kind));
-    err = apply_wait(op, form, kind, x->h, y->h, &st);
+    err = apply_wait(op, form, kind, x->h, y, &st);
   }
   st.t_total = femint_now() - t0;
   if (stats) *stats = st;
@@ -95,7 +95,7 @@ static int cg_task(struct cg *c, struct vec_arg *arg, int n, const starpu_data_h
 /* q = A p and s[PQ] = p . q */
 static int cg_apply(struct cg *c)
 {
-  const int n = apply_submit(c->op, c->form, c->kind, c->p->h, c->q->h, NULL, c->counts);
+  const int n = apply_submit(c->op, c->form, c->kind, c->p->h, c->q, NULL, c->counts);
   if (n < 0) return n;
   const starpu_data_handle_t h[3] = {c->p->h, c->q->h, c->hs};
   static const enum starpu_data_access_mode m[3] = {STARPU_R, STARPU_R, STARPU_RW};
@@ -186,7 +186,7 @@ static int cg_iterate(struct cg *c, struct femint_vector *b, struct femint_vecto
                       const struct femint_cg_options *o, struct femint_cg_result *res)
 {
   femint_context_t ctx = c->op->ctx;
-  const int n = apply_submit(c->op, c->form, c->kind, x->h, c->r->h, NULL, c->counts);
+  const int n = apply_submit(c->op, c->form, c->kind, x->h, c->r, NULL, c->counts);
   if (n < 0) return n;
   const starpu_data_handle_t hs[6] = {b->h, c->r->h, c->p->h, c->hs,
                                       c->jacobi ? c->dinv->h : NULL, c->jacobi ? c->z->h : NULL};

@@ -389,7 +389,7 @@ static int residual_once(femint_operator_t op, int form, femint_vector_t u, femi
     t->handles[6] = e->h_ev[i];
     err = task_submit(ctx, t, &tasks[i], who);
   }
-  if (!err && F) err = ev_sum_submit(op, r->es, F->h, r->vk, r->home, NULL, &tasks[e->nchunk], who);
+  if (!err && F) err = ev_sum_submit(op, r->es, F, r->vk, r->home, NULL, &tasks[e->nchunk], who);
   for (int i = 0; i <= e->nchunk; i++) {
     if (!tasks[i]) continue;
     if (starpu_task_wait(tasks[i]) && !err)
@@ -399,8 +399,9 @@ static int residual_once(femint_operator_t op, int form, femint_vector_t u, femi
   free(tasks);
   for (int i = 0; i < e->nchunk && !err; i++)
     if (rf->args[i].status) err = femint_seterr(ctx, rf->args[i].status, "%s: %s", who, rf->args[i].msg);
-  if (!err && F && e->sum_arg.status)
-    err = femint_seterr(ctx, e->sum_arg.status, "%s: %s", who, e->sum_arg.msg);
+  const char *msg;
+  const int st = F && !err ? ev_sum_status(e, &msg) : 0;
+  if (st) err = femint_seterr(ctx, st, "%s: %s", who, msg);
   return err;
 }
 

@@ -37,10 +37,36 @@ int femint_vector_destroy(femint_vector_t *v)
 {
   if (!v || !*v) return 0;
   struct femint_vector *w = *v;
+  if (w->nparts) starpu_data_partition_clean(w->h, (unsigned)w->nparts, w->parts);
+  free(w->parts);
   if (w->h) starpu_data_unregister_no_coherency(w->h);
   femint_host_free(w->ctx, w->a);
   free(w);
   *v = NULL;
+  return 0;
+}
+
+int vector_parts(struct femint_vector *v, int nparts)
+{
+  if (v->nparts == nparts) return 0;
+  FEMINT_CHECK(!v->nparts, v->ctx, FEMINT_ESTATE,
+               "a vector planned in %d parts is asked for %d", v->nparts, nparts);
+  const int64_t nmode = v->space->nmode, nc = v->space->ncomp;
+  long *len = malloc((size_t)nparts * sizeof *len);
+  v->parts = calloc((size_t)nparts, sizeof *v->parts);
+  if (!len || !v->parts) {
+    free(len);
+    free(v->parts);
+    v->parts = NULL;
+    return femint_seterr(v->ctx, FEMINT_ENOMEM, "out of memory for a vector's parts");
+  }
+  for (int i = 0; i < nparts; i++) /* the value past the space's goes with the last part */
+    len[i] = (long)((nmode * (i + 1) / nparts - nmode * i / nparts) * nc) + (i == nparts - 1);
+  struct starpu_data_filter f = {.filter_func = starpu_vector_filter_list_long,
+                                 .nchildren = (unsigned)nparts, .filter_arg_ptr = len};
+  starpu_data_partition_plan(v->h, &f, v->parts);
+  free(len);
+  v->nparts = nparts;
   return 0;
 }
 
