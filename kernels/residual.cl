@@ -9,19 +9,22 @@
  * against the tabulated functions: the thread transposition, with no reduction across work-items.
  * Compiled with -DDIM, -DNC, -DNA, -DAUX (0 none, 1 field, 2 per cell), -DNSH, -DNQ, -DNB (cells
  * per batch), -DWG (work-items), -DNCONST and FEMINT_K (the constants' initializer), -DHAS_F0
- * and -DHAS_F1 (whether the text defines them: a missing one is 0), and -DFEMINT_FP64. u and aux
- * are double (the vectors); the geometry, phi, ev and the arithmetic REAL (float in single
+ * and -DHAS_F1 (whether the text defines them: a missing one is 0), -DAFFINE (1: the geometry is
+ * kept once per cell, |det J|, K, J and x at xi = 0, with the rule FEMINT_XQW, xi and w of each
+ * point, put before the text; 0: per point, w |det J|, K and x) and -DFEMINT_FP64. u and aux are
+ * double (the vectors); the geometry, phi, ev and the arithmetic REAL (float in single
  * precision). */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
 #define NG (1 + DIM * DIM + DIM)
+#define NGA (1 + 2 * DIM * DIM + DIM)
 #define NAS (NA > 0 ? NA : 1)
 #define NKS (NCONST > 0 ? NCONST : 1)
 
 /* The value of component c of a field of n components with the cell's values v[NSH][n] at a
  * point (phi p), and its physical gradient (K in the point's geometry g). */
-static REAL field_at(__local const REAL *p, __local const REAL *v, int n, int c,
-                     __global const REAL *g, REAL *grad)
+static REAL field_at(__local const REAL *p, __local const REAL *v, int n, int c, const REAL *g,
+                     REAL *grad)
 {
   REAL s = 0, r[DIM];
   for (int j = 0; j < DIM; j++) r[j] = 0;
@@ -52,6 +55,9 @@ residual(const int ncell, __global const double *u, const long u_off, __global c
   __local REAL f1l[NB * NQ * NC * DIM];
   const int lid = get_local_id(0);
   const REAL kc[NKS] = FEMINT_K;
+#if AFFINE
+  const REAL xqw[NQ * (DIM + 1)] = FEMINT_XQW;
+#endif
   for (int i = lid; i < NQ * (DIM + 1) * NSH; i += WG) phi[i] = phi_g[phi_off + i];
   for (int b0 = get_group_id(0) * NB; b0 < ncell; b0 += get_num_groups(0) * NB) {
     const int nb = ncell - b0 < NB ? ncell - b0 : NB;
@@ -74,8 +80,22 @@ residual(const int ncell, __global const double *u, const long u_off, __global c
     /* the quadrature phase: a (cell, point) pair per work-item */
     for (int t = lid; t < nb * NQ; t += WG) {
       const int e = t / NQ, q = t % NQ;
-      /* the point's geometry straight from global memory: the batch's points are contiguous */
-      __global const REAL *g = geo + geo_off + ((long)b0 * NQ + t) * NG;
+      /* the point's geometry: straight from global memory (the batch's points are contiguous),
+       * or made from the cell's */
+      REAL g[NG];
+#if AFFINE
+      __global const REAL *ga = geo + geo_off + (long)(b0 + e) * NGA;
+      g[0] = xqw[q * (DIM + 1) + DIM] * ga[0];
+      for (int i = 0; i < DIM * DIM; i++) g[1 + i] = ga[1 + i];
+      for (int a = 0; a < DIM; a++) {
+        REAL x = ga[1 + 2 * DIM * DIM + a];
+        for (int b = 0; b < DIM; b++) x += ga[1 + DIM * DIM + DIM * a + b] * xqw[q * (DIM + 1) + b];
+        g[1 + DIM * DIM + a] = x;
+      }
+#else
+      __global const REAL *gp = geo + geo_off + ((long)b0 * NQ + t) * NG;
+      for (int i = 0; i < NG; i++) g[i] = gp[i];
+#endif
       __local const REAL *p = phi + q * (DIM + 1) * NSH;
       REAL uu[NC], du[NC * DIM], a[NAS], da[NAS * DIM], x[DIM], k[NKS], f0v[NC], f1v[NC * DIM];
       for (int i = 0; i < NKS; i++) k[i] = kc[i];

@@ -4,14 +4,17 @@
  * what host/pointwise.c's pw_cell_residual computes. The codelet (codelets/residual.c) gives each
  * thread of its team a range of cells; -1 when there is no memory for the scratch, else 0.
  * ev[cell][nc][nsh] (floats when single) from u at dofs[cell][nsh], the geometry geo[cell][nq][1 +
- * dim^2 + dim] (w |det J|, K, x; floats when single), phi[nq][dim + 1][nsh], and the auxiliary
- * values: a field aux at adofs[cell][nsh] (aux_kind 1) or aux[cell][na] (2).
+ * dim^2 + dim] (w |det J|, K, x; floats when single) or, affine, geo[cell][1 + 2 dim^2 + dim]
+ * (|det J|, K, J, x at xi = 0) with the rule's points xq[nq][dim] and weights wq[nq],
+ * phi[nq][dim + 1][nsh], and the auxiliary values: a field aux at adofs[cell][nsh] (aux_kind 1)
+ * or aux[cell][na] (2).
  *
  * Cells go FEMINT_LANES at a time, every value of a block a vector of one value per cell, so that
  * the points' arithmetic and the caller's functions run in SIMD lanes across cells (the last
  * block's spare lanes repeat its last cell and are not written). The usual element sizes (up to 20
  * functions: triangles and tetrahedra of order 1..3) are compiled with their size known. */
 #define FEMINT_NG (1 + FEMINT_DIM * FEMINT_DIM + FEMINT_DIM)
+#define FEMINT_NGA (1 + 2 * FEMINT_DIM * FEMINT_DIM + FEMINT_DIM)
 #define FEMINT_NAS (FEMINT_NA > 0 ? FEMINT_NA : 1)
 #define FEMINT_LANES 8
 #include <stdlib.h>
@@ -23,9 +26,10 @@
 /* Cells c0 .. c0 + nl - 1 (nl <= FEMINT_LANES) of NSH functions each; s: scratch for ue[NSH *
  * NC], ae[NSH * NAS], r[NC * NSH] and the geometry [nq][NG], each value FEMINT_LANES wide. */
 static inline __attribute__((always_inline)) void
-femint_block(const int NSH, int nl, long long c0, int nq, const double *phi, const double *u,
-             const long long *dofs, const void *geo, int single, const double *aux,
-             const long long *adofs, int aux_kind, const double *k, void *ev, double *s)
+femint_block(const int NSH, int nl, long long c0, int nq, const double *phi, const double *xq,
+             const double *wq, int affine, const double *u, const long long *dofs, const void *geo,
+             int single, const double *aux, const long long *adofs, int aux_kind, const double *k,
+             void *ev, double *s)
 {
   double *restrict ue = s, *restrict ae = ue + NSH * FEMINT_NC * FEMINT_L;
   double *restrict r = ae + NSH * FEMINT_NAS * FEMINT_L;
@@ -44,12 +48,40 @@ femint_block(const int NSH, int nl, long long c0, int nq, const double *phi, con
         ae[FEMINT_AT(i * FEMINT_NAS + c, z)] = g >= 0 ? aux[g * FEMINT_NA + c] : 0;
       }
   }
-  /* the block's geometry, each cell's read in one sweep: gs[q][value][lane] */
+  /* the block's geometry at the points, gs[q][value][lane]: each cell's read in one sweep, or
+   * made from an affine cell's */
   double *restrict gs = r + FEMINT_NC * NSH * FEMINT_L;
-  for (int z = 0; z < FEMINT_L; z++) {
-    const long long at = (c0 + (z < nl ? z : nl - 1)) * nq * FEMINT_NG;
-    for (int i = 0; i < nq * FEMINT_NG; i++)
-      gs[FEMINT_AT(i, z)] = single ? ((const float *)geo)[at + i] : ((const double *)geo)[at + i];
+  if (!affine) {
+    for (int z = 0; z < FEMINT_L; z++) {
+      const long long at = (c0 + (z < nl ? z : nl - 1)) * nq * FEMINT_NG;
+      for (int i = 0; i < nq * FEMINT_NG; i++)
+        gs[FEMINT_AT(i, z)] = single ? ((const float *)geo)[at + i] : ((const double *)geo)[at + i];
+    }
+  } else {
+    double ga[FEMINT_NGA * FEMINT_L];
+    for (int z = 0; z < FEMINT_L; z++) {
+      const long long at = (c0 + (z < nl ? z : nl - 1)) * FEMINT_NGA;
+      for (int i = 0; i < FEMINT_NGA; i++)
+        ga[FEMINT_AT(i, z)] = single ? ((const float *)geo)[at + i] : ((const double *)geo)[at + i];
+    }
+    const double *J = ga + (1 + FEMINT_DIM * FEMINT_DIM) * FEMINT_L;
+    const double *x0 = J + FEMINT_DIM * FEMINT_DIM * FEMINT_L;
+    for (int q = 0; q < nq; q++) {
+      double *gq = gs + (long long)q * FEMINT_NG * FEMINT_L;
+#pragma omp simd
+      for (int z = 0; z < FEMINT_L; z++) gq[z] = wq[q] * ga[z];
+      for (int i = 0; i < FEMINT_DIM * FEMINT_DIM; i++)
+#pragma omp simd
+        for (int z = 0; z < FEMINT_L; z++) gq[FEMINT_AT(1 + i, z)] = ga[FEMINT_AT(1 + i, z)];
+      for (int a = 0; a < FEMINT_DIM; a++)
+#pragma omp simd
+        for (int z = 0; z < FEMINT_L; z++) {
+          double x = x0[FEMINT_AT(a, z)];
+          for (int b = 0; b < FEMINT_DIM; b++)
+            x += J[FEMINT_AT(FEMINT_DIM * a + b, z)] * xq[FEMINT_DIM * q + b];
+          gq[FEMINT_AT(1 + FEMINT_DIM * FEMINT_DIM + a, z)] = x;
+        }
+    }
   }
   for (int i = 0; i < FEMINT_NC * NSH * FEMINT_L; i++) r[i] = 0;
   for (int q = 0; q < nq; q++) {
@@ -157,11 +189,12 @@ femint_block(const int NSH, int nl, long long c0, int nq, const double *phi, con
 /* Every cell of the run in blocks of FEMINT_LANES, NSH functions. */
 #define FEMINT_RUN(NSH)                                                                            \
   for (long long c0 = 0; c0 < ncell; c0 += FEMINT_L)                                               \
-  femint_block((NSH), ncell - c0 < FEMINT_L ? (int)(ncell - c0) : FEMINT_L, c0, nq, phi, u, dofs,  \
-               geo, single, aux, adofs, aux_kind, k, ev, s)
+  femint_block((NSH), ncell - c0 < FEMINT_L ? (int)(ncell - c0) : FEMINT_L, c0, nq, phi, xq, wq,  \
+               affine, u, dofs, geo, single, aux, adofs, aux_kind, k, ev, s)
 
-int femint_residual_cells(int ncell, int nsh, int nq, const double *phi, const double *u,
-                          const long long *dofs, const void *geo, int single, const double *aux,
+int femint_residual_cells(int ncell, int nsh, int nq, const double *phi, const double *xq,
+                          const double *wq, int affine, const double *u, const long long *dofs,
+                          const void *geo, int single, const double *aux,
                           const long long *adofs, int aux_kind, const double *k, void *ev)
 {
   double *s = malloc(((size_t)nsh * (2 * FEMINT_NC + FEMINT_NAS) + (size_t)nq * FEMINT_NG) *

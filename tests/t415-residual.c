@@ -16,9 +16,19 @@
 #include "host/host.h"
 #include "host/refel_simplex.h"
 
-enum { POISSON_FIELD, POISSON_CELL, POISSON_NONE, ELASTICITY, PLAPLACE, BRATU, NCASE };
+enum { POISSON_FIELD, POISSON_CELL, POISSON_NONE, ELASTICITY, PLAPLACE, BRATU, WITH_X, NCASE };
 static const char *const case_names[NCASE] = {"poisson (aux field)", "poisson (aux per cell)",
-                                              "poisson", "elasticity", "plaplace", "bratu"};
+                                              "poisson", "elasticity", "plaplace", "bratu",
+                                              "coefficients of x"};
+
+/* A form whose coefficients depend on the point x (the geometry's x at every point). */
+static const char with_x[] =
+    "FEMINT_POINTWISE void f0(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+    "                         const REAL *da, const REAL *x, const REAL *k, REAL *f)\n"
+    "{\n  f[0] = u[0] * (1 + x[0]) - x[dim - 1] * x[1];\n}\n"
+    "FEMINT_POINTWISE void f1(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+    "                         const REAL *da, const REAL *x, const REAL *k, REAL *f)\n"
+    "{\n  for (int d = 0; d < dim; d++) f[d] = (1 + x[d] * x[d]) * du[d];\n}\n";
 
 static int which; /* the case the plain functions compute */
 
@@ -26,8 +36,9 @@ static int which; /* the case the plain functions compute */
 static void ref_f0(int dim, const double *u, const double *du, const double *a, const double *da,
                    const double *x, const double *k, double *f)
 {
-  (void)du, (void)a, (void)da, (void)x;
+  (void)du, (void)a, (void)da;
   switch (which) {
+  case WITH_X: f[0] = u[0] * (1 + x[0]) - x[dim - 1] * x[1]; break;
   case ELASTICITY:
     for (int c = 0; c < dim; c++) f[c] = 0;
     break;
@@ -40,7 +51,11 @@ static void ref_f0(int dim, const double *u, const double *du, const double *a, 
 static void ref_f1(int dim, const double *u, const double *du, const double *a, const double *da,
                    const double *x, const double *k, double *f)
 {
-  (void)u, (void)da, (void)x;
+  (void)u, (void)da;
+  if (which == WITH_X) {
+    for (int d = 0; d < dim; d++) f[d] = (1 + x[d] * x[d]) * du[d];
+    return;
+  }
   if (which == ELASTICITY) {
     double tr = 0;
     for (int d = 0; d < dim; d++) tr += du[d * dim + d];
@@ -127,10 +142,10 @@ static void check_case(femint_context_t ctx, femint_mesh_t m, int p, int kase)
   for (int64_t i = 0; i < n; i++) u[i] = urand(&st) - 0.5;
   for (int64_t i = 0; aux && i < femint_space_num_dofs(sa); i++) aux[i] = 1 + urand(&st);
   for (int c = 0; acell && c < m->ncell; c++) acell[c] = 1 + urand(&st);
-  const double consts[NCASE][3] = {{2.5}, {-1.5}, {0}, {0.8, 1.3}, {3, 0.7, 0.1}, {0.9}};
-  static const char *gallery[NCASE] = {"poisson", "poisson", "poisson", "elasticity", "plaplace",
-                                       "bratu"};
-  const int nconst[NCASE] = {1, 1, 0, 2, 3, 1};
+  const double consts[NCASE][3] = {{2.5}, {-1.5}, {0}, {0.8, 1.3}, {3, 0.7, 0.1}, {0.9}, {0}};
+  static const char *gallery[NCASE] = {"poisson", "poisson",  "poisson", "elasticity",
+                                       "plaplace", "bratu", "with_x"};
+  const int nconst[NCASE] = {1, 1, 0, 2, 3, 1, 0};
   which = kase;
   plain_residual(s, nc, 1, u, aux, acell, consts[kase], want);
   for (int variant = 0; variant < 5; variant++) {
@@ -139,7 +154,8 @@ static void check_case(femint_context_t ctx, femint_mesh_t m, int p, int kase)
     const int single = variant >= 3, on_cl = variant == 1 || variant == 4;
     /* single precision on three of the cases (each is a program to build on PoCL) */
     if (single && kase != POISSON_FIELD && kase != ELASTICITY && kase != BRATU) continue;
-    struct femint_pointwise pw = {.source = variant != 2 ? femint_pointwise_gallery(gallery[kase]) : NULL,
+    const char *text = kase == WITH_X ? with_x : femint_pointwise_gallery(gallery[kase]);
+    struct femint_pointwise pw = {.source = variant != 2 ? text : NULL,
                                   .name = gallery[kase], .ncomp = nc,
                                   .aux = kase == POISSON_FIELD  ? FEMINT_AUX_FIELD
                                          : kase == POISSON_CELL ? FEMINT_AUX_CELL
@@ -532,6 +548,12 @@ int main(void)
     for (int p = 1; p <= LAGRANGE_MAX_ORDER; p++)
       for (int kase = 0; kase < NCASE; kase++) check_case(ctx, m, p, kase);
     check_linear(ctx, m);
+    check_jacobian(ctx, m);
+    femint_mesh_destroy(&m);
+    /* curved cells keep their geometry per point (straight ones once per cell) */
+    TAP_CALL(ctx, femint_mesh_create_box(ctx, shape, 3, 2, dim == 3 ? 2 : 1, 1.5, 1, 0.8, 0.3, 3, &m));
+    TAP_CALL(ctx, femint_mesh_warp(m, 0.05));
+    for (int kase = 0; kase < NCASE; kase++) check_case(ctx, m, 2, kase);
     check_jacobian(ctx, m);
     femint_mesh_destroy(&m);
   }

@@ -231,16 +231,18 @@ static int evaluate(femint_context_t ctx, femint_space_t s, femint_form_t f,
 }
 
 /* The bytes an evaluation moves and the flops it does (the seed's model): per cell the values
- * of u (and a) at its functions, its DOFs, its geometry at the points, its residual written,
- * then read again by the sum with its places, and F written once. */
+ * of u (and a) at its functions, its DOFs, its geometry (once for a straight cell, affine: |det
+ * J|, K, J and a point; else w |det J|, K and x at every point), its residual written, then
+ * read again by the sum with its places, and F written once. */
 static void bench_model(const struct residual_options *o, int dim, int nc, int nsh, int nq,
-                        int ncell, int64_t ndof, double *bytes, double *flops)
+                        int affine, int ncell, int64_t ndof, double *bytes, double *flops)
 {
-  const double na = o->aux == 1 ? 1 : 0, ng = 1 + dim * dim + dim, rs = o->single ? 4 : 8;
+  const double na = o->aux == 1 ? 1 : 0, rs = o->single ? 4 : 8;
+  const double ng = affine ? 1 + 2 * dim * dim + dim : nq * (1 + dim * dim + dim);
   /* u, a and the DOFs are 8 bytes; the geometry and the residuals (written, read by the sum)
    * the precision's */
   const double per_cell = 8.0 * (nsh * nc + nsh + nsh + (o->aux == 1 ? nsh * (na + 1) : o->aux == 2 ? 1 : 0)) +
-                          rs * (nq * ng + 2.0 * nc * nsh);
+                          rs * (ng + 2.0 * nc * nsh);
   *bytes = ncell * per_cell + 8.0 * (double)ndof;
   /* per point: u and its reference gradient (and a's), K applied twice; per function and
    * point: the test against f0 and f1 */
@@ -425,7 +427,8 @@ int cli_residual_command(int argc, char **argv)
   }
   struct femint_refel_info info;
   femint_refel_info(o.shape, FEMINT_H1, (int)o.order, &info);
-  bench_model(&o, dim, nc, info.nsh, info.nq, ncell, n, &r.bytes, &r.flops);
+  bench_model(&o, dim, nc, info.nsh, info.nq, femint_mesh_num_nodes(mesh) == dim + 1, ncell, n,
+              &r.bytes, &r.flops);
   if (o.bench) {
     rc = femint_bench_copy(ctx, cli_copy_device(ctx, o.where), cli_copy_bytes(r.bytes),
                            &r.copy_rate);

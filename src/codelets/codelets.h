@@ -126,6 +126,7 @@ struct residual_arg {
   int dim, nc, na, aux, ncell;     /* aux: enum femint_aux */
   int single;                      /* the geometry and element vectors are floats (the CPU
                                       computes in double from them) */
+  int affine;                      /* the geometry once per cell (pw_geometry_affine) */
   const double *k;                 /* the form's constants */
   femint_pointwise_fn f0, f1;      /* the CPU's functions */
   pw_cells_fn cells;               /* or the loop over cells compiled with them (NULL: none) */
@@ -138,7 +139,7 @@ struct residual_arg {
 };
 /* The body of the residual codelet with a team of nthreads: ev[ncell][nc][nsh] = each cell's
  * residual from u (doubles) at dofs[ncell][nsh] (-1: 0), its geometry geo[ncell][nq][...]
- * (pw_geometry) and its auxiliary values: a field aux at adofs[ncell][nsh], or aux[ncell][na]
+ * (pw_geometry; with a->affine geo[ncell][pw_affine_size], pw_geometry_affine) and its auxiliary values: a field aux at adofs[ncell][nsh], or aux[ncell][na]
  * per cell; geo and ev reals (floats when a->single). 0 or FEMINT_ENOMEM. */
 int residual_batch(const struct residual_arg *a, const double *u, const int64_t *dofs,
                    const void *geo, const double *aux, const int64_t *adofs, void *ev,

@@ -7,6 +7,7 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "codelets.h"
 #include "host/pointwise.h"
@@ -16,7 +17,9 @@ int residual_batch(const struct residual_arg *a, const double *u, const int64_t 
                    int workerid, int nthreads)
 {
   const struct refel *re = a->re;
-  const int nsh = re->nsh, nc = a->nc, na = a->na, ng = pw_geo_size(a->dim);
+  const int nsh = re->nsh, nc = a->nc, na = a->na;
+  const size_t ngeo = (size_t)re->nq * pw_geo_size(a->dim); /* a cell's geometry at its points */
+  const size_t per = a->affine ? (size_t)pw_affine_size(a->dim) : ngeo; /* as kept */
   const struct pw_eval e = {re, a->dim, nc, na, a->aux, a->k, a->f0, a->f1};
   int oom = 0;
   if (a->cells) { /* the loop compiled with the caller's functions: a range of cells a thread */
@@ -27,8 +30,9 @@ int residual_batch(const struct residual_arg *a, const double *u, const int64_t 
       const int lo = (int)((long long)a->ncell * t / nt), hi = (int)((long long)a->ncell * (t + 1) / nt);
       const size_t rs = a->single ? sizeof(float) : sizeof(double);
       if (hi > lo)
-        oom = a->cells(hi - lo, nsh, re->nq, re->phi, u, (const long long *)dofs + (size_t)lo * nsh,
-                       (const char *)geo + (size_t)lo * re->nq * ng * rs, a->single,
+        oom = a->cells(hi - lo, nsh, re->nq, re->phi, re->xq, re->wq, a->affine, u,
+                       (const long long *)dofs + (size_t)lo * nsh,
+                       (const char *)geo + (size_t)lo * per * rs, a->single,
                        a->aux == FEMINT_AUX_CELL ? aux + (size_t)lo * na : aux,
                        adofs ? (const long long *)adofs + (size_t)lo * nsh : NULL, a->aux, a->k,
                        (char *)ev + (size_t)lo * nc * nsh * rs) != 0;
@@ -38,10 +42,11 @@ int residual_batch(const struct residual_arg *a, const double *u, const int64_t 
 #pragma omp parallel num_threads(nthreads) reduction(| : oom)
   {
     if (workerid >= 0) femint_team_bind_thread(a->ctx, workerid, omp_get_thread_num());
-    /* per cell: its values, and in single precision its geometry and residual in double */
-    const size_t ngeo = (size_t)re->nq * ng, nr = (size_t)nc * nsh;
-    double *ue = malloc(((size_t)nsh * (PW_MAX_NC + PW_MAX_NA) + ngeo + nr) * sizeof *ue);
-    double *ae = ue + nsh * PW_MAX_NC, *gd = ae + nsh * PW_MAX_NA, *rd = gd + ngeo;
+    /* per cell: its values, its geometry at the points (made from an affine cell's, or in
+     * double from floats) and in single precision its residual in double */
+    const size_t nr = (size_t)nc * nsh;
+    double *ue = malloc(((size_t)nsh * (PW_MAX_NC + PW_MAX_NA) + per + ngeo + nr) * sizeof *ue);
+    double *ae = ue + nsh * PW_MAX_NC, *gc = ae + nsh * PW_MAX_NA, *gd = gc + per, *rd = gd + ngeo;
     oom = !ue;
 #pragma omp for schedule(static)
     for (int k = 0; k < a->ncell; k++) {
@@ -56,13 +61,19 @@ int residual_batch(const struct residual_arg *a, const double *u, const int64_t 
       } else if (a->aux == FEMINT_AUX_CELL) {
         for (int c = 0; c < na; c++) ae[c] = aux[(size_t)k * na + c];
       }
+      const double *g = (const double *)geo + (size_t)k * per;
+      if (a->single || a->affine) {
+        for (size_t i = 0; i < per; i++)
+          gc[i] = a->single ? ((const float *)geo)[(size_t)k * per + i] : g[i];
+        if (a->affine) pw_affine_points(re, gc, gd);
+        else memcpy(gd, gc, ngeo * sizeof *gd);
+        g = gd;
+      }
       if (!a->single) {
-        pw_cell_residual(&e, (const double *)geo + (size_t)k * ngeo, ue, ae,
-                         (double *)ev + (size_t)k * nr);
+        pw_cell_residual(&e, g, ue, ae, (double *)ev + (size_t)k * nr);
         continue;
       }
-      for (size_t i = 0; i < ngeo; i++) gd[i] = ((const float *)geo)[(size_t)k * ngeo + i];
-      pw_cell_residual(&e, gd, ue, ae, rd);
+      pw_cell_residual(&e, g, ue, ae, rd);
       for (size_t i = 0; i < nr; i++) ((float *)ev)[(size_t)k * nr + i] = (float)rd[i];
     }
     free(ue);

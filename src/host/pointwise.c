@@ -35,6 +35,36 @@ int pw_geometry(const struct refel *re, int nnode, const double *X, double *g)
   return 0;
 }
 
+int pw_geometry_affine(const struct refel *re, int nnode, const double *X, double *g)
+{
+  const int dim = re->dim;
+  double J[9], K[9], x0[3], xi0[3] = {0, 0, 0};
+  geom_map(re->shape, nnode, X, xi0, x0, J);
+  const double det = fabs(dim == 3 ? geom_inverse3(J, K) : geom_inverse2(J, K));
+  if (!(det > 0) || !isfinite(det)) return FEMINT_EJACOBIAN;
+  g[0] = det;
+  for (int i = 0; i < dim * dim; i++) g[1 + i] = K[i], g[1 + dim * dim + i] = J[i];
+  for (int d = 0; d < dim; d++) g[1 + 2 * dim * dim + d] = x0[d];
+  return 0;
+}
+
+void pw_affine_points(const struct refel *re, const double *ga, double *g)
+{
+  const int dim = re->dim, ng = pw_geo_size(dim);
+  const double *J = ga + 1 + dim * dim, *x0 = J + dim * dim;
+  for (int q = 0; q < re->nq; q++) {
+    double *gq = g + (size_t)ng * q;
+    const double *xi = &re->xq[dim * q];
+    gq[0] = re->wq[q] * ga[0];
+    for (int i = 0; i < dim * dim; i++) gq[1 + i] = ga[1 + i];
+    for (int a = 0; a < dim; a++) {
+      double x = x0[a];
+      for (int b = 0; b < dim; b++) x += J[dim * a + b] * xi[b];
+      gq[1 + dim * dim + a] = x;
+    }
+  }
+}
+
 /* Values and physical gradients at point q of a field of n components with local values v[nsh
  * * n]: val[n], grad[n * dim]. */
 static void field_at(const double *phi, int nsh, int dim, const double *K, int n, const double *v,

@@ -31,9 +31,10 @@ int pw_prelude(char *buf, size_t len, const struct pointwise *pw, int dim, int o
 
 /* The loop over a run of cells compiled with a source (kernels/residual_cpu.c): 0, or -1 when
  * out of memory. */
-typedef int (*pw_cells_fn)(int ncell, int nsh, int nq, const double *phi, const double *u,
-                            const long long *dofs, const void *geo, int single, const double *aux,
-                            const long long *adofs, int aux_kind, const double *k, void *ev);
+typedef int (*pw_cells_fn)(int ncell, int nsh, int nq, const double *phi, const double *xq,
+                           const double *wq, int affine, const double *u, const long long *dofs,
+                           const void *geo, int single, const double *aux,
+                           const long long *adofs, int aux_kind, const double *k, void *ev);
 
 /* Values per quadrature point of a residual's geometry: w |det J|, K = dxi/dx (K[dim*j + d] =
  * dxi_j / dx_d), the physical point x. */
@@ -41,6 +42,13 @@ static inline int pw_geo_size(int dim) { return 1 + dim * dim + dim; }
 /* g[nq][pw_geo_size] of a cell with nodes X[nnode][dim] on re's rule; FEMINT_EJACOBIAN where
  * det J vanishes or is not finite. */
 int pw_geometry(const struct refel *re, int nnode, const double *X, double *g);
+/* An affine cell (a straight simplex) keeps its geometry once, not per point: |det J|, K, J
+ * (J[dim a + b] = dx_a / dxi_b) and x at xi = 0; at point q, w |det J| = w_q |det J| and x = x0 +
+ * J xi_q. */
+static inline int pw_affine_size(int dim) { return 1 + 2 * dim * dim + dim; }
+int pw_geometry_affine(const struct refel *re, int nnode, const double *X, double *g);
+/* The per-point geometry g[nq][pw_geo_size] (as pw_geometry) of an affine cell's ga. */
+void pw_affine_points(const struct refel *re, const double *ga, double *g);
 
 /* What the residual of a cell needs besides its data. */
 struct pw_eval {

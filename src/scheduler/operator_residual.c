@@ -42,7 +42,10 @@ struct op_residual {
   const struct refel *re;
   int single;                      /* options.precision FEMINT_SINGLE: geo, phi, ev floats */
   size_t rs;                       /* their bytes */
-  char *geo;                       /* [plan cell][nq][pw_geo_size] reals */
+  int affine;                      /* every cell a straight simplex: geo holds each cell's
+                                      geometry once (pw_geometry_affine), not per point */
+  size_t per;                      /* geo's values per cell */
+  char *geo;                       /* [plan cell][per] reals: [nq][pw_geo_size] or affine */
   starpu_data_handle_t *h_geo;     /* [nchunk] */
   starpu_data_handle_t h_phi;      /* the context's table (double) */
   double none;                     /* a placeholder for absent buffers */
@@ -104,7 +107,14 @@ static int residual_setup(struct femint_operator *op)
   r->single = p->opt.precision == FEMINT_SINGLE;
   r->rs = r->single ? sizeof(float) : sizeof(double);
   FEMINT_CALL(femint_context_phi(ctx, shape, s->order[0], p->opt.precision, &r->h_phi));
-  const size_t per = (size_t)r->re->nq * pw_geo_size(dim);
+  /* straight simplices keep their geometry once per cell */
+  r->affine = shape == FEMINT_TRI || shape == FEMINT_TET;
+  for (int k = 0; k < p->ncell && r->affine; k++) {
+    double X[3 * MESH_MAX_NODES];
+    r->affine = mesh_cell_nodes(m, p->cells[k], X) == dim + 1;
+  }
+  const size_t per = r->per = r->affine ? (size_t)pw_affine_size(dim)
+                                        : (size_t)r->re->nq * pw_geo_size(dim);
   FEMINT_CALL(ev_sum_create(op, who, r->re->nsh, NULL, per * r->rs,
                             p->opt.where == FEMINT_WHERE_OPENCL || operator_gpu_alone(op),
                             r->single, &r->es));
@@ -123,7 +133,7 @@ static int residual_setup(struct femint_operator *op)
       double X[3 * MESH_MAX_NODES];
       const int nnode = mesh_cell_nodes(m, p->cells[k], X);
       if (!g) continue;
-      if (pw_geometry(r->re, nnode, X, g))
+      if (r->affine ? pw_geometry_affine(r->re, nnode, X, g) : pw_geometry(r->re, nnode, X, g))
 #pragma omp critical
         bad = p->cells[k];
       for (size_t i = 0; i < per; i++) {
@@ -180,7 +190,9 @@ static int residual_programs(struct femint_operator *op, int f)
   FEMINT_CHECK(kernel, ctx, FEMINT_ENOMEM, "the OpenCL source of the residual kernel is missing");
   const int single = op->residual->single;
   const int npre = pw_prelude(NULL, 0, pw, re->dim, 1, single);
-  const size_t len = (size_t)npre + 64 + 26 * PW_MAX_CONST + strlen(pw->source) + strlen(kernel) + 64;
+  const size_t nxqw = (size_t)re->nq * (re->dim + 1); /* the rule: xi and w of each point */
+  const size_t len = (size_t)npre + 64 + 26 * (PW_MAX_CONST + nxqw) + strlen(pw->source) +
+                     strlen(kernel) + 64;
   char *text = malloc(len);
   if (!text) {
     free(kernel);
@@ -189,6 +201,12 @@ static int residual_programs(struct femint_operator *op, int f)
   size_t at = (size_t)snprintf(text, len, "#define FEMINT_K {");
   for (int i = 0; i < (pw->nconst ? pw->nconst : 1); i++)
     at += (size_t)snprintf(text + at, len - at, "%s%.17g", i ? ", " : "", pw->nconst ? pw->k[i] : 0.0);
+  at += (size_t)snprintf(text + at, len - at, "}\n#define FEMINT_XQW {");
+  for (size_t i = 0; i < nxqw; i++) {
+    const size_t q = i / (size_t)(re->dim + 1), j = i % (size_t)(re->dim + 1);
+    at += (size_t)snprintf(text + at, len - at, "%s%.17g", i ? ", " : "",
+                           j < (size_t)re->dim ? re->xq[re->dim * q + j] : re->wq[q]);
+  }
   at += (size_t)snprintf(text + at, len - at, "}\n");
   at += (size_t)pw_prelude(text + at, len - at, pw, re->dim, 1, single);
   snprintf(text + at, len - at, "%s\n%s", pw->source, kernel);
@@ -209,9 +227,10 @@ static int residual_programs(struct femint_operator *op, int f)
     char options[400];
     snprintf(options, sizeof options,
              "-DDIM=%d -DNC=%d -DNA=%d -DAUX=%d -DNSH=%d -DNQ=%d -DNB=%d -DWG=%d -DNCONST=%d "
-             "-DFEMINT_FP64 -DHAS_F0=%d -DHAS_F1=%d",
+             "-DFEMINT_FP64 -DHAS_F0=%d -DHAS_F1=%d -DAFFINE=%d",
              re->dim, pw->ncomp, pw->naux, pw->aux, re->nsh, re->nq, rf->nb[dev], RESIDUAL_WG,
-             pw->nconst, pw_defines(pw->source, "f0"), pw_defines(pw->source, "f1"));
+             pw->nconst, pw_defines(pw->source, "f0"), pw_defines(pw->source, "f1"),
+             op->residual->affine);
     err = operator_build_failed(
         op, femint_context_program(ctx, dev, text, options, "residual", &rf->prog[dev]), pw->name);
   }
@@ -256,7 +275,8 @@ static int residual_form_prepare(struct femint_operator *op, int f)
   for (int i = 0; i < e->nchunk; i++)
     rf->args[i] = (struct residual_arg){.ctx = ctx, .re = r->re, .dim = dim, .nc = pw->ncomp,
                                         .na = pw->naux, .aux = pw->aux, .ncell = e->ncell[i],
-                                        .single = r->single, .k = pw->k, .f0 = rf->f0,
+                                        .single = r->single, .affine = r->affine,
+                                        .k = pw->k, .f0 = rf->f0,
                                         .f1 = rf->f1, .cells = rf->cells,
                                         .program = rf->prog, .nb = rf->nb,
                                         .nbatch = p->opt.residual_batches > 0
@@ -513,7 +533,7 @@ int femint_operator_jacobian(femint_operator_t op, int form, femint_vector_t u,
   const struct plan *p = op->plan;
   const struct ev_sum *e = r->es;
   const int nsh = r->re->nsh, nc = pw->ncomp, na = pw->naux, n = nsh * nc;
-  const size_t per = (size_t)r->re->nq * pw_geo_size(dim);
+  const size_t per = r->per, npt = (size_t)r->re->nq * pw_geo_size(dim);
   double *coo = malloc(((size_t)p->ncell * n * n + 1) * sizeof *coo);
   FEMINT_CHECK(coo, ctx, FEMINT_ENOMEM, "%s: out of memory for %d element matrices", jwho, p->ncell);
   const double *uv = NULL, *av = NULL;
@@ -524,8 +544,8 @@ int femint_operator_jacobian(femint_operator_t op, int form, femint_vector_t u,
     const struct pw_eval ev = {r->re, dim, nc, na, pw->aux, pw->k, rf->f0, rf->f1};
 #pragma omp parallel reduction(| : oom)
     {
-      double *ue = malloc(((size_t)nsh * (nc + (na ? na : 1)) + per) * sizeof *ue);
-      double *ae = ue + (size_t)nsh * nc, *gd = ae + (size_t)nsh * (na ? na : 1);
+      double *ue = malloc(((size_t)nsh * (nc + (na ? na : 1)) + per + npt) * sizeof *ue);
+      double *ae = ue + (size_t)nsh * nc, *gc = ae + (size_t)nsh * (na ? na : 1), *gd = gc + per;
       oom = !ue;
 #pragma omp for schedule(static)
       for (int k = 0; k < p->ncell; k++) {
@@ -542,8 +562,10 @@ int femint_operator_jacobian(femint_operator_t op, int form, femint_vector_t u,
         else if (pw->aux == FEMINT_AUX_CELL)
           memcpy(ae, pw->aux_cell + (size_t)p->cells[k] * na, (size_t)na * sizeof *ae);
         for (size_t i = 0; i < per; i++)
-          gd[i] = r->single ? ((const float *)r->geo)[(size_t)k * per + i]
+          gc[i] = r->single ? ((const float *)r->geo)[(size_t)k * per + i]
                             : ((const double *)r->geo)[(size_t)k * per + i];
+        if (r->affine) pw_affine_points(r->re, gc, gd);
+        else memcpy(gd, gc, npt * sizeof *gd);
         pw_cell_jacobian(&ev, rf->g, gd, ue, ae, coo + (size_t)k * n * n);
       }
       free(ue);
