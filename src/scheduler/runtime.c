@@ -127,7 +127,7 @@ int femint_init(const struct femint_init_options *opt, femint_context_t *out)
   femint_context_t ctx = calloc(1, sizeof *ctx);
   hwloc_cpuset_t *cores = calloc(MAX_CORES, sizeof *cores);
   struct division d = {0};
-  int err = 0, ncores = 0;
+  int err = 0, ncores = 0, models_lock = -1;
   if (!ctx || !cores) {
     free(ctx);
     free(cores);
@@ -139,6 +139,9 @@ int femint_init(const struct femint_init_options *opt, femint_context_t *out)
   if ((err = starpu_env_check()) != 0 || (err = devices_env(ctx)) != 0 ||
       (err = starpu_home_check(&ctx->private_home)) != 0)
     goto fail;
+  /* until StarPU has read its files (or measured the bus and written them), no other process
+   * on this home writes them */
+  models_lock = starpu_models_lock(0);
   starpu_models_check();
   if (hwloc_topology_init(&ctx->topo) || hwloc_topology_load(ctx->topo)) {
     err = femint_seterr(NULL, FEMINT_ERUNTIME, "femint_init: hwloc cannot read the topology");
@@ -194,6 +197,8 @@ int femint_init(const struct femint_init_options *opt, femint_context_t *out)
   if (opt->quiet && !getenv("STARPU_SILENT")) setenv("STARPU_SILENT", "1", 0);
   femint_trace("starpu_init");
   int ret = starpu_init(&conf);
+  starpu_models_unlock(models_lock);
+  models_lock = -1;
   femint_trace("starpu_init done");
   if (ret != 0) {
     err = femint_seterr(NULL, FEMINT_ERUNTIME, "femint_init: starpu_init failed (%d)", ret);
@@ -232,6 +237,7 @@ int femint_init(const struct femint_init_options *opt, femint_context_t *out)
   *out = ctx;
   return 0;
 fail:
+  starpu_models_unlock(models_lock);
   cores_division_free(&d);
   for (int i = 0; i < ncores; i++) hwloc_bitmap_free(cores[i]);
   free(cores);
@@ -247,7 +253,9 @@ int femint_finalize(femint_context_t *pctx)
   femint_host_release_all(ctx);
   tables_release(ctx);
   devices_release(ctx);
+  const int models_lock = starpu_models_lock(1); /* StarPU writes its models now */
   starpu_shutdown();
+  starpu_models_unlock(models_lock);
   context_free(ctx);
   *pctx = NULL;
   return 0;

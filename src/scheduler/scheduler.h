@@ -119,6 +119,14 @@ void starpu_home_remove(char **private_home);
 /* Move aside, with a warning, the model files of femint's codelets and the bus calibrations
  * that StarPU could not parse (it aborts on them). */
 void starpu_models_check(void);
+/* A lock on StarPU's folder of models, shared by the processes that use it (an MPI job's ranks
+ * on one node, runs started together): StarPU reads and writes its files with no lock, and
+ * aborts on one another process is writing. writing 0: shared while this host's bus
+ * calibration is whole (starting reads it), else exclusive (starting measures the bus and
+ * writes it); 1: exclusive (finalizing writes the models). The descriptor, or -1 where the
+ * folder cannot hold the lock (then none is taken). */
+int starpu_models_lock(int writing);
+void starpu_models_unlock(int fd);
 /* Build (once per device, kernel, options and source text) the program of `source` with
  * `options` on OpenCL device dev, and its kernel (an entry without them on a device no worker
  * drives). */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -292,6 +293,53 @@ static void bus_check(void)
                   : ", and cannot be moved aside");
   }
   closedir(d);
+}
+
+/* The host's name in StarPU's file names: $STARPU_HOSTNAME, else the system's up to its first
+ * dot. */
+static void starpu_host(char *name, size_t len)
+{
+  const char *env = getenv("STARPU_HOSTNAME");
+  if (env && *env) snprintf(name, len, "%s", env);
+  else if (gethostname(name, len) != 0) snprintf(name, len, "unknown");
+  name[len - 1] = 0;
+  name[strcspn(name, ".")] = 0;
+}
+
+int starpu_models_lock(int writing)
+{
+  char dir[4096], path[4700];
+  models_dir(dir, sizeof dir, "");
+  /* the folder as StarPU would make it: $STARPU_HOME/.starpu, then sampling */
+  char *slash = strrchr(dir, '/');
+  if (slash && !strcmp(slash, "/sampling")) {
+    *slash = 0;
+    mkdir(dir, 0755);
+    *slash = '/';
+  }
+  mkdir(dir, 0755);
+  snprintf(path, sizeof path, "%s/femint.lock", dir);
+  const int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return -1;
+  if (!writing) { /* reading, unless this host's bus calibration is still to be written */
+    char host[256], bus[4500];
+    starpu_host(host, sizeof host);
+    models_dir(dir, sizeof dir, "/bus");
+    snprintf(bus, sizeof bus, "%s/%s", dir, host);
+    while (flock(fd, LOCK_SH) != 0 && errno == EINTR) continue;
+    snprintf(path, sizeof path, "%s.config", bus);
+    if (access(path, F_OK) == 0 && bus_whole(bus)) return fd;
+    flock(fd, LOCK_UN);
+  }
+  while (flock(fd, LOCK_EX) != 0 && errno == EINTR) continue;
+  return fd;
+}
+
+void starpu_models_unlock(int fd)
+{
+  if (fd < 0) return;
+  flock(fd, LOCK_UN);
+  close(fd);
 }
 
 void starpu_models_check(void)
