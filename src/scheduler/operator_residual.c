@@ -365,7 +365,7 @@ static int residual_prepare(femint_operator_t op, int form, femint_vector_t aux)
 
 /* The element residuals of every chunk, and (F set) their sum into F; waits for the tasks. */
 static int residual_once(femint_operator_t op, int form, femint_vector_t u, femint_vector_t aux,
-                         femint_vector_t F)
+                         femint_vector_t F, const char *name)
 {
   femint_context_t ctx = op->ctx;
   FEMINT_CALL(residual_prepare(op, form, aux));
@@ -383,7 +383,7 @@ static int residual_once(femint_operator_t op, int form, femint_vector_t u, femi
   FEMINT_CHECK(where, ctx, FEMINT_ENODEV,
                "%s: no worker can evaluate %s (OpenCL only, and no device built it in double "
                "precision)",
-               who, pw->name);
+               name, pw->name);
   if (!r->home_chosen) {
     FEMINT_CALL(ev_home_choose(op, usable, r->vk, &r->home));
     worker_mask_make(ctx, op->plan->opt.devices, r->home, &r->mask);
@@ -391,7 +391,7 @@ static int residual_once(femint_operator_t op, int form, femint_vector_t u, femi
   }
   const struct ev_sum *e = r->es;
   struct starpu_task **tasks = calloc((size_t)e->nchunk + 1, sizeof *tasks);
-  FEMINT_CHECK(tasks, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  FEMINT_CHECK(tasks, ctx, FEMINT_ENOMEM, "%s: out of memory", name);
   int err = 0;
   for (int i = 0; i < e->nchunk && !err; i++) {
     rf->args[i].status = 0;
@@ -407,31 +407,31 @@ static int residual_once(femint_operator_t op, int form, femint_vector_t u, femi
     t->handles[4] = aux ? aux->h : pw->aux == FEMINT_AUX_CELL ? rf->h_acell[i] : r->h_none;
     t->handles[5] = aux ? r->h_adofs[i] : r->h_none;
     t->handles[6] = e->h_ev[i];
-    err = task_submit(ctx, t, &tasks[i], who);
+    err = task_submit(ctx, t, &tasks[i], name);
   }
-  if (!err && F) err = ev_sum_submit(op, r->es, F, r->vk, r->home, NULL, &tasks[e->nchunk], who);
+  if (!err && F) err = ev_sum_submit(op, r->es, F, r->vk, r->home, NULL, &tasks[e->nchunk], name);
   for (int i = 0; i <= e->nchunk; i++) {
     if (!tasks[i]) continue;
     if (starpu_task_wait(tasks[i]) && !err)
-      err = femint_seterr(ctx, FEMINT_ERUNTIME, "%s: a task failed", who);
+      err = femint_seterr(ctx, FEMINT_ERUNTIME, "%s: a task failed", name);
     starpu_task_destroy(tasks[i]);
   }
   free(tasks);
   for (int i = 0; i < e->nchunk && !err; i++)
-    if (rf->args[i].status) err = femint_seterr(ctx, rf->args[i].status, "%s: %s", who, rf->args[i].msg);
+    if (rf->args[i].status) err = femint_seterr(ctx, rf->args[i].status, "%s: %s", name, rf->args[i].msg);
   const char *msg;
   const int st = F && !err ? ev_sum_status(e, &msg) : 0;
-  if (st) err = femint_seterr(ctx, st, "%s: %s", who, msg);
+  if (st) err = femint_seterr(ctx, st, "%s: %s", name, msg);
   return err;
 }
 
 /* The same, done again without a device that failed. */
 static int residual_run(femint_operator_t op, int form, femint_vector_t u, femint_vector_t aux,
-                        femint_vector_t F)
+                        femint_vector_t F, const char *name)
 {
   operator_devices_refresh(op);
-  const int err = residual_once(op, form, u, aux, F);
-  return operator_retry(op, err, who) ? residual_once(op, form, u, aux, F) : err;
+  const int err = residual_once(op, form, u, aux, F, name);
+  return operator_retry(op, err, name) ? residual_once(op, form, u, aux, F, name) : err;
 }
 
 int femint_operator_residual(femint_operator_t op, int form, femint_vector_t u,
@@ -439,7 +439,7 @@ int femint_operator_residual(femint_operator_t op, int form, femint_vector_t u,
 {
   FEMINT_CHECK(op, NULL, FEMINT_EINVAL, "%s: NULL operator", who);
   FEMINT_CALL(residual_check(op, who, form, u, aux, F));
-  return residual_run(op, form, u, aux, F);
+  return residual_run(op, form, u, aux, F, who);
 }
 
 int femint_operator_residual_cells(femint_operator_t op, int form, femint_vector_t u,
@@ -450,7 +450,7 @@ int femint_operator_residual_cells(femint_operator_t op, int form, femint_vector
   femint_context_t ctx = op->ctx;
   FEMINT_CHECK(fn, ctx, FEMINT_EINVAL, "%s: fn is NULL", cwho);
   FEMINT_CALL(residual_check(op, cwho, form, u, aux, NULL));
-  FEMINT_CALL(residual_run(op, form, u, aux, NULL));
+  FEMINT_CALL(residual_run(op, form, u, aux, NULL, cwho));
   const struct op_residual *r = op->residual;
   const struct ev_sum *e = r->es;
   const struct femint_space *s = op->space;
