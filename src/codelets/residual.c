@@ -61,14 +61,13 @@ int residual_batch(const struct residual_arg *a, const double *u, const int64_t 
       } else if (a->aux == FEMINT_AUX_CELL) {
         for (int c = 0; c < na; c++) ae[c] = aux[(size_t)k * na + c];
       }
-      const double *g = (const double *)geo + (size_t)k * per;
-      if (a->single || a->affine) {
-        for (size_t i = 0; i < per; i++)
-          gc[i] = a->single ? ((const float *)geo)[(size_t)k * per + i] : g[i];
-        if (a->affine) pw_affine_points(re, gc, gd);
-        else memcpy(gd, gc, ngeo * sizeof *gd);
-        g = gd;
-      }
+      const double *g = gd;
+      if (!a->single && !a->affine) g = (const double *)geo + (size_t)k * per;
+      else if (a->single)
+        for (size_t i = 0; i < per; i++) gc[i] = ((const float *)geo)[(size_t)k * per + i];
+      else memcpy(gc, (const double *)geo + (size_t)k * per, per * sizeof *gc);
+      if (a->affine) pw_affine_points(re, gc, gd);
+      else if (a->single) memcpy(gd, gc, ngeo * sizeof *gd);
       if (!a->single) {
         pw_cell_residual(&e, g, ue, ae, (double *)ev + (size_t)k * nr);
         continue;
