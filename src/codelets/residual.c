@@ -7,7 +7,6 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "codelets.h"
 #include "host/pointwise.h"
@@ -42,8 +41,8 @@ int residual_batch(const struct residual_arg *a, const double *u, const int64_t 
 #pragma omp parallel num_threads(nthreads) reduction(| : oom)
   {
     if (workerid >= 0) femint_team_bind_thread(a->ctx, workerid, omp_get_thread_num());
-    /* per cell: its values, its geometry at the points (made from an affine cell's, or in
-     * double from floats) and in single precision its residual in double */
+    /* per cell: its values, its geometry in double (from floats) and at the points (from an
+     * affine cell's), and in single precision its residual in double */
     const size_t nr = (size_t)nc * nsh;
     double *ue = malloc(((size_t)nsh * (PW_MAX_NC + PW_MAX_NA) + per + ngeo + nr) * sizeof *ue);
     double *ae = ue + nsh * PW_MAX_NC, *gc = ae + nsh * PW_MAX_NA, *gd = gc + per, *rd = gd + ngeo;
@@ -61,13 +60,14 @@ int residual_batch(const struct residual_arg *a, const double *u, const int64_t 
       } else if (a->aux == FEMINT_AUX_CELL) {
         for (int c = 0; c < na; c++) ae[c] = aux[(size_t)k * na + c];
       }
-      const double *g = gd;
-      if (!a->single && !a->affine) g = (const double *)geo + (size_t)k * per;
-      else if (a->single)
+      const double *g = gc;
+      if (a->single)
         for (size_t i = 0; i < per; i++) gc[i] = ((const float *)geo)[(size_t)k * per + i];
-      else memcpy(gc, (const double *)geo + (size_t)k * per, per * sizeof *gc);
-      if (a->affine) pw_affine_points(re, gc, gd);
-      else if (a->single) memcpy(gd, gc, ngeo * sizeof *gd);
+      else g = (const double *)geo + (size_t)k * per;
+      if (a->affine) {
+        pw_affine_points(re, g, gd);
+        g = gd;
+      }
       if (!a->single) {
         pw_cell_residual(&e, g, ue, ae, (double *)ev + (size_t)k * nr);
         continue;

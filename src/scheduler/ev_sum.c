@@ -231,7 +231,8 @@ int ev_sum_submit(struct femint_operator *op, struct ev_sum *e, struct femint_ve
   int err = 0;
   for (int i = 0; i < e->nparts && !err; i++) {
     struct vec_arg *a = &e->part_arg[i];
-    const int64_t lo = nmode * i / e->nparts, hi = nmode * (i + 1) / e->nparts;
+    const int64_t lo = vector_part_first(nmode, i, e->nparts);
+    const int64_t hi = vector_part_first(nmode, i + 1, e->nparts);
     if (!a->ctx || a->counts != counts) {
       *a = arg;
       a->lo = lo;

@@ -62,6 +62,11 @@ struct femint_vector {
  * may each write one (ev_sum_submit). 0, or FEMINT_ENOMEM; the plan is the vector's until it is
  * destroyed. */
 int vector_parts(struct femint_vector *v, int nparts);
+/* The first DOF of part i of nmode DOFs in nparts parts (i = nparts: nmode). */
+static inline int64_t vector_part_first(int64_t nmode, int i, int nparts)
+{
+  return nmode * i / nparts;
+}
 /* whether v is a vector of the operator's space, not lent (errors name who and name). */
 int vector_check(const struct femint_operator *op, const struct femint_vector *v, const char *who,
                  const char *name);

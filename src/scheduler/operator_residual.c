@@ -107,12 +107,9 @@ static int residual_setup(struct femint_operator *op)
   r->single = p->opt.precision == FEMINT_SINGLE;
   r->rs = r->single ? sizeof(float) : sizeof(double);
   FEMINT_CALL(femint_context_phi(ctx, shape, s->order[0], p->opt.precision, &r->h_phi));
-  /* straight simplices keep their geometry once per cell */
-  r->affine = shape == FEMINT_TRI || shape == FEMINT_TET;
-  for (int k = 0; k < p->ncell && r->affine; k++) {
-    double X[3 * MESH_MAX_NODES];
-    r->affine = mesh_cell_nodes(m, p->cells[k], X) == dim + 1;
-  }
+  /* straight simplices keep their geometry once per cell (a mesh's cells are all straight or
+   * all curved) */
+  r->affine = (shape == FEMINT_TRI || shape == FEMINT_TET) && mesh_nnode(m) == dim + 1;
   const size_t per = r->per = r->affine ? (size_t)pw_affine_size(dim)
                                         : (size_t)r->re->nq * pw_geo_size(dim);
   FEMINT_CALL(ev_sum_create(op, who, r->re->nsh, NULL, per * r->rs,

@@ -4,11 +4,9 @@
  * for seconds: 4 s for the prism kernels of orders 1-4 on the H200 before its own cache had
  * them). A file that is damaged or that the driver refuses is reported in one warning, and the
  * program is built again and the file replaced. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "host/host.h"
@@ -28,15 +26,10 @@ int femint_cache_dir(femint_context_t ctx, char *dir, size_t len)
   if (env && *env) snprintf(dir, len, "%s", env);
   else if (xdg && *xdg) snprintf(dir, len, "%s/femint", xdg);
   else snprintf(dir, len, "%s/.cache/femint", home && *home ? home : "/tmp");
-  for (char *p = dir + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = 0;
-    mkdir(dir, 0755);
-    *p = '/';
-  }
-  FEMINT_CHECK(mkdir(dir, 0755) == 0 || errno == EEXIST, ctx, FEMINT_EIO,
+  const int e = femint_make_path(dir);
+  FEMINT_CHECK(!e, ctx, FEMINT_EIO,
                "femint's cache folder %s cannot be made: %s (set FEMINT_CACHE_DIR)", dir,
-               strerror(errno));
+               strerror(e));
   return 0;
 }
 

@@ -119,6 +119,8 @@ void starpu_home_remove(char **private_home);
 /* Move aside, with a warning, the model files of femint's codelets and the bus calibrations
  * that StarPU could not parse (it aborts on them). */
 void starpu_models_check(void);
+/* mkdir -p of path (restored as given); 0 or an errno (ENOTDIR where a part is not a folder). */
+int femint_make_path(char *path);
 /* A lock on StarPU's folder of models, shared by the processes that use it (an MPI job's ranks
  * on one node, runs started together): StarPU reads and writes its files with no lock, and
  * aborts on one another process is writing. writing 0: shared while this host's bus

@@ -57,8 +57,7 @@ int starpu_env_check(void)
   return 0;
 }
 
-/* mkdir -p; 0 or an errno. */
-static int make_path(char *path)
+int femint_make_path(char *path)
 {
   for (char *s = path + 1;; s++) {
     if (*s != '/' && *s) continue;
@@ -104,7 +103,7 @@ int starpu_home_check(char **private_home)
   *private_home = NULL;
   char dir[4096];
   models_dir(dir, sizeof dir, "");
-  int e = make_path(dir);
+  int e = femint_make_path(dir);
   if (!e) e = writable(dir);
   struct statvfs fs;
   const int full = !e && statvfs(dir, &fs) == 0 && (double)fs.f_bavail * fs.f_frsize < 1 << 20;
@@ -310,14 +309,7 @@ int starpu_models_lock(int writing)
 {
   char dir[4096], path[4700];
   models_dir(dir, sizeof dir, "");
-  /* the folder as StarPU would make it: $STARPU_HOME/.starpu, then sampling */
-  char *slash = strrchr(dir, '/');
-  if (slash && !strcmp(slash, "/sampling")) {
-    *slash = 0;
-    mkdir(dir, 0755);
-    *slash = '/';
-  }
-  mkdir(dir, 0755);
+  femint_make_path(dir); /* as StarPU would make it; where it cannot, open says so */
   snprintf(path, sizeof path, "%s/femint.lock", dir);
   const int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return -1;

@@ -61,7 +61,9 @@ int vector_parts(struct femint_vector *v, int nparts)
     return femint_seterr(v->ctx, FEMINT_ENOMEM, "out of memory for a vector's parts");
   }
   for (int i = 0; i < nparts; i++) /* the value past the space's goes with the last part */
-    len[i] = (long)((nmode * (i + 1) / nparts - nmode * i / nparts) * nc) + (i == nparts - 1);
+    len[i] = (long)((vector_part_first(nmode, i + 1, nparts) - vector_part_first(nmode, i, nparts)) *
+                    nc) +
+             (i == nparts - 1);
   struct starpu_data_filter f = {.filter_func = starpu_vector_filter_list_long,
                                  .nchildren = (unsigned)nparts, .filter_arg_ptr = len};
   starpu_data_partition_plan(v->h, &f, v->parts);
