@@ -73,19 +73,23 @@ int main(void)
   struct femint_stats st;
   TAP_CALL(ctx, integrate(ctx, space, ncell, form, FEMINT_WHERE_CPU, x, yref, seen, &st));
 
-  /* the failing device: stderr to a file, to read the warnings */
-  char log[] = "/tmp/femint-t417-XXXXXX";
-  const int fd = mkstemp(log), saved = dup(STDERR_FILENO);
-  fflush(stderr);
-  dup2(fd, STDERR_FILENO);
-  const int err = integrate(ctx, space, ncell, form, FEMINT_WHERE_ANY, x, y, seen, &st);
-  fflush(stderr);
-  dup2(saved, STDERR_FILENO);
-  close(saved);
-  close(fd);
-  char text[4096];
-  slurp(log, text, sizeof text);
-  unlink(log);
+  /* the failing device: stderr to a file, to read the warnings. Eager gives the device a task
+   * only when it is idle first; a call in which it took none is made again (at most 8 times). */
+  char text[4096] = "";
+  int err = 0;
+  for (int k = 0; k < 8 && !err && !strstr(text, "OpenCL device 0"); k++) {
+    char log[] = "/tmp/femint-t417-XXXXXX";
+    const int fd = mkstemp(log), saved = dup(STDERR_FILENO);
+    fflush(stderr);
+    dup2(fd, STDERR_FILENO);
+    err = integrate(ctx, space, ncell, form, FEMINT_WHERE_ANY, x, y, seen, &st);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    close(fd);
+    slurp(log, text, sizeof text);
+    unlink(log);
+  }
   tap_ok(err == 0, "femint_operator_integrate completes on the workers left (%s)",
          err ? femint_last_error(ctx) : "0");
   int once = 1;
