@@ -513,6 +513,15 @@ enum femint_assembly {
                                  the CSR values come back from a device */
 };
 
+/** How femint_operator_residual's OpenCL kernel maps cells to work-items. */
+enum femint_residual_kernel {
+  FEMINT_RESIDUAL_AUTO = 0,       /**< chosen from the element (doc/performance.md) */
+  FEMINT_RESIDUAL_TRANSPOSED = 1, /**< seed 002's thread transposition: a work-group takes
+                                       batches of cells, its work-items the (cell, point) pairs,
+                                       then the (cell, component, function) triples */
+  FEMINT_RESIDUAL_CELLWISE = 2    /**< a work-item takes a cell, in its registers */
+};
+
 struct femint_operator_options {
   int precision;      /**< FEMINT_DOUBLE or FEMINT_SINGLE (integration and COO sums; ROWS
                            assembly is double) */
@@ -530,6 +539,8 @@ struct femint_operator_options {
   int residual_cells;   /**< femint_operator_residual's OpenCL kernel: cells per batch (seed
                              002's blocks x block size; 0: enough for a work-group of 128) */
   int residual_batches; /**< and batches per work-group, one after the other (0: 1) */
+  int residual_kernel;  /**< enum femint_residual_kernel: how the OpenCL kernel maps cells to
+                             work-items */
   int reproducible;   /**< 1: the contributions to each matrix entry are summed in a fixed order
                            (the plan's), so that the matrix is the same to the bit from run to
                            run and for any batching; 0: in the order the batches finish */

@@ -7,7 +7,8 @@
  * w |det J| K f1 (f1 against the reference gradients) in local memory; after one barrier, in the
  * basis phase, they run over the (cell, component, function) triples and sum the points' values
  * against the tabulated functions: the thread transposition, with no reduction across work-items.
- * Compiled with -DDIM, -DNC, -DNA, -DAUX (0 none, 1 field, 2 per cell), -DNSH, -DNQ, -DNB (cells
+ * With -DCELLWISE=1 instead, a work-item takes a cell, whose values, points and residual stay in
+ * its registers (no barrier; for elements whose values fit). Compiled with -DDIM, -DNC, -DNA, -DAUX (0 none, 1 field, 2 per cell), -DNSH, -DNQ, -DNB (cells
  * per batch), -DWG (work-items), -DNCONST and FEMINT_K (the constants' initializer), -DHAS_F0
  * and -DHAS_F1 (whether the text defines them: a missing one is 0), -DAFFINE (1: the geometry is
  * kept once per cell, |det J|, K, J and x at xi = 0, with the rule FEMINT_XQW, xi and w of each
@@ -22,31 +23,86 @@
 #define NKS (NCONST > 0 ? NCONST : 1)
 
 /* The value of component c of a field of n components with the cell's values v[NSH][n] at a
- * point (phi p), and its physical gradient (K in the point's geometry g). */
-static REAL field_at(__local const REAL *p, __local const REAL *v, int n, int c, const REAL *g,
-                     REAL *grad)
+ * point (phi p), and its physical gradient (K in the point's geometry g); v in local memory (the
+ * transposed kernel) or private (a cell per work-item). */
+#define FIELD_AT(name, space)                                                                   \
+  static REAL name(__local const REAL *p, space const REAL *v, int n, int c, const REAL *g,   \
+                   REAL *grad)                                                                \
+  {                                                                                           \
+    REAL s = 0, r[DIM];                                                                       \
+    for (int j = 0; j < DIM; j++) r[j] = 0;                                                   \
+    for (int i = 0; i < NSH; i++) {                                                           \
+      const REAL vi = v[i * n + c];                                                           \
+      s += p[i] * vi;                                                                         \
+      for (int j = 0; j < DIM; j++) r[j] += p[(j + 1) * NSH + i] * vi;                        \
+    }                                                                                         \
+    for (int d = 0; d < DIM; d++) {                                                           \
+      REAL gd = 0;                                                                            \
+      for (int j = 0; j < DIM; j++) gd += g[1 + DIM * j + d] * r[j];                          \
+      grad[d] = gd;                                                                           \
+    }                                                                                         \
+    return s;                                                                                 \
+  }
+FIELD_AT(field_at, __local)
+FIELD_AT(field_at_private, __private)
+
+/* The geometry of point q (w |det J|, K, x) of a cell: made from the cell's (|det J|, K, J, x at
+ * xi = 0) and the rule, or read as stored per point. */
+static void point_geometry(__global const REAL *gc, int q, REAL *g)
 {
-  REAL s = 0, r[DIM];
-  for (int j = 0; j < DIM; j++) r[j] = 0;
-  for (int i = 0; i < NSH; i++) {
-    const REAL vi = v[i * n + c];
-    s += p[i] * vi;
-    for (int j = 0; j < DIM; j++) r[j] += p[(j + 1) * NSH + i] * vi;
+#if AFFINE
+  const REAL xqw[NQ * (DIM + 1)] = FEMINT_XQW;
+  g[0] = xqw[q * (DIM + 1) + DIM] * gc[0];
+  for (int i = 0; i < DIM * DIM; i++) g[1 + i] = gc[1 + i];
+  for (int a = 0; a < DIM; a++) {
+    REAL x = gc[1 + 2 * DIM * DIM + a];
+    for (int b = 0; b < DIM; b++) x += gc[1 + DIM * DIM + DIM * a + b] * xqw[q * (DIM + 1) + b];
+    g[1 + DIM * DIM + a] = x;
   }
-  for (int d = 0; d < DIM; d++) {
-    REAL gd = 0;
-    for (int j = 0; j < DIM; j++) gd += g[1 + DIM * j + d] * r[j];
-    grad[d] = gd;
-  }
-  return s;
+#else
+  for (int i = 0; i < NG; i++) g[i] = gc[q * NG + i];
+#endif
 }
 
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-residual(const int ncell, __global const double *u, const long u_off, __global const long *dofs,
-         const long dofs_off, __global const REAL *geo, const long geo_off,
-         __global const REAL *phi_g, const long phi_off, __global const double *aux,
-         const long aux_off, __global const long *adofs, const long adofs_off,
-         __global REAL *ev, const long ev_off)
+/* The pointwise functions at a point: f0 (times w |det J|) in s0[NC], and f1 against the
+ * reference gradients (w |det J| K f1) in s1[NC][DIM]. */
+static void point_terms(const REAL *g, const REAL *uu, const REAL *du, const REAL *a,
+                        const REAL *da, REAL *s0, REAL *s1)
+{
+  const REAL kc[NKS] = FEMINT_K;
+  REAL x[DIM], k[NKS], f0v[NC], f1v[NC * DIM];
+  for (int i = 0; i < NKS; i++) k[i] = kc[i];
+  for (int d = 0; d < DIM; d++) x[d] = g[1 + DIM * DIM + d];
+  for (int c = 0; c < NC; c++) f0v[c] = 0;
+  for (int c = 0; c < NC * DIM; c++) f1v[c] = 0;
+#if HAS_F0
+  f0(DIM, uu, du, a, da, x, k, f0v);
+#endif
+#if HAS_F1
+  f1(DIM, uu, du, a, da, x, k, f1v);
+#endif
+  const REAL w = g[0];
+  for (int c = 0; c < NC; c++) {
+    s0[c] = w * f0v[c];
+    for (int j = 0; j < DIM; j++) {
+      REAL t = 0;
+      for (int d = 0; d < DIM; d++) t += g[1 + DIM * j + d] * f1v[c * DIM + d];
+      s1[c * DIM + j] = w * t;
+    }
+  }
+}
+
+#define RESIDUAL_ARGS                                                                         \
+  const int ncell, __global const double *u, const long u_off, __global const long *dofs,      \
+      const long dofs_off, __global const REAL *geo, const long geo_off,                       \
+      __global const REAL *phi_g, const long phi_off, __global const double *aux,              \
+      const long aux_off, __global const long *adofs, const long adofs_off, __global REAL *ev, \
+      const long ev_off
+#define GEO_PER (AFFINE ? NGA : NQ * NG)
+
+#if !CELLWISE
+/* The seed's thread transposition: a work-group takes batches of NB cells. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void residual(RESIDUAL_ARGS)
 {
   __local REAL phi[NQ * (DIM + 1) * NSH];
   __local REAL ue[NB * NSH * NC];
@@ -54,10 +110,6 @@ residual(const int ncell, __global const double *u, const long u_off, __global c
   __local REAL f0l[NB * NQ * NC];
   __local REAL f1l[NB * NQ * NC * DIM];
   const int lid = get_local_id(0);
-  const REAL kc[NKS] = FEMINT_K;
-#if AFFINE
-  const REAL xqw[NQ * (DIM + 1)] = FEMINT_XQW;
-#endif
   for (int i = lid; i < NQ * (DIM + 1) * NSH; i += WG) phi[i] = phi_g[phi_off + i];
   for (int b0 = get_group_id(0) * NB; b0 < ncell; b0 += get_num_groups(0) * NB) {
     const int nb = ncell - b0 < NB ? ncell - b0 : NB;
@@ -80,26 +132,10 @@ residual(const int ncell, __global const double *u, const long u_off, __global c
     /* the quadrature phase: a (cell, point) pair per work-item */
     for (int t = lid; t < nb * NQ; t += WG) {
       const int e = t / NQ, q = t % NQ;
-      /* the point's geometry: straight from global memory (the batch's points are contiguous),
-       * or made from the cell's */
       REAL g[NG];
-#if AFFINE
-      __global const REAL *ga = geo + geo_off + (long)(b0 + e) * NGA;
-      g[0] = xqw[q * (DIM + 1) + DIM] * ga[0];
-      for (int i = 0; i < DIM * DIM; i++) g[1 + i] = ga[1 + i];
-      for (int a = 0; a < DIM; a++) {
-        REAL x = ga[1 + 2 * DIM * DIM + a];
-        for (int b = 0; b < DIM; b++) x += ga[1 + DIM * DIM + DIM * a + b] * xqw[q * (DIM + 1) + b];
-        g[1 + DIM * DIM + a] = x;
-      }
-#else
-      __global const REAL *gp = geo + geo_off + ((long)b0 * NQ + t) * NG;
-      for (int i = 0; i < NG; i++) g[i] = gp[i];
-#endif
+      point_geometry(geo + geo_off + (long)(b0 + e) * GEO_PER, q, g);
       __local const REAL *p = phi + q * (DIM + 1) * NSH;
-      REAL uu[NC], du[NC * DIM], a[NAS], da[NAS * DIM], x[DIM], k[NKS], f0v[NC], f1v[NC * DIM];
-      for (int i = 0; i < NKS; i++) k[i] = kc[i];
-      for (int d = 0; d < DIM; d++) x[d] = g[1 + DIM * DIM + d];
+      REAL uu[NC], du[NC * DIM], a[NAS], da[NAS * DIM], s0[NC], s1[NC * DIM];
       for (int c = 0; c < NC; c++) uu[c] = field_at(p, ue + e * NSH * NC, NC, c, g, du + c * DIM);
       for (int c = 0; c < NAS; c++) {
         a[c] = 0;
@@ -110,22 +146,10 @@ residual(const int ncell, __global const double *u, const long u_off, __global c
 #elif AUX == 2
       for (int c = 0; c < NA; c++) a[c] = ae[e * NA + c];
 #endif
-      for (int c = 0; c < NC; c++) f0v[c] = 0;
-      for (int c = 0; c < NC * DIM; c++) f1v[c] = 0;
-#if HAS_F0
-      f0(DIM, uu, du, a, da, x, k, f0v);
-#endif
-#if HAS_F1
-      f1(DIM, uu, du, a, da, x, k, f1v);
-#endif
-      const REAL w = g[0];
+      point_terms(g, uu, du, a, da, s0, s1);
       for (int c = 0; c < NC; c++) {
-        f0l[t * NC + c] = w * f0v[c];
-        for (int j = 0; j < DIM; j++) {
-          REAL s = 0;
-          for (int d = 0; d < DIM; d++) s += g[1 + DIM * j + d] * f1v[c * DIM + d];
-          f1l[(t * NC + c) * DIM + j] = w * s;
-        }
+        f0l[t * NC + c] = s0[c];
+        for (int j = 0; j < DIM; j++) f1l[(t * NC + c) * DIM + j] = s1[c * DIM + j];
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -143,3 +167,55 @@ residual(const int ncell, __global const double *u, const long u_off, __global c
     }
   }
 }
+#else
+/* A cell per work-item: its values, its points and its residual in registers, no barrier after
+ * the tables are in local memory (for the small elements, whose values fit in registers). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void residual(RESIDUAL_ARGS)
+{
+  __local REAL phi[NQ * (DIM + 1) * NSH];
+  const int lid = get_local_id(0);
+  for (int i = lid; i < NQ * (DIM + 1) * NSH; i += WG) phi[i] = phi_g[phi_off + i];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const int e = get_global_id(0);
+  if (e >= ncell) return;
+  REAL ue[NSH * NC], ae[NSH * NAS], r[NC * NSH];
+  for (int i = 0; i < NSH; i++) {
+    const long g = dofs[dofs_off + (long)e * NSH + i];
+    for (int c = 0; c < NC; c++) ue[i * NC + c] = g >= 0 ? (REAL)u[u_off + g * NC + c] : 0;
+  }
+#if AUX == 1
+  for (int i = 0; i < NSH; i++) {
+    const long g = adofs[adofs_off + (long)e * NSH + i];
+    for (int c = 0; c < NA; c++) ae[i * NA + c] = g >= 0 ? (REAL)aux[aux_off + g * NA + c] : 0;
+  }
+#elif AUX == 2
+  for (int c = 0; c < NA; c++) ae[c] = (REAL)aux[aux_off + (long)e * NA + c];
+#endif
+  for (int i = 0; i < NC * NSH; i++) r[i] = 0;
+  __global const REAL *gc = geo + geo_off + (long)e * GEO_PER;
+  for (int q = 0; q < NQ; q++) {
+    REAL g[NG];
+    point_geometry(gc, q, g);
+    __local const REAL *p = phi + q * (DIM + 1) * NSH;
+    REAL uu[NC], du[NC * DIM], a[NAS], da[NAS * DIM], s0[NC], s1[NC * DIM];
+    for (int c = 0; c < NC; c++) uu[c] = field_at_private(p, ue, NC, c, g, du + c * DIM);
+    for (int c = 0; c < NAS; c++) {
+      a[c] = 0;
+      for (int d = 0; d < DIM; d++) da[c * DIM + d] = 0;
+    }
+#if AUX == 1
+    for (int c = 0; c < NA; c++) a[c] = field_at_private(p, ae, NA, c, g, da + c * DIM);
+#elif AUX == 2
+    for (int c = 0; c < NA; c++) a[c] = ae[c];
+#endif
+    point_terms(g, uu, du, a, da, s0, s1);
+    for (int c = 0; c < NC; c++)
+      for (int i = 0; i < NSH; i++) {
+        REAL t = p[i] * s0[c];
+        for (int j = 0; j < DIM; j++) t += p[(j + 1) * NSH + i] * s1[c * DIM + j];
+        r[c * NSH + i] += t;
+      }
+  }
+  for (int i = 0; i < NC * NSH; i++) ev[ev_off + (long)e * NC * NSH + i] = r[i];
+}
+#endif

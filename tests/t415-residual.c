@@ -166,8 +166,13 @@ static void check_case(femint_context_t ctx, femint_mesh_t m, int p, int kase)
                                   .f1 = variant == 2 ? ref_f1 : NULL};
     femint_form_t f;
     TAP_CALL(ctx, femint_form_create_pointwise(ctx, &pw, &f));
+    /* both OpenCL kernels, taking turns over the cases and orders (and the other in single) */
+    const int cellwise = ((kase + p) % 2 == 0) == (variant == 1);
     struct femint_operator_options o = {.where = on_cl ? FEMINT_WHERE_OPENCL : FEMINT_WHERE_CPU,
-                                        .precision = single ? FEMINT_SINGLE : FEMINT_DOUBLE};
+                                        .precision = single ? FEMINT_SINGLE : FEMINT_DOUBLE,
+                                        .residual_kernel = !on_cl      ? FEMINT_RESIDUAL_AUTO
+                                                           : cellwise ? FEMINT_RESIDUAL_CELLWISE
+                                                                      : FEMINT_RESIDUAL_TRANSPOSED};
     femint_operator_t op;
     TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &f, &o, &op));
     femint_vector_t vu, vF, va = NULL;
@@ -189,9 +194,11 @@ static void check_case(femint_context_t ctx, femint_mesh_t m, int p, int kase)
     const int same = memcmp(again, got, n * sizeof *got) == 0;
     static const char *const how[5] = {"CPU (compiled source)", "OpenCL", "CPU (caller's functions)",
                                        "CPU, single", "OpenCL, single"};
+    const char *kernel = !on_cl ? "" : cellwise ? " (a cell per work-item)" : " (transposed)";
     tap_ok(diff < (single ? 1e-5 : 1e-12) && same,
-           "%s p = %d, %s, %s: residual = the plain sum (rel. diff %.1e)%s", m->topo->plural, p,
-           case_names[kase], how[variant], diff, same ? ", the same bits twice" : ", NOT the same twice");
+           "%s p = %d, %s, %s%s: residual = the plain sum (rel. diff %.1e)%s", m->topo->plural, p,
+           case_names[kase], how[variant], kernel, diff,
+           same ? ", the same bits twice" : ", NOT the same twice");
     free(again);
     femint_vector_destroy(&vu);
     femint_vector_destroy(&vF);
@@ -410,6 +417,17 @@ static void check_linear(femint_context_t ctx, femint_mesh_t m)
   wrong = (struct femint_pointwise){.source = "x", .ncomp = 1, .aux = FEMINT_AUX_CELL, .naux = 1};
   rc = femint_form_create_pointwise(ctx, &wrong, &bf);
   tap_ok(rc == FEMINT_EINVAL, "per-cell auxiliary values missing: %s", femint_last_error(ctx));
+  /* the kernel's options */
+  struct femint_operator_options ko = {.residual_kernel = 3};
+  rc = femint_operator_create(ctx, s, 1, &pwf, &ko, &op);
+  tap_ok(rc == FEMINT_EINVAL && strstr(femint_last_error(ctx), "residual_kernel = 3"),
+         "residual_kernel = 3 is refused: %s", femint_last_error(ctx));
+  ko = (struct femint_operator_options){.residual_kernel = FEMINT_RESIDUAL_CELLWISE,
+                                        .residual_cells = 8};
+  rc = femint_operator_create(ctx, s, 1, &pwf, &ko, &op);
+  tap_ok(rc == FEMINT_EINVAL && strstr(femint_last_error(ctx), "residual_cells = 8"),
+         "batches asked of the kernel of a cell per work-item are refused: %s",
+         femint_last_error(ctx));
   femint_vector_destroy(&vu);
   femint_vector_destroy(&vF);
   free(u), free(Au), free(F);

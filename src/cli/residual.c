@@ -16,11 +16,12 @@
 
 static const char *const aux_names[] = {"none", "field", "cell", NULL};
 static const char *const precision_names[] = {"double", "single", NULL};
+static const char *const kernel_names[] = {"auto", "transposed", "cellwise", NULL};
 static const char *const simplex_names[] = {"tri", "tet", NULL};
 static const int simplex_values[] = {FEMINT_TRI, FEMINT_TET};
 
 struct residual_options {
-  int shape, aux, where, bench, json, verbose, single;
+  int shape, aux, where, bench, json, verbose, single, kernel;
   long order, runs, components, batch, batches, devices;
   struct cli_mesh mesh;
   double perturb, curved;
@@ -73,6 +74,10 @@ static const struct cli_option options[] = {
   {CLI_OPT("--batches", CLI_INT, F(batches),
            "the OpenCL kernel's batches per work-group, one after the other (default 1)", "N"),
    .min = 1, .max = 4096},
+  {CLI_OPT("--kernel", CLI_CHOICE, F(kernel),
+           "the OpenCL kernel: transposed (seed 002's thread transposition, in batches), cellwise "
+           "(a cell per work-item) or auto (cellwise for elements of at most 12 values) "
+           "(default auto)", NULL), .choices = kernel_names},
   {CLI_OPT("--bench", CLI_FLAG, F(bench),
            "time --runs evaluations after the first and report the median against the copy rate",
            NULL)},
@@ -90,7 +95,7 @@ const struct cli_command cli_residual_cmd = {
   "residual",
   "the residual of pointwise functions on triangles or tetrahedra (seed 002), checked or timed",
   "[--element tri|tet] [--order P] [--mesh M] [--pointwise gallery:NAME|FILE.c] [--aux A] "
-  "[--constants K] [--where W] [--bench [--runs N]] [--json] [--csv FILE]",
+  "[--constants K] [--where W] [--kernel K] [--bench [--runs N]] [--json] [--csv FILE]",
   "Builds the mesh and the Lagrange space, the pointwise form (femint_form_create_pointwise) and "
   "u = 1 + x/2 - y/3 (every component), and evaluates F(u) with femint_operator_residual. Checks: "
   "the residuals of the CPU and the OpenCL workers agree (1e-12 relative), two evaluations give "
@@ -196,6 +201,7 @@ static int evaluate(femint_context_t ctx, femint_space_t s, femint_form_t f,
   struct femint_operator_options o = {.where = where, .precision = single,
                                       .residual_cells = (int)ro->batch,
                                       .residual_batches = (int)ro->batches,
+                                      .residual_kernel = ro->kernel,
                                       .devices = (int)ro->devices};
   femint_operator_t op = NULL;
   femint_vector_t vF = NULL;
@@ -264,6 +270,7 @@ static void report(const struct residual_options *o, const char *name, int dim, 
     cli_json_str(&j, "aux", aux_names[o->aux]);
     cli_json_str(&j, "precision", precision_names[o->single]);
     cli_json_int(&j, "order", (int)o->order);
+    cli_json_str(&j, "kernel", kernel_names[o->kernel]);
     cli_json_int(&j, "dim", dim);
     cli_json_int(&j, "components", nc);
     cli_json_int(&j, "cells", r->ncell);
@@ -300,11 +307,12 @@ static void report(const struct residual_options *o, const char *name, int dim, 
   }
   if (csv) {
     fprintf(csv, "element,pointwise,aux,precision,order,batch,batches,components,cells,dofs,"
-                 "first_s,residual_s,bytes,gb_per_s,gflops_per_s,copy_fraction,pass\n");
-    fprintf(csv, "%s,%s,%s,%s,%ld,%ld,%ld,%d,%d,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.4g,%d\n",
+                 "first_s,residual_s,bytes,gb_per_s,gflops_per_s,copy_fraction,pass,kernel\n");
+    fprintf(csv, "%s,%s,%s,%s,%ld,%ld,%ld,%d,%d,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.4g,%d,%s\n",
             cli_shape_name(o->shape), name, aux_names[o->aux], precision_names[o->single],
             o->order, o->batch, o->batches ? o->batches : 1, nc, r->ncell,
-            (long long)r->ndof, r->t_first, o->bench ? r->t_run : 0, r->bytes, gbs, gfl, frac, pass);
+            (long long)r->ndof, r->t_first, o->bench ? r->t_run : 0, r->bytes, gbs, gfl, frac, pass,
+            kernel_names[o->kernel]);
   }
 }
 

@@ -133,6 +133,7 @@ struct residual_arg {
   struct cl_program_entry *const *program; /* [FEMINT_MAX_CL_DEVICES] residual, or NULL */
   const int *nb;                   /* [FEMINT_MAX_CL_DEVICES] cells per batch of a work-group */
   int nbatch;                      /* batches per work-group */
+  int cellwise;                    /* the kernel takes a cell per work-item (nb = its size) */
   int *counts;                     /* NULL, or tasks run counted: [0] CPU, [1] OpenCL */
   int status;
   char msg[128];

@@ -134,9 +134,9 @@ static void residual_opencl(void *buffers[], void *arg)
 static uint32_t residual_footprint(struct starpu_task *task)
 {
   const struct residual_arg *a = task->cl_arg;
-  const uint32_t key[7] = {(uint32_t)a->re->shape, (uint32_t)a->re->order, (uint32_t)a->nc,
+  const uint32_t key[8] = {(uint32_t)a->re->shape, (uint32_t)a->re->order, (uint32_t)a->nc,
                            (uint32_t)a->aux,         (uint32_t)a->ncell, (uint32_t)a->single,
-                           (uint32_t)a->nbatch};
+                           (uint32_t)a->nbatch,      (uint32_t)a->cellwise};
   return starpu_hash_crc32c_be_n(key, sizeof key, 0);
 }
 

@@ -33,6 +33,17 @@ static int check_options(femint_context_t ctx, const struct femint_operator_opti
                ctx, FEMINT_EINVAL,
                "%s: residual_cells = %d, residual_batches = %d (0 for the default, or 1..4096)",
                who, opt->residual_cells, opt->residual_batches);
+  FEMINT_CHECK(opt->residual_kernel >= FEMINT_RESIDUAL_AUTO &&
+                   opt->residual_kernel <= FEMINT_RESIDUAL_CELLWISE,
+               ctx, FEMINT_EINVAL, "%s: residual_kernel = %d is not a femint_residual_kernel value",
+               who, opt->residual_kernel);
+  FEMINT_CHECK(opt->residual_kernel != FEMINT_RESIDUAL_CELLWISE ||
+                   (opt->residual_cells == 0 && opt->residual_batches == 0),
+               ctx, FEMINT_EINVAL,
+               "%s: residual_cells = %d, residual_batches = %d are the transposed kernel's; the "
+               "kernel of a cell per work-item (residual_kernel = FEMINT_RESIDUAL_CELLWISE) "
+               "takes neither",
+               who, opt->residual_cells, opt->residual_batches);
   FEMINT_CHECK(opt->assembly >= FEMINT_ASSEMBLY_AUTO && opt->assembly <= FEMINT_ASSEMBLY_COO, ctx,
                FEMINT_EINVAL, "%s: assembly = %d is not a femint_assembly value", who,
                opt->assembly);

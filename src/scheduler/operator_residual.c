@@ -29,6 +29,7 @@ struct residual_form {
   int cpu;                         /* the CPU workers can evaluate it */
   struct cl_program_entry *prog[FEMINT_MAX_CL_DEVICES];
   int nb[FEMINT_MAX_CL_DEVICES];   /* cells per batch of a work-group */
+  int cellwise;                    /* the kernel of a cell per work-item (not the transposed) */
   double *acell;                   /* per-cell auxiliary values in plan order */
   starpu_data_handle_t *h_acell;   /* [nchunk] */
   struct residual_arg *args;       /* [nchunk] */
@@ -150,10 +151,22 @@ static int residual_setup(struct femint_operator *op)
   return 0;
 }
 
+/* Whether the OpenCL kernel takes a cell per work-item: as asked, else (batches not asked for)
+ * for elements of at most CELLWISE_MAX values per cell, which a work-item keeps in registers. */
+#define CELLWISE_MAX 12
+static int kernel_cellwise(const struct femint_operator *op, const struct pointwise *pw)
+{
+  const struct femint_operator_options *o = &op->plan->opt;
+  if (o->residual_kernel) return o->residual_kernel == FEMINT_RESIDUAL_CELLWISE;
+  return !o->residual_cells && !o->residual_batches &&
+         op->residual->re->nsh * pw->ncomp <= CELLWISE_MAX;
+}
+
 /* Cells per batch of the OpenCL kernel on a device: enough (cell, point) pairs and (cell,
- * component, function) triples for the work-group, within its local memory; 0 when even one
- * cell does not fit. */
-static int kernel_batch(const struct femint_operator *op, const struct pointwise *pw, int dev)
+ * component, function) triples for the work-group, within its local memory (a cell per
+ * work-item: the work-group's); 0 when even one cell (or the tables) does not fit. */
+static int kernel_batch(const struct femint_operator *op, const struct pointwise *pw, int dev,
+                        int cellwise)
 {
   const struct refel *re = op->residual->re;
   const int dim = re->dim, nsh = re->nsh, nq = re->nq, nc = pw->ncomp;
@@ -162,6 +175,7 @@ static int kernel_batch(const struct femint_operator *op, const struct pointwise
   int nb = asked > 0 ? asked : RESIDUAL_WG / per_item > 1 ? RESIDUAL_WG / per_item : 1;
   const size_t rs = op->residual->rs;
   const size_t fixed = (size_t)nq * (dim + 1) * nsh * rs;
+  if (cellwise) return fixed <= op->ctx->cl_dev[dev].local_mem ? RESIDUAL_WG : 0;
   const size_t cell = ((size_t)nsh * nc + (size_t)nsh * nas + (size_t)nq * nc +
                        (size_t)nq * nc * dim) * rs;
   const size_t have = op->ctx->cl_dev[dev].local_mem;
@@ -209,9 +223,10 @@ static int residual_programs(struct femint_operator *op, int f)
   snprintf(text + at, len - at, "%s\n%s", pw->source, kernel);
   free(kernel);
   int err = 0;
+  rf->cellwise = kernel_cellwise(op, pw);
   for (int dev = 0; dev < ctx->ncl_dev && !err; dev++) {
     if (!ctx->cl_driven[dev] || !ctx->cl_dev[dev].fp64) continue;
-    rf->nb[dev] = kernel_batch(op, pw, dev);
+    rf->nb[dev] = kernel_batch(op, pw, dev, rf->cellwise);
     if (rf->nb[dev] < 0) {
       err = femint_seterr(ctx, FEMINT_EINVAL,
                           "%s: options.residual_cells = %d: the batch does not fit the %llu bytes "
@@ -224,10 +239,10 @@ static int residual_programs(struct femint_operator *op, int f)
     char options[400];
     snprintf(options, sizeof options,
              "-DDIM=%d -DNC=%d -DNA=%d -DAUX=%d -DNSH=%d -DNQ=%d -DNB=%d -DWG=%d -DNCONST=%d "
-             "-DFEMINT_FP64 -DHAS_F0=%d -DHAS_F1=%d -DAFFINE=%d",
+             "-DFEMINT_FP64 -DHAS_F0=%d -DHAS_F1=%d -DAFFINE=%d -DCELLWISE=%d",
              re->dim, pw->ncomp, pw->naux, pw->aux, re->nsh, re->nq, rf->nb[dev], RESIDUAL_WG,
              pw->nconst, pw_defines(pw->source, "f0"), pw_defines(pw->source, "f1"),
-             op->residual->affine);
+             op->residual->affine, rf->cellwise);
     err = operator_build_failed(
         op, femint_context_program(ctx, dev, text, options, "residual", &rf->prog[dev]), pw->name);
   }
@@ -276,6 +291,7 @@ static int residual_form_prepare(struct femint_operator *op, int f)
                                         .k = pw->k, .f0 = rf->f0,
                                         .f1 = rf->f1, .cells = rf->cells,
                                         .program = rf->prog, .nb = rf->nb,
+                                        .cellwise = rf->cellwise,
                                         .nbatch = p->opt.residual_batches > 0
                                                       ? p->opt.residual_batches
                                                       : 1};
