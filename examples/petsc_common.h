@@ -1,5 +1,6 @@
-/* What the two files of examples/petsc_elasticity share: the settings of the command line, a
- * rank's share of the mesh and the DOFs, and the functions of petsc_parts.c that make them. */
+/* What the PETSc examples (petsc_elasticity, petsc_snes, petsc_bps) share with petsc_parts.c: the
+ * settings of the command line, a rank's share of the mesh and the DOFs, the functions that make
+ * them, and the values of the DOFs a rank's cells meet. */
 #ifndef FEMINT_EXAMPLE_PETSC_COMMON_H
 #define FEMINT_EXAMPLE_PETSC_COMMON_H
 
@@ -18,6 +19,7 @@
 #define NMAX (288 * 3)
 
 struct settings {
+  int shape; /* of the box and of a Gmsh file's cells: FEMINT_PRISM or FEMINT_TRI */
   PetscInt n, order, repeat;
   PetscBool weak, timing, no_solve, distributed, setvalues;
   PetscReal perturb;
@@ -41,10 +43,12 @@ static inline PetscInt to_global(const struct part *pt, int64_t d)
   return (PetscInt)(d < 0 ? -1 : pt->global ? pt->global[d] : d);
 }
 
-/* The same mesh on every rank: the box, or the whole Gmsh file; what describes it. */
+/* The same mesh on every rank: the box (prisms: N x N x N blocks, N*R along z with -weak;
+ * triangles: N x N), or the whole Gmsh file; what describes it. */
 PetscErrorCode make_mesh(femint_context_t ctx, const struct settings *st, int size,
                          femint_mesh_t *mesh, char *what, size_t len);
-/* The rank's part of the mesh: its slab of the box, or its partition of a partitioned Gmsh file. */
+/* The rank's part of the mesh: its run of the cells of the box (unperturbed), or its partition of
+ * a partitioned Gmsh file. */
 PetscErrorCode make_mesh_part(femint_context_t ctx, const struct settings *st, int rank, int size,
                               femint_mesh_t *mesh, char *what, size_t len);
 /* Replicated: the rank's run of cells (an even share, in mesh order) and the DOFs it owns. */
@@ -59,11 +63,12 @@ PetscErrorCode get_where(int *where);
  * devices; none with FEMINT_WHERE_CPU), CPU workers on the cores of the rank's binding. */
 PetscErrorCode start_femint(int where, femint_context_t *ctx);
 
-/* The values at the DOFs a rank's cells meet (owned and ghost, ascending in list) and one
- * VecScatter between them and a global vector: gather brings x's values into xf (an array over
- * the space's DOFs, what femint takes), scatter_add sums every rank's yf into y. */
+/* The values at the DOFs a rank's cells meet (owned and ghost: their global numbers ascending in
+ * list, their DOFs of the rank's space in dof) and one VecScatter between them and a global
+ * vector: gather brings x's values into xf (an array over the nlocal DOFs of the rank's space,
+ * what femint takes), scatter_add sums every rank's yf into y. */
 struct local {
-  PetscInt nl, *list;
+  PetscInt nl, *list, *dof;
   VecScatter sc;
   Vec xl, yl;
   double *xf, *yf;

@@ -491,6 +491,7 @@ static PetscErrorCode checksum(Vec x, double *sum)
 static PetscErrorCode read_settings(struct settings *st)
 {
   PetscBool has_mesh = PETSC_FALSE;
+  st->shape = FEMINT_PRISM;
   st->n = 4, st->order = 2, st->repeat = 1, st->perturb = 0;
   st->weak = st->timing = st->no_solve = st->distributed = st->setvalues = PETSC_FALSE;
   st->mesh[0] = '\0';

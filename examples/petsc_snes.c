@@ -8,17 +8,35 @@
  * What it teaches:
  *   - every rank builds the same mesh and space and takes a run of cells; the DOFs it owns are a
  *     contiguous range (femint_space_dof_range), the layout of PETSc's vectors and matrix;
+ *   - with -distributed, each rank builds only its part instead (its run of the square's
+ *     triangles through femint_mesh_create_part, with the box's vertex numbers as global ids, or
+ *     its partition of a partitioned Gmsh file), removes the DOFs of its share of the boundary
+ *     (the faces of tag > 0: those between parts have tag 0), numbers its DOFs across the ranks
+ *     by their keys and gives the numbers to femint (make_dist_part in petsc_parts.c); femint's
+ *     residual and Jacobian stay in the numbering of the rank's space, which the example maps
+ *     to the global one;
  *   - FormFunction: a VecScatter brings the values of the DOFs the rank's cells meet,
  *     femint_operator_residual evaluates the rank's share of F (on its CPU and OpenCL workers),
  *     and the same scatter in reverse adds the shares (ADD_VALUES);
  *   - FormJacobian: femint_operator_jacobian assembles the rank's cells' Jacobian, whose rows
- *     go to PETSc's matrix with MatSetValues (ADD_VALUES) and meet there;
+ *     go to PETSc's matrix with MatSetValues (ADD_VALUES, rows and columns in global numbers)
+ *     and meet there;
  *   - Newton converges quadratically, in the same steps and to the same solution on any number
- *     of ranks.
+ *     of ranks, replicated or distributed.
  *
- * Usage: mpirun -n R petsc_snes [-n N] [-order P] [-lambda L] [-mesh FILE.msh]
- *                               [-where any|cpu|opencl] [PETSc options, e.g. -snes_monitor]
- *   -n N: 2 N^2 triangles (8); -order P: 1..3 (2); -lambda L: 0 <= L <= 3 (1) */
+ * Usage: mpirun -n R petsc_snes [-n N] [-order P] [-lambda L] [-perturb F] [-mesh FILE.msh]
+ *                               [-distributed] [-where any|cpu|opencl]
+ *                               [PETSc options, e.g. -snes_monitor]
+ *   -n N          2 N^2 triangles (8)
+ *   -order P      1..3 (2)
+ *   -lambda L     0 <= L <= 3 (1)
+ *   -perturb F    move the interior vertices of the square by up to F times the spacing, F in
+ *                 [0, 0.5) (0.1; 0 with -distributed, which builds the square unperturbed)
+ *   -mesh F       the triangles of a Gmsh file instead (read whole by every rank)
+ *   -distributed  each rank builds its part only: its run of the square's triangles, or with
+ *                 -mesh partition rank + 1 of a file partitioned in R parts, whose boundary lines
+ *                 carry physical tags (untagged ones are not Dirichlet there)
+ *   -where W      where femint evaluates the residual: any worker, CPU workers only, OpenCL */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +100,7 @@ static PetscErrorCode form_function(SNES snes, Vec x, Vec f, void *ctx)
 static PetscErrorCode form_jacobian(SNES snes, Vec x, Mat J, Mat P, void *ctx)
 {
   struct problem *b = ctx;
+  const struct local *l = &b->loc;
   (void)snes, (void)J;
   PetscCall(local_gather(&b->loc, x));
   FEMINT_TRY(NULL, femint_vector_set_values(b->vu, b->loc.xf));
@@ -92,14 +111,15 @@ static PetscErrorCode form_jacobian(SNES snes, Vec x, Mat J, Mat P, void *ctx)
   const double *val;
   FEMINT_TRY(NULL, femint_matrix_csr(A, &n, &rowptr, &colind, &val));
   PetscInt most = 0, *cols;
-  for (PetscInt i = 0; i < b->loc.nl; i++)
-    most = PetscMax(most, (PetscInt)(rowptr[b->loc.list[i] + 1] - rowptr[b->loc.list[i]]));
+  for (PetscInt i = 0; i < l->nl; i++)
+    most = PetscMax(most, (PetscInt)(rowptr[l->dof[i] + 1] - rowptr[l->dof[i]]));
   PetscCall(PetscMalloc1(most + 1, &cols));
   PetscCall(MatZeroEntries(P));
-  for (PetscInt i = 0; i < b->loc.nl; i++) { /* the rows of the rank's cells */
-    const PetscInt r = b->loc.list[i], cnt = (PetscInt)(rowptr[r + 1] - rowptr[r]);
-    for (PetscInt k = 0; k < cnt; k++) cols[k] = (PetscInt)colind[rowptr[r] + k];
-    PetscCall(MatSetValues(P, 1, &r, cnt, cols, val + rowptr[r], ADD_VALUES));
+  /* the rows of the rank's cells: row dof[i] of the rank's space is global row list[i] */
+  for (PetscInt i = 0; i < l->nl; i++) {
+    const PetscInt r = l->dof[i], cnt = (PetscInt)(rowptr[r + 1] - rowptr[r]);
+    for (PetscInt k = 0; k < cnt; k++) cols[k] = to_global(&b->pt, colind[rowptr[r] + k]);
+    PetscCall(MatSetValues(P, 1, &l->list[i], cnt, cols, val + rowptr[r], ADD_VALUES));
   }
   PetscCall(PetscFree(cols));
   femint_matrix_destroy(&A);
@@ -108,44 +128,71 @@ static PetscErrorCode form_jacobian(SNES snes, Vec x, Mat J, Mat P, void *ctx)
   return 0;
 }
 
+/* The command line: the box, the file or the part of either, and the problem. */
+static PetscErrorCode read_settings(struct settings *st, PetscReal *lambda)
+{
+  PetscBool perturbed = PETSC_FALSE;
+  *st = (struct settings){.shape = FEMINT_TRI, .n = 8, .order = 2, .repeat = 1};
+  *lambda = 1;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mesh", st->mesh, sizeof st->mesh, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &st->n, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-order", &st->order, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-lambda", lambda, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-distributed", &st->distributed, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-perturb", &st->perturb, &perturbed));
+  PetscCall(get_where(&st->where));
+  PetscCheck(st->n >= 1 && st->order >= 1 && st->order <= 3 && *lambda >= 0 && *lambda <= 3,
+             PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-n %d -order %d -lambda %g: need n >= 1, order 1..3, lambda in [0, 3]", (int)st->n,
+             (int)st->order, (double)*lambda);
+  PetscCheck(st->perturb >= 0 && st->perturb < 0.5, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-perturb %g: need 0 <= F < 0.5", (double)st->perturb);
+  PetscCheck(!st->distributed || st->perturb == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-perturb %g with -distributed: the distributed square is unperturbed (its "
+             "perturbation is made on the whole)", (double)st->perturb);
+  if (!perturbed && !st->distributed) st->perturb = 0.1;
+  return 0;
+}
+
 static PetscErrorCode run(void)
 {
-  char where[16] = "any", path[PETSC_MAX_PATH_LEN] = "";
-  PetscInt n = 8, order = 2;
-  PetscReal lambda = 1;
+  char where[16] = "any", what[PETSC_MAX_PATH_LEN + 64];
+  struct settings st;
+  PetscReal lambda;
+  int size, rank;
+  PetscCall(read_settings(&st, &lambda));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-where", where, sizeof where, NULL));
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-mesh", path, sizeof path, NULL));
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-order", &order, NULL));
-  PetscCall(PetscOptionsGetReal(NULL, NULL, "-lambda", &lambda, NULL));
-  int w;
-  PetscCall(get_where(&w));
-  PetscCheck(n >= 1 && order >= 1 && order <= 3 && lambda >= 0 && lambda <= 3, PETSC_COMM_WORLD,
-             PETSC_ERR_ARG_OUTOFRANGE, "-n %d -order %d -lambda %g: need n >= 1, order 1..3, "
-             "lambda in [0, 3]", (int)n, (int)order, (double)lambda);
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   femint_context_t ctx;
-  PetscCall(start_femint(w, &ctx));
+  PetscCall(start_femint(st.where, &ctx));
   struct problem b = {0};
   femint_mesh_t mesh;
-  if (path[0]) FEMINT_TRY(ctx, femint_mesh_read_gmsh(ctx, path, &mesh));
-  else FEMINT_TRY(ctx, femint_mesh_create_box(ctx, FEMINT_TRI, (int)n, (int)n, 1, 1, 1, 1, 0.1, 1, &mesh));
-  PetscCheck(femint_mesh_shape(mesh) == FEMINT_TRI, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
-             "-mesh %s: the example solves on triangles", path);
-  FEMINT_TRY(ctx, femint_space_create(ctx, mesh, FEMINT_H1, 1, NULL, (int)order, &b.space));
-  FEMINT_TRY(ctx, femint_space_remove_boundary_dofs(b.space, 0, NULL));
+  if (st.distributed) PetscCall(make_mesh_part(ctx, &st, rank, size, &mesh, what, sizeof what));
+  else PetscCall(make_mesh(ctx, &st, size, &mesh, what, sizeof what));
+  FEMINT_TRY(ctx, femint_space_create(ctx, mesh, FEMINT_H1, 1, NULL, (int)st.order, &b.space));
+  /* u = 0 on the boundary: its DOFs leave the space, before the DOFs are numbered. A part
+   * removes the faces of tag > 0 only, not the faces between parts (tag 0). */
+  FEMINT_TRY(ctx, femint_space_remove_boundary_dofs(b.space, st.distributed ? -1 : 0, NULL));
   const double k0 = lambda;
   const struct femint_pointwise pw = {.source = physics, .name = "bratu (petsc_snes.c)",
                                       .ncomp = 1, .nconst = 1, .constants = &k0};
   femint_form_t form;
   FEMINT_TRY(ctx, femint_form_create_pointwise(ctx, &pw, &form));
   const int ncell = femint_mesh_num_cells(mesh);
+  int ncell_all = ncell;
   Vec x, r;
-  PetscCall(make_part(b.space, ncell, &b.pt));
+  if (st.distributed) {
+    PetscCall(make_dist_part(b.space, ncell, &b.pt));
+    PetscCallMPI(MPI_Allreduce(&ncell, &ncell_all, 1, MPI_INT, MPI_SUM, PETSC_COMM_WORLD));
+  } else {
+    PetscCall(make_part(b.space, ncell, &b.pt));
+  }
   const PetscInt nown = (PetscInt)(b.pt.dof_end - b.pt.dof_begin);
   PetscCall(VecCreateMPI(PETSC_COMM_WORLD, nown, (PetscInt)b.pt.ndof, &x));
   PetscCall(VecDuplicate(x, &r));
   PetscCall(local_setup(b.space, &b.pt, x, &b.loc));
-  const struct femint_operator_options opt = {.where = w, .cells = b.pt.cells,
+  const struct femint_operator_options opt = {.where = st.where, .cells = b.pt.cells,
                                               .ncells = b.pt.ncell};
   FEMINT_TRY(ctx, femint_operator_create(ctx, b.space, 1, &form, &opt, &b.op));
   FEMINT_TRY(ctx, femint_vector_create(b.space, &b.vu));
@@ -170,11 +217,16 @@ static PetscErrorCode run(void)
   PetscInt hits[32];
   PetscCall(SNESSetConvergenceHistory(snes, hist, hits, 32, PETSC_TRUE));
   PetscCall(SNESSetFromOptions(snes));
+  if (!st.mesh[0] && st.perturb > 0)
+    snprintf(what + strlen(what), sizeof what - strlen(what), ", perturbed by %g",
+             (double)st.perturb);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                         "bratu (lambda %g): %d triangles, order %d, %lld DOFs, %d rank%s, femint "
-                        "on %s workers\n",
-                        (double)lambda, ncell, (int)order, (long long)b.pt.ndof, b.pt.size,
-                        b.pt.size > 1 ? "s" : "", where));
+                        "on %s workers; mesh %s: %s\n",
+                        (double)lambda, ncell_all, (int)st.order, (long long)b.pt.ndof, size,
+                        size > 1 ? "s" : "", where,
+                        st.distributed ? "distributed (each rank builds its part)" : "replicated",
+                        what));
   PetscCall(VecSet(x, 0));
   PetscCall(SNESSolve(snes, NULL, x));
   PetscInt its, nh;
@@ -187,9 +239,11 @@ static PetscErrorCode run(void)
   for (PetscInt k = 0; k < nh; k++)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %.3e", (double)(hist[k] / hist[0])));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
+  /* the L2 error over the rank's cells (the values of the rank's space), summed */
   double mine, all;
   PetscCall(local_gather(&b.loc, x));
-  FEMINT_TRY(ctx, femint_space_l2_error(b.space, b.loc.xf, b.pt.ncell, b.pt.cells, exact, NULL, &mine));
+  FEMINT_TRY(ctx, femint_space_l2_error(b.space, b.loc.xf, b.pt.ncell, b.pt.cells, exact, NULL,
+                                        &mine));
   PetscCallMPI(MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "L2 error: %.12e\n", sqrt(all)));
   PetscCall(SNESDestroy(&snes));
@@ -198,6 +252,7 @@ static PetscErrorCode run(void)
   PetscCall(VecDestroy(&r));
   PetscCall(local_destroy(&b.loc));
   PetscCall(PetscFree(b.pt.cells));
+  PetscCall(PetscFree(b.pt.global));
   femint_vector_destroy(&b.vu);
   femint_vector_destroy(&b.vF);
   femint_operator_destroy(&b.op);
