@@ -515,7 +515,8 @@ enum femint_assembly {
 
 /** How femint_operator_residual's OpenCL kernel maps cells to work-items. */
 enum femint_residual_kernel {
-  FEMINT_RESIDUAL_AUTO = 0,       /**< chosen from the element (doc/performance.md) */
+  FEMINT_RESIDUAL_AUTO = 0,       /**< CELLWISE, unless residual_cells or residual_batches
+                                       ask for the transposed kernel's batches */
   FEMINT_RESIDUAL_TRANSPOSED = 1, /**< seed 002's thread transposition: a work-group takes
                                        batches of cells, its work-items the (cell, point) pairs,
                                        then the (cell, component, function) triples */

@@ -592,6 +592,8 @@ bad 1 "missing.c" residual --pointwise missing.c
 bad 1 "broken.c:5" residual --mesh rect:2,2 --pointwise broken.c
 bad 2 "rect:NX,NY" residual --mesh box:2,2,2
 bad 2 "--components" residual --components 2
+bad 2 "--kernel" residual --kernel fast
+bad 1 "residual_cells = 8" residual --mesh rect:2,2 --kernel cellwise --batch 8
 bad 2 "frobnicate" frobnicate
 # tets-cube.msh with its interior vertex moved through a face: cells overlap
 sed 's/^0.60378376320065 0.39621623679935 0.5711359540008124$/0.9 0.1 0.1/' \

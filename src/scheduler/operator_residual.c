@@ -151,15 +151,14 @@ static int residual_setup(struct femint_operator *op)
   return 0;
 }
 
-/* Whether the OpenCL kernel takes a cell per work-item: as asked, else (batches not asked for)
- * for elements of at most CELLWISE_MAX values per cell, which a work-item keeps in registers. */
-#define CELLWISE_MAX 12
-static int kernel_cellwise(const struct femint_operator *op, const struct pointwise *pw)
+/* Whether the OpenCL kernel takes a cell per work-item: as asked, else unless batches were
+ * asked for (on the H200 it was 1.2-6.8 times faster than the transposed kernel for every form,
+ * order and precision measured, P3 elasticity on tetrahedra included: doc/performance.md). */
+static int kernel_cellwise(const struct femint_operator *op)
 {
   const struct femint_operator_options *o = &op->plan->opt;
   if (o->residual_kernel) return o->residual_kernel == FEMINT_RESIDUAL_CELLWISE;
-  return !o->residual_cells && !o->residual_batches &&
-         op->residual->re->nsh * pw->ncomp <= CELLWISE_MAX;
+  return !o->residual_cells && !o->residual_batches;
 }
 
 /* Cells per batch of the OpenCL kernel on a device: enough (cell, point) pairs and (cell,
@@ -223,7 +222,7 @@ static int residual_programs(struct femint_operator *op, int f)
   snprintf(text + at, len - at, "%s\n%s", pw->source, kernel);
   free(kernel);
   int err = 0;
-  rf->cellwise = kernel_cellwise(op, pw);
+  rf->cellwise = kernel_cellwise(op);
   for (int dev = 0; dev < ctx->ncl_dev && !err; dev++) {
     if (!ctx->cl_driven[dev] || !ctx->cl_dev[dev].fp64) continue;
     rf->nb[dev] = kernel_batch(op, pw, dev, rf->cellwise);

@@ -8,7 +8,10 @@
 # smaller run that checks the CPU and the device against each other. One CSV row per run in
 # OUTDIR/residual-SET.csv, the text in OUTDIR/residual-SET.txt. SET: tri, tet, elasticity,
 # single (the P1 runs in single precision), large (33.5 million triangles), table2 (seed 002's
-# Table 2: cells per batch x batches per work-group), any.
+# Table 2: cells per batch x batches per work-group), any, kernels and kernels2 (the two OpenCL
+# kernels, --kernel transposed and cellwise, side by side; kernels3 for elasticity at orders 2
+# and 3), cpu (the CPU workers alone, for
+# T_ideal against the device).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 gpu_setup "${1:-out}"
@@ -61,3 +64,33 @@ for batch in 16 32 64 128; do
 done
 run any --element tri --order 2 --mesh rect:256,256 --aux field --where any --bench
 run any --element tet --order 1 --mesh box:32,32,32 --pointwise gallery:bratu --where any --bench
+for kernel in transposed cellwise; do
+  run kernels --element tri --order 1 --mesh rect:2048,2048 --aux field --where opencl --bench \
+    --kernel $kernel
+  run kernels --element tri --order 1 --mesh rect:2048,2048 --where opencl --bench --kernel $kernel
+  run kernels --element tet --order 1 --mesh box:96,96,96 --where opencl --bench --kernel $kernel
+  run kernels --element tet --order 1 --mesh box:96,96,96 --aux field --where opencl --bench \
+    --kernel $kernel
+  run kernels --element tri --order 2 --mesh rect:1448,1448 --where opencl --bench --kernel $kernel
+  run kernels --element tet --order 2 --mesh box:64,64,64 --where opencl --bench --kernel $kernel
+  run kernels2 --element tri --order 3 --mesh rect:1024,1024 --where opencl --bench --kernel $kernel
+  run kernels2 --element tet --order 3 --mesh box:40,40,40 --where opencl --bench --kernel $kernel
+  run kernels2 --element tri --order 1 --mesh rect:2048,2048 --pointwise gallery:elasticity \
+    --where opencl --bench --kernel $kernel
+  run kernels2 --element tet --order 1 --mesh box:80,80,80 --pointwise gallery:elasticity \
+    --where opencl --bench --kernel $kernel
+  run kernels2 --element tri --order 1 --mesh rect:2048,2048 --aux field --where opencl --bench \
+    --precision single --kernel $kernel
+  run kernels2 --element tet --order 1 --mesh box:96,96,96 --aux field --where opencl --bench \
+    --precision single --kernel $kernel
+done
+for kernel in transposed cellwise; do
+  for order in 2 3; do
+    run kernels3 --element tri --order $order --mesh rect:1024,1024 --pointwise gallery:elasticity \
+      --where opencl --bench --kernel $kernel
+    run kernels3 --element tet --order $order --mesh box:40,40,40 --pointwise gallery:elasticity \
+      --where opencl --bench --kernel $kernel
+  done
+done
+run cpu --element tri --order 1 --mesh rect:2048,2048 --aux field --where cpu --bench
+run cpu --element tet --order 1 --mesh box:96,96,96 --aux field --where cpu --bench
