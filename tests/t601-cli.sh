@@ -490,6 +490,12 @@ EOF
 st=$?
 ok $st "residual --pointwise heat.c (the caller's file) --aux field"
 [ $st -eq 0 ] || { diag resf.err; diag resf.out; }
+"$FEMINT" residual --mesh rect:4,4 --where opencl --bench --runs 1 --table2 --csv t2.csv \
+  >t2.out 2>t2.err && grep -q '^table 2' t2.out && [ "$(wc -l <t2.csv)" -eq 14 ] &&
+  [ "$(grep -c ',transposed$' t2.csv)" -eq 12 ]
+st=$?
+ok $st "residual --table2: seed 002's Table 2, 4 batch sizes x 3 batches per work-group, in the CSV"
+[ $st -eq 0 ] || { diag t2.err; diag t2.out; }
 sed 's/u\[0\] \* u\[0\] \* u\[0\]/u[0] * u[0] u[0]/' heat.c >broken.c
 
 # --help of each command lists every option of its table (read from the sources) and is the
@@ -593,6 +599,9 @@ bad 1 "broken.c:5" residual --mesh rect:2,2 --pointwise broken.c
 bad 2 "rect:NX,NY" residual --mesh box:2,2,2
 bad 2 "--components" residual --components 2
 bad 2 "--kernel" residual --kernel fast
+bad 2 "--table2" residual --table2
+bad 2 "--table2" residual --bench --table2 --batch 16
+bad 2 "add --table2" residual --plot t.png
 bad 1 "residual_cells = 8" residual --mesh rect:2,2 --kernel cellwise --batch 8
 bad 2 "frobnicate" frobnicate
 # tets-cube.msh with its interior vertex moved through a face: cells overlap

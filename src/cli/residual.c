@@ -21,11 +21,11 @@ static const char *const simplex_names[] = {"tri", "tet", NULL};
 static const int simplex_values[] = {FEMINT_TRI, FEMINT_TET};
 
 struct residual_options {
-  int shape, aux, where, bench, json, verbose, single, kernel;
+  int shape, aux, where, bench, json, verbose, single, kernel, table2;
   long order, runs, components, batch, batches, devices;
   struct cli_mesh mesh;
   double perturb, curved;
-  const char *pointwise, *constants, *csv;
+  const char *pointwise, *constants, *csv, *plot;
 };
 
 #define F(member) offsetof(struct residual_options, member)
@@ -83,6 +83,14 @@ static const struct cli_option options[] = {
            NULL)},
   {CLI_OPT("--runs", CLI_INT, F(runs), "--bench: evaluations timed (default 10)", "N"),
    .min = 1, .max = 10000},
+  {CLI_OPT("--table2", CLI_FLAG, F(table2),
+           "with --bench: seed 002's Table 2 after the run, the transposed kernel timed with 16, "
+           "32, 64 and 128 cells per batch (those that fit) x 1, 4 and 16 batches per work-group",
+           NULL)},
+  {CLI_OPT("--plot", CLI_PATH, F(plot),
+           "with --table2: draw FILE.png with gnuplot, the fraction of the copy rate against the "
+           "cells per batch, one line per batches per work-group, the cell-per-work-item kernel "
+           "as a level", "FILE.png"), .flags = CLI_WRITABLE},
   {CLI_OPT("--json", CLI_FLAG, F(json), "one JSON object", NULL)},
   {CLI_OPT("--csv", CLI_PATH, F(csv), "also write the fields as a CSV header and row", "FILE"),
    .flags = CLI_WRITABLE},
@@ -95,7 +103,8 @@ const struct cli_command cli_residual_cmd = {
   "residual",
   "the residual of pointwise functions on triangles or tetrahedra (seed 002), checked or timed",
   "[--element tri|tet] [--order P] [--mesh M] [--pointwise gallery:NAME|FILE.c] [--aux A] "
-  "[--constants K] [--where W] [--kernel K] [--bench [--runs N]] [--json] [--csv FILE]",
+  "[--constants K] [--where W] [--kernel K] [--bench [--runs N] [--table2 [--plot FILE.png]]] "
+  "[--json] [--csv FILE]",
   "Builds the mesh and the Lagrange space, the pointwise form (femint_form_create_pointwise) and "
   "u = 1 + x/2 - y/3 (every component), and evaluates F(u) with femint_operator_residual. Checks: "
   "the residuals of the CPU and the OpenCL workers agree (1e-12 relative), two evaluations give "
@@ -258,6 +267,19 @@ static void bench_model(const struct residual_options *o, int dim, int nc, int n
   *flops = (double)ncell * nq * (per_point + 2.0 * nsh * nc * (1 + dim));
 }
 
+/* One row of the CSV: the run's options and results. */
+static void csv_row(FILE *csv, const struct residual_options *o, const char *name, int nc,
+                   const struct residual_result *r, int pass)
+{
+  const double t = o->bench ? r->t_run : 0;
+  fprintf(csv, "%s,%s,%s,%s,%ld,%ld,%ld,%d,%d,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.4g,%d,%s\n",
+          cli_shape_name(o->shape), name, aux_names[o->aux], precision_names[o->single], o->order,
+          o->batch, o->batches ? o->batches : 1, nc, r->ncell, (long long)r->ndof, r->t_first, t,
+          r->bytes, t > 0 ? r->bytes / t * 1e-9 : 0, t > 0 ? r->flops / t * 1e-9 : 0,
+          t > 0 && r->copy_rate > 0 ? r->bytes / t / r->copy_rate : 0, pass,
+          kernel_names[o->kernel]);
+}
+
 static void report(const struct residual_options *o, const char *name, int dim, int nc,
                    const struct residual_result *r, int pass, FILE *csv)
 {
@@ -310,12 +332,81 @@ static void report(const struct residual_options *o, const char *name, int dim, 
   if (csv) {
     fprintf(csv, "element,pointwise,aux,precision,order,batch,batches,components,cells,dofs,"
                  "first_s,residual_s,bytes,gb_per_s,gflops_per_s,copy_fraction,pass,kernel\n");
-    fprintf(csv, "%s,%s,%s,%s,%ld,%ld,%ld,%d,%d,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.4g,%d,%s\n",
-            cli_shape_name(o->shape), name, aux_names[o->aux], precision_names[o->single],
-            o->order, o->batch, o->batches ? o->batches : 1, nc, r->ncell,
-            (long long)r->ndof, r->t_first, o->bench ? r->t_run : 0, r->bytes, gbs, gfl, frac, pass,
-            kernel_names[o->kernel]);
+    csv_row(csv, o, name, nc, r, pass);
   }
+}
+
+/* --plot: the fraction of the copy rate of Table 2's rows against the cells per batch, one line
+ * per batches per work-group, and the cell-per-work-item kernel's level (a warning and no chart
+ * without gnuplot). */
+static int table2_plot(const struct residual_options *o, const char *name, const double *frac,
+                       const int *batch, int nbatch, const int *per, int nper, double level)
+{
+  if (!cli_have_gnuplot()) {
+    fprintf(stderr, "femint: warning: gnuplot is not on the PATH: no chart '%s'\n", o->plot);
+    return 0;
+  }
+  char s[8192], title[256];
+  snprintf(title, sizeof title, "femint residual: %s, %s of order %ld, aux %s, %s", name,
+           cli_shape_plural(o->shape), o->order, aux_names[o->aux], precision_names[o->single]);
+  size_t len = (size_t)snprintf(s, sizeof s, "$data << EOD\n");
+  for (int b = 0; b < nbatch; b++) {
+    len += (size_t)snprintf(s + len, sizeof s - len, "%d", batch[b]);
+    for (int k = 0; k < nper; k++)
+      len += (size_t)snprintf(s + len, sizeof s - len, " %.4g", frac[b * nper + k]);
+    len += (size_t)snprintf(s + len, sizeof s - len, "\n");
+  }
+  len += (size_t)snprintf(
+      s + len, sizeof s - len,
+      "EOD\nif (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
+      "  set terminal pngcairo size 900,550 font \",10\"\n} else {\n  set terminal png size "
+      "900,550\n}\nset termoption noenhanced\nset output \"%s\"\nset title \"%s\"\n"
+      "set logscale x 2\nset grid\nset key bottom right\nset yrange [0:1.05]\n"
+      "set xlabel \"cells per batch (transposed kernel)\"\nset ylabel \"fraction of the copy "
+      "rate\"\nset datafile missing \"nan\"\nplot ",
+      o->plot, title);
+  for (int k = 0; k < nper; k++)
+    len += (size_t)snprintf(s + len, sizeof s - len,
+                            "$data using 1:%d with linespoints lw 2 pt 7 title \"%d batch%s per "
+                            "work-group\", ",
+                            k + 2, per[k], per[k] > 1 ? "es" : "");
+  snprintf(s + len, sizeof s - len, "%.4g with lines dt 2 lw 2 title \"%s (%.2f)\"\nset output\n",
+           level,
+           o->kernel == FEMINT_RESIDUAL_TRANSPOSED ? "transposed, default batch" : "a cell per work-item",
+           level);
+  return cli_gnuplot(s) ? EXIT_RUNTIME : 0;
+}
+
+/* --table2: seed 002's Table 2, the transposed kernel timed for each batch size and batches per
+ * work-group after the run (level: its fraction of the copy rate); a batch that does not fit the
+ * device's local memory is left out. */
+static int table2(femint_context_t ctx, femint_space_t s, femint_form_t f,
+                  const struct residual_options *o, femint_vector_t vu, femint_vector_t va,
+                  const char *name, int nc, const struct residual_result *base, double *F,
+                  FILE *csv, double level)
+{
+  static const int batch[] = {16, 32, 64, 128}, per[] = {1, 4, 16};
+  enum { NB = sizeof batch / sizeof *batch, NP = sizeof per / sizeof *per };
+  double frac[NB * NP];
+  printf("table 2       cells per batch x batches per work-group: fraction of the copy rate\n");
+  for (int b = 0; b < NB; b++) {
+    printf("  %3d cells  ", batch[b]);
+    for (int k = 0; k < NP; k++) {
+      struct residual_options t = *o;
+      t.kernel = FEMINT_RESIDUAL_TRANSPOSED;
+      t.batch = batch[b];
+      t.batches = per[k];
+      struct residual_result r = *base;
+      const int rc = evaluate(ctx, s, f, &t, FEMINT_WHERE_OPENCL, vu, va, o->runs, F, &r.t_first,
+                              &r.t_run, &r.same);
+      if (rc && rc != FEMINT_EINVAL) return cli_fail_runtime(ctx, rc);
+      frac[b * NP + k] = rc ? NAN : base->bytes / r.t_run / base->copy_rate;
+      printf(rc ? " %2d: (too big)" : " %2d: %.2f", per[k], frac[b * NP + k]);
+      if (!rc && csv) csv_row(csv, &t, name, nc, &r, 1);
+    }
+    printf("\n");
+  }
+  return o->plot ? table2_plot(o, name, frac, batch, NB, per, NP, level) : 0;
 }
 
 int cli_residual_command(int argc, char **argv)
@@ -326,6 +417,11 @@ int cli_residual_command(int argc, char **argv)
   int status = cli_parse(&cli_residual_cmd, argc, argv, &o, &args);
   if (status) return status < 0 ? 0 : status;
   const int dim = o.shape == FEMINT_TRI ? 2 : 3;
+  if (o.table2 && (!o.bench || o.where == FEMINT_WHERE_CPU || o.batch || o.batches || o.json))
+    return cli_fail_usage("--table2: with --bench, on an OpenCL device (--where any or opencl), "
+                          "without --batch and --batches (it sets them) and without --json (it "
+                          "prints a table; --csv writes its rows)");
+  if (o.plot && !o.table2) return cli_fail_usage("--plot: draws --table2's rows; add --table2");
   if (o.mesh.kind == CLI_MESH_NONE)
     o.mesh = dim == 2 ? (struct cli_mesh){CLI_MESH_RECT, 256, 256, 1, NULL}
                       : (struct cli_mesh){CLI_MESH_BOX, 24, 24, 24, NULL};
@@ -452,8 +548,15 @@ int cli_residual_command(int argc, char **argv)
   const double tol = o.single ? 1e-4 : 1e-12;
   const int pass = repeat_ok && (r.cross < 0 || r.cross < tol) && (r.sum_err < 0 || r.sum_err < tol);
   report(&o, name, dim, nc, &r, pass, csv);
-  fflush(stdout); /* before the runtime stops: what is printed stays printed */
   status = pass ? 0 : EXIT_RUNTIME;
+  if (o.table2 && cli_copy_device(ctx, o.where) < 0) {
+    status = cli_fail("--table2: no OpenCL device is in service");
+  } else if (o.table2) {
+    const int t2 = table2(ctx, s, f, &o, vu, va, name, nc, &r, G, csv,
+                          r.bytes / r.t_run / r.copy_rate);
+    if (t2) status = t2;
+  }
+  fflush(stdout); /* before the runtime stops: what is printed stays printed */
 done:
   if (csv && fclose(csv) != 0 && status == 0)
     status = cli_fail("--csv %s: cannot write it (%s)", o.csv, strerror(errno));

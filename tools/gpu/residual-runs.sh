@@ -8,10 +8,10 @@
 # smaller run that checks the CPU and the device against each other. One CSV row per run in
 # OUTDIR/residual-SET.csv, the text in OUTDIR/residual-SET.txt. SET: tri, tet, elasticity,
 # single (the P1 runs in single precision), large (33.5 million triangles), table2 (seed 002's
-# Table 2: cells per batch x batches per work-group), any, kernels and kernels2 (the two OpenCL
-# kernels, --kernel transposed and cellwise, side by side; kernels3 for elasticity at orders 2
-# and 3), cpu (the CPU workers alone, for
-# T_ideal against the device).
+# Table 2, femint residual --table2: cells per batch x batches per work-group, and its chart),
+# any, kernels and kernels2 (the two OpenCL kernels, --kernel transposed and cellwise, side by
+# side; kernels3 for elasticity at orders 2 and 3), cpu (the CPU workers alone, for T_ideal
+# against the device).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 gpu_setup "${1:-out}"
@@ -24,7 +24,7 @@ run() {
   femint residual "$@" --csv "$out/row.csv" >>"$out/residual-$name.txt" 2>&1
   if [ -f "$out/row.csv" ]; then
     [ -f "$out/residual-$name.csv" ] || head -n 1 "$out/row.csv" >"$out/residual-$name.csv"
-    tail -n 1 "$out/row.csv" >>"$out/residual-$name.csv"
+    tail -n +2 "$out/row.csv" >>"$out/residual-$name.csv"
     rm -f "$out/row.csv"
   fi
 }
@@ -54,13 +54,9 @@ for prec in single double; do
   run large --element tri --order 1 --mesh rect:4096,4096 --aux field --where opencl --bench \
     --precision $prec
 done
-for batch in 16 32 64 128; do
-  for batches in 1 4 16; do
-    run table2 --element tri --order 1 --mesh rect:2048,2048 --aux field --where opencl --bench \
-      --batch $batch --batches $batches
-    run table2 --element tet --order 1 --mesh box:96,96,96 --aux field --where opencl --bench \
-      --batch $batch --batches $batches
-  done
+for args in "--element tri --order 1 --mesh rect:2048,2048" "--element tet --order 1 --mesh box:96,96,96"; do
+  shape=${args:10:3}
+  run table2 $args --aux field --where opencl --bench --table2 --plot "$out/residual-table2-$shape.png"
 done
 run any --element tri --order 2 --mesh rect:256,256 --aux field --where any --bench
 run any --element tet --order 1 --mesh box:32,32,32 --pointwise gallery:bratu --where any --bench
