@@ -287,6 +287,11 @@ for row in "1 6 24 6" "2 20 46 8" "3 45 79 10"; do
   [ "$got" = "$2 $3 $4" ]
   ok $? "refel --element tet --order $1: nsh nq degree = $2 $3 $4 (got '$got')"
 done
+# the Lagrange tetrahedron (the residual's and femint run --space h1's): 4, 10, 20 functions
+"$FEMINT" refel --element tet --space h1 --order 3 --json >refel.json 2>refel.err
+got="$(field nsh refel.json)"
+[ "$got" = 20 ] && grep -q '"space":"h1"' refel.json
+ok $? "refel --element tet --space h1 --order 3: the Lagrange element's 20 functions (got '$got')"
 
 # Hexahedra through the same run: elasticity of order 2 on every worker, verified (rigid motions
 # in the kernel), and the reference element's sizes.
@@ -599,6 +604,7 @@ bad 1 "broken.c:5" residual --mesh rect:2,2 --pointwise broken.c
 bad 2 "rect:NX,NY" residual --mesh box:2,2,2
 bad 2 "--components" residual --components 2
 bad 2 "--kernel" residual --kernel fast
+bad 2 "hcurl is for tet" refel --element prism --space hcurl
 bad 2 "--table2" residual --table2
 bad 2 "--table2" residual --bench --table2 --batch 16
 bad 2 "add --table2" residual --plot t.png

@@ -203,6 +203,9 @@ void cli_json_workers(struct cli_json *j, const char *key, const struct femint_s
 /* ---- gnuplot (chart.c) ---- */
 
 /* Whether an executable gnuplot is on the PATH. */
+/* The function spaces' names (--space) and their femint_family values. */
+extern const char *const cli_space_names[];
+extern const int cli_space_values[];
 int cli_have_gnuplot(void);
 /* Runs gnuplot on a script; 0 on success, otherwise -1 after a message on stderr. */
 int cli_gnuplot(const char *script);

@@ -7,7 +7,7 @@
 #include "cli.h"
 
 struct refel_options {
-  int shape;
+  int shape, family; /* family -1: H(curl) for tet, else H1 */
   long order; /* 0: every order */
   int json;
 };
@@ -15,9 +15,11 @@ struct refel_options {
 #define F(member) offsetof(struct refel_options, member)
 static const struct cli_option options[] = {
   {CLI_OPT("--element", CLI_CHOICE, F(shape),
-           "prism, quad, hex and tri: the H1 element; tet: the H(curl) element (default prism)",
-           NULL),
+           "prism, quad, hex, tri or tet (default prism)", NULL),
    .choices = cli_element_names, .values = cli_element_values},
+  {CLI_OPT("--space", CLI_CHOICE, F(family),
+           "h1 (every element: Lagrange on tri, tet and hex) or hcurl (tet) (default: hcurl for "
+           "tet, else h1)", NULL), .choices = cli_space_names, .values = cli_space_values},
   {CLI_OPT("--order", CLI_INT, F(order),
            "the order, 1..7 (tet and tri: 1..3, hex: 1..10); without it, a row for every order",
            "P"), .min = 0, .max = 1000},
@@ -30,7 +32,7 @@ static const struct cli_section sections[] = {
 const struct cli_command cli_refel_cmd = {
   "refel",
   "sizes of a reference element: shape functions, quadrature points, degree",
-  "[--element prism|quad|tet|hex] [--order P] [--json]",
+  "[--element prism|quad|tet|hex|tri] [--space h1|hcurl] [--order P] [--json]",
   "Prints the number of shape functions N_sh, of quadrature points N_Q, the exactness degree of "
   "the quadrature and the points of its triangle and line rules (N_Q is their product on the "
   "prism); without --order, a row for p = 1..7 (1..3 for the H(curl) tetrahedron, whose N_sh "
@@ -45,15 +47,18 @@ const struct cli_command cli_refel_cmd = {
 
 int cli_refel_command(int argc, char **argv)
 {
-  struct refel_options o = {.shape = FEMINT_PRISM};
+  struct refel_options o = {.shape = FEMINT_PRISM, .family = -1};
   struct cli_args args;
   int status = cli_parse(&cli_refel_cmd, argc, argv, &o, &args);
   if (status) return status < 0 ? 0 : status;
-  const int tet = o.shape == FEMINT_TET, family = tet ? FEMINT_HCURL : FEMINT_H1;
+  const int family = o.family >= 0 ? o.family : o.shape == FEMINT_TET ? FEMINT_HCURL : FEMINT_H1;
   const int pmax = femint_refel_max_order(o.shape, family);
+  if (pmax == 0)
+    return cli_fail_usage("--space %s: the %s element has no such space (hcurl is for tet)",
+                          cli_family_name(family), cli_element_names[o.shape - 1]);
   if (cli_given(&args, "--order") && (o.order < 1 || o.order > pmax))
-    return cli_fail_usage("--order %ld: the %s element has orders 1..%d", o.order,
-                          cli_element_names[o.shape - 1], pmax);
+    return cli_fail_usage("--order %ld: the %s element of %s has orders 1..%d", o.order,
+                          cli_element_names[o.shape - 1], cli_family_name(family), pmax);
   const int first = o.order ? (int)o.order : 1, last = o.order ? (int)o.order : pmax;
   struct cli_json j = {0};
   if (o.json && !o.order) cli_json_open(&j, NULL, '[');

@@ -15,8 +15,8 @@
 const char *const cli_problem_names[] = {"elasticity", "laplace", "mass", "maxwell", NULL};
 const char *const cli_element_names[] = {"prism", "quad", "tet", "hex", "tri", NULL};
 const int cli_element_values[] = {FEMINT_PRISM, FEMINT_QUAD, FEMINT_TET, FEMINT_HEX, FEMINT_TRI};
-static const char *const space_names[] = {"h1", "hcurl", NULL};
-static const int space_values[] = {FEMINT_H1, FEMINT_HCURL};
+const char *const cli_space_names[] = {"h1", "hcurl", NULL};
+const int cli_space_values[] = {FEMINT_H1, FEMINT_HCURL};
 static const char *const pec_names[] = {"all", "none", NULL};
 static const int pec_values[] = {1, 0};
 
@@ -55,7 +55,7 @@ const struct cli_option cli_setup_options[] = {
            "A"), .lo = 0, .hi = 0.5, .flags = CLI_HI_OPEN},
   {CLI_OPT("--space", CLI_CHOICE, S(family),
            "the function space: h1 (every element) or hcurl (tet) (default: hcurl for tet unless "
-           "--problem is an H1 one, else h1)", NULL), .choices = space_names, .values = space_values},
+           "--problem is an H1 one, else h1)", NULL), .choices = cli_space_names, .values = cli_space_values},
   {CLI_OPT("--problem", CLI_CHOICE, S(problem),
            "on H1: elasticity (E = 1, nu = 0.3; plane stress in 2D), laplace (kappa = "
            "1) or mass (rho = 1); on H(curl): maxwell, the mass matrix T (eps) and the curl-curl "
