@@ -537,8 +537,8 @@ struct femint_operator_options {
                            BP1-BP4); 1, the p + 1 Gauss-Lobatto nodes, collocated (BP5, BP6) */
   int apply_geometry; /**< femint_operator_apply: 0, the quadrature data stored per point; 1,
                            recomputed per point from 26 values per cell (trilinear cells) */
-  int residual_cells;   /**< femint_operator_residual's OpenCL kernel: cells per batch (seed
-                             002's blocks x block size; 0: enough for a work-group of 128) */
+  int residual_cells;   /**< femint_operator_residual's transposed OpenCL kernel: cells per
+                             batch (seed 002's blocks x block size; 0: enough for 128 items) */
   int residual_batches; /**< and batches per work-group, one after the other (0: 1) */
   int residual_kernel;  /**< enum femint_residual_kernel: how the OpenCL kernel maps cells to
                              work-items */
