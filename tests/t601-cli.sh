@@ -495,6 +495,12 @@ EOF
 st=$?
 ok $st "residual --pointwise heat.c (the caller's file) --aux field"
 [ $st -eq 0 ] || { diag resf.err; diag resf.out; }
+"$FEMINT" residual --mesh rect:4,4 --order 1-2 --json >reso.json 2>reso.err &&
+  [ "$(grep -o '"order":[0-9]' reso.json | tr '\n' ' ')" = '"order":1 "order":2 ' ] &&
+  [ "$(head -c 1 reso.json)" = '[' ] && [ "$(grep -o '"pass":1' reso.json | wc -l)" -eq 2 ]
+st=$?
+ok $st "residual --order 1-2 --json: an array of the two orders' objects, both passing"
+[ $st -eq 0 ] || { diag reso.err; diag reso.json; }
 "$FEMINT" residual --mesh rect:4,4 --where opencl --bench --runs 1 --table2 --csv t2.csv \
   >t2.out 2>t2.err && grep -q '^table 2' t2.out && [ "$(wc -l <t2.csv)" -eq 14 ] &&
   [ "$(grep -c ',transposed$' t2.csv)" -eq 12 ]
@@ -605,6 +611,7 @@ bad 2 "rect:NX,NY" residual --mesh box:2,2,2
 bad 2 "--components" residual --components 2
 bad 2 "--kernel" residual --kernel fast
 bad 2 "hcurl is for tet" refel --element prism --space hcurl
+bad 2 "orders 1..3" residual --element tet --order 2,4
 bad 2 "--table2" residual --table2
 bad 2 "--table2" residual --bench --table2 --batch 16
 bad 2 "add --table2" residual --plot t.png
