@@ -8,9 +8,10 @@
  * basis phase, they run over the (cell, component, function) triples and sum the points' values
  * against the tabulated functions: the thread transposition, with no reduction across work-items.
  * With -DCELLWISE=1 instead, a work-item takes a cell, whose values, points and residual stay in
- * its registers (no barrier; for elements whose values fit). Compiled with -DDIM, -DNC, -DNA, -DAUX (0 none, 1 field, 2 per cell), -DNSH, -DNQ, -DNB (cells
- * per batch), -DWG (work-items), -DNCONST and FEMINT_K (the constants' initializer), -DHAS_F0
- * and -DHAS_F1 (whether the text defines them: a missing one is 0), -DAFFINE (1: the geometry is
+ * its registers (no barrier after the tables). Compiled with -DDIM, -DNC, -DNA, -DAUX (0 none, 1
+ * field, 2 per cell), -DNSH, -DNQ, -DNB (cells per batch), -DWG (work-items), -DNCONST and
+ * FEMINT_K (the constants' initializer), -DHAS_F0 and -DHAS_F1 (whether the text defines them: a
+ * missing one is 0), -DCELLWISE, -DAFFINE (1: the geometry is
  * kept once per cell, |det J|, K, J and x at xi = 0, with the rule FEMINT_XQW, xi and w of each
  * point, put before the text; 0: per point, w |det J|, K and x) and -DFEMINT_FP64. u and aux are
  * double (the vectors); the geometry, phi, ev and the arithmetic REAL (float in single
@@ -99,6 +100,29 @@ static void point_terms(const REAL *g, const REAL *uu, const REAL *du, const REA
   }
 }
 
+/* Everything at point q of a cell (tables p, geometry g): u and grad u from the cell's values ue
+ * [NSH][NC], a and grad a from its field's ae [NSH][NA] (AUX 1) or its values ae [NA] (AUX 2),
+ * then the pointwise terms s0, s1 (point_terms); ue and ae in local memory (the transposed
+ * kernel) or private (a cell per work-item). */
+#define POINT_EVAL(name, space, field)                                                          \
+  static void name(__local const REAL *p, space const REAL *ue, space const REAL *ae,          \
+                   const REAL *g, REAL *s0, REAL *s1)                                         \
+  {                                                                                           \
+    REAL uu[NC], du[NC * DIM], a[NAS], da[NAS * DIM];                                         \
+    for (int c = 0; c < NC; c++) uu[c] = field(p, ue, NC, c, g, du + c * DIM);                \
+    for (int c = 0; c < NAS; c++) {                                                           \
+      a[c] = 0;                                                                               \
+      for (int d = 0; d < DIM; d++) da[c * DIM + d] = 0;                                      \
+    }                                                                                         \
+    if (AUX == 1)                                                                             \
+      for (int c = 0; c < NA; c++) a[c] = field(p, ae, NA, c, g, da + c * DIM);               \
+    else if (AUX == 2)                                                                        \
+      for (int c = 0; c < NA; c++) a[c] = ae[c];                                              \
+    point_terms(g, uu, du, a, da, s0, s1);                                                    \
+  }
+POINT_EVAL(point_eval, __local, field_at)
+POINT_EVAL(point_eval_private, __private, field_at_private)
+
 #define RESIDUAL_ARGS                                                                         \
   const int ncell, __global const double *u, const long u_off, __global const long *dofs,      \
       const long dofs_off, __global const REAL *geo, const long geo_off,                       \
@@ -142,18 +166,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void residual(RESIDUAL_
       REAL g[NG];
       point_geometry(geo + geo_off + (long)(b0 + e) * GEO_PER, q, g);
       __local const REAL *p = phi + q * (DIM + 1) * NSH;
-      REAL uu[NC], du[NC * DIM], a[NAS], da[NAS * DIM], s0[NC], s1[NC * DIM];
-      for (int c = 0; c < NC; c++) uu[c] = field_at(p, ue + e * NSH * NC, NC, c, g, du + c * DIM);
-      for (int c = 0; c < NAS; c++) {
-        a[c] = 0;
-        for (int d = 0; d < DIM; d++) da[c * DIM + d] = 0;
-      }
-#if AUX == 1
-      for (int c = 0; c < NA; c++) a[c] = field_at(p, ae + e * NSH * NA, NA, c, g, da + c * DIM);
-#elif AUX == 2
-      for (int c = 0; c < NA; c++) a[c] = ae[e * NA + c];
-#endif
-      point_terms(g, uu, du, a, da, s0, s1);
+      REAL s0[NC], s1[NC * DIM];
+      point_eval(p, ue + e * NSH * NC, ae + e * (AUX == 1 ? NSH * NA : NA), g, s0, s1);
       for (int c = 0; c < NC; c++) {
         f0l[t * NC + c] = s0[c];
         for (int j = 0; j < DIM; j++) f1l[(t * NC + c) * DIM + j] = s1[c * DIM + j];
@@ -214,18 +228,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void residual(RESIDUAL_
     point_geometry(geo + geo_off + e * GEO_PER, q, g);
 #endif
     __local const REAL *p = phi + q * (DIM + 1) * NSH;
-    REAL uu[NC], du[NC * DIM], a[NAS], da[NAS * DIM], s0[NC], s1[NC * DIM];
-    for (int c = 0; c < NC; c++) uu[c] = field_at_private(p, ue, NC, c, g, du + c * DIM);
-    for (int c = 0; c < NAS; c++) {
-      a[c] = 0;
-      for (int d = 0; d < DIM; d++) da[c * DIM + d] = 0;
-    }
-#if AUX == 1
-    for (int c = 0; c < NA; c++) a[c] = field_at_private(p, ae, NA, c, g, da + c * DIM);
-#elif AUX == 2
-    for (int c = 0; c < NA; c++) a[c] = ae[c];
-#endif
-    point_terms(g, uu, du, a, da, s0, s1);
+    REAL s0[NC], s1[NC * DIM];
+    point_eval_private(p, ue, ae, g, s0, s1);
     for (int c = 0; c < NC; c++)
       for (int i = 0; i < NSH; i++) {
         REAL t = p[i] * s0[c];
