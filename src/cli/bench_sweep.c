@@ -244,59 +244,54 @@ static int plot_rows(const char *png, const struct row *rows, int n, const char 
   char *s = malloc(cap), series[16][24];
   int nseries = 0, npoints = 0, colour[16], pmin = FEMINT_MAX_ORDER, pmax = 1;
   if (!s) return EXIT_RUNTIME;
-  len += snprintf(s + len, cap - len, "$data << EOD\n");
+  cli_append(&s, &len, &cap, "$data << EOD\n");
   for (int v = -1; v <= FEMINT_VARIANT_GEMM; v++)
     for (int pr = 0; pr < 2 && nseries < 16; pr++) {
       int any = 0;
       for (int i = 0; i < n; i++) {
         const struct row *w = &rows[i];
         if (w->variant != v || w->precision != pr || w->rc || !(w->r.t_kernel > 0)) continue;
-        len += snprintf(s + len, cap - len, "%d %.6g %.6g\n", w->order,
-                        gflops(w->r.flops_seed, w->r.t_kernel), 1e6 * w->r.t_kernel);
+        cli_append(&s, &len, &cap, "%d %.6g %.6g\n", w->order,
+                   gflops(w->r.flops_seed, w->r.t_kernel), 1e6 * w->r.t_kernel);
         any = 1, npoints++;
         pmin = w->order < pmin ? w->order : pmin;
         pmax = w->order > pmax ? w->order : pmax;
       }
       if (!any) continue;
-      len += snprintf(s + len, cap - len, "\n\n");
+      cli_append(&s, &len, &cap, "\n\n");
       colour[nseries] = v + 2;
       snprintf(series[nseries++], sizeof series[0], "%s %s", variant_text(v), precision_text(pr));
     }
-  len += snprintf(s + len, cap - len, "EOD\n");
+  cli_append(&s, &len, &cap, "EOD\n");
   if (npoints == 0) {
     free(s);
     fprintf(stderr, "femint: warning: no measurement succeeded: no chart '%s'\n", png);
     return 0;
   }
-  char title[300];
+  char title[300], text[300];
   snprintf(title, sizeof title, "femint bench: %s", device_name);
-  for (char *c = title; *c; c++)
-    if (*c == '"' || *c == '\\') *c = ' ';
-  len += snprintf(s + len, cap - len,
-                  "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-                  "  set terminal pngcairo size 1400,600 font \",10\"\n"
-                  "} else {\n  set terminal png size 1400,600\n}\n"
-                  "set termoption noenhanced\n"
-                  "set output \"%s\"\n"
-                  "set multiplot layout 1,2 title \"%s\"\n"
-                  "set logscale y\nset grid\nset xtics 1\nset xrange [%g:%g]\n"
-                  "set xlabel \"order p\"\nset key outside right top vertical font \",9\"\n",
-                  png, title, pmin - 0.5, pmax + 0.5);
+  cli_gnuplot_text(text, sizeof text, title);
+  cli_gnuplot_png(&s, &len, &cap, 1400, 600, png);
+  cli_append(&s, &len, &cap,
+             "set multiplot layout 1,2 title \"%s\"\n"
+             "set logscale y\nset grid\nset xtics 1\nset xrange [%g:%g]\n"
+             "set xlabel \"order p\"\nset key outside right top vertical font \",9\"\n",
+             text, pmin - 0.5, pmax + 0.5);
   for (int panel = 0; panel < 2; panel++) {
-    len += snprintf(s + len, cap - len, "set ylabel \"%s\"\nplot ",
-                    panel ? "kernel time per element [us]" : "GFLOP/s (seed 000's count)");
+    cli_append(&s, &len, &cap, "set ylabel \"%s\"\nplot ",
+               panel ? "kernel time per element [us]" : "GFLOP/s (seed 000's count)");
     for (int k = 0; k < nseries; k++) {
       const int single = strstr(series[k], "single") != NULL;
-      len += snprintf(s + len, cap - len,
-                      "%s$data index %d using 1:%d with linespoints lw 2 pt %d dt %d lc %d "
-                      "title \"%s\"",
-                      k ? ", \\\n     " : "", k, panel ? 3 : 2, single ? 6 : 7, single ? 2 : 1,
-                      colour[k], series[k]);
+      cli_append(&s, &len, &cap,
+                 "%s$data index %d using 1:%d with linespoints lw 2 pt %d dt %d lc %d "
+                 "title \"%s\"",
+                 k ? ", \\\n     " : "", k, panel ? 3 : 2, single ? 6 : 7, single ? 2 : 1,
+                 colour[k], series[k]);
     }
-    len += snprintf(s + len, cap - len, "\n");
+    cli_append(&s, &len, &cap, "\n");
   }
-  snprintf(s + len, cap - len, "unset multiplot\nset output\n");
-  int rc = cli_gnuplot(s);
+  cli_append(&s, &len, &cap, "unset multiplot\nset output\n");
+  const int rc = s ? cli_gnuplot(s) : -1;
   free(s);
   return rc ? EXIT_RUNTIME : 0;
 }

@@ -259,26 +259,24 @@ static int bp_plot(const struct bp_options *o, const char *what, const struct bp
   char *s = malloc(cap);
   if (!s) return EXIT_RUNTIME;
   double copy = 0, lo = INFINITY, hi = 0;
-  len += snprintf(s + len, cap - len, "$data << EOD\n");
+  cli_append(&s, &len, &cap, "$data << EOD\n");
   for (int k = 0; k < n; k++) {
     const double ai = r[k].flops / r[k].bytes;
     const double rate = r[k].t_solve > 0 ? r[k].ndof * (double)r[k].iterations / r[k].t_solve : 0;
-    len += snprintf(s + len, cap - len, "%.6g %.6g %d %lld %.6g %.6g\n", ai,
-                    1e-9 * r[k].flops / r[k].t_apply, r[k].p, (long long)r[k].ndof,
-                    r[k].ndof / r[k].t_apply, rate);
+    cli_append(&s, &len, &cap, "%.6g %.6g %d %lld %.6g %.6g\n", ai,
+               1e-9 * r[k].flops / r[k].t_apply, r[k].p, (long long)r[k].ndof,
+               r[k].ndof / r[k].t_apply, rate);
     copy = fmax(copy, r[k].copy_rate);
     lo = fmin(lo, ai);
     hi = fmax(hi, ai);
   }
-  char title[512];
+  char title[512], text[512];
   snprintf(title, sizeof title, "femint bp: %s", what);
-  for (char *c = title; *c; c++)
-    if (*c == '"' || *c == '\\') *c = ' ';
-  len += snprintf(
-      s + len, cap - len,
-      "EOD\nif (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-      "  set terminal pngcairo size 1400,600 font \",10\"\n} else {\n  set terminal png size "
-      "1400,600\n}\nset termoption noenhanced\nset output \"%s\"\n"
+  cli_gnuplot_text(text, sizeof text, title);
+  cli_append(&s, &len, &cap, "EOD\n");
+  cli_gnuplot_png(&s, &len, &cap, 1400, 600, o->plot);
+  cli_append(
+      &s, &len, &cap,
       "set multiplot layout 1,2 title \"%s\"\nset logscale xy\nset grid\nset key top left\n"
       "set xrange [%g:%g]\nset xlabel \"arithmetic intensity [flop/byte]\"\n"
       "set ylabel \"GFLOP/s\"\nplot $data using 1:2 with linespoints lw 2 pt 7 title \"%s\", "
@@ -287,12 +285,12 @@ static int bp_plot(const struct bp_options *o, const char *what, const struct bp
       "set autoscale x\nset xlabel \"DOFs\"\nset ylabel \"DOFs (x iterations) per second\"\n"
       "plot $data using 4:5 with linespoints lw 2 pt 7 title \"%s DOFs/s\"%s\n"
       "unset multiplot\nset output\n",
-      o->plot, title, lo / 2, hi * 2, bp_label(o), 1e-9 * copy, 1e-9 * copy,
+      text, lo / 2, hi * 2, bp_label(o), 1e-9 * copy, 1e-9 * copy,
       o->kernel_only ? "kernel alone," : "application,",
       o->kernel_only || o->solves == 0
           ? ""
           : ", $data using 4:6 with linespoints lw 2 pt 5 title \"CG DOF-iterations/s\"");
-  const int rc = cli_gnuplot(s);
+  const int rc = s ? cli_gnuplot(s) : -1;
   free(s);
   return rc ? EXIT_RUNTIME : 0;
 }

@@ -97,10 +97,7 @@ char *cli_timeline_csv(const char *png)
   return csv;
 }
 
-/* Appends to a growing string; the string stays NULL after a failure. */
-static void append(char **s, size_t *len, size_t *cap, const char *fmt, ...)
-  __attribute__((format(printf, 4, 5)));
-static void append(char **s, size_t *len, size_t *cap, const char *fmt, ...)
+void cli_append(char **s, size_t *len, size_t *cap, const char *fmt, ...)
 {
   if (!*s) return;
   for (;;) {
@@ -125,12 +122,23 @@ static void append(char **s, size_t *len, size_t *cap, const char *fmt, ...)
   }
 }
 
-/* A string for a double-quoted gnuplot literal: backslashes and quotes become spaces. */
-static void gnuplot_text(char *dst, size_t len, const char *src)
+void cli_gnuplot_text(char *dst, size_t len, const char *src)
 {
   snprintf(dst, len, "%s", src);
   for (char *c = dst; *c; c++)
     if (*c == '"' || *c == '\\' || *c == '\n') *c = ' ';
+}
+
+void cli_gnuplot_png(char **s, size_t *len, size_t *cap, int width, int height, const char *png)
+{
+  char text[4096];
+  cli_gnuplot_text(text, sizeof text, png);
+  cli_append(s, len, cap,
+             "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
+             "  set terminal pngcairo size %d,%d font \",10\"\n"
+             "} else {\n  set terminal png size %d,%d\n}\n"
+             "set termoption noenhanced\nset output \"%s\"\n",
+             width, height, width, height, text);
 }
 
 int cli_timeline_plot(femint_context_t ctx, const char *csv, const char *png, const char *title)
@@ -151,7 +159,7 @@ int cli_timeline_plot(femint_context_t ctx, const char *csv, const char *png, co
   double tmax = 0;
   /* Two data blocks, integration tasks and the others (assembly, sums): x1 x2 y1 y2 per task. */
   for (int pass = 0; pass < 2; pass++) {
-    append(&s, &len, &cap, "$%s << EOD\n", pass ? "assemble" : "integrate");
+    cli_append(&s, &len, &cap, "$%s << EOD\n", pass ? "assemble" : "integrate");
     rewind(f);
     while (fgets(line, sizeof line, f)) {
       int w, order, cells;
@@ -163,10 +171,10 @@ int cli_timeline_plot(femint_context_t ctx, const char *csv, const char *png, co
       if ((strcmp(codelet, "integrate") != 0) != pass) continue;
       used[w] = 1;
       tmax = fmax(tmax, t1);
-      append(&s, &len, &cap, "%.6f %.6f %.2f %.2f %d\n", t0, t1, w - 0.4, w + 0.4, order);
+      cli_append(&s, &len, &cap, "%.6f %.6f %.2f %.2f %d\n", t0, t1, w - 0.4, w + 0.4, order);
       nrow++;
     }
-    append(&s, &len, &cap, "0 0 -10 -10 0\nEOD\n");
+    cli_append(&s, &len, &cap, "0 0 -10 -10 0\nEOD\n");
   }
   fclose(f);
   if (!s) {
@@ -181,15 +189,9 @@ int cli_timeline_plot(femint_context_t ctx, const char *csv, const char *png, co
   int wmax = 0;
   for (int w = 0; w < FEMINT_MAX_WORKERS; w++)
     if (used[w]) wmax = w;
-  gnuplot_text(text, sizeof text, png);
-  append(&s, &len, &cap,
-         "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-         "  set terminal pngcairo size 1200,%d font \",10\"\n"
-         "} else {\n  set terminal png size 1200,%d\n}\n"
-         "set termoption noenhanced\nset output \"%s\"\n",
-         160 + 40 * (wmax + 1), 160 + 40 * (wmax + 1), text);
-  gnuplot_text(text, sizeof text, title);
-  append(&s, &len, &cap,
+  cli_gnuplot_png(&s, &len, &cap, 1200, 160 + 40 * (wmax + 1), png);
+  cli_gnuplot_text(text, sizeof text, title);
+  cli_append(&s, &len, &cap,
          "set title \"%s\"\nset xlabel \"time since the first task [s]\"\n"
          "set xrange [0:%.6f]\nset yrange [-0.6:%.1f]\nset key outside top center horizontal\n"
          "set grid xtics\nset lmargin 48\nset ytics (",
@@ -198,10 +200,10 @@ int cli_timeline_plot(femint_context_t ctx, const char *csv, const char *png, co
     if (!used[w]) continue;
     if (femint_context_worker_name(ctx, w, name, sizeof name) != 0)
       snprintf(name, sizeof name, "worker %d", w);
-    gnuplot_text(text, sizeof text, name);
-    append(&s, &len, &cap, "%s\"%s\" %d", k++ ? ", " : "", text, w);
+    cli_gnuplot_text(text, sizeof text, name);
+    cli_append(&s, &len, &cap, "%s\"%s\" %d", k++ ? ", " : "", text, w);
   }
-  append(&s, &len, &cap,
+  cli_append(&s, &len, &cap,
          ")\n"
          "plot $integrate using (($1+$2)/2):(($3+$4)/2):1:2:3:4 with boxxyerror "
          "fs solid 0.9 border lc rgb \"#1f77b4\" lc rgb \"#1f77b4\" title \"integrate\", \\\n"

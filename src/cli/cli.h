@@ -200,15 +200,26 @@ void cli_worker_names(femint_context_t ctx, struct femint_stats *st,
 void cli_json_workers(struct cli_json *j, const char *key, const struct femint_stats *st,
                       char names[][CLI_NAME_LEN]);
 
-/* ---- gnuplot (chart.c) ---- */
-
-/* Whether an executable gnuplot is on the PATH. */
 /* The function spaces' names (--space) and their femint_family values. */
 extern const char *const cli_space_names[];
 extern const int cli_space_values[];
+
+/* ---- gnuplot (chart.c) ---- */
+
+/* Whether an executable gnuplot is on the PATH. */
 int cli_have_gnuplot(void);
 /* Runs gnuplot on a script; 0 on success, otherwise -1 after a message on stderr. */
 int cli_gnuplot(const char *script);
+/* Appends to a growing string *s (len used, cap allocated); *s becomes NULL after a failure and
+ * stays NULL. */
+void cli_append(char **s, size_t *len, size_t *cap, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* src for a double-quoted gnuplot literal into dst: backslashes, quotes and newlines become
+ * spaces. */
+void cli_gnuplot_text(char *dst, size_t len, const char *src);
+/* Appends the start of a script that draws a width x height PNG into png (pngcairo where gnuplot
+ * has it, else png; no enhanced text). */
+void cli_gnuplot_png(char **s, size_t *len, size_t *cap, int width, int height, const char *png);
 /* The timeline CSV that goes with a chart: FILE.png gives FILE.csv, anything else FILE.csv
  * appended. Returns a malloc'ed string or NULL. */
 char *cli_timeline_csv(const char *png);

@@ -344,35 +344,35 @@ static int table2_plot(const struct residual_options *o, const char *name, const
     fprintf(stderr, "femint: warning: gnuplot is not on the PATH: no chart '%s'\n", o->plot);
     return 0;
   }
-  char s[8192], title[256];
+  size_t len = 0, cap = 4096;
+  char *s = malloc(cap), title[256], text[256];
+  cli_append(&s, &len, &cap, "$data << EOD\n");
+  for (int b = 0; b < nbatch; b++) {
+    cli_append(&s, &len, &cap, "%d", batch[b]);
+    for (int k = 0; k < nper; k++) cli_append(&s, &len, &cap, " %.4g", frac[b * nper + k]);
+    cli_append(&s, &len, &cap, "\n");
+  }
+  cli_append(&s, &len, &cap, "EOD\n");
+  cli_gnuplot_png(&s, &len, &cap, 900, 550, o->plot);
   snprintf(title, sizeof title, "femint residual: %s, %s of order %ld, aux %s, %s", name,
            cli_shape_plural(o->shape), o->order, aux_names[o->aux], precision_names[o->single]);
-  size_t len = (size_t)snprintf(s, sizeof s, "$data << EOD\n");
-  for (int b = 0; b < nbatch; b++) {
-    len += (size_t)snprintf(s + len, sizeof s - len, "%d", batch[b]);
-    for (int k = 0; k < nper; k++)
-      len += (size_t)snprintf(s + len, sizeof s - len, " %.4g", frac[b * nper + k]);
-    len += (size_t)snprintf(s + len, sizeof s - len, "\n");
-  }
-  len += (size_t)snprintf(
-      s + len, sizeof s - len,
-      "EOD\nif (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-      "  set terminal pngcairo size 900,550 font \",10\"\n} else {\n  set terminal png size "
-      "900,550\n}\nset termoption noenhanced\nset output \"%s\"\nset title \"%s\"\n"
-      "set logscale x 2\nset grid\nset key bottom right\nset yrange [0:1.05]\n"
-      "set xlabel \"cells per batch (transposed kernel)\"\nset ylabel \"fraction of the copy "
-      "rate\"\nset datafile missing \"nan\"\nplot ",
-      o->plot, title);
+  cli_gnuplot_text(text, sizeof text, title);
+  cli_append(&s, &len, &cap,
+             "set title \"%s\"\nset logscale x 2\nset grid\nset key bottom right\n"
+             "set yrange [0:1.05]\nset xlabel \"cells per batch (transposed kernel)\"\n"
+             "set ylabel \"fraction of the copy rate\"\nset datafile missing \"nan\"\nplot ",
+             text);
   for (int k = 0; k < nper; k++)
-    len += (size_t)snprintf(s + len, sizeof s - len,
-                            "$data using 1:%d with linespoints lw 2 pt 7 title \"%d batch%s per "
-                            "work-group\", ",
-                            k + 2, per[k], per[k] > 1 ? "es" : "");
-  snprintf(s + len, sizeof s - len, "%.4g with lines dt 2 lw 2 title \"%s (%.2f)\"\nset output\n",
-           level,
-           o->kernel == FEMINT_RESIDUAL_TRANSPOSED ? "transposed, default batch" : "a cell per work-item",
-           level);
-  return cli_gnuplot(s) ? EXIT_RUNTIME : 0;
+    cli_append(&s, &len, &cap,
+               "$data using 1:%d with linespoints lw 2 pt 7 title \"%d batch%s per work-group\", ",
+               k + 2, per[k], per[k] > 1 ? "es" : "");
+  cli_append(&s, &len, &cap, "%.4g with lines dt 2 lw 2 title \"%s (%.2f)\"\nset output\n", level,
+             o->kernel == FEMINT_RESIDUAL_TRANSPOSED ? "transposed, default batch"
+                                                     : "a cell per work-item",
+             level);
+  const int rc = s ? cli_gnuplot(s) : -1;
+  free(s);
+  return rc ? EXIT_RUNTIME : 0;
 }
 
 /* --table2: seed 002's Table 2, the transposed kernel timed for each batch size and batches per
