@@ -492,7 +492,8 @@ enum femint_variant {
   FEMINT_VARIANT_REG_JAC = 2,   /**< blocks in registers, Jacobians computed on the device */
   FEMINT_VARIANT_SHM_NOJAC = 3, /**< blocks in local (shared) memory, Jacobian terms from the host */
   FEMINT_VARIANT_SHM_JAC = 4,   /**< blocks in local memory, Jacobians on the device */
-  FEMINT_VARIANT_GEMM = 5       /**< S_de = Psi_d^T Psi_e as register-tiled dense products */
+  FEMINT_VARIANT_GEMM = 5       /**< S_de = Psi_d^T Psi_e as register-tiled dense products,
+                                     cells mapped on the device from their nodes */
 };
 /** @brief The name of a variant ("auto", "reg_nojac", ..., "gemm"), or NULL; the variant of a
  *  name, or -1. */

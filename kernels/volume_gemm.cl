@@ -33,6 +33,13 @@
 #error "symmetric storage needs HALF"
 #endif
 
+/* GEO_NODES > 0: the kernel maps each cell from its geometric nodes at the points itself (geo =
+ * X[ncell][GEO_NODES][DIM], relative to the first node; quad = the table of src/host's
+ * geom_table_fill); 0: it reads the Jacobian terms that the host computed. */
+#ifndef GEO_NODES
+#define GEO_NODES 0
+#endif
+
 /* Tiles per side, blocks per side, and the shape of a part. */
 #define NTR ((NSH + TILE - 1) / TILE)
 #define NB ((NTR + BLK - 1) / BLK)
@@ -91,9 +98,9 @@
 #define PSI_SIZE (ELEMS * QC * ND * RW)
 
 /* ncell cells; work-group g computes part g % NPARTS of cells (g / NPARTS) * elems_per_group ..
- * + elems_per_group - 1. geo = jac[ncell][NQ][JAC_NTERMS]; coef[ncell][NCOEF];
- * phi[NQ][DIM + 1][NSH]; quad is not read; out[ncell][OUT_SIZE] from
- * out_off (REALs). */
+ * + elems_per_group - 1. geo = jac[ncell][NQ][JAC_NTERMS] or the nodes (GEO_NODES);
+ * coef[ncell][NCOEF]; phi[NQ][DIM + 1][NSH]; quad: the geometry table (GEO_NODES), else not read;
+ * out[ncell][OUT_SIZE] from out_off (REALs). */
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
 femint_volume_gemm(int ncell, int elems_per_group, __global const REAL *restrict geo,
                    __global const REAL *restrict coef, __global const REAL *restrict phi,
@@ -156,10 +163,31 @@ femint_volume_gemm(int ncell, int elems_per_group, __global const REAL *restrict
         const int s = k / QC, qq = k - s * QC;
         __local REAL *t = jac_l + k * JAC_NTERMS;
         if (s < nvalid) {
+#if GEO_NODES
+          /* J = sum_a X_a dN_a(xi_q); the table holds w_q, then dN_a/dxi_j at 1 + DIM*a + j */
+          __global const REAL *X = geo + (size_t)(cell0 + s) * (GEO_NODES * DIM);
+          __global const REAL *gt = quad + (size_t)(q0 + qq) * (1 + GEO_NODES * DIM);
+          REAL J[DIM * DIM], K[DIM * DIM];
+#pragma unroll
+          for (int m = 0; m < DIM * DIM; m++) J[m] = 0;
+          for (int a = 0; a < GEO_NODES; a++)
+#pragma unroll
+            for (int i = 0; i < DIM; i++) {
+              const REAL x = X[DIM * a + i];
+#pragma unroll
+              for (int j = 0; j < DIM; j++) J[DIM * i + j] += x * gt[1 + DIM * a + j];
+            }
+          /* |det J|: simplices keep their vertices in global order, half of them reversed */
+          const REAL sw = sqrt(fabs(femint_jac_inverse(J, K)) * gt[0]);
+          t[0] = sw;
+#pragma unroll
+          for (int m = 0; m < DIM * DIM; m++) t[1 + m] = sw * K[m];
+#else
           __global const REAL *g = geo + ((size_t)(cell0 + s) * NQ + q0 + qq) * JAC_NTERMS;
           const REAL sw = sqrt(g[JAC_DETW]);
           t[0] = sw;
           for (int m = 1; m < JAC_NTERMS; m++) t[m] = sw * g[m];
+#endif
         } else {
           for (int m = 0; m < JAC_NTERMS; m++) t[m] = 0;
         }

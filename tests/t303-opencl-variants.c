@@ -1,4 +1,4 @@
-/* Test: every OpenCL volume kernel variant (REG/SHM x JAC/NOJAC, GEMM) reproduces Algorithm 1's element matrices on distorted prisms for orders 1-7, every form kind, single and double precision, full and symmetric storage. */
+/* Test: every OpenCL volume kernel variant (REG/SHM x JAC/NOJAC, GEMM mapping the cells from their vertices or reading Jacobian terms) reproduces Algorithm 1's element matrices on distorted prisms for orders 1-7, every form kind, single and double precision, full and symmetric storage. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,23 +15,24 @@
 #define VFIRST FEMINT_VARIANT_REG_NOJAC
 #define VEND (FEMINT_VARIANT_GEMM + 1)
 
-/* The inputs of one order: ncell cells, their vertices, Jacobian terms and the quadrature. */
+/* The inputs of one order: ncell cells, their vertices, Jacobian terms, the quadrature and the
+ * geometry table of GEMM (geom_table_fill). */
 struct order_case {
   const struct refel *re;
   int ncell;
-  const double *X, *jac, *quad;
+  const double *X, *jac, *quad, *gtab;
 };
 
 /* Integrate the cells of one order and form with one variant, precision and storage, and
  * compare with the reference (full matrices aref). With off > 0 the kernel writes into a larger
  * output buffer from REAL off on, as a batch writes its part of a vector of several batches:
  * *untouched (when not NULL) says whether the REALs before and after that part kept their
- * initial contents. Returns the largest relative Frobenius difference over the cells, or -1 on a
- * failure. */
+ * initial contents. GEMM maps the cells from their vertices, or with terms = 1 reads the Jacobian
+ * terms. Returns the largest relative Frobenius difference over the cells, or -1 on a failure. */
 static double run_case(struct cl_env *env, char *const *src, const struct order_case *oc,
-                       const struct form_case *fc, int variant, int single, int symmetric,
-                       const double *coef, const double *aref, int few_groups, int *epg_out,
-                       size_t off, int *untouched)
+                       const struct form_case *fc, int variant, int terms, int single,
+                       int symmetric, const double *coef, const double *aref, int few_groups,
+                       int *epg_out, size_t off, int *untouched)
 {
   const struct refel *re = oc->re;
   const int nsh = re->nsh, n = nsh * fc->ne, ncell = oc->ncell;
@@ -39,7 +40,8 @@ static double run_case(struct cl_env *env, char *const *src, const struct order_
                     : fc->kind == FORM_ELASTICITY ? 2 : 1;
   struct volume_cl_config cfg;
   if (volume_cl_configure(&env->info, 3, nsh, re->nq, fc->ne, ncoef, fc->kind,
-                          single ? FEMINT_SINGLE : FEMINT_DOUBLE, variant, symmetric, &cfg)) {
+                          single ? FEMINT_SINGLE : FEMINT_DOUBLE, variant, symmetric, &cfg) ||
+      (variant == FEMINT_VARIANT_GEMM && !terms && volume_cl_set_nodes(&cfg, PRISM_NV))) {
     tap_diag("%s", femint_thread_error());
     return -1;
   }
@@ -67,13 +69,14 @@ static double run_case(struct cl_env *env, char *const *src, const struct order_
   const size_t per = volume_cl_out_size(&cfg), nout = (size_t)ncell * per;
   /* The whole buffer: the batch's part from off, and as many REALs again after it. */
   const size_t nbuf = off ? off + nout + off : nout;
-  const int jac = volume_variant_jac(variant);
+  const int jac = volume_variant_jac(variant) || cfg.geo_nodes;
   cl_int e1, e2, e3, e4, e5 = CL_SUCCESS;
   cl_mem dgeo = jac ? upload(env, oc->X, (size_t)ncell * 18, single, &e1)
                     : upload(env, oc->jac, (size_t)ncell * re->nq * GEOM_NTERMS, single, &e1);
   cl_mem dcoef = upload(env, coef, (size_t)ncell * ncoef, single, &e2);
   cl_mem dphi = upload(env, re->phi, (size_t)re->nq * 4 * nsh, single, &e3);
-  cl_mem dquad = upload(env, oc->quad, (size_t)re->nq * 4, single, &e4);
+  cl_mem dquad = cfg.geo_nodes ? upload(env, oc->gtab, geom_table_size(re, PRISM_NV), single, &e4)
+                               : upload(env, oc->quad, (size_t)re->nq * 4, single, &e4);
   double worst = -1;
   void *out = malloc(nbuf * rs);
   /* A recognizable initial content: -(i + 1) at REAL i. */
@@ -193,6 +196,14 @@ int main(int argc, char **argv)
              volume_cl_configure(&env.info, 3, 18, 18, 1, 1, FORM_LAPLACE, FEMINT_SINGLE,
                                  FEMINT_VARIANT_AUTO, 0, &cfg) == FEMINT_EINVAL,
          "an unknown variant, and auto (not a kernel), are refused");
+  tap_ok(volume_cl_configure(&env.info, 3, 18, 18, 1, 1, FORM_LAPLACE, FEMINT_SINGLE,
+                             FEMINT_VARIANT_REG_JAC, 0, &cfg) == 0 &&
+             volume_cl_set_nodes(&cfg, PRISM_NV) == FEMINT_EINVAL &&
+             volume_cl_configure(&env.info, 3, 18, 18, 1, 1, FORM_LAPLACE, FEMINT_SINGLE,
+                                 FEMINT_VARIANT_GEMM, 0, &cfg) == 0 &&
+             volume_cl_set_nodes(&cfg, MESH_MAX_NODES + 1) == FEMINT_EINVAL &&
+             volume_cl_set_nodes(&cfg, PRISM_NV) == 0 && volume_cl_geo_size(&cfg) == 18,
+         "only gemm maps cells from their nodes, of at most %d nodes", MESH_MAX_NODES);
   {
     char text[2048];
     int ok = volume_cl_configure(&env.info, 3, 40, 48, 3, 2, FORM_ELASTICITY, FEMINT_SINGLE,
@@ -223,7 +234,9 @@ int main(int argc, char **argv)
     }
     for (int c = 0; c < ncell; c++)
       random_prism(re, X + 18 * c, jac + (size_t)c * re->nq * GEOM_NTERMS);
-    const struct order_case oc = {re, ncell, X, jac, quad};
+    double *gtab = malloc(geom_table_size(re, PRISM_NV) * sizeof *gtab);
+    geom_table_fill(re, PRISM_NV, gtab);
+    const struct order_case oc = {re, ncell, X, jac, quad, gtab};
     for (size_t f = 0; f < sizeof forms / sizeof *forms; f++) {
       const struct form_case *fc = &forms[f];
       int any = 0;
@@ -253,28 +266,30 @@ int main(int argc, char **argv)
             if ((!single && !env.info.fp64) || !wanted(all, v, single, sym, (int)f, p)) continue;
             const double tol = single ? 1e-4 : 1e-12;
             int epg = 0;
-            double d = run_case(&env, src, &oc, fc, v, single, sym, coef, aref, p <= 2, &epg, 0,
-                                NULL);
+            double d = run_case(&env, src, &oc, fc, v, 0, single, sym, coef, aref, p <= 2, &epg,
+                                0, NULL);
             if (epg > epg_seen[v]) epg_seen[v] = epg;
             tap_ok(d >= 0 && d < tol, "p=%d %s (ne=%d) %s %s %s: relative difference %.3g < %g",
-                   p, form_kind_name(fc->kind), fc->ne, femint_variant_name(v),
+                   p, form_kind_name(fc->kind), fc->ne,
+                   v == FEMINT_VARIANT_GEMM ? "gemm (vertices)" : femint_variant_name(v),
                    single ? "single" : "double", sym ? "symmetric" : "full", d, tol);
           }
       /* Every variant writes a batch's part of a larger vector: at p = 2, elasticity, in the
        * storage each variant gets by turns, from an odd offset (REALs) that is not a multiple of
-       * the element matrix size. */
+       * the element matrix size; GEMM here reads the Jacobian terms (above, it maps the cells). */
       if (offset_case)
         for (int v = VFIRST; v < VEND; v++) {
           const int single = !env.info.fp64, sym = v % 2;
           const double tol = single ? 1e-4 : 1e-12;
           const size_t off = 3 * (size_t)n * n + 7;
           int epg = 0, untouched = 0;
-          double d = run_case(&env, src, &oc, fc, v, single, sym, coef, aref, 1, &epg, off,
+          double d = run_case(&env, src, &oc, fc, v, 1, single, sym, coef, aref, 1, &epg, off,
                               &untouched);
           tap_ok(d >= 0 && d < tol && untouched,
                  "p=%d %s %s %s %s into a larger buffer from REAL %zu: relative difference %.3g "
                  "< %g, the rest of the buffer untouched (%d)",
-                 p, form_kind_name(fc->kind), femint_variant_name(v),
+                 p, form_kind_name(fc->kind),
+                 v == FEMINT_VARIANT_GEMM ? "gemm (terms)" : femint_variant_name(v),
                  single ? "single" : "double", sym ? "symmetric" : "full", off, d, tol,
                  untouched);
         }
@@ -285,6 +300,7 @@ int main(int argc, char **argv)
     free(X);
     free(jac);
     free(quad);
+    free(gtab);
     refel_destroy(&re);
   }
   for (int v = VFIRST; v < VEND; v++)

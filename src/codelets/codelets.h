@@ -24,8 +24,9 @@ struct group {
                                              ne * ne * (dim+1)^2) */
   int variant;                         /* H1: enum femint_variant of the OpenCL kernel */
   int symmetric;                       /* element matrices as their packed upper half */
-  int geo_coords;                      /* H1: batches carry vertex coordinates (JAC variants),
-                                          not Jacobian terms */
+  int geo_coords;                      /* H1: batches carry the cells' geometric nodes, relative
+                                          to the first (JAC variants, GEMM), not Jacobian terms
+                                          (group_set_variant) */
   size_t geo_size, out_size;           /* REALs per cell of the geometry input and the output */
   size_t real_size;                    /* sizeof(float) or sizeof(double) */
   const struct refel *re;
@@ -149,8 +150,9 @@ int residual_batch(const struct residual_arg *a, const double *u, const int64_t 
 #define RESIDUAL_WG 128
 
 /* Integrate an H1 batch with a team of nthreads (the body of the CPU codelet) into mats (REAL);
- * workerid >= 0 binds the team to that worker's cores. */
-void integrate_volume_batch_cpu(const struct batch *b, const void *jac, const void *coef,
+ * geo is what the batch carries (the Jacobian terms, or the cells' nodes when g->geo_coords,
+ * mapped here cell by cell); workerid >= 0 binds the team to that worker's cores. */
+void integrate_volume_batch_cpu(const struct batch *b, const void *geo, const void *coef,
                                 const void *phi, void *mats, int workerid, int nthreads);
 /* Flops the CPU codelet performs per cell of a group (the basis, the product, the combination). */
 double volume_cpu_flops(const struct group *g);

@@ -7,47 +7,17 @@
 
 #include "codelets.h"
 
-/* The Jacobian terms of a batch that carries vertex coordinates (JAC variants), in its precision. */
-static void *terms_from_coords(const struct batch *b, const void *coords)
-{
-  const struct group *g = b->g;
-  const int nq = g->re->nq, single = g->precision == FEMINT_SINGLE;
-  void *jac = malloc((size_t)b->ncell * nq * GEOM_NTERMS * g->real_size);
-  double *t = malloc((size_t)nq * GEOM_NTERMS * sizeof *t);
-  for (int k = 0; jac && t && k < b->ncell; k++) {
-    double X[18];
-    int bad;
-    for (int i = 0; i < 18; i++)
-      X[i] = single ? ((const float *)coords)[18 * k + i] : ((const double *)coords)[18 * k + i];
-    geom_prism_terms(g->re, X, t, &bad); /* the mesh checked the Jacobians */
-    size_t off = (size_t)k * nq * GEOM_NTERMS;
-    for (int i = 0; i < nq * GEOM_NTERMS; i++) {
-      if (single) ((float *)jac)[off + i] = (float)t[i];
-      else ((double *)jac)[off + i] = t[i];
-    }
-  }
-  free(t);
-  return jac;
-}
-
-/* buffers: geometry, coefficients, phi, quadrature points, element matrices. */
+/* buffers: geometry, coefficients, phi, quadrature points or geometry table, element matrices. */
 static void integrate_volume_cpu(void *buffers[], void *arg)
 {
   struct batch *b = arg;
   int w = starpu_worker_get_id();
-  const void *geo = (const void *)STARPU_VECTOR_GET_PTR(buffers[0]);
-  void *jac = b->g->geo_coords ? terms_from_coords(b, geo) : NULL;
-  if (b->g->geo_coords && !jac) {
-    b->status = FEMINT_ENOMEM;
-    snprintf(b->msg, sizeof b->msg, "integrate_volume: out of memory");
-    return;
-  }
   b->ran_on = 1;
-  integrate_volume_batch_cpu(b, jac ? jac : geo, (const void *)STARPU_VECTOR_GET_PTR(buffers[1]),
+  integrate_volume_batch_cpu(b, (const void *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                             (const void *)STARPU_VECTOR_GET_PTR(buffers[1]),
                              (const void *)STARPU_VECTOR_GET_PTR(buffers[2]),
                              (void *)STARPU_VECTOR_GET_PTR(buffers[4]), w,
                              femint_team_enter(b->ctx));
-  free(jac);
 }
 
 static void integrate_volume_opencl(void *buffers[], void *arg)
@@ -93,7 +63,7 @@ uint32_t batch_footprint(struct starpu_task *task)
 
 static struct starpu_perfmodel integrate_volume_model = {
     .type = STARPU_HISTORY_BASED,
-    .symbol = "femint_integrate_volume_v3",
+    .symbol = "femint_integrate_volume_v4",
     .footprint = batch_footprint,
 };
 

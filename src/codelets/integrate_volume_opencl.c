@@ -396,8 +396,10 @@ int volume_cl_options(const struct volume_cl_config *cfg, char *buf, size_t len)
   if (n >= 0 && (size_t)n < len) {
     int m;
     if (cfg->variant == FEMINT_VARIANT_GEMM)
-      m = snprintf(buf + n, len - (size_t)n, " -DTILE=%d -DBLK=%d -DELEMS=%d -DWPE=%d -DQC=%d -DHALF=%d",
-                   cfg->tile, cfg->block, cfg->elems, cfg->wpe, cfg->qchunk, cfg->half);
+      m = snprintf(buf + n, len - (size_t)n,
+                   " -DTILE=%d -DBLK=%d -DELEMS=%d -DWPE=%d -DQC=%d -DHALF=%d -DGEO_NODES=%d",
+                   cfg->tile, cfg->block, cfg->elems, cfg->wpe, cfg->qchunk, cfg->half,
+                   cfg->geo_nodes);
     else
       m = snprintf(buf + n, len - (size_t)n, " -DGEO_JAC=%d -DBPT=%d",
                    volume_variant_jac(cfg->variant), cfg->blocks_per_thread);
@@ -541,9 +543,30 @@ cl_int volume_cl_enqueue(cl_command_queue q, cl_kernel k, const struct volume_cl
   return clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, ev);
 }
 
+int volume_cl_set_nodes(struct volume_cl_config *cfg, int nnode)
+{
+  FEMINT_CHECK(nnode == 0 || cfg->variant == FEMINT_VARIANT_GEMM, NULL, FEMINT_EINVAL,
+               "volume kernel: only the gemm variant maps cells from their nodes, not %s",
+               femint_variant_name(cfg->variant));
+  FEMINT_CHECK(nnode >= 0 && nnode <= MESH_MAX_NODES, NULL, FEMINT_EINVAL,
+               "volume kernel: %d geometric nodes per cell (0..%d)", nnode, MESH_MAX_NODES);
+  cfg->geo_nodes = nnode;
+  return 0;
+}
+
 size_t volume_cl_geo_size(const struct volume_cl_config *cfg)
 {
-  return volume_variant_jac(cfg->variant) ? 18 : (size_t)cfg->nq * volume_cl_nterms(cfg);
+  if (volume_variant_jac(cfg->variant)) return 18;
+  if (cfg->geo_nodes) return (size_t)cfg->geo_nodes * cfg->dim;
+  return (size_t)cfg->nq * volume_cl_nterms(cfg);
+}
+
+/* REALs of the quadrature input: the points of the JAC variants, the geometry table of GEMM with
+ * nodes, none else. */
+static size_t quad_size(const struct volume_cl_config *cfg)
+{
+  if (volume_variant_jac(cfg->variant)) return (size_t)cfg->nq * 4;
+  return cfg->geo_nodes ? (size_t)cfg->nq * (1 + (size_t)cfg->geo_nodes * cfg->dim) : 0;
 }
 
 int volume_cl_nterms(const struct volume_cl_config *cfg)
@@ -594,7 +617,10 @@ double volume_cl_flops(const struct volume_cl_config *cfg)
                                       (size_t)cfg->block)
                            : 0;
   const double rows = (2 * nparts - ndiag) * rw;
-  const double derivs = nq * (rows * per_value + nparts * volume_cl_nterms(cfg));
+  /* with nodes, each part maps the points again: J (dim^2 multiply-adds per node), det J, the
+   * inverse and its scaling (about 10 dim^2 flops) */
+  const double map = cfg->geo_nodes ? 2.0 * cfg->geo_nodes * dim * dim + 10.0 * dim * dim : 0;
+  const double derivs = nq * (rows * per_value + nparts * (volume_cl_nterms(cfg) + map));
   /* Combination of the S values into the element matrix, per (i, j) pair written. */
   const double pairs = cfg->half ? nsh * (nsh + 1) / 2 : nsh * nsh;
   const double ne = cfg->ne;
@@ -636,8 +662,7 @@ int volume_cl_describe(const struct femint_cl_device *dev, const struct volume_c
   volume_cl_launch_shape(dev, cfg, n, &global, &local, &epg);
   const double rs = (double)real_size(cfg), mb = 1e-6;
   const double in = n * ((double)volume_cl_geo_size(cfg) + cfg->ncoef) * rs +
-                    (double)cfg->nq * (cfg->dim + 1) * cfg->nsh * rs +
-                    (volume_variant_jac(cfg->variant) ? cfg->nq * 4 * rs : 0);
+                    (double)cfg->nq * (cfg->dim + 1) * cfg->nsh * rs + (double)quad_size(cfg) * rs;
   const double out = n * (double)volume_cl_out_size(cfg) * rs;
   int w = snprintf(buf, len,
                    "variant: %s\n"

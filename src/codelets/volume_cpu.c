@@ -316,7 +316,23 @@ static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
 static void blas_sequential(void) { openblas_set_num_threads(1); }
 #endif
 
-void integrate_volume_batch_cpu(const struct batch *b, const void *jac, const void *coef,
+/* The Jacobian terms T (REAL) of cell k of a batch that carries nodes; td: room for them in
+ * double. The mesh checked the Jacobians. */
+static void cell_terms(const struct group *g, const void *geo, int k, double *td, void *T)
+{
+  const int single = g->precision == FEMINT_SINGLE, nnode = (int)g->geo_size / g->dim;
+  const size_t nt = (size_t)g->re->nq * g->nterms;
+  double X[3 * MESH_MAX_NODES];
+  int bad;
+  for (size_t i = 0; i < g->geo_size; i++) X[i] = LOAD(geo, (size_t)k * g->geo_size + i, single);
+  geom_terms(g->re, nnode, X, td, &bad);
+  for (size_t i = 0; i < nt; i++) {
+    if (single) ((float *)T)[i] = (float)td[i];
+    else ((double *)T)[i] = td[i];
+  }
+}
+
+void integrate_volume_batch_cpu(const struct batch *b, const void *geo, const void *coef,
                                 const void *phi, void *mats, int workerid, int nthreads)
 {
   const struct group *g = b->g;
@@ -336,15 +352,26 @@ void integrate_volume_batch_cpu(const struct batch *b, const void *jac, const vo
     void *P = NULL, *G = NULL;
     double *c = malloc((size_t)g->ncoef * sizeof *c);
     struct term *terms = malloc((size_t)g->ne * g->ne * 16 * sizeof *terms);
+    /* a cell's Jacobian terms, when mapped here */
+    const size_t nt = g->geo_coords ? (size_t)nq * g->nterms : 0;
+    double *td = nt ? malloc(nt * sizeof *td) : NULL;
+    void *T = nt ? malloc(nt * rs) : NULL;
     int oom = posix_memalign(&P, 64, (size_t)L.rows * L.ldp * rs) |
-              posix_memalign(&G, 64, (size_t)L.growsp * L.ldg * rs) | !c | !terms;
+              posix_memalign(&G, 64, (size_t)L.growsp * L.ldg * rs) | !c | !terms |
+              (nt && (!td || !T));
     if (!oom) memset(P, 0, (size_t)L.rows * L.ldp * rs);
 #pragma omp for schedule(dynamic, chunk)
     for (int cell = 0; cell < b->ncell; cell++) {
       if (oom) continue;
       for (int k = 0; k < g->ncoef; k++) c[k] = LOAD(coef, (size_t)cell * g->ncoef + k, single);
       void *K = (char *)mats + (size_t)cell * per_cell * rs;
+      const void *jac = geo;
       size_t toff = (size_t)cell * nq * g->nterms;
+      if (nt) {
+        cell_terms(g, geo, cell, td, T);
+        jac = T;
+        toff = 0;
+      }
       /* each combination of precision and dimension compiled on its own */
       if (g->dim == 3) {
         if (single) integrate_cell(g, &L, jac, toff, c, phi, 1, 3, P, G, terms, K);
@@ -365,6 +392,8 @@ void integrate_volume_batch_cpu(const struct batch *b, const void *jac, const vo
     free(G);
     free(c);
     free(terms);
+    free(td);
+    free(T);
   }
 }
 

@@ -56,6 +56,9 @@ struct volume_cl_config {
    * points per local-memory chunk, half = 1 when only the upper half is computed (symmetric
    * forms), and mirrored in full storage. */
   int tile, block, elems, wpe, qchunk, half;
+  /* GEMM: the geometric nodes per cell from which the kernel maps the cells at its points (geo =
+   * X[ncell][geo_nodes][dim], quad = geom_table_fill's table); 0: it reads Jacobian terms */
+  int geo_nodes;
   size_t local_bytes; /* local memory the kernel declares */
 };
 
@@ -76,6 +79,11 @@ int volume_cl_configure(const struct femint_cl_device *dev, int dim, int nsh, in
  * or half = 1 with the generic form) / FEMINT_ENOTSUP as volume_cl_configure. */
 int volume_cl_set_gemm(const struct femint_cl_device *dev, struct volume_cl_config *cfg, int tile,
                        int block, int qchunk, int elems, int half);
+
+/* Make the GEMM kernel map its cells from nnode geometric nodes each (0: read Jacobian terms, as
+ * volume_cl_configure plans it). Returns 0, or FEMINT_EINVAL for another variant or more nodes
+ * than a cell has (MESH_MAX_NODES). */
+int volume_cl_set_nodes(struct volume_cl_config *cfg, int nnode);
 
 /* Plan again with work-groups of at most half the current size, after an enqueue failed with
  * CL_OUT_OF_RESOURCES or CL_INVALID_WORK_GROUP_SIZE; build again with the new options. The kernels
@@ -123,16 +131,17 @@ void volume_cl_launch_shape(const struct femint_cl_device *dev, const struct vol
                             int ncell, size_t *global, size_t *local, int *elems_per_group);
 
 /* Set the arguments and enqueue the kernel on ncell cells (no clFinish). geo holds the Jacobian
- * terms, ncell*nq*nterms REALs (NOJAC variants and GEMM), or the vertex coordinates, ncell*18
- * REALs (JAC variants); coef ncell*ncoef; phi nq*(dim+1)*nsh; quad nq*4 (xi1, xi2, xi3, w), read
- * by the JAC variants only (others accept NULL); out ncell*volume_cl_out_size(cfg) REALs from
+ * terms, ncell*nq*nterms REALs (NOJAC variants, GEMM without nodes), the vertex coordinates,
+ * ncell*18 REALs (JAC variants), or the geometric nodes, ncell*geo_nodes*dim REALs (GEMM with
+ * nodes); coef ncell*ncoef; phi nq*(dim+1)*nsh; quad nq*4 (xi1, xi2, xi3, w) for the JAC
+ * variants, geom_table_fill's table for GEMM with nodes, NULL for the others; out ncell*volume_cl_out_size(cfg) REALs from
  * out_off (REALs: a batch's part of a larger vector). With ncell == 0 a marker is enqueued so
  * that *ev is still valid. Returns CL_SUCCESS or the OpenCL error. */
 cl_int volume_cl_enqueue(cl_command_queue q, cl_kernel k, const struct volume_cl_config *cfg,
                          const struct femint_cl_device *dev, int ncell, cl_mem geo, cl_mem coef,
                          cl_mem phi, cl_mem quad, cl_mem out, size_t out_off, cl_event *ev);
 
-/* REALs of input geometry per cell: nq*nterms or 18. */
+/* REALs of input geometry per cell: nq*nterms, 18 (JAC variants) or geo_nodes*dim. */
 size_t volume_cl_geo_size(const struct volume_cl_config *cfg);
 /* Jacobian terms per point: det J * w and the inverse Jacobian, 1 + dim^2. */
 int volume_cl_nterms(const struct volume_cl_config *cfg);

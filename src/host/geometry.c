@@ -91,6 +91,28 @@ int geom_terms(const struct refel *re, int nnode, const double *X, double *t, in
   return 0;
 }
 
+size_t geom_table_size(const struct refel *re, int nnode)
+{
+  return (size_t)re->nq * (1 + (size_t)nnode * re->dim);
+}
+
+void geom_table_fill(const struct refel *re, int nnode, double *tab)
+{
+  /* the map is linear in X: node a at (1, 0, 0) and the others at 0 give J's first row, dN_a */
+  const int dim = re->dim;
+  double X[3 * MESH_MAX_NODES] = {0}, J[9];
+  for (int q = 0; q < re->nq; q++) {
+    double *t = tab + (size_t)q * (1 + nnode * dim);
+    t[0] = re->wq[q];
+    for (int a = 0; a < nnode; a++) {
+      X[dim * a] = 1;
+      geom_map(re->shape, nnode, X, &re->xq[dim * q], NULL, J);
+      X[dim * a] = 0;
+      for (int j = 0; j < dim; j++) t[1 + dim * a + j] = J[j];
+    }
+  }
+}
+
 void geom_simplex_nodes(int dim, int nnode, const double *xi, double *N, double *dN)
 {
   const int nv = dim + 1, quadratic = nnode > nv;

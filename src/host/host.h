@@ -186,6 +186,11 @@ int geom_hex_check(int nnode, const double *X, double *det, double xi[3]);
  * (1 + dim^2 values per point); simplices take |det J| (their vertices are in ascending global
  * order). Returns 0, or FEMINT_EJACOBIAN with *bad = q. */
 int geom_terms(const struct refel *re, int nnode, const double *X, double *t, int *bad);
+/* The table from which a device maps cells of nnode geometric nodes at the points of re: per
+ * point q, w_q then dN_a/dxi_j at 1 + dim*a + j (geom_table_size values in all). J = sum_a X_a
+ * dN_a does not change when the same vector is subtracted from every node (the dN_a sum to 0). */
+size_t geom_table_size(const struct refel *re, int nnode);
+void geom_table_fill(const struct refel *re, int nnode, double *tab);
 
 /* ---- mesh.c, mesh_topo.c ---- */
 

@@ -115,9 +115,7 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
   if (dev >= 0) { /* the variant decides what the batches carry: Jacobian terms or vertices */
     int v;
     if ((err = femint_variant_choose(ctx, g, opt->variant, &v))) goto done;
-    g->variant = v;
-    g->geo_coords = volume_variant_jac(v);
-    g->geo_size = g->geo_coords ? 18 : (size_t)nq * g->nterms;
+    if ((err = group_set_variant(ctx, g, v))) goto done;
     res->variant = v;
   }
   /* input preparation: the geometry and coefficients of every cell, batch after batch */
@@ -146,7 +144,8 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
     starpu_opencl_get_device(dev, &id);
     res->peak_gflops = peak_gflops(id, &ctx->cl_dev[dev], opt->precision);
     if ((err = volume_cl_configure(&ctx->cl_dev[dev], g->dim, g->nsh, nq, g->ne, g->ncoef, g->kind,
-                                   opt->precision, g->variant, g->symmetric, &cfg))) {
+                                   opt->precision, g->variant, g->symmetric, &cfg)) ||
+        (g->variant == FEMINT_VARIANT_GEMM && (err = volume_cl_set_nodes(&cfg, g->nnode)))) {
       err = femint_seterr(ctx, err, "bench: %s", femint_thread_error());
       goto done;
     }
@@ -182,8 +181,17 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
     m.geo = clCreateBuffer(clctx, CL_MEM_READ_ONLY, ngeo * rs, NULL, &cerr);
     m.coef = clCreateBuffer(clctx, CL_MEM_READ_ONLY, ncoef * rs, NULL, &cerr);
     m.phi = clCreateBuffer(clctx, CL_MEM_READ_ONLY, nphi * rs, NULL, &cerr);
-    m.quad = clCreateBuffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (size_t)nq * 4 * rs,
-                            p->ctx->quad[g->shape][opt->order][opt->precision == FEMINT_SINGLE], &cerr);
+    /* the points of the JAC variants, or the geometry table of GEMM */
+    const void *tab = p->ctx->quad[g->shape][opt->order][opt->precision == FEMINT_SINGLE];
+    size_t ntab = (size_t)nq * 4;
+    if (cfg.geo_nodes) {
+      if ((err = femint_context_geom_table(ctx, g->shape, g->order, g->nnode, g->precision,
+                                           &(starpu_data_handle_t){NULL}, &tab)))
+        goto done;
+      ntab = geom_table_size(g->re, g->nnode);
+    }
+    m.quad = clCreateBuffer(clctx, CL_MEM_READ_ONLY | (tab ? CL_MEM_COPY_HOST_PTR : 0), ntab * rs,
+                            (void *)tab, &cerr); /* NOJAC: not read */
     m.out = clCreateBuffer(clctx, CL_MEM_WRITE_ONLY, (size_t)ncell * out_per * rs, NULL, &cerr);
     if (!m.geo || !m.coef || !m.phi || !m.quad || !m.out) {
       err = femint_seterr(ctx, FEMINT_EOPENCL, "bench: device allocation of %d cells failed (%d)",

@@ -33,9 +33,9 @@ static int generic_uses_z(const struct femint_form *form)
 /* The OpenCL programs of an H1 group: the variant chosen, configured for every device. */
 static int h1_programs(femint_context_t ctx, struct group *g, int variant)
 {
-  FEMINT_CALL(femint_variant_choose(ctx, g, variant, &g->variant));
-  g->geo_coords = volume_variant_jac(g->variant);
-  g->geo_size = g->geo_coords ? 18 : (size_t)g->re->nq * g->nterms;
+  int chosen;
+  FEMINT_CALL(femint_variant_choose(ctx, g, variant, &chosen));
+  FEMINT_CALL(group_set_variant(ctx, g, chosen));
   char options[1024];
   char *source = volume_cl_source(g->variant);
   FEMINT_CHECK(source, ctx, FEMINT_EOPENCL, "the OpenCL source of the volume kernel is missing");
@@ -43,6 +43,7 @@ static int h1_programs(femint_context_t ctx, struct group *g, int variant)
   for (int dev = 0; dev < ctx->ncl_dev && !err; dev++) {
     err = volume_cl_configure(&ctx->cl_dev[dev], g->dim, g->nsh, g->re->nq, g->ne, g->ncoef,
                               g->kind, g->precision, g->variant, g->symmetric, &g->cl_cfg[dev]);
+    if (!err && g->variant == FEMINT_VARIANT_GEMM) err = volume_cl_set_nodes(&g->cl_cfg[dev], g->nnode);
     if (err) {
       err = femint_seterr(ctx, err, "order %d, variant %s on OpenCL device %d (%s): %s", g->order,
                           femint_variant_name(g->variant), dev, ctx->cl_dev[dev].name,
@@ -138,11 +139,22 @@ int group_init(femint_context_t ctx, const struct femint_space *space,
                                         : form->ncoef;
   g->flops_per_cell = volume_cpu_flops(g);
   FEMINT_CALL(femint_context_phi(ctx, shape, order, precision, &g->h_tab[0]));
-  FEMINT_CALL(femint_context_quad(ctx, shape, order, precision, &g->h_tab[1]));
-  g->variant = FEMINT_VARIANT_GEMM;
-  g->geo_size = (size_t)g->re->nq * g->nterms;
+  FEMINT_CALL(group_set_variant(ctx, g, FEMINT_VARIANT_GEMM));
   /* a pointwise form has no element matrices: its residual makes its own programs */
   return use_opencl && form->kind != FORM_POINTWISE ? h1_programs(ctx, g, variant) : 0;
+}
+
+int group_set_variant(femint_context_t ctx, struct group *g, int variant)
+{
+  g->variant = variant;
+  g->geo_coords = variant != FEMINT_VARIANT_REG_NOJAC && variant != FEMINT_VARIANT_SHM_NOJAC;
+  if (variant == FEMINT_VARIANT_GEMM) {
+    g->geo_size = (size_t)g->nnode * g->dim;
+    return femint_context_geom_table(ctx, g->shape, g->order, g->nnode, g->precision,
+                                     &g->h_tab[1], NULL);
+  }
+  g->geo_size = g->geo_coords ? 18 : (size_t)g->re->nq * g->nterms;
+  return femint_context_quad(ctx, g->shape, g->order, g->precision, &g->h_tab[1]);
 }
 
 /* Cells per batch: H1, about 32 MiB of element matrices; H(curl), about 8 MiB and at least 16
@@ -339,16 +351,22 @@ int group_cell_terms(const struct group *g, int cell, double *t)
                        xi[0], xi[1], g->dim == 3 ? xi[2] : 0.0);
 }
 
-/* The geometry input of a cell: H(curl), its nodes; H1, its vertices (JAC variants: the mesh
- * checked every Jacobian when it was made) or its Jacobian terms. */
+/* The geometry input of a cell: H(curl), its nodes; H1, its geometric nodes relative to the
+ * first (JAC variants and GEMM: the mesh checked every Jacobian when it was made; the Jacobian
+ * does not depend on the origin, and small differences keep their digits in single precision) or
+ * its Jacobian terms. */
 static int cell_geometry(const struct group *g, int cell, double *t)
 {
   const struct femint_mesh *mesh = g->space->mesh;
-  if (g->family == FEMINT_HCURL || g->geo_coords) {
+  if (g->family == FEMINT_HCURL) {
     femint_mesh_cell_nodes((femint_mesh_t)mesh, cell, t);
     return 0;
   }
-  return group_cell_terms(g, cell, t);
+  if (!g->geo_coords) return group_cell_terms(g, cell, t);
+  const int nnode = mesh_cell_nodes(mesh, cell, t), dim = g->dim;
+  for (int a = nnode - 1; a >= 0; a--)
+    for (int i = 0; i < dim; i++) t[dim * a + i] -= t[i];
+  return 0;
 }
 
 int plan_pack_batch(const struct plan *p, struct batch *b)
@@ -359,7 +377,8 @@ int plan_pack_batch(const struct plan *p, struct batch *b)
     FEMINT_CALL(femint_host_alloc(p->ctx, (size_t)b->ncell * g->geo_size * g->real_size, &b->geo));
     FEMINT_CALL(femint_host_alloc(p->ctx, (size_t)b->ncell * g->ncoef * g->real_size, &b->coef));
   }
-  double *t = malloc((g->geo_size > 30 ? g->geo_size : 30) * sizeof *t);
+  double *t = malloc((g->geo_size > 3 * MESH_MAX_NODES ? g->geo_size : 3 * MESH_MAX_NODES) *
+                     sizeof *t);
   double *c = malloc((size_t)g->ncoef * sizeof *c);
   if (!t || !c) {
     free(t);

@@ -37,6 +37,12 @@ int group_cell_terms(const struct group *g, int cell, double *t);
 /* The coefficients of a cell as the group's codelets take them (g->ncoef values): the form's, or
  * for a generic form in 2D its c[ne][ne][4][4] cut to c[ne][ne][3][3]. */
 void group_coef(const struct group *g, int cell, double *c);
+/* Give an H1 group its kernel variant and what its batches carry for it: the Jacobian terms of
+ * every point (the NOJAC variants) or the cells' geometric nodes relative to their first (the JAC
+ * variants: a prism's 6 vertices; GEMM: any cell's nodes, which the kernel and the CPU codelet
+ * map at the points), and the table the kernel reads with them (the quadrature, or the geometry
+ * table of the nodes). */
+int group_set_variant(femint_context_t ctx, struct group *g, int variant);
 /* Fill a group of one order and form (the plan's, and single element matrices and the
  * benchmark's). space NULL: a group without cells (the shape from the form: 2D forms on
  * quadrilaterals, H(curl) forms on tetrahedra, else prisms). use_opencl: choose the variant and

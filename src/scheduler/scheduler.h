@@ -16,8 +16,9 @@
 /* Shapes are enum femint_shape values, below FEMINT_NSHAPE. */
 #define FEMINT_NSHAPE 6
 
-/* The reference tables of an H(curl) element in one precision (hcurl_table_fill). */
-struct hcurl_tables {
+/* A reference table in one precision, registered with StarPU (H(curl): hcurl_table_fill; the
+ * geometry of H1 cells: geom_table_fill). */
+struct ref_table {
   void *data;
   starpu_data_handle_t h;
 };
@@ -57,7 +58,8 @@ struct femint_context {
   starpu_data_handle_t phi_handle[FEMINT_NSHAPE][FEMINT_MAX_ORDER + 1][2];
   void *quad[FEMINT_NSHAPE][FEMINT_MAX_ORDER + 1][2]; /* [nq][4] points and weights, REAL */
   starpu_data_handle_t quad_handle[FEMINT_NSHAPE][FEMINT_MAX_ORDER + 1][2];
-  struct hcurl_tables hcurl[FEMINT_MAX_ORDER + 1][2][2]; /* [order][curved][precision] */
+  struct ref_table hcurl[FEMINT_MAX_ORDER + 1][2][2]; /* [order][curved][precision] */
+  struct ref_table geom[FEMINT_NSHAPE][FEMINT_MAX_ORDER + 1][2][2]; /* [..][curved][precision] */
   /* host memory for batches (hostmem.c): pinned through the first GPU's OpenCL context */
   struct hostmem_block *hostmem;
   struct hostmem_block *arena;  /* one block for all batches of a verb, kept for the next */
@@ -165,6 +167,10 @@ int femint_context_phi(femint_context_t ctx, int shape, int order, int precision
  * order in a precision. */
 int femint_context_quad(femint_context_t ctx, int shape, int order, int precision,
                         starpu_data_handle_t *h);
+/* The StarPU handle of the geometry table (geom_table_fill) of an H1 shape and order for cells of
+ * nnode nodes (the shape's vertices, or with one node per edge) in a precision. */
+int femint_context_geom_table(femint_context_t ctx, int shape, int order, int nnode, int precision,
+                              starpu_data_handle_t *h, const void **data);
 /* The StarPU handle of the H(curl) tables of an order for cells of nnode nodes in a precision. */
 int femint_context_hcurl_tables(femint_context_t ctx, int order, int nnode, int precision,
                                 starpu_data_handle_t *h);

@@ -58,7 +58,8 @@ static void cache_store(const char *key, int variant, double seconds)
 }
 
 /* Time every variant of a group on device dev with about 16 MiB of synthetic output (the
- * reference prism's Jacobian terms repeated); the fastest wins. */
+ * reference prism's vertices or Jacobian terms repeated, as each variant takes them); the
+ * fastest wins. */
 static int measure(femint_context_t ctx, int dev, const struct group *g, int *best, double *tbest)
 {
   const struct femint_cl_device *d = &ctx->cl_dev[dev];
@@ -79,16 +80,24 @@ static int measure(femint_context_t ctx, int dev, const struct group *g, int *be
   char *host = malloc((size_t)ncell * (ngeo + g->ncoef) * rs);
   int bad, err = 0;
   if (!t || !host || geom_prism_terms(g->re, X, t, &bad)) err = FEMINT_ENOMEM;
+  /* GEMM maps the cells from their vertices with the geometry table */
+  const void *tab = NULL;
+  starpu_data_handle_t htab;
+  if (!err && femint_context_geom_table(ctx, g->shape, g->order, PRISM_NV, g->precision, &htab,
+                                        &tab))
+    err = FEMINT_ENOMEM;
+  const size_t ntab = geom_table_size(g->re, PRISM_NV);
   *best = -1;
   *tbest = INFINITY;
   for (int v = FEMINT_VARIANT_REG_NOJAC; v <= FEMINT_VARIANT_GEMM && !err; v++) {
     struct volume_cl_config cfg;
     if (volume_cl_configure(d, g->dim, g->nsh, nq, g->ne, g->ncoef, g->kind, g->precision, v, g->symmetric,
-                            &cfg))
+                            &cfg) ||
+        (v == FEMINT_VARIANT_GEMM && volume_cl_set_nodes(&cfg, PRISM_NV)))
       continue; /* not for this device or form */
     int nc = ncell < volume_cl_max_cells(d, &cfg) ? ncell : volume_cl_max_cells(d, &cfg);
     size_t gs = volume_cl_geo_size(&cfg);
-    const double *geo = volume_variant_jac(v) ? X : t;
+    const double *geo = volume_variant_jac(v) || cfg.geo_nodes ? X : t;
     const double *coef = form_coef(g->form, 0);
     for (int k = 0; k < nc; k++) {
       for (size_t i = 0; i < gs; i++) {
@@ -119,7 +128,10 @@ static int measure(femint_context_t ctx, int dev, const struct group *g, int *be
                                (size_t)nc * g->ncoef * rs, host + (size_t)nc * gs * rs, &cerr);
     cl_mem mp = clCreateBuffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nphi * rs,
                                (void *)phi, &cerr);
-    cl_mem mq = clCreateBuffer(clctx, CL_MEM_READ_ONLY, (size_t)nq * 4 * rs, NULL, &cerr);
+    cl_mem mq = cfg.geo_nodes ? clCreateBuffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                               ntab * rs, (void *)tab, &cerr)
+                              : clCreateBuffer(clctx, CL_MEM_READ_ONLY, (size_t)nq * 4 * rs, NULL,
+                                               &cerr);
     cl_mem mo = clCreateBuffer(clctx, CL_MEM_WRITE_ONLY, (size_t)nc * volume_cl_out_size(&cfg) * rs,
                                NULL, &cerr);
     if (kern && mg && mc && mp && mq && mo) {
@@ -129,8 +141,9 @@ static int measure(femint_context_t ctx, int dev, const struct group *g, int *be
       for (int i = 0; i < nq; i++)
         for (int c = 0; c < 4; c++)
           qd[4 * i + c] = c < 3 ? g->re->xq[3 * i + c] : g->re->wq[i], qf[4 * i + c] = (float)qd[4 * i + c];
-      clEnqueueWriteBuffer(q, mq, CL_TRUE, 0, (size_t)nq * 4 * rs, single ? (void *)qf : (void *)qd,
-                           0, NULL, NULL);
+      if (!cfg.geo_nodes)
+        clEnqueueWriteBuffer(q, mq, CL_TRUE, 0, (size_t)nq * 4 * rs,
+                             single ? (void *)qf : (void *)qd, 0, NULL, NULL);
       double tv = INFINITY;
       for (int r = 0; r < 3; r++) {
         cl_event ev = NULL;
