@@ -27,10 +27,15 @@
  *
  * Compiled with -DWG=<work-group size, a power of two, at least 16> -DRADIX_IPT=<keys per
  * work-item of the sort> -DSCAN_IPT=<values per work-item of the scan> (defaults below) and
- * -DREAL=float|double (-DFEMINT_FP64). OpenCL 1.2 only: local memory, barriers and one 32-bit
+ * -DREAL=float|double (-DFEMINT_FP64), and -DVAL=double (with -DFEMINT_FP64) for sums of floats
+ * written as doubles (default: REAL). OpenCL 1.2 only: local memory, barriers and one 32-bit
  * global atomic_min (the first bad slot); no 64-bit atomics, no subgroups. */
 #ifdef FEMINT_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#ifndef VAL
+#define VAL REAL
 #endif
 
 /* Defaults for a host that runs only the kernels without local memory. */
@@ -295,17 +300,17 @@ __kernel void coo_rowptr_counted(long n, __global const long *counts, __global c
   if (u <= nnz) rowptr_pair(n, nnz, u, key, seg, rowptr);
 }
 
-/* val[u] = the signed sum of coo over the entries of pair u, in sorted order: no atomics,
- * deterministic. */
+/* val[u] = the signed sum of coo over the entries of pair u, in sorted order and in VAL: no
+ * atomics, deterministic. */
 __kernel void coo_sum(long nnz, __global const long *perm, __global const long *seg,
-                      __global const REAL *coo, __global REAL *val)
+                      __global const REAL *coo, __global VAL *val)
 {
   const long u = get_global_id(0);
   if (u >= nnz) return;
-  REAL s = 0;
+  VAL s = 0;
   for (long k = seg[u]; k < seg[u + 1]; k++) {
     const long p = perm[k];
-    s += p < 0 ? -coo[~p] : coo[p];
+    s += p < 0 ? -(VAL)coo[~p] : (VAL)coo[p];
   }
   val[u] = s;
 }

@@ -2,7 +2,9 @@
  * quadrilaterals of mixed orders, curved tetrahedra in H(curl)) and every form, the assembly paths
  * and options agree: rows and COO give the same matrices, full and upper-half storage too (H1),
  * single precision the double matrices to single accuracy, CPU-only the OpenCL-only ones; and the
- * matrices of the parts of a cell partition (femint_operator_options.cells) add up to the whole. */
+ * matrices of the parts of a cell partition (femint_operator_options.cells) add up to the whole;
+ * later COO assemblies on a device lend their matrices memory of the context's, reused and kept
+ * past the context's end. */
 #include <stdlib.h>
 
 #include "common.h"
@@ -280,6 +282,39 @@ static void run_case(femint_context_t ctx, int nocl, struct shape_case *k, uint6
   destroy_all(R, nf);
 }
 
+/* Later COO assemblies of one operator on a device lend their matrices memory of the context's:
+ * the same values as the first assembly's (the same sums in the same order), a destroyed
+ * matrix's memory taken again by the next assembly, and the matrices still alive when the
+ * context ends keep their values (copied out by femint_finalize; checked after it by the
+ * caller through keep[] and first[]). */
+static void lent_case(femint_context_t ctx, const struct shape_case *k, int precision,
+                      femint_matrix_t keep[2], femint_matrix_t *first)
+{
+  femint_operator_t op;
+  femint_matrix_t A[4] = {NULL};
+  struct femint_stats st[4];
+  const struct femint_operator_options o = {.assembly = FEMINT_ASSEMBLY_COO, .max_batch = 5,
+                                            .precision = precision, .where = FEMINT_WHERE_OPENCL};
+  TAP_CALL(ctx, femint_operator_create(ctx, k->space, 1, k->forms, &o, &op));
+  for (int i = 0; i < 3; i++) TAP_CALL(ctx, femint_operator_assemble(op, &A[i], &st[i]));
+  const double *v1;
+  TAP_CALL(ctx, femint_matrix_csr(A[1], NULL, NULL, NULL, &v1));
+  femint_matrix_destroy(&A[1]);
+  TAP_CALL(ctx, femint_operator_assemble(op, &A[3], &st[3]));
+  const double *v3;
+  TAP_CALL(ctx, femint_matrix_csr(A[3], NULL, NULL, NULL, &v3));
+  const double d = fmax(test_matrix_reldiff(A[2], A[0]), test_matrix_reldiff(A[3], A[0]));
+  tap_ok(st[0].on_device && st[3].on_device && d == 0 && v3 == v1,
+         "%s, %s: later COO assemblies on the device give the first one's matrix exactly (%.1e), "
+         "the fourth in the memory the destroyed second one had (%s)",
+         k->name, precision == FEMINT_SINGLE ? "single" : "double", d,
+         v3 == v1 ? "the same" : "other memory");
+  femint_operator_destroy(&op);
+  keep[0] = A[2];
+  keep[1] = A[3];
+  *first = A[0];
+}
+
 int main(void)
 {
   femint_context_t ctx = test_init();
@@ -289,6 +324,9 @@ int main(void)
   struct shape_case k;
   case_prisms(ctx, &rng, &k);
   run_case(ctx, nocl, &k, &rng);
+  femint_matrix_t keep[2][2] = {{NULL}}, first[2] = {NULL};
+  for (int s = 0; s < 2 && nocl > 0; s++)
+    lent_case(ctx, &k, s ? FEMINT_SINGLE : FEMINT_DOUBLE, keep[s], &first[s]);
   case_free(&k);
   case_quads(ctx, &rng, 0, &k);
   run_case(ctx, nocl, &k, &rng);
@@ -300,5 +338,21 @@ int main(void)
   run_case(ctx, nocl, &k, &rng);
   case_free(&k);
   femint_finalize(&ctx);
+  /* the lent matrices outlive the context with their values */
+  double dk = 0;
+  int nkept = 0;
+  for (int s = 0; s < 2; s++)
+    for (int i = 0; i < 2; i++)
+      if (keep[s][i]) {
+        const double *v;
+        nkept += femint_matrix_csr(keep[s][i], NULL, NULL, NULL, &v) == 0 && v;
+        dk = fmax(dk, test_matrix_reldiff(keep[s][i], first[s]));
+        femint_matrix_destroy(&keep[s][i]);
+      }
+  if (nocl > 0)
+    tap_ok(nkept == 4 && dk == 0,
+           "4 lent matrices outlive the context with their values (%d kept, difference %.1e)",
+           nkept, dk);
+  for (int s = 0; s < 2; s++) femint_matrix_destroy(&first[s]);
   return tap_done();
 }

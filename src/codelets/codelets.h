@@ -198,7 +198,8 @@ struct pattern_arg {
 struct sum_arg {
   femint_context_t ctx;
   int64_t nnz;
-  int precision;
+  int precision;                /* of the element matrices */
+  int out_double;               /* the CSR values are doubles (else of the precision) */
   struct cl_program_entry *const *program; /* [FEMINT_MAX_CL_DEVICES] coo_sum on each device */
   int status;
   char msg[192];

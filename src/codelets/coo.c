@@ -104,8 +104,8 @@ static void sum_cpu(void *buffers[], void *arg)
 #pragma omp for schedule(static)
     for (int64_t u = 0; u < nnz; u++) {
       const double s = pattern_value(perm, seg, u, coo, single);
-      if (single) ((float *)val)[u] = (float)s;
-      else ((double *)val)[u] = s;
+      if (a->out_double) ((double *)val)[u] = s;
+      else ((float *)val)[u] = (float)s;
     }
   }
 }

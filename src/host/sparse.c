@@ -73,17 +73,35 @@ int matrix_create(femint_context_t ctx, struct csr_shape *shape, int zero, femin
                          (long long)shape->nnz);
   }
   csr_shape_ref(shape);
-  *M = (struct femint_matrix){shape, v};
+  *M = (struct femint_matrix){.shape = shape, .values = v};
   *A = M;
   return 0;
 }
 
+int matrix_create_lent(femint_context_t ctx, struct csr_shape *shape, double *values,
+                       void (*give_back)(void *owner, struct femint_matrix *A), void *owner,
+                       femint_matrix_t *A)
+{
+  struct femint_matrix *M = malloc(sizeof *M);
+  FEMINT_CHECK(M, ctx, FEMINT_ENOMEM, "out of memory for a matrix of %lld non-zeros",
+               (long long)shape->nnz);
+  csr_shape_ref(shape);
+  *M = (struct femint_matrix){shape, values, give_back, owner};
+  *A = M;
+  return 0;
+}
+
+/* Why a matrix can have no values: they were lent and could not be copied out (hostmem.c). */
+#define LOST_VALUES "femint_finalize found no memory to copy them out of the context's"
+
 int femint_matrix_destroy(femint_matrix_t *matrix)
 {
   if (!matrix || !*matrix) return 0;
-  csr_shape_unref(&(*matrix)->shape);
-  free((*matrix)->values);
-  free(*matrix);
+  struct femint_matrix *M = *matrix;
+  if (M->give_back) M->give_back(M->owner, M);
+  else free(M->values);
+  csr_shape_unref(&M->shape);
+  free(M);
   *matrix = NULL;
   return 0;
 }
@@ -92,6 +110,8 @@ int femint_matrix_csr(femint_matrix_t A, int64_t *nrows, const int64_t **rowptr,
                       const int64_t **colind, const double **values)
 {
   FEMINT_CHECK(A, NULL, FEMINT_EINVAL, "matrix_csr: NULL matrix");
+  FEMINT_CHECK(A->values, NULL, FEMINT_ENOMEM, "matrix_csr: the matrix lost its values (%s)",
+               LOST_VALUES);
   if (nrows) *nrows = A->shape->n;
   if (rowptr) *rowptr = A->shape->rowptr;
   if (colind) *colind = A->shape->colind;
@@ -102,6 +122,8 @@ int femint_matrix_csr(femint_matrix_t A, int64_t *nrows, const int64_t **rowptr,
 int femint_matrix_mult(femint_matrix_t A, const double *x, double *y)
 {
   FEMINT_CHECK(A && x && y, NULL, FEMINT_EINVAL, "matrix_mult: NULL argument");
+  FEMINT_CHECK(A->values, NULL, FEMINT_ENOMEM, "matrix_mult: the matrix lost its values (%s)",
+               LOST_VALUES);
   const struct csr_shape *c = A->shape;
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < c->n; r++) {
@@ -115,6 +137,8 @@ int femint_matrix_mult(femint_matrix_t A, const double *x, double *y)
 int femint_matrix_write_mm(femint_context_t ctx, femint_matrix_t A, const char *path)
 {
   FEMINT_CHECK(A && path, ctx, FEMINT_EINVAL, "matrix_write_mm: NULL argument");
+  FEMINT_CHECK(A->values, ctx, FEMINT_ENOMEM, "matrix_write_mm: the matrix lost its values (%s)",
+               LOST_VALUES);
   /* written under a temporary name beside it, then renamed: a failed write (a full disk) leaves
    * no partial file, and an older file at path stays whole until the new one is complete */
   char *tmp = malloc(strlen(path) + 32);

@@ -20,6 +20,10 @@ struct csr_shape {
 struct femint_matrix {
   struct csr_shape *shape;
   double *values; /* [nnz] */
+  /* values lent by their owner (a context's pinned memory): femint_matrix_destroy hands them
+   * back through give_back instead of freeing them */
+  void (*give_back)(void *owner, struct femint_matrix *A);
+  void *owner;
 };
 
 /* A structure that takes over rowptr and colind (freed with it) with one reference, or NULL (out
@@ -43,5 +47,10 @@ double *values_alloc(int64_t n, int zero);
 /* A matrix on a structure (one more reference) with its values (values_alloc), zeroed when zero
  * is set, else left to be written. FEMINT_ENOMEM. */
 int matrix_create(femint_context_t ctx, struct csr_shape *shape, int zero, femint_matrix_t *A);
+/* A matrix on a structure with values lent by owner (nnz + 1 doubles, left to be written), which
+ * give_back(owner, A) receives again when the matrix is destroyed. FEMINT_ENOMEM. */
+int matrix_create_lent(femint_context_t ctx, struct csr_shape *shape, double *values,
+                       void (*give_back)(void *owner, struct femint_matrix *A), void *owner,
+                       femint_matrix_t *A);
 
 #endif

@@ -2,10 +2,12 @@
  * an OpenCL GPU femint obtains host memory by mapping OpenCL buffers created with
  * CL_MEM_ALLOC_HOST_PTR, which GPU drivers back with page-locked memory. Freed buffers are kept
  * for reuse; without a GPU the memory comes from malloc. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "host/sparse.h"
 #include "scheduler.h"
 
 double femint_now(void)
@@ -102,6 +104,74 @@ void femint_host_free(femint_context_t ctx, void *ptr)
   pthread_mutex_unlock(&ctx->lock);
 }
 
+/* A matrix lent a block: the context's list, so that its values survive the context. */
+struct lent_matrix {
+  femint_matrix_t A;
+  struct lent_matrix *next;
+};
+
+/* femint_matrix_destroy of a lent matrix: the block back to the pool. */
+static void matrix_give_back(void *owner, struct femint_matrix *A)
+{
+  femint_context_t ctx = owner;
+  pthread_mutex_lock(&ctx->lock);
+  for (struct lent_matrix **l = &ctx->lent; *l; l = &(*l)->next)
+    if ((*l)->A == A) {
+      struct lent_matrix *gone = *l;
+      *l = gone->next;
+      free(gone);
+      break;
+    }
+  pthread_mutex_unlock(&ctx->lock);
+  femint_host_free(ctx, A->values);
+}
+
+int femint_host_matrix(femint_context_t ctx, struct csr_shape *shape, femint_matrix_t *A)
+{
+  void *values;
+  struct lent_matrix *l = malloc(sizeof *l);
+  FEMINT_CHECK(l, ctx, FEMINT_ENOMEM, "out of memory for a matrix of %lld non-zeros",
+               (long long)shape->nnz);
+  int err = femint_host_alloc(ctx, ((size_t)shape->nnz + 1) * sizeof(double), &values);
+  if (!err) {
+    err = matrix_create_lent(ctx, shape, values, matrix_give_back, ctx, A);
+    if (err) femint_host_free(ctx, values);
+  }
+  if (err) {
+    free(l);
+    return err;
+  }
+  l->A = *A;
+  pthread_mutex_lock(&ctx->lock);
+  l->next = ctx->lent;
+  ctx->lent = l;
+  pthread_mutex_unlock(&ctx->lock);
+  return 0;
+}
+
+/* The values of the matrices still lent, copied to ordinary memory before the pool goes away
+ * (out of memory: the matrix is left without values, and says so). */
+static void lent_release(femint_context_t ctx)
+{
+  for (struct lent_matrix *l = ctx->lent, *next; l; l = next) {
+    next = l->next;
+    struct femint_matrix *A = l->A;
+    const size_t bytes = ((size_t)A->shape->nnz + 1) * sizeof(double);
+    double *v = huge_alloc(bytes);
+    if (v) memcpy(v, A->values, bytes);
+    else
+      fprintf(stderr,
+              "femint: warning: femint_finalize: no memory to copy the values of a matrix of %lld "
+              "non-zeros out of the context's pinned memory; the matrix has none now\n",
+              (long long)A->shape->nnz);
+    A->values = v;
+    A->give_back = NULL;
+    A->owner = NULL;
+    free(l);
+  }
+  ctx->lent = NULL;
+}
+
 int femint_host_arena(femint_context_t ctx, size_t bytes, void **base)
 {
   struct hostmem_block *a = ctx->arena;
@@ -125,6 +195,7 @@ int femint_host_arena(femint_context_t ctx, size_t bytes, void **base)
 
 void femint_host_release_all(femint_context_t ctx)
 {
+  lent_release(ctx);
   if (ctx->arena) {
     ctx->arena->next = ctx->hostmem;
     ctx->hostmem = ctx->arena;

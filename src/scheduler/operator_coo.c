@@ -82,7 +82,10 @@ static int coo_programs(struct femint_operator *op, int precision)
   }
   char *coo = femint_kernel_text("coo.cl");
   FEMINT_CHECK(coo, ctx, FEMINT_ENOMEM, "COO assembly: out of memory");
-  const char *real = precision == FEMINT_SINGLE ? "-DREAL=float" : "-DREAL=double -DFEMINT_FP64";
+  /* the sums in double wherever the device has it (of floats too): the matrices' own type */
+  const char *real = precision == FEMINT_DOUBLE     ? "-DREAL=double -DFEMINT_FP64"
+                     : ctx->cl_dev[dev].fp64 ? "-DREAL=float -DVAL=double -DFEMINT_FP64"
+                                             : "-DREAL=float";
   const int err = femint_context_program(ctx, dev, coo, real, "coo_sum", &op->sum_prog[dev]);
   free(coo);
   return err;
@@ -263,20 +266,24 @@ int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_s
   int err = 0;
   const double tm = femint_now();
   const size_t coo_bytes = (size_t)op->nvalue * rs + 64;
-  /* The CSR values come back through pinned memory (55 GB/s on the H200) and are copied into the
-   * matrices, or, in double precision, straight into the matrices (pageable: 7 GB/s): from the
-   * CPU workers' sums, and from a device in the assembly that builds the pattern, which would
-   * otherwise pin that memory first (0.3 s for the 690 MB of the tetrahedral box 17^3); later
-   * assemblies find the pinned buffers kept. Memory a device copies into is first touched by
-   * every thread (unmapped pages would take the copy to a tenth of its rate). */
-  const int direct = !single && (op->coo_dev < 0 || st->pattern_built);
+  /* Where the sums write the CSR values. In double (every CPU, every device with fp64), straight
+   * into the matrices: from a device, a later assembly lends them pinned memory of the
+   * context's (the copy at the pinned rate, 55 GB/s on the H200, and nothing after it), the
+   * first one ordinary memory first touched by every thread (unmapped pages would take the copy
+   * to a tenth of its rate; pinning would cost more than the copy saves: 0.3 s for the 690 MB of
+   * the tetrahedral box 17^3). A device without fp64 sums floats into pinned memory, converted
+   * after. */
+  const int out_double = op->coo_dev < 0 || ctx->cl_dev[op->coo_dev].fp64;
+  const int lend = out_double && op->coo_dev >= 0 && !st->pattern_built;
+  const size_t vs = out_double ? sizeof(double) : sizeof(float);
   for (int f = 0; f < nform && !err; f++) {
     struct coo_run *r = &run[f];
-    err = matrix_create(ctx, op->shape, direct && op->coo_dev >= 0, &A[f]);
+    err = lend ? femint_host_matrix(ctx, op->shape, &A[f])
+               : matrix_create(ctx, op->shape, op->coo_dev >= 0, &A[f]);
     if (!err) {
       r->coo_mem = starpu_malloc_on_node(op->coo_node, coo_bytes);
-      if (direct) r->val = A[f]->values;
-      else if (femint_host_alloc(ctx, rs * (size_t)(op->nnz + 1), &r->val)) r->val = NULL;
+      if (out_double) r->val = A[f]->values;
+      else if (femint_host_alloc(ctx, vs * (size_t)(op->nnz + 1), &r->val)) r->val = NULL;
       if (!r->coo_mem || !r->val)
         err = femint_seterr(ctx, FEMINT_ENOMEM,
                             "COO assembly: out of memory for %lld element matrix values on node "
@@ -286,9 +293,9 @@ int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_s
     if (err) break;
     r->h_coo = partitioned(op->coo_node, r->coo_mem, (size_t)op->nvalue, rs, p->nbatch, len);
     starpu_vector_data_register(&r->h_val, STARPU_MAIN_RAM, (uintptr_t)r->val,
-                                (uint32_t)(op->nnz + 1), rs);
+                                (uint32_t)(op->nnz + 1), vs);
     r->sum = (struct sum_arg){.ctx = ctx, .nnz = op->nnz, .precision = p->opt.precision,
-                              .program = op->sum_prog};
+                              .out_double = out_double, .program = op->sum_prog};
   }
   st->t_pack += femint_now() - tm;
   femint_trace("COO assembly: %d forms of %lld element matrix values allocated and registered",
@@ -367,10 +374,9 @@ int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_s
     starpu_data_acquire(run[f].h_val, STARPU_R);
     double *dst = A[f]->values;
     const float *fs = run[f].val;
-    const double *ds = run[f].val;
-    if (!direct) {
+    if (!out_double) {
 #pragma omp parallel for schedule(static)
-      for (int64_t u = 0; u < op->nnz; u++) dst[u] = single ? fs[u] : ds[u];
+      for (int64_t u = 0; u < op->nnz; u++) dst[u] = fs[u];
     }
     starpu_data_release(run[f].h_val);
   }
@@ -397,7 +403,7 @@ int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_s
     if (r->h_coo) starpu_data_unregister_no_coherency(r->h_coo);
     if (r->coo_mem) starpu_free_on_node(op->coo_node, r->coo_mem, coo_bytes);
     if (r->h_val) starpu_data_unregister_no_coherency(r->h_val);
-    if (r->val && !direct) femint_host_free(ctx, r->val);
+    if (r->val && !out_double) femint_host_free(ctx, r->val);
   }
   free(run);
   free(len);

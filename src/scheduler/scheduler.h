@@ -63,6 +63,7 @@ struct femint_context {
   /* host memory for batches (hostmem.c): pinned through the first GPU's OpenCL context */
   struct hostmem_block *hostmem;
   struct hostmem_block *arena;  /* one block for all batches of a verb, kept for the next */
+  struct lent_matrix *lent;     /* matrices whose values are blocks of hostmem */
   cl_context pin_context;
   cl_command_queue pin_queue;
   pthread_mutex_t lock;
@@ -185,6 +186,8 @@ int femint_variant_choose(femint_context_t ctx, const struct group *g, int reque
 
 /* ---- hostmem.c ---- */
 
+struct csr_shape;
+
 double femint_now(void);
 /* The median of n > 0 timings (sorts t; the mean of the middle two for even n; bench_copy.c). */
 double femint_median(double *t, int n);
@@ -198,5 +201,10 @@ void femint_host_release_all(femint_context_t ctx);
 int femint_host_arena(femint_context_t ctx, size_t bytes, void **base);
 /* Whether femint_host_alloc gives pinned memory. */
 int femint_host_pinned(femint_context_t ctx);
+/* A matrix on a structure whose values (left to be written) are a block of femint_host_alloc's:
+ * a device copies into them at the pinned rate. Destroying the matrix gives the block back for
+ * reuse; a matrix that outlives the context has its values copied to ordinary memory by
+ * femint_host_release_all. FEMINT_ENOMEM. */
+int femint_host_matrix(femint_context_t ctx, struct csr_shape *shape, femint_matrix_t *A);
 
 #endif
