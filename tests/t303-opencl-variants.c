@@ -28,11 +28,12 @@ struct order_case {
  * output buffer from REAL off on, as a batch writes its part of a vector of several batches:
  * *untouched (when not NULL) says whether the REALs before and after that part kept their
  * initial contents. GEMM maps the cells from their vertices, or with terms = 1 reads the Jacobian
- * terms. Returns the largest relative Frobenius difference over the cells, or -1 on a failure. */
+ * terms; got (when not NULL) receives the matrices as computed. Returns the largest relative
+ * Frobenius difference over the cells, or -1 on a failure. */
 static double run_case(struct cl_env *env, char *const *src, const struct order_case *oc,
                        const struct form_case *fc, int variant, int terms, int single,
                        int symmetric, const double *coef, const double *aref, int few_groups,
-                       int *epg_out, size_t off, int *untouched)
+                       int *epg_out, size_t off, int *untouched, double *got)
 {
   const struct refel *re = oc->re;
   const int nsh = re->nsh, n = nsh * fc->ne, ncell = oc->ncell;
@@ -113,6 +114,7 @@ static double run_case(struct cl_env *env, char *const *src, const struct order_
         const size_t at = off + (size_t)c * per;
         for (size_t i = 0; i < per; i++)
           a[i] = single ? ((float *)out)[at + i] : ((double *)out)[at + i];
+        if (got) memcpy(got + (size_t)c * per, a, per * sizeof *a);
         if (symmetric) {
           for (int r = 0; r < n; r++)
             for (int s = r; s < n; s++) b[volume_packed_index(n, r, s)] = A[(size_t)r * n + s];
@@ -267,7 +269,7 @@ int main(int argc, char **argv)
             const double tol = single ? 1e-4 : 1e-12;
             int epg = 0;
             double d = run_case(&env, src, &oc, fc, v, 0, single, sym, coef, aref, p <= 2, &epg,
-                                0, NULL);
+                                0, NULL, NULL);
             if (epg > epg_seen[v]) epg_seen[v] = epg;
             tap_ok(d >= 0 && d < tol, "p=%d %s (ne=%d) %s %s %s: relative difference %.3g < %g",
                    p, form_kind_name(fc->kind), fc->ne,
@@ -277,6 +279,25 @@ int main(int argc, char **argv)
       /* Every variant writes a batch's part of a larger vector: at p = 2, elasticity, in the
        * storage each variant gets by turns, from an odd offset (REALs) that is not a multiple of
        * the element matrix size; GEMM here reads the Jacobian terms (above, it maps the cells). */
+      /* The geometry mapped on the device against the host's: GEMM from the vertices and from
+       * the host's Jacobian terms, the same kernel otherwise, agree to rounding (double,
+       * elasticity, two orders). */
+      if ((p == 2 || p == 5) && fc->kind == FORM_ELASTICITY && env.info.fp64) {
+        double *ag = malloc((size_t)ncell * n * n * sizeof *ag);
+        int epg = 0;
+        /* the terms-reading GEMM's matrices serve as the reference of the vertex-mapping one */
+        const double dt = ag ? run_case(&env, src, &oc, fc, FEMINT_VARIANT_GEMM, 1, 0, 0, coef,
+                                        aref, 0, &epg, 0, NULL, ag)
+                             : -1;
+        const double dg = dt >= 0 ? run_case(&env, src, &oc, fc, FEMINT_VARIANT_GEMM, 0, 0, 0,
+                                             coef, ag, 0, &epg, 0, NULL, NULL)
+                                  : -1;
+        tap_ok(dt >= 0 && dt < 1e-12 && dg >= 0 && dg < 1e-14,
+               "p=%d elasticity gemm double: the cells mapped on the device give the matrices of "
+               "the host's Jacobian terms to %.2g < 1e-14 (both against Algorithm 1: %.2g)",
+               p, dg, dt);
+        free(ag);
+      }
       if (offset_case)
         for (int v = VFIRST; v < VEND; v++) {
           const int single = !env.info.fp64, sym = v % 2;
@@ -284,7 +305,7 @@ int main(int argc, char **argv)
           const size_t off = 3 * (size_t)n * n + 7;
           int epg = 0, untouched = 0;
           double d = run_case(&env, src, &oc, fc, v, 1, single, sym, coef, aref, 1, &epg, off,
-                              &untouched);
+                              &untouched, NULL);
           tap_ok(d >= 0 && d < tol && untouched,
                  "p=%d %s %s %s %s into a larger buffer from REAL %zu: relative difference %.3g "
                  "< %g, the rest of the buffer untouched (%d)",

@@ -6,7 +6,8 @@
 # The stage sweep of the prisms (prep and kernel per element, GEMM, orders 1-7, single), the
 # operator's phases of a later assembly (prisms orders 1-4 and 4-6, quadrilaterals 100x100
 # orders 1-7, H1 tetrahedra box 17^3 order 3; single), and three fresh `femint run` of the
-# prisms, box 16x16x8, orders 1-4, single; with COEXEC=1 also bench --coexec.
+# prisms, box 16x16x8, orders 1-4, single; with COEXEC=1 also bench --coexec, with WHOLE=1
+# the whole stage per order.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 gpu_setup "${1:-out}"
@@ -31,4 +32,14 @@ if [ "${COEXEC:-0}" = 1 ]; then
     >"$out/coexec-low.txt" 2>&1
   femint bench --coexec --mesh box:12,12,8 --order 4-6 --precision single --runs 12 \
     >"$out/coexec-high.txt" 2>&1
+fi
+# with WHOLE=1: the whole stage of a later assembly per order (prisms p = 2..7, single and
+# double, medians of 5: bench --operator's t_med_s), for the bus bound of the CSR values
+if [ "${WHOLE:-0}" = 1 ]; then
+  for prec in single double; do
+    for spec in 2:32,32,16 3:24,24,12 4:16,16,8 5:14,14,7 6:12,12,6 7:10,10,5; do
+      femint bench --operator --precision $prec --runs 5 --mesh "box:${spec#*:}" \
+        --order "${spec%%:*}" --json >"$out/whole-$prec-p${spec%%:*}.json" 2>/dev/null
+    done
+  done
 fi
