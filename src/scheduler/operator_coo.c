@@ -234,6 +234,61 @@ static starpu_data_handle_t partitioned(unsigned node, uintptr_t ptr, size_t n, 
   return h;
 }
 
+/* The CSR values of a first assembly from device dev's copy of h_val to host (n bytes): chunk by
+ * chunk through two small pinned buffers, the device reading one while the calling thread's team
+ * copies the other, the rate of pinned memory without pinning the matrices (StarPU's own copy
+ * into pageable memory goes through the driver's thread at about 7 GB/s on the H200). Returns 0
+ * or FEMINT_EOPENCL / FEMINT_ENOMEM. */
+static int download_bounced(femint_context_t ctx, int dev, unsigned node, starpu_data_handle_t h,
+                            void *host, size_t n)
+{
+  const size_t chunk = (size_t)8 << 20;
+  const struct starpu_vector_interface *vi = starpu_data_get_interface_on_node(h, node);
+  cl_context clctx;
+  cl_device_id id;
+  cl_int cerr;
+  starpu_opencl_get_context(dev, &clctx);
+  starpu_opencl_get_device(dev, &id);
+  void *bounce = NULL;
+  FEMINT_CALL(femint_host_alloc(ctx, 2 * chunk, &bounce));
+  cl_command_queue q = clCreateCommandQueue(clctx, id, 0, &cerr);
+  cl_mem mem = (cl_mem)vi->dev_handle;
+  cl_event ev[2] = {NULL, NULL};
+  const size_t nchunk = (n + chunk - 1) / chunk;
+  for (size_t i = 0; q && i <= nchunk && cerr == CL_SUCCESS; i++) {
+    if (i < nchunk) {
+      const size_t at = i * chunk, len = n - at < chunk ? n - at : chunk;
+      cerr = clEnqueueReadBuffer(q, mem, CL_FALSE, vi->offset + at, len,
+                                 (char *)bounce + (i % 2) * chunk, 0, NULL, &ev[i % 2]);
+      if (cerr == CL_SUCCESS) cerr = clFlush(q);
+    }
+    if (i == 0 || cerr != CL_SUCCESS) continue;
+    const size_t j = i - 1, at = j * chunk, len = n - at < chunk ? n - at : chunk;
+    cerr = clWaitForEvents(1, &ev[j % 2]);
+    clReleaseEvent(ev[j % 2]);
+    ev[j % 2] = NULL;
+    const char *src = (const char *)bounce + (j % 2) * chunk;
+    char *dst = (char *)host + at;
+    const int64_t npage = (int64_t)((len + 65535) / 65536);
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < npage; k++) {
+      const size_t from = (size_t)k * 65536;
+      memcpy(dst + from, src + from, len - from < 65536 ? len - from : 65536);
+    }
+  }
+  for (int k = 0; k < 2; k++)
+    if (ev[k]) {
+      clWaitForEvents(1, &ev[k]);
+      clReleaseEvent(ev[k]);
+    }
+  if (q) clReleaseCommandQueue(q);
+  femint_host_free(ctx, bounce);
+  FEMINT_CHECK(q && cerr == CL_SUCCESS, ctx, FEMINT_EOPENCL,
+               "COO assembly: the CSR values from OpenCL device %d: error %d", dev,
+               q ? cerr : -1);
+  return 0;
+}
+
 /* The per-call state: each form's vector of element matrices on the gathering node, its CSR
  * values in pinned host memory, and their handles. */
 struct coo_run {
@@ -269,12 +324,12 @@ int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_s
   /* Where the sums write the CSR values. In double (every CPU, every device with fp64), straight
    * into the matrices: from a device, a later assembly lends them pinned memory of the
    * context's (the copy at the pinned rate, 55 GB/s on the H200, and nothing after it), the
-   * first one ordinary memory first touched by every thread (unmapped pages would take the copy
-   * to a tenth of its rate; pinning would cost more than the copy saves: 0.3 s for the 690 MB of
-   * the tetrahedral box 17^3). A device without fp64 sums floats into pinned memory, converted
-   * after. */
+   * first one ordinary memory first touched by every thread, filled by download_bounced
+   * (pinning would cost more than the copy saves: 0.3 s for the 690 MB of the tetrahedral box
+   * 17^3). A device without fp64 sums floats into pinned memory, converted after. */
   const int out_double = op->coo_dev < 0 || ctx->cl_dev[op->coo_dev].fp64;
   const int lend = out_double && op->coo_dev >= 0 && !st->pattern_built;
+  const int bounced = out_double && op->coo_dev >= 0 && st->pattern_built;
   const size_t vs = out_double ? sizeof(double) : sizeof(float);
   for (int f = 0; f < nform && !err; f++) {
     struct coo_run *r = &run[f];
@@ -370,7 +425,10 @@ int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_s
 
   /* The CSR values to the host. */
   const double td = femint_now();
-  for (int f = 0; f < nform && !err; f++) {
+  for (int f = 0; f < nform && !err && bounced; f++)
+    err = download_bounced(ctx, op->coo_dev, op->coo_node, run[f].h_val, run[f].val,
+                           (size_t)op->nnz * sizeof(double));
+  for (int f = 0; f < nform && !err && !bounced; f++) {
     starpu_data_acquire(run[f].h_val, STARPU_R);
     double *dst = A[f]->values;
     const float *fs = run[f].val;
