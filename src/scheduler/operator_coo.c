@@ -91,6 +91,61 @@ static int coo_programs(struct femint_operator *op, int precision)
   return err;
 }
 
+/* What a first assembly brings from device dev (its copy of h, n bytes) into host memory, the CSR
+ * columns and values: chunk by chunk through two small pinned buffers, the device reading one
+ * while the calling thread's team copies the other, near the rate of pinned memory without
+ * pinning the destination (StarPU's own copy into pageable memory goes through the driver's
+ * thread at about 7 GB/s on the H200). Returns 0 or FEMINT_EOPENCL / FEMINT_ENOMEM. */
+static int download_bounced(femint_context_t ctx, int dev, unsigned node, starpu_data_handle_t h,
+                            void *host, size_t n)
+{
+  const size_t chunk = (size_t)8 << 20;
+  const struct starpu_vector_interface *vi = starpu_data_get_interface_on_node(h, node);
+  cl_context clctx;
+  cl_device_id id;
+  cl_int cerr;
+  starpu_opencl_get_context(dev, &clctx);
+  starpu_opencl_get_device(dev, &id);
+  void *bounce = NULL;
+  FEMINT_CALL(femint_host_alloc(ctx, 2 * chunk, &bounce));
+  cl_command_queue q = clCreateCommandQueue(clctx, id, 0, &cerr);
+  cl_mem mem = (cl_mem)vi->dev_handle;
+  cl_event ev[2] = {NULL, NULL};
+  const size_t nchunk = (n + chunk - 1) / chunk;
+  for (size_t i = 0; q && i <= nchunk && cerr == CL_SUCCESS; i++) {
+    if (i < nchunk) {
+      const size_t at = i * chunk, len = n - at < chunk ? n - at : chunk;
+      cerr = clEnqueueReadBuffer(q, mem, CL_FALSE, vi->offset + at, len,
+                                 (char *)bounce + (i % 2) * chunk, 0, NULL, &ev[i % 2]);
+      if (cerr == CL_SUCCESS) cerr = clFlush(q);
+    }
+    if (i == 0 || cerr != CL_SUCCESS) continue;
+    const size_t j = i - 1, at = j * chunk, len = n - at < chunk ? n - at : chunk;
+    cerr = clWaitForEvents(1, &ev[j % 2]);
+    clReleaseEvent(ev[j % 2]);
+    ev[j % 2] = NULL;
+    const char *src = (const char *)bounce + (j % 2) * chunk;
+    char *dst = (char *)host + at;
+    const int64_t npage = (int64_t)((len + 65535) / 65536);
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < npage; k++) {
+      const size_t from = (size_t)k * 65536;
+      memcpy(dst + from, src + from, len - from < 65536 ? len - from : 65536);
+    }
+  }
+  for (int k = 0; k < 2; k++)
+    if (ev[k]) {
+      clWaitForEvents(1, &ev[k]);
+      clReleaseEvent(ev[k]);
+    }
+  if (q) clReleaseCommandQueue(q);
+  femint_host_free(ctx, bounce);
+  FEMINT_CHECK(q && cerr == CL_SUCCESS, ctx, FEMINT_EOPENCL,
+               "COO assembly: the CSR values from OpenCL device %d: error %d", dev,
+               q ? cerr : -1);
+  return 0;
+}
+
 /* The pattern (first call): one task on the gathering node, then the CSR structure to the host. */
 static int coo_prepare(struct femint_operator *op, struct femint_stats *st)
 {
@@ -174,8 +229,13 @@ static int coo_prepare(struct femint_operator *op, struct femint_stats *st)
                                    .filter_arg_ptr = part};
     starpu_data_partition(h_colind, &f);
     starpu_data_handle_t used = starpu_data_get_sub_data(h_colind, 1, 0);
-    starpu_data_acquire(used, STARPU_R); /* into colind */
-    starpu_data_release(used);
+    if (op->coo_dev >= 0) {
+      err = download_bounced(ctx, op->coo_dev, op->coo_node, used, colind,
+                             ((size_t)arg.nnz + 1) * sizeof *colind);
+    } else {
+      starpu_data_acquire(used, STARPU_R); /* into colind */
+      starpu_data_release(used);
+    }
     huge_trim(colind, ((size_t)arg.nnz + 1) * sizeof *colind,
               ((size_t)nentry + 1) * sizeof *colind);
     femint_trace("COO pattern: %lld columns in main memory", (long long)arg.nnz);
@@ -232,61 +292,6 @@ static starpu_data_handle_t partitioned(unsigned node, uintptr_t ptr, size_t n, 
                                  .filter_arg_ptr = len};
   if (nbatch > 0) starpu_data_partition(h, &f);
   return h;
-}
-
-/* The CSR values of a first assembly from device dev's copy of h_val to host (n bytes): chunk by
- * chunk through two small pinned buffers, the device reading one while the calling thread's team
- * copies the other, the rate of pinned memory without pinning the matrices (StarPU's own copy
- * into pageable memory goes through the driver's thread at about 7 GB/s on the H200). Returns 0
- * or FEMINT_EOPENCL / FEMINT_ENOMEM. */
-static int download_bounced(femint_context_t ctx, int dev, unsigned node, starpu_data_handle_t h,
-                            void *host, size_t n)
-{
-  const size_t chunk = (size_t)8 << 20;
-  const struct starpu_vector_interface *vi = starpu_data_get_interface_on_node(h, node);
-  cl_context clctx;
-  cl_device_id id;
-  cl_int cerr;
-  starpu_opencl_get_context(dev, &clctx);
-  starpu_opencl_get_device(dev, &id);
-  void *bounce = NULL;
-  FEMINT_CALL(femint_host_alloc(ctx, 2 * chunk, &bounce));
-  cl_command_queue q = clCreateCommandQueue(clctx, id, 0, &cerr);
-  cl_mem mem = (cl_mem)vi->dev_handle;
-  cl_event ev[2] = {NULL, NULL};
-  const size_t nchunk = (n + chunk - 1) / chunk;
-  for (size_t i = 0; q && i <= nchunk && cerr == CL_SUCCESS; i++) {
-    if (i < nchunk) {
-      const size_t at = i * chunk, len = n - at < chunk ? n - at : chunk;
-      cerr = clEnqueueReadBuffer(q, mem, CL_FALSE, vi->offset + at, len,
-                                 (char *)bounce + (i % 2) * chunk, 0, NULL, &ev[i % 2]);
-      if (cerr == CL_SUCCESS) cerr = clFlush(q);
-    }
-    if (i == 0 || cerr != CL_SUCCESS) continue;
-    const size_t j = i - 1, at = j * chunk, len = n - at < chunk ? n - at : chunk;
-    cerr = clWaitForEvents(1, &ev[j % 2]);
-    clReleaseEvent(ev[j % 2]);
-    ev[j % 2] = NULL;
-    const char *src = (const char *)bounce + (j % 2) * chunk;
-    char *dst = (char *)host + at;
-    const int64_t npage = (int64_t)((len + 65535) / 65536);
-#pragma omp parallel for schedule(static)
-    for (int64_t k = 0; k < npage; k++) {
-      const size_t from = (size_t)k * 65536;
-      memcpy(dst + from, src + from, len - from < 65536 ? len - from : 65536);
-    }
-  }
-  for (int k = 0; k < 2; k++)
-    if (ev[k]) {
-      clWaitForEvents(1, &ev[k]);
-      clReleaseEvent(ev[k]);
-    }
-  if (q) clReleaseCommandQueue(q);
-  femint_host_free(ctx, bounce);
-  FEMINT_CHECK(q && cerr == CL_SUCCESS, ctx, FEMINT_EOPENCL,
-               "COO assembly: the CSR values from OpenCL device %d: error %d", dev,
-               q ? cerr : -1);
-  return 0;
 }
 
 /* The per-call state: each form's vector of element matrices on the gathering node, its CSR
