@@ -619,9 +619,10 @@ struct femint_stats {
 
 /** @brief Integrate the forms over the operator's cells and assemble one CSR matrix (double)
  *  per form, A[0..nform): num_dofs rows, the pattern of the cells integrated (shared by the
- *  matrices). The first call builds the pattern, later ones reuse it; when they sum on a device,
- *  their matrices' values are host memory of the context's (pinned on a GPU), taken again by the
- *  next assembly once the matrix is destroyed, and copied out by femint_finalize if it lives on.
+ *  matrices). The first call builds the pattern, later ones reuse it; from the third on, when
+ *  they sum on a device, their matrices' values are host memory of the context's (pinned on a
+ *  GPU), taken again by the next assembly once the matrix is destroyed, and copied out by
+ *  femint_finalize if it lives on.
  *  @param[out] A nform new matrices. @param[out] stats may be NULL.
  *  @return 0; FEMINT_ESTATE (the space has global DOF numbers, whose matrices belong to the
  *  caller and come through femint_operator_integrate, or its DOFs changed after the operator

@@ -31,6 +31,7 @@ struct femint_operator {
    * with dev -1), the kept permutation there, and the layout of the element matrices */
   int coo_dev, coo_worker;
   unsigned coo_node;
+  int coo_calls;                  /* COO assemblies done on the pattern kept */
   /* the workers of the integration tasks: by rows (output to main memory), for the COO sums */
   struct worker_mask rows_mask, coo_mask;
   int64_t nvalue;                 /* values of one form's element matrices */

@@ -270,6 +270,7 @@ static int coo_prepare(struct femint_operator *op, struct femint_stats *st)
 
 void operator_coo_release(struct femint_operator *op)
 {
+  op->coo_calls = 0;
   if (op->h_perm) starpu_data_unregister_no_coherency(op->h_perm);
   if (op->h_seg) starpu_data_unregister_no_coherency(op->h_seg);
   op->h_perm = op->h_seg = NULL;
@@ -327,14 +328,16 @@ int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_s
   const double tm = femint_now();
   const size_t coo_bytes = (size_t)op->nvalue * rs + 64;
   /* Where the sums write the CSR values. In double (every CPU, every device with fp64), straight
-   * into the matrices: from a device, a later assembly lends them pinned memory of the
-   * context's (the copy at the pinned rate, 55 GB/s on the H200, and nothing after it), the
-   * first one ordinary memory first touched by every thread, filled by download_bounced
-   * (pinning would cost more than the copy saves: 0.3 s for the 690 MB of the tetrahedral box
-   * 17^3). A device without fp64 sums floats into pinned memory, converted after. */
+   * into the matrices. From a device, the first two assemblies bring them into ordinary memory
+   * first touched by every thread (download_bounced, about 20 GB/s on the H200): pinning the
+   * matrices would cost more than the copy saves (0.3 s for the 690 MB of the tetrahedral box
+   * 17^3, about 15 assemblies' worth). From the third on, an operator that is assembled again
+   * and again lends its matrices pinned memory of the context's, pinned once and reused after
+   * femint_matrix_destroy (the copy at the pinned rate, 55 GB/s, and nothing after it). A device
+   * without fp64 sums floats into pinned memory, converted after. */
   const int out_double = op->coo_dev < 0 || ctx->cl_dev[op->coo_dev].fp64;
-  const int lend = out_double && op->coo_dev >= 0 && !st->pattern_built;
-  const int bounced = out_double && op->coo_dev >= 0 && st->pattern_built;
+  const int lend = out_double && op->coo_dev >= 0 && !st->pattern_built && op->coo_calls >= 2;
+  const int bounced = out_double && op->coo_dev >= 0 && !lend;
   const size_t vs = out_double ? sizeof(double) : sizeof(float);
   for (int f = 0; f < nform && !err; f++) {
     struct coo_run *r = &run[f];
@@ -471,6 +474,7 @@ int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_s
   free(run);
   free(len);
   free(tasks);
+  if (!err) op->coo_calls++;
   st->assembly = FEMINT_ASSEMBLY_COO;
   st->on_device = op->coo_dev >= 0;
   st->ncontrib = op->ncontrib;
