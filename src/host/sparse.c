@@ -65,17 +65,12 @@ void csr_shape_unref(struct csr_shape **s)
 
 int matrix_create(femint_context_t ctx, struct csr_shape *shape, int zero, femint_matrix_t *A)
 {
-  struct femint_matrix *M = malloc(sizeof *M);
-  double *v = M ? values_alloc(shape->nnz, zero) : NULL;
-  if (!v) {
-    free(M);
-    return femint_seterr(ctx, FEMINT_ENOMEM, "out of memory for a matrix of %lld non-zeros",
-                         (long long)shape->nnz);
-  }
-  csr_shape_ref(shape);
-  *M = (struct femint_matrix){.shape = shape, .values = v};
-  *A = M;
-  return 0;
+  double *v = values_alloc(shape->nnz, zero);
+  FEMINT_CHECK(v, ctx, FEMINT_ENOMEM, "out of memory for a matrix of %lld non-zeros",
+               (long long)shape->nnz);
+  const int err = matrix_create_lent(ctx, shape, v, NULL, NULL, A);
+  if (err) free(v);
+  return err;
 }
 
 int matrix_create_lent(femint_context_t ctx, struct csr_shape *shape, double *values,

@@ -48,7 +48,8 @@ double *values_alloc(int64_t n, int zero);
  * is set, else left to be written. FEMINT_ENOMEM. */
 int matrix_create(femint_context_t ctx, struct csr_shape *shape, int zero, femint_matrix_t *A);
 /* A matrix on a structure with values lent by owner (nnz + 1 doubles, left to be written), which
- * give_back(owner, A) receives again when the matrix is destroyed. FEMINT_ENOMEM. */
+ * give_back(owner, A) receives again when the matrix is destroyed (give_back NULL: the matrix
+ * owns them, and frees them). FEMINT_ENOMEM. */
 int matrix_create_lent(femint_context_t ctx, struct csr_shape *shape, double *values,
                        void (*give_back)(void *owner, struct femint_matrix *A), void *owner,
                        femint_matrix_t *A);

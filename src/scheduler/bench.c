@@ -143,9 +143,7 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
     starpu_opencl_get_context(dev, &clctx);
     starpu_opencl_get_device(dev, &id);
     res->peak_gflops = peak_gflops(id, &ctx->cl_dev[dev], opt->precision);
-    if ((err = volume_cl_configure(&ctx->cl_dev[dev], g->dim, g->nsh, nq, g->ne, g->ncoef, g->kind,
-                                   opt->precision, g->variant, g->symmetric, &cfg)) ||
-        (g->variant == FEMINT_VARIANT_GEMM && (err = volume_cl_set_nodes(&cfg, g->nnode)))) {
+    if ((err = group_cl_configure(&ctx->cl_dev[dev], g, g->variant, &cfg))) {
       err = femint_seterr(ctx, err, "bench: %s", femint_thread_error());
       goto done;
     }

@@ -91,8 +91,8 @@ static int coo_programs(struct femint_operator *op, int precision)
   return err;
 }
 
-/* What a first assembly brings from device dev (its copy of h, n bytes) into host memory, the CSR
- * columns and values: chunk by chunk through two small pinned buffers, the device reading one
+/* What the first two assemblies bring from device dev (its copy of h, n bytes) into host memory,
+ * the CSR columns and values: chunk by chunk through two small pinned buffers, the device reading one
  * while the calling thread's team copies the other, near the rate of pinned memory without
  * pinning the destination (StarPU's own copy into pageable memory goes through the driver's
  * thread at about 7 GB/s on the H200). Returns 0 or FEMINT_EOPENCL / FEMINT_ENOMEM. */
@@ -336,7 +336,7 @@ int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_s
    * femint_matrix_destroy (the copy at the pinned rate, 55 GB/s, and nothing after it). A device
    * without fp64 sums floats into pinned memory, converted after. */
   const int out_double = op->coo_dev < 0 || ctx->cl_dev[op->coo_dev].fp64;
-  const int lend = out_double && op->coo_dev >= 0 && !st->pattern_built && op->coo_calls >= 2;
+  const int lend = out_double && op->coo_dev >= 0 && op->coo_calls >= 2;
   const int bounced = out_double && op->coo_dev >= 0 && !lend;
   const size_t vs = out_double ? sizeof(double) : sizeof(float);
   for (int f = 0; f < nform && !err; f++) {

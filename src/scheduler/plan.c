@@ -41,9 +41,7 @@ static int h1_programs(femint_context_t ctx, struct group *g, int variant)
   FEMINT_CHECK(source, ctx, FEMINT_EOPENCL, "the OpenCL source of the volume kernel is missing");
   int err = 0;
   for (int dev = 0; dev < ctx->ncl_dev && !err; dev++) {
-    err = volume_cl_configure(&ctx->cl_dev[dev], g->dim, g->nsh, g->re->nq, g->ne, g->ncoef,
-                              g->kind, g->precision, g->variant, g->symmetric, &g->cl_cfg[dev]);
-    if (!err && g->variant == FEMINT_VARIANT_GEMM) err = volume_cl_set_nodes(&g->cl_cfg[dev], g->nnode);
+    err = group_cl_configure(&ctx->cl_dev[dev], g, g->variant, &g->cl_cfg[dev]);
     if (err) {
       err = femint_seterr(ctx, err, "order %d, variant %s on OpenCL device %d (%s): %s", g->order,
                           femint_variant_name(g->variant), dev, ctx->cl_dev[dev].name,
@@ -155,6 +153,14 @@ int group_set_variant(femint_context_t ctx, struct group *g, int variant)
   }
   g->geo_size = g->geo_coords ? 18 : (size_t)g->re->nq * g->nterms;
   return femint_context_quad(ctx, g->shape, g->order, g->precision, &g->h_tab[1]);
+}
+
+int group_cl_configure(const struct femint_cl_device *dev, const struct group *g, int variant,
+                       struct volume_cl_config *cfg)
+{
+  FEMINT_CALL(volume_cl_configure(dev, g->dim, g->nsh, g->re->nq, g->ne, g->ncoef, g->kind,
+                                  g->precision, variant, g->symmetric, cfg));
+  return variant == FEMINT_VARIANT_GEMM ? volume_cl_set_nodes(cfg, g->nnode) : 0;
 }
 
 /* Cells per batch: H1, about 32 MiB of element matrices; H(curl), about 8 MiB and at least 16

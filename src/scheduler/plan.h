@@ -43,6 +43,10 @@ void group_coef(const struct group *g, int cell, double *c);
  * map at the points), and the table the kernel reads with them (the quadrature, or the geometry
  * table of the nodes). */
 int group_set_variant(femint_context_t ctx, struct group *g, int variant);
+/* The kernel of an H1 group in a variant, planned for a device as the group's batches run it
+ * (GEMM mapping the cells from the group's nodes). Returns 0 or volume_cl_configure's errors. */
+int group_cl_configure(const struct femint_cl_device *dev, const struct group *g, int variant,
+                       struct volume_cl_config *cfg);
 /* Fill a group of one order and form (the plan's, and single element matrices and the
  * benchmark's). space NULL: a group without cells (the shape from the form: 2D forms on
  * quadrilaterals, H(curl) forms on tetrahedra, else prisms). use_opencl: choose the variant and

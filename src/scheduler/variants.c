@@ -83,18 +83,15 @@ static int measure(femint_context_t ctx, int dev, const struct group *g, int *be
   /* GEMM maps the cells from their vertices with the geometry table */
   const void *tab = NULL;
   starpu_data_handle_t htab;
-  if (!err && femint_context_geom_table(ctx, g->shape, g->order, PRISM_NV, g->precision, &htab,
+  if (!err && femint_context_geom_table(ctx, g->shape, g->order, g->nnode, g->precision, &htab,
                                         &tab))
     err = FEMINT_ENOMEM;
-  const size_t ntab = geom_table_size(g->re, PRISM_NV);
+  const size_t ntab = geom_table_size(g->re, g->nnode);
   *best = -1;
   *tbest = INFINITY;
   for (int v = FEMINT_VARIANT_REG_NOJAC; v <= FEMINT_VARIANT_GEMM && !err; v++) {
     struct volume_cl_config cfg;
-    if (volume_cl_configure(d, g->dim, g->nsh, nq, g->ne, g->ncoef, g->kind, g->precision, v, g->symmetric,
-                            &cfg) ||
-        (v == FEMINT_VARIANT_GEMM && volume_cl_set_nodes(&cfg, PRISM_NV)))
-      continue; /* not for this device or form */
+    if (group_cl_configure(d, g, v, &cfg)) continue; /* not for this device or form */
     int nc = ncell < volume_cl_max_cells(d, &cfg) ? ncell : volume_cl_max_cells(d, &cfg);
     size_t gs = volume_cl_geo_size(&cfg);
     const double *geo = volume_variant_jac(v) || cfg.geo_nodes ? X : t;
@@ -226,8 +223,7 @@ int femint_plan_describe(femint_context_t ctx, femint_form_t form, int order, in
   FEMINT_CALL(femint_variant_choose(ctx, &g, variant, &g.variant));
   const struct femint_cl_device *dev = &ctx->cl_dev[device];
   struct volume_cl_config cfg;
-  int err = volume_cl_configure(dev, g.dim, g.nsh, g.re->nq, g.ne, g.ncoef, g.kind, precision, g.variant,
-                                symmetric, &cfg);
+  int err = group_cl_configure(dev, &g, g.variant, &cfg);
   if (err) return femint_seterr(ctx, err, "plan: %s", femint_thread_error());
   int n = snprintf(buf, len, "device: %s\nprecision: %s\nshape functions: %d\n"
                              "quadrature points: %d\n",
