@@ -12,14 +12,17 @@
  * field, 2 per cell), -DNSH, -DNQ, -DNB (cells per batch), -DWG (work-items), -DNCONST and
  * FEMINT_K (the constants' initializer), -DHAS_F0 and -DHAS_F1 (whether the text defines them: a
  * missing one is 0), -DCELLWISE, -DAFFINE (1: the geometry is
- * kept once per cell, |det J|, K, J and x at xi = 0, with the rule FEMINT_XQW, xi and w of each
- * point, put before the text; 0: per point, w |det J|, K and x) and -DFEMINT_FP64. u and aux are
+ * kept once per cell, |det J| and K, then J and x at xi = 0 (POINT_GEOMETRY), with the rule
+ * FEMINT_XQW, xi and w of each point, put before the text; 0: per point, w |det J|, K and x) and -DFEMINT_FP64. u and aux are
  * double (the vectors); the geometry, phi, ev and the arithmetic REAL (float in single
- * precision). */
+ * precision). ev: the cells' residuals [cell][NC][NSH] or, sorted, each value at its place
+ * slot[cell][NSH] (value c of place o at ev[o NC + c]; -1: none), so that the sum into F reads
+ * each DOF's values one after the other. */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
 #define NG (1 + DIM * DIM + DIM)
 #define NGA (1 + 2 * DIM * DIM + DIM)
+#define NGK (1 + DIM * DIM)
 #define NAS (NA > 0 ? NA : 1)
 #define NKS (NCONST > 0 ? NCONST : 1)
 
@@ -47,24 +50,27 @@
 FIELD_AT(field_at, __local)
 FIELD_AT(field_at_private, __private)
 
-/* The geometry of point q (w |det J|, K, x) of a cell: made from the cell's (|det J|, K, J, x at
- * xi = 0) and the rule, or read as stored per point; the cell's in global or private memory. */
+/* The geometry of point q (w |det J|, K, x) of a cell: made from the cell's |det J| and K (gc)
+ * and J and x at xi = 0 (gx) and the rule, or read as stored per point (gc); the cell's in
+ * global or private memory. A chunk of affine cells keeps every cell's |det J| and K (NGK
+ * values), then every cell's J and x0 (NGA - NGK), so that a form that does not use x reads
+ * NGK consecutive values per cell. */
 #if AFFINE
 #define POINT_GEOMETRY(name, space)                                                             \
-  static void name(space const REAL *gc, int q, REAL *g)                                      \
+  static void name(space const REAL *gc, space const REAL *gx, int q, REAL *g)               \
   {                                                                                           \
     const REAL xqw[NQ * (DIM + 1)] = FEMINT_XQW;                                              \
     g[0] = xqw[q * (DIM + 1) + DIM] * gc[0];                                                  \
     for (int i = 0; i < DIM * DIM; i++) g[1 + i] = gc[1 + i];                                 \
     for (int a = 0; a < DIM; a++) {                                                           \
-      REAL x = gc[1 + 2 * DIM * DIM + a];                                                     \
-      for (int b = 0; b < DIM; b++) x += gc[1 + DIM * DIM + DIM * a + b] * xqw[q * (DIM + 1) + b]; \
+      REAL x = gx[DIM * DIM + a];                                                             \
+      for (int b = 0; b < DIM; b++) x += gx[DIM * a + b] * xqw[q * (DIM + 1) + b];            \
       g[1 + DIM * DIM + a] = x;                                                               \
     }                                                                                         \
   }
 #else
 #define POINT_GEOMETRY(name, space)                                                             \
-  static void name(space const REAL *gc, int q, REAL *g)                                      \
+  static void name(space const REAL *gc, space const REAL *gx, int q, REAL *g)               \
   {                                                                                           \
     for (int i = 0; i < NG; i++) g[i] = gc[q * NG + i];                                       \
   }
@@ -128,8 +134,10 @@ POINT_EVAL(point_eval_private, __private, field_at_private)
       const long dofs_off, __global const REAL *geo, const long geo_off,                       \
       __global const REAL *phi_g, const long phi_off, __global const double *aux,              \
       const long aux_off, __global const long *adofs, const long adofs_off, __global REAL *ev, \
-      const long ev_off
-#define GEO_PER (AFFINE ? NGA : NQ * NG)
+      const long ev_off, __global const int *slot, const long slot_off, const int sorted
+#define GEO_PER (AFFINE ? NGK : NQ * NG) /* values per cell in the first part */
+/* cell e's J and x0 (affine) */
+#define GEO_X(e) (geo + geo_off + (long)ncell * NGK + (long)(e) * (NGA - NGK))
 
 #if !CELLWISE
 /* The seed's thread transposition: a work-group takes batches of NB cells. */
@@ -164,7 +172,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void residual(RESIDUAL_
     for (int t = lid; t < nb * NQ; t += WG) {
       const int e = t / NQ, q = t % NQ;
       REAL g[NG];
-      point_geometry(geo + geo_off + (long)(b0 + e) * GEO_PER, q, g);
+      point_geometry(geo + geo_off + (long)(b0 + e) * GEO_PER, GEO_X(b0 + e), q, g);
       __local const REAL *p = phi + q * (DIM + 1) * NSH;
       REAL s0[NC], s1[NC * DIM];
       point_eval(p, ue + e * NSH * NC, ae + e * (AUX == 1 ? NSH * NA : NA), g, s0, s1);
@@ -184,7 +192,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void residual(RESIDUAL_
         s += p[i] * f0l[at];
         for (int j = 0; j < DIM; j++) s += p[(j + 1) * NSH + i] * f1l[at * DIM + j];
       }
-      ev[ev_off + (long)b0 * NC * NSH + t] = s;
+      if (!sorted) {
+        ev[ev_off + (long)b0 * NC * NSH + t] = s;
+      } else {
+        const int o = slot[slot_off + (long)(b0 + e) * NSH + i];
+        if (o >= 0) ev[ev_off + (long)o * NC + c] = s;
+      }
     }
   }
 }
@@ -205,7 +218,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void residual(RESIDUAL_
   REAL ue[NSH * NC], ae[NSH * NAS], r[NR];
 #if AFFINE
   REAL ga[NGA];
-  for (int i = 0; i < NGA; i++) ga[i] = geo[geo_off + e * NGA + i];
+  for (int i = 0; i < NGK; i++) ga[i] = geo[geo_off + e * NGK + i];
+  for (int i = NGK; i < NGA; i++) ga[i] = GEO_X(e)[i - NGK];
 #endif
   for (int i = 0; i < NSH; i++) {
     const long g = dofs[dofs_off + e * NSH + i];
@@ -223,9 +237,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void residual(RESIDUAL_
   for (int q = 0; q < NQ; q++) {
     REAL g[NG];
 #if AFFINE
-    point_geometry_private(ga, q, g);
+    point_geometry_private(ga, ga + NGK, q, g);
 #else
-    point_geometry(geo + geo_off + e * GEO_PER, q, g);
+    point_geometry(geo + geo_off + e * GEO_PER, geo, q, g);
 #endif
     __local const REAL *p = phi + q * (DIM + 1) * NSH;
     REAL s0[NC], s1[NC * DIM];
@@ -237,6 +251,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void residual(RESIDUAL_
         r[c * NSH + i] += t;
       }
   }
-  for (int i = 0; i < NR; i++) ev[ev_off + e * NR + i] = r[i];
+  if (!sorted) {
+    for (int i = 0; i < NR; i++) ev[ev_off + e * NR + i] = r[i];
+    return;
+  }
+  for (int i = 0; i < NSH; i++) {
+    const int o = slot[slot_off + e * NSH + i];
+    if (o >= 0)
+      for (int c = 0; c < NC; c++) ev[ev_off + (long)o * NC + c] = r[c * NSH + i];
+  }
 }
 #endif

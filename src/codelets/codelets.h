@@ -135,17 +135,20 @@ struct residual_arg {
   const int *nb;                   /* [FEMINT_MAX_CL_DEVICES] cells per batch of a work-group */
   int nbatch;                      /* batches per work-group */
   int cellwise;                    /* the kernel takes a cell per work-item (nb = its size) */
+  int sorted;                      /* the residuals go to their slots (struct ev_sum's sorted) */
   int *counts;                     /* NULL, or tasks run counted: [0] CPU, [1] OpenCL */
   int status;
   char msg[128];
 };
 /* The body of the residual codelet with a team of nthreads: ev[ncell][nc][nsh] = each cell's
  * residual from u (doubles) at dofs[ncell][nsh] (-1: 0), its geometry geo[ncell][nq][...]
- * (pw_geometry; with a->affine geo[ncell][pw_affine_size], pw_geometry_affine) and its auxiliary values: a field aux at adofs[ncell][nsh], or aux[ncell][na]
- * per cell; geo and ev reals (floats when a->single). 0 or FEMINT_ENOMEM. */
+ * (pw_geometry; with a->affine geo[ncell][pw_affine_size], pw_geometry_affine) and its
+ * auxiliary values: a field aux at adofs[ncell][nsh], or aux[ncell][na] per cell; geo and ev
+ * reals (floats when a->single). With slot (not NULL), value c of function i of cell k goes to
+ * ev[slot[k][i] nc + c] instead (none where the slot is -1). 0 or FEMINT_ENOMEM. */
 int residual_batch(const struct residual_arg *a, const double *u, const int64_t *dofs,
-                   const void *geo, const double *aux, const int64_t *adofs, void *ev,
-                   int workerid, int nthreads);
+                   const void *geo, const double *aux, const int64_t *adofs, const int32_t *slot,
+                   void *ev, int workerid, int nthreads);
 /* The work-group size of the residual kernel. */
 #define RESIDUAL_WG 128
 

@@ -11,14 +11,34 @@
 #include "codelets.h"
 #include "host/pointwise.h"
 
+/* Cell k's residual r[nc][nsh] (doubles) into ev: at k's values, or through its slots. */
+static void residual_put(const struct residual_arg *a, const int32_t *slot, int k, int nsh,
+                         const double *r, void *ev)
+{
+  const int nc = a->nc;
+  for (int i = 0; i < nsh; i++) {
+    const int64_t o = slot ? slot[(size_t)k * nsh + i] : -1;
+    if (slot && o < 0) continue;
+    for (int c = 0; c < nc; c++) {
+      const size_t at = slot ? (size_t)o * nc + c : ((size_t)k * nc + c) * nsh + i;
+      if (a->single) ((float *)ev)[at] = (float)r[c * nsh + i];
+      else ((double *)ev)[at] = r[c * nsh + i];
+    }
+  }
+}
+
 int residual_batch(const struct residual_arg *a, const double *u, const int64_t *dofs,
-                   const void *geo, const double *aux, const int64_t *adofs, void *ev,
-                   int workerid, int nthreads)
+                   const void *geo, const double *aux, const int64_t *adofs, const int32_t *slot,
+                   void *ev, int workerid, int nthreads)
 {
   const struct refel *re = a->re;
   const int nsh = re->nsh, nc = a->nc, na = a->na;
   const size_t ngeo = (size_t)re->nq * pw_geo_size(a->dim); /* a cell's geometry at its points */
   const size_t per = a->affine ? (size_t)pw_affine_size(a->dim) : ngeo; /* as kept */
+  /* an affine run keeps its cells' |det J| and K, then their J and x0 (pw_affine_head) */
+  const size_t head = a->affine ? (size_t)pw_affine_head(a->dim) : per, tail = per - head;
+  const size_t rs = a->single ? sizeof(float) : sizeof(double);
+  const char *geox = a->affine ? (const char *)geo + (size_t)a->ncell * head * rs : NULL;
   const struct pw_eval e = {re, a->dim, nc, na, a->aux, a->k, a->f0, a->f1};
   int oom = 0;
   if (a->cells) { /* the loop compiled with the caller's functions: a range of cells a thread */
@@ -27,14 +47,15 @@ int residual_batch(const struct residual_arg *a, const double *u, const int64_t 
       if (workerid >= 0) femint_team_bind_thread(a->ctx, workerid, omp_get_thread_num());
       const int t = omp_get_thread_num(), nt = omp_get_num_threads();
       const int lo = (int)((long long)a->ncell * t / nt), hi = (int)((long long)a->ncell * (t + 1) / nt);
-      const size_t rs = a->single ? sizeof(float) : sizeof(double);
       if (hi > lo)
         oom = a->cells(hi - lo, nsh, re->nq, re->phi, re->xq, re->wq, a->affine, u,
                        (const long long *)dofs + (size_t)lo * nsh,
-                       (const char *)geo + (size_t)lo * per * rs, a->single,
+                       (const char *)geo + (size_t)lo * head * rs,
+                       geox ? geox + (size_t)lo * tail * rs : NULL, a->single,
                        a->aux == FEMINT_AUX_CELL ? aux + (size_t)lo * na : aux,
                        adofs ? (const long long *)adofs + (size_t)lo * nsh : NULL, a->aux, a->k,
-                       (char *)ev + (size_t)lo * nc * nsh * rs) != 0;
+                       slot ? (const int *)slot + (size_t)lo * nsh : NULL,
+                       slot ? ev : (char *)ev + (size_t)lo * nc * nsh * rs) != 0;
     }
     return oom ? FEMINT_ENOMEM : 0;
   }
@@ -42,7 +63,7 @@ int residual_batch(const struct residual_arg *a, const double *u, const int64_t 
   {
     if (workerid >= 0) femint_team_bind_thread(a->ctx, workerid, omp_get_thread_num());
     /* per cell: its values, its geometry in double (from floats) and at the points (from an
-     * affine cell's), and in single precision its residual in double */
+     * affine cell's), and its residual in double */
     const size_t nr = (size_t)nc * nsh;
     double *ue = malloc(((size_t)nsh * (PW_MAX_NC + PW_MAX_NA) + per + ngeo + nr) * sizeof *ue);
     double *ae = ue + nsh * PW_MAX_NC, *gc = ae + nsh * PW_MAX_NA, *gd = gc + per, *rd = gd + ngeo;
@@ -61,19 +82,17 @@ int residual_batch(const struct residual_arg *a, const double *u, const int64_t 
         for (int c = 0; c < na; c++) ae[c] = aux[(size_t)k * na + c];
       }
       const double *g = gc;
-      if (a->single)
-        for (size_t i = 0; i < per; i++) gc[i] = ((const float *)geo)[(size_t)k * per + i];
-      else g = (const double *)geo + (size_t)k * per;
+      for (size_t i = 0; i < per; i++) {
+        const void *from = i < head ? geo : geox;
+        const size_t at = i < head ? (size_t)k * head + i : (size_t)k * tail + i - head;
+        gc[i] = a->single ? ((const float *)from)[at] : ((const double *)from)[at];
+      }
       if (a->affine) {
         pw_affine_points(re, g, gd);
         g = gd;
       }
-      if (!a->single) {
-        pw_cell_residual(&e, g, ue, ae, (double *)ev + (size_t)k * nr);
-        continue;
-      }
       pw_cell_residual(&e, g, ue, ae, rd);
-      for (size_t i = 0; i < nr; i++) ((float *)ev)[(size_t)k * nr + i] = (float)rd[i];
+      residual_put(a, slot, k, nsh, rd, ev);
     }
     free(ue);
   }
@@ -82,7 +101,8 @@ int residual_batch(const struct residual_arg *a, const double *u, const int64_t 
 
 /* buffers: u (R), the chunk's DOFs (R), its geometry (R), phi (R), the auxiliary values (R: the
  * field, the chunk's per-cell values, or a placeholder), the chunk's auxiliary DOFs (R, or a
- * placeholder), its element vectors (W). */
+ * placeholder), its element vectors (W), the slots of its values in them (R: a->sorted, else a
+ * placeholder). */
 static void residual_cpu(void *buffers[], void *arg)
 {
   struct residual_arg *a = arg;
@@ -92,6 +112,7 @@ static void residual_cpu(void *buffers[], void *arg)
                  (const void *)STARPU_VECTOR_GET_PTR(buffers[2]),
                  (const double *)STARPU_VECTOR_GET_PTR(buffers[4]),
                  (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[5]),
+                 a->sorted ? (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[7]) : NULL,
                  (void *)STARPU_VECTOR_GET_PTR(buffers[6]), starpu_worker_get_id(),
                  femint_team_enter(a->ctx));
   if (err) {
@@ -110,9 +131,11 @@ static void residual_opencl(void *buffers[], void *arg)
   const struct cl_program_entry *e = a->program[dev];
   cl_int err = e && e->kernel ? CL_SUCCESS : CL_INVALID_PROGRAM;
   const cl_int ncell = a->ncell;
-  /* ncell, then (buffer, offset in elements) for each of the 7 buffers */
+  const cl_int sorted = a->sorted;
+  /* ncell, then (buffer, offset in elements) for each of the 8 buffers, then sorted */
   if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 0, sizeof ncell, &ncell);
-  for (int k = 0; k < 7 && err == CL_SUCCESS; k++) {
+  if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 17, sizeof sorted, &sorted);
+  for (int k = 0; k < 8 && err == CL_SUCCESS; k++) {
     const cl_mem m = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[k]);
     const cl_long off =
         (cl_long)(STARPU_VECTOR_GET_OFFSET(buffers[k]) / STARPU_VECTOR_GET_ELEMSIZE(buffers[k]));
@@ -134,15 +157,16 @@ static void residual_opencl(void *buffers[], void *arg)
 static uint32_t residual_footprint(struct starpu_task *task)
 {
   const struct residual_arg *a = task->cl_arg;
-  const uint32_t key[8] = {(uint32_t)a->re->shape, (uint32_t)a->re->order, (uint32_t)a->nc,
+  const uint32_t key[9] = {(uint32_t)a->re->shape, (uint32_t)a->re->order, (uint32_t)a->nc,
                            (uint32_t)a->aux,         (uint32_t)a->ncell, (uint32_t)a->single,
-                           (uint32_t)a->nbatch,      (uint32_t)a->cellwise};
+                           (uint32_t)a->nbatch,      (uint32_t)a->cellwise,
+                           (uint32_t)a->sorted};
   return starpu_hash_crc32c_be_n(key, sizeof key, 0);
 }
 
 static struct starpu_perfmodel residual_model = {
     .type = STARPU_HISTORY_BASED,
-    .symbol = "femint_residual_v1",
+    .symbol = "femint_residual_v2",
     .footprint = residual_footprint,
 };
 
@@ -151,7 +175,7 @@ struct starpu_codelet femint_cl_residual = {
     .cpu_funcs = {residual_cpu},
     .opencl_funcs = {residual_opencl},
     .opencl_flags = {STARPU_OPENCL_ASYNC},
-    .nbuffers = 7,
-    .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W},
+    .nbuffers = 8,
+    .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_R},
     .model = &residual_model,
 };

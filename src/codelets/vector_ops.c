@@ -61,12 +61,16 @@ static void vec_cpu(void *buffers[], void *cl_arg)
         else j1 = mid;
       }
       for (j1 = j0; j1 < nu && map[j1] < hi; j1++) continue;
+      /* value c of place o: ev[o nc + c] (sorted) or ev[pos[o] + c np] */
+      const int64_t step = a->sorted ? nc : 1, cstep = a->sorted ? 1 : np;
 #pragma omp parallel for num_threads(nt) schedule(static)
       for (int64_t j = j0; j < j1; j++)
         for (int c = 0; c < nc; c++) {
           double s = y[(map[j] - lo) * nc + c];
-          for (int64_t o = ptr[j]; o < ptr[j + 1]; o++)
-            s += a->single ? evf[pos[o] + (int64_t)c * np] : ev[pos[o] + (int64_t)c * np];
+          for (int64_t o = ptr[j]; o < ptr[j + 1]; o++) {
+            const int64_t at = (a->sorted ? o : pos[o]) * step + c * cstep;
+            s += a->single ? evf[at] : ev[at];
+          }
           y[(map[j] - lo) * nc + c] = s;
         }
     }
@@ -163,6 +167,10 @@ int vec_kernels_create(int dev, const char *source, struct vec_kernels **out)
     k->finish = clCreateKernel(k->program, "vec_finish", &cerr);
     if (cerr == CL_SUCCESS) k->ev_sum_f = clCreateKernel(k->program, "vec_ev_sum_f", &cerr);
     if (cerr == CL_SUCCESS)
+      k->ev_sum_sorted[0] = clCreateKernel(k->program, "vec_ev_sum_sorted", &cerr);
+    if (cerr == CL_SUCCESS)
+      k->ev_sum_sorted[1] = clCreateKernel(k->program, "vec_ev_sum_sorted_f", &cerr);
+    if (cerr == CL_SUCCESS)
       k->partial = clCreateBuffer(clctx, CL_MEM_READ_WRITE, 3 * VEC_NRANGE * sizeof(double), NULL, &cerr);
     if (cerr != CL_SUCCESS)
       err = femint_seterr(NULL, FEMINT_EOPENCL, "the vector kernels' buffers (%d)", cerr);
@@ -182,6 +190,8 @@ void vec_kernels_destroy(struct vec_kernels **k)
     if ((*k)->k[i]) clReleaseKernel((*k)->k[i]);
   if ((*k)->finish) clReleaseKernel((*k)->finish);
   if ((*k)->ev_sum_f) clReleaseKernel((*k)->ev_sum_f);
+  for (int i = 0; i < 2; i++)
+    if ((*k)->ev_sum_sorted[i]) clReleaseKernel((*k)->ev_sum_sorted[i]);
   if ((*k)->partial) clReleaseMemObject((*k)->partial);
   if ((*k)->program) clReleaseProgram((*k)->program);
   free(*k);
@@ -232,6 +242,11 @@ static void vec_opencl(void *buffers[], void *cl_arg)
     for (int c = 0; c < a->nchunk && !err; c++) {
       const cl_long nu = a->chunk_nu[c];
       const cl_mem ev = DEV(1 + 2 * c), map = DEV(2 + 2 * c);
+      if (a->sorted) {
+        const struct karg k[] = {KARG(nu), KARG(nc), KARG(ev), KARG(map), KARG(y)};
+        err = femint_cl_run(queue, vk->ev_sum_sorted[a->single], (size_t)nu, VEC_WG, 5, k, WHO);
+        continue;
+      }
       const struct karg k[] = {KARG(nu), KARG(nc), KARG(np), KARG(ev), KARG(map), KARG(y)};
       err = femint_cl_run(queue, a->single ? vk->ev_sum_f : kern, (size_t)nu, VEC_WG, 6, k, WHO);
     }

@@ -39,6 +39,7 @@ struct vec_kernels {
   cl_kernel k[VEC_NOP];
   cl_kernel finish;               /* the partial sums into slots */
   cl_kernel ev_sum_f;             /* VEC_EV_SUM of element vectors of floats */
+  cl_kernel ev_sum_sorted[2];     /* VEC_EV_SUM in place order: doubles, floats */
   cl_mem partial;                 /* [3][VEC_NRANGE] */
 };
 
@@ -51,6 +52,7 @@ struct vec_arg {
   int in0, in1, out;              /* slots */
   int nc, np;                     /* VEC_EV_SUM: components, values per cell and component */
   int single;                     /* VEC_EV_SUM: the element vectors are floats */
+  int sorted;                     /* VEC_EV_SUM: in place order (struct ev_sum's sorted) */
   int nchunk;                     /* VEC_EV_SUM: chunks, and the DOFs of each, chunk_nu[i]: its */
   const int64_t *chunk_nu;        /* map is udof[nu], ptr[nu + 1], places[ptr[nu]] */
   struct vec_kernels *const *kern; /* [FEMINT_MAX_CL_DEVICES] */

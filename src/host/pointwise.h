@@ -33,8 +33,9 @@ int pw_prelude(char *buf, size_t len, const struct pointwise *pw, int dim, int o
  * out of memory. */
 typedef int (*pw_cells_fn)(int ncell, int nsh, int nq, const double *phi, const double *xq,
                            const double *wq, int affine, const double *u, const long long *dofs,
-                           const void *geo, int single, const double *aux,
-                           const long long *adofs, int aux_kind, const double *k, void *ev);
+                           const void *geo, const void *geox, int single, const double *aux,
+                           const long long *adofs, int aux_kind, const double *k,
+                           const int *slot, void *ev);
 
 /* Values per quadrature point of a residual's geometry: w |det J|, K = dxi/dx (K[dim*j + d] =
  * dxi_j / dx_d), the physical point x. */
@@ -46,6 +47,9 @@ int pw_geometry(const struct refel *re, int nnode, const double *X, double *g);
  * (J[dim a + b] = dx_a / dxi_b) and x at xi = 0; at point q, w |det J| = w_q |det J| and x = x0 +
  * J xi_q. */
 static inline int pw_affine_size(int dim) { return 1 + 2 * dim * dim + dim; }
+/* A run of affine cells keeps them in two parts, so that a form that does not use x reads only
+ * the first: every cell's |det J| and K (pw_affine_head values), then every cell's J and x0. */
+static inline int pw_affine_head(int dim) { return 1 + dim * dim; }
 int pw_geometry_affine(const struct refel *re, int nnode, const double *X, double *g);
 /* The per-point geometry g[nq][pw_geo_size] (as pw_geometry) of an affine cell's ga. */
 void pw_affine_points(const struct refel *re, const double *ga, double *g);

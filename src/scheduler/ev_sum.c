@@ -19,11 +19,14 @@ void ev_sum_destroy(femint_context_t ctx, struct ev_sum **pe)
     if (e->h_ev && e->h_ev[i]) starpu_data_unregister(e->h_ev[i]);
     if (e->h_dofs && e->h_dofs[i]) starpu_data_unregister(e->h_dofs[i]);
     if (e->h_map && e->h_map[i]) starpu_data_unregister(e->h_map[i]);
+    if (e->h_slot && e->h_slot[i]) starpu_data_unregister(e->h_slot[i]);
   }
   femint_host_free(ctx, e->ev);
   free(e->h_ev);
   free(e->h_dofs);
   free(e->h_map);
+  free(e->h_slot);
+  free(e->slot);
   free(e->first);
   free(e->ncell);
   free(e->dofs);
@@ -79,6 +82,29 @@ static int chunk_maps(femint_context_t ctx, const char *who, int64_t nmode, stru
                                 sizeof(int64_t));
   free(start);
   free(fill);
+  return 0;
+}
+
+int ev_sum_sort(femint_context_t ctx, struct ev_sum *e, const char *who)
+{
+  if (e->sorted) return 0;
+  const int nb = e->nchunk, np = e->np, per = e->nc * np;
+  e->h_slot = calloc((size_t)nb + 1, sizeof *e->h_slot);
+  const int64_t ncell = nb ? (int64_t)e->first[nb - 1] + e->ncell[nb - 1] : 0;
+  e->slot = malloc(((size_t)ncell * np + 1) * sizeof *e->slot);
+  FEMINT_CHECK(e->h_slot && e->slot, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  for (int64_t i = 0; i < ncell * np; i++) e->slot[i] = -1;
+  const int64_t *m = e->map;
+  for (int i = 0; i < nb; i++) {
+    const int64_t nu = e->nu[i], *ptr = m + nu, *pos = ptr + nu + 1;
+    for (int64_t o = 0; o < ptr[nu]; o++) /* pos: (cell in the chunk) nc np + n */
+      e->slot[((int64_t)e->first[i] + pos[o] / per) * np + pos[o] % per] = (int32_t)o;
+    m += 2 * nu + 1 + (int64_t)e->ncell[i] * np; /* as chunk_maps lays them out */
+    starpu_vector_data_register(&e->h_slot[i], STARPU_MAIN_RAM,
+                                (uintptr_t)(e->slot + (size_t)e->first[i] * np),
+                                (uint32_t)((size_t)e->ncell[i] * np), sizeof(int32_t));
+  }
+  e->sorted = 1;
   return 0;
 }
 
@@ -214,7 +240,8 @@ int ev_sum_submit(struct femint_operator *op, struct ev_sum *e, struct femint_ve
   femint_context_t ctx = op->ctx;
   const int nb = e->nchunk, nc = e->nc;
   const struct vec_arg arg = {.ctx = ctx, .op = VEC_EV_SUM, .n = op->space->nmode * nc, .nc = nc,
-                              .np = e->np, .single = e->single, .kern = vk, .counts = counts,
+                              .np = e->np, .single = e->single, .sorted = e->sorted,
+                              .kern = vk, .counts = counts,
                               .nchunk = nb, .chunk_nu = e->nu};
   if (home >= 0 || !e->nparts) { /* one task */
     if (!e->sum_arg.ctx || e->sum_arg.counts != counts) e->sum_arg = arg;

@@ -11,7 +11,7 @@
 # Table 2, femint residual --table2: cells per batch x batches per work-group, and its chart),
 # any, kernels and kernels2 (the two OpenCL kernels, --kernel transposed and cellwise, side by
 # side; kernels3 for elasticity at orders 2 and 3), cpu (the CPU workers alone, for T_ideal
-# against the device).
+# against the device), breakdown (not in all: the residual kernel's and the sum's times apart).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 gpu_setup "${1:-out}"
@@ -90,3 +90,25 @@ for kernel in transposed cellwise; do
 done
 run cpu --element tri --order 1 --mesh rect:2048,2048 --aux field --where cpu --bench
 run cpu --element tet --order 1 --mesh box:96,96,96 --aux field --where cpu --bench
+# breakdown: each codelet's mean time (the residual kernel, femint_residual_v*; the sum into F,
+# femint_vector_v1) from StarPU's history models, every evaluation recorded (STARPU_CALIBRATE=1),
+# a fresh model folder per case, kept under OUTDIR/breakdown/CASE; the text in
+# OUTDIR/residual-breakdown.txt
+breakdown() {
+  local case=$1 models="${STARPU_HOME:-$HOME}/.starpu/sampling/codelets"
+  shift
+  [ "$set" = breakdown ] || return 0
+  rm -rf "$models"
+  echo "== $case: femint residual $*" >>"$out/residual-breakdown.txt"
+  STARPU_CALIBRATE=1 femint residual "$@" --where opencl --bench --runs 20 \
+    >>"$out/residual-breakdown.txt" 2>&1
+  mkdir -p "$out/breakdown/$case" && cp -r "$models" "$out/breakdown/$case/"
+}
+breakdown tetnone --element tet --order 1 --mesh box:96,96,96 --aux none
+breakdown tetfield --element tet --order 1 --mesh box:96,96,96 --aux field
+breakdown tetfields --element tet --order 1 --mesh box:96,96,96 --aux field --precision single
+breakdown elast --element tet --order 1 --mesh box:80,80,80 --pointwise gallery:elasticity
+breakdown tet2 --element tet --order 2 --mesh box:64,64,64
+breakdown trifields --element tri --order 1 --mesh rect:2048,2048 --aux field --precision single
+breakdown trifield --element tri --order 1 --mesh rect:2048,2048 --aux field
+breakdown trinone --element tri --order 1 --mesh rect:2048,2048 --aux none
