@@ -3,10 +3,10 @@
  * FEMINT_NA, and whether f0 and f1 are there: FEMINT_HAS_F0, FEMINT_HAS_F1) and inlines f0 and f1:
  * what host/pointwise.c's pw_cell_residual computes. The codelet (codelets/residual.c) gives each
  * thread of its team a range of cells; -1 when there is no memory for the scratch, else 0.
- * ev[cell][nc][nsh] (floats when single; with slot not NULL, value c of function i of a cell at
- * ev[slot[cell][i] nc + c], none where it is -1) from u at dofs[cell][nsh], the geometry geo[cell][nq][1 +
+ * ev[cell][nc][nsh] (floats when single) from u at dofs[cell][nsh], the geometry geo[cell][nq][1 +
  * dim^2 + dim] (w |det J|, K, x; floats when single) or, affine, geo[cell][1 + dim^2] (|det J|,
- * K) and geox[cell][dim^2 + dim] (J, x at xi = 0) with the rule's points xq[nq][dim] and weights wq[nq],
+ * K) and geox[cell][dim^2 + dim] (J, x at xi = 0) with the rule's points xq[nq][dim] and
+ * weights wq[nq],
  * phi[nq][dim + 1][nsh], and the auxiliary values: a field aux at adofs[cell][nsh] (aux_kind 1)
  * or aux[cell][na] (2).
  *
@@ -30,8 +30,8 @@
 static inline __attribute__((always_inline)) void
 femint_block(const int NSH, int nl, long long c0, int nq, const double *phi, const double *xq,
              const double *wq, int affine, const double *u, const long long *dofs, const void *geo,
-             const void *geox, int single, const double *aux, const long long *adofs, int aux_kind, const double *k,
-             const int *slot, void *ev, double *s)
+             const void *geox, int single, const double *aux, const long long *adofs, int aux_kind,
+             const double *k, void *ev, double *s)
 {
   double *restrict ue = s, *restrict ae = ue + NSH * FEMINT_NC * FEMINT_L;
   double *restrict r = ae + NSH * FEMINT_NAS * FEMINT_L;
@@ -63,12 +63,12 @@ femint_block(const int NSH, int nl, long long c0, int nq, const double *phi, con
     double ga[FEMINT_NGA * FEMINT_L];
     for (int z = 0; z < FEMINT_L; z++) {
       const long long cell = c0 + (z < nl ? z : nl - 1);
-      for (int i = 0; i < FEMINT_NGA; i++) {
-        const void *from = i < FEMINT_NGK ? geo : geox;
-        const long long at = i < FEMINT_NGK ? cell * FEMINT_NGK + i
-                                            : cell * (FEMINT_NGA - FEMINT_NGK) + i - FEMINT_NGK;
-        ga[FEMINT_AT(i, z)] = single ? ((const float *)from)[at] : ((const double *)from)[at];
-      }
+      const long long at = cell * FEMINT_NGK, atx = cell * (FEMINT_NGA - FEMINT_NGK);
+      for (int i = 0; i < FEMINT_NGK; i++)
+        ga[FEMINT_AT(i, z)] = single ? ((const float *)geo)[at + i] : ((const double *)geo)[at + i];
+      for (int i = FEMINT_NGK; i < FEMINT_NGA; i++)
+        ga[FEMINT_AT(i, z)] = single ? ((const float *)geox)[atx + i - FEMINT_NGK]
+                                     : ((const double *)geox)[atx + i - FEMINT_NGK];
     }
     const double *J = ga + (1 + FEMINT_DIM * FEMINT_DIM) * FEMINT_L;
     const double *x0 = J + FEMINT_DIM * FEMINT_DIM * FEMINT_L;
@@ -183,29 +183,25 @@ femint_block(const int NSH, int nl, long long c0, int nq, const double *phi, con
         }
       }
   }
-  for (int z = 0; z < nl; z++)
-    for (int i = 0; i < NSH; i++) {
-      const long long o = slot ? slot[(c0 + z) * NSH + i] : -1;
-      if (slot && o < 0) continue;
-      for (int c = 0; c < FEMINT_NC; c++) {
-        const long long at = slot ? o * FEMINT_NC + c : ((c0 + z) * FEMINT_NC + c) * NSH + i;
-        if (single) ((float *)ev)[at] = (float)r[FEMINT_AT(c * NSH + i, z)];
-        else ((double *)ev)[at] = r[FEMINT_AT(c * NSH + i, z)];
-      }
+  for (int z = 0; z < nl; z++) {
+    const long long out = (c0 + z) * FEMINT_NC * NSH;
+    for (int i = 0; i < FEMINT_NC * NSH; i++) {
+      if (single) ((float *)ev)[out + i] = (float)r[FEMINT_AT(i, z)];
+      else ((double *)ev)[out + i] = r[FEMINT_AT(i, z)];
     }
+  }
 }
 
 /* Every cell of the run in blocks of FEMINT_LANES, NSH functions. */
 #define FEMINT_RUN(NSH)                                                                            \
   for (long long c0 = 0; c0 < ncell; c0 += FEMINT_L)                                               \
   femint_block((NSH), ncell - c0 < FEMINT_L ? (int)(ncell - c0) : FEMINT_L, c0, nq, phi, xq, wq,  \
-               affine, u, dofs, geo, geox, single, aux, adofs, aux_kind, k, slot, ev, s)
+               affine, u, dofs, geo, geox, single, aux, adofs, aux_kind, k, ev, s)
 
 int femint_residual_cells(int ncell, int nsh, int nq, const double *phi, const double *xq,
                           const double *wq, int affine, const double *u, const long long *dofs,
                           const void *geo, const void *geox, int single, const double *aux,
-                          const long long *adofs, int aux_kind, const double *k,
-                          const int *slot, void *ev)
+                          const long long *adofs, int aux_kind, const double *k, void *ev)
 {
   double *s = malloc(((size_t)nsh * (2 * FEMINT_NC + FEMINT_NAS) + (size_t)nq * FEMINT_NG) *
                      FEMINT_L * sizeof *s);

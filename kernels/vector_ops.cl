@@ -44,28 +44,46 @@ EV_SUM(vec_ev_sum, double)
 EV_SUM(vec_ev_sum_f, float)
 
 /* The same with the element vectors in place order (value c of place o at ev[o nc + c]): each
- * DOF reads its values one after the other, eight loads at a time before their sums (in place
- * order: the bits of the sum one after the other). On the H200 (P1 tetrahedra, 24 places per
- * vertex) this took 0.14 ms where the values gathered from the cells took 0.58 ms; a work-group
- * reading its DOFs' range in tiles through local memory took longer still. */
+ * DOF reads its values one after the other, eight loads at a time before their adds (in place
+ * order: the bits of the sum one after the other); first: y is not read (the chunk holds every
+ * DOF, the first sum). On the H200 (P1 tetrahedra, 24 places per vertex) this took 0.09 ms
+ * where the values gathered from the cells took 0.58 ms; a work-group reading its DOFs' range
+ * in tiles through local memory took longer. */
+/* The sum of the places o0 .. o1 - 1 of DOF j (y's values g) with K components, eight places'
+ * values loaded before their adds. */
+#define SUM_PLACES(T, K)                                                                          \
+  {                                                                                               \
+    double s[K];                                                                                  \
+    for (int c = 0; c < K; c++) s[c] = first ? 0 : y[g * K + c];                                  \
+    for (long o = o0; o < o1; o += 8) {                                                           \
+      T t[8 * K];                                                                                 \
+      for (int k = 0; k < 8 * K; k++) t[k] = o + k / K < o1 ? ev[o * K + k] : 0;                  \
+      for (int k = 0; k < 8 * K; k++)                                                             \
+        if (o + k / K < o1) s[k % K] += t[k];                                                     \
+    }                                                                                             \
+    for (int c = 0; c < K; c++) y[g * K + c] = s[c];                                              \
+  }
 #define EV_SUM_SORTED(name, T)                                                                    \
-  __kernel void name(long nu, int nc, __global const T *ev, __global const long *map,             \
+  __kernel void name(long nu, int nc, int first, __global const T *ev, __global const long *map,  \
                      __global double *y)                                                          \
   {                                                                                               \
     const long j = get_global_id(0);                                                              \
     if (j >= nu) return;                                                                          \
     __global const long *ptr = map + nu;                                                          \
-    const long g = map[j], o0 = ptr[j], o1 = ptr[j + 1];                                          \
+    const long g = first ? j : map[j], o0 = ptr[j], o1 = ptr[j + 1];                              \
+    if (nc == 2 || nc == 3) { /* the components of a place together: one pass over them */     \
+      if (nc == 2) SUM_PLACES(T, 2) else SUM_PLACES(T, 3)                                         \
+      return;                                                                                     \
+    }                                                                                             \
     for (int c = 0; c < nc; c++) {                                                                \
       __global const T *v = ev + c;                                                               \
-      double s = y[g * nc + c];                                                                   \
-      long o = o0;                                                                                \
-      for (; o + 8 <= o1; o += 8) {                                                               \
+      double s = first ? 0 : y[g * nc + c];                                                       \
+      for (long o = o0; o < o1; o += 8) {                                                         \
         T t[8];                                                                                   \
-        for (int k = 0; k < 8; k++) t[k] = v[(o + k) * nc];                                       \
-        for (int k = 0; k < 8; k++) s += t[k];                                                    \
+        for (int k = 0; k < 8; k++) t[k] = o + k < o1 ? v[(o + k) * nc] : 0;                      \
+        for (int k = 0; k < 8; k++)                                                               \
+          if (o + k < o1) s += t[k];                                                              \
       }                                                                                           \
-      for (; o < o1; o++) s += v[o * nc];                                                         \
       y[g * nc + c] = s;                                                                          \
     }                                                                                             \
   }

@@ -249,8 +249,9 @@ static int evaluate(femint_context_t ctx, femint_space_t s, femint_form_t f,
 
 /* The bytes an evaluation moves and the flops it does (the seed's model): per cell the values
  * of u (and a) at its functions, its DOFs, its geometry (|det J| and K: once for a straight
- * cell, at every point of a curved one), its residual written at its places (4-byte slots),
- * then read again by the sum, and F written once. The geometry kept also holds x (a straight cell's J and a
+ * cell, at every point of a curved one), its residual written (by a device at its places in the
+ * sum's order, through 4-byte slots; by the CPU workers cell by cell, gathered by the sum through
+ * 8-byte places), then read again by the sum, and F written once. The geometry kept also holds x (a straight cell's J and a
  * point), which a form that uses x reads too: not counted, so that its fraction is a lower
  * bound. */
 static void bench_model(const struct residual_options *o, int dim, int nc, int nsh, int nq,
@@ -258,10 +259,11 @@ static void bench_model(const struct residual_options *o, int dim, int nc, int n
 {
   const double na = o->aux == 1 ? 1 : 0, rs = o->single ? 4 : 8;
   const double ng = (affine ? 1 : nq) * (1 + dim * dim);
-  /* u, a and the DOFs are 8 bytes, the slots 4; the geometry and the residuals (written, read
-   * by the sum) the precision's */
+  /* u, a and the DOFs are 8 bytes, the slots 4 (the places 8); the geometry and the residuals
+   * (written, read by the sum) the precision's */
+  const double place = o->where == FEMINT_WHERE_CPU ? 8 : 4;
   const double per_cell = 8.0 * (nsh * nc + nsh + (o->aux == 1 ? nsh * (na + 1) : o->aux == 2 ? 1 : 0)) +
-                          4.0 * nsh + rs * (ng + 2.0 * nc * nsh);
+                          place * nsh + rs * (ng + 2.0 * nc * nsh);
   *bytes = ncell * per_cell + 8.0 * (double)ndof;
   /* per point: u and its reference gradient (and a's), K applied twice; per function and
    * point: the test against f0 and f1 */

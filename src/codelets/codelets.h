@@ -135,7 +135,10 @@ struct residual_arg {
   const int *nb;                   /* [FEMINT_MAX_CL_DEVICES] cells per batch of a work-group */
   int nbatch;                      /* batches per work-group */
   int cellwise;                    /* the kernel takes a cell per work-item (nb = its size) */
-  int sorted;                      /* the residuals go to their slots (struct ev_sum's sorted) */
+  int sorted;                      /* the OpenCL kernel writes the residuals to their slots
+                                      (struct ev_sum's sorted; the CPU cell by cell) */
+  int *wrote_sorted;               /* NULL, or set to what the task did: 1 to the slots, 0 cell by
+                                      cell (struct ev_sum's chunk_sorted) */
   int *counts;                     /* NULL, or tasks run counted: [0] CPU, [1] OpenCL */
   int status;
   char msg[128];
@@ -144,11 +147,11 @@ struct residual_arg {
  * residual from u (doubles) at dofs[ncell][nsh] (-1: 0), its geometry geo[ncell][nq][...]
  * (pw_geometry; with a->affine geo[ncell][pw_affine_size], pw_geometry_affine) and its
  * auxiliary values: a field aux at adofs[ncell][nsh], or aux[ncell][na] per cell; geo and ev
- * reals (floats when a->single). With slot (not NULL), value c of function i of cell k goes to
- * ev[slot[k][i] nc + c] instead (none where the slot is -1). 0 or FEMINT_ENOMEM. */
+ * reals (floats when a->single); an affine run keeps its cells' |det J| and K, then their J and
+ * x0 (pw_affine_head). 0 or FEMINT_ENOMEM. */
 int residual_batch(const struct residual_arg *a, const double *u, const int64_t *dofs,
-                   const void *geo, const double *aux, const int64_t *adofs, const int32_t *slot,
-                   void *ev, int workerid, int nthreads);
+                   const void *geo, const double *aux, const int64_t *adofs, void *ev,
+                   int workerid, int nthreads);
 /* The work-group size of the residual kernel. */
 #define RESIDUAL_WG 128
 

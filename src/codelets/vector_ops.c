@@ -61,16 +61,18 @@ static void vec_cpu(void *buffers[], void *cl_arg)
         else j1 = mid;
       }
       for (j1 = j0; j1 < nu && map[j1] < hi; j1++) continue;
-      /* value c of place o: ev[o nc + c] (sorted) or ev[pos[o] + c np] */
-      const int64_t step = a->sorted ? nc : 1, cstep = a->sorted ? 1 : np;
+      /* value c of place o: ev[o nc + c] (in place order) or ev[pos[o] + c np] */
+      const int sorted = a->chunk_sorted && a->chunk_sorted[k];
 #pragma omp parallel for num_threads(nt) schedule(static)
       for (int64_t j = j0; j < j1; j++)
         for (int c = 0; c < nc; c++) {
           double s = y[(map[j] - lo) * nc + c];
-          for (int64_t o = ptr[j]; o < ptr[j + 1]; o++) {
-            const int64_t at = (a->sorted ? o : pos[o]) * step + c * cstep;
-            s += a->single ? evf[at] : ev[at];
-          }
+          if (sorted)
+            for (int64_t o = ptr[j]; o < ptr[j + 1]; o++)
+              s += a->single ? evf[o * nc + c] : ev[o * nc + c];
+          else
+            for (int64_t o = ptr[j]; o < ptr[j + 1]; o++)
+              s += a->single ? evf[pos[o] + (int64_t)c * np] : ev[pos[o] + (int64_t)c * np];
           y[(map[j] - lo) * nc + c] = s;
         }
     }
@@ -236,15 +238,19 @@ static void vec_opencl(void *buffers[], void *cl_arg)
   case VEC_EV_SUM: {
     const double zero = 0;
     cl_mem y = DEV(0);
-    if (n > 0 && clEnqueueFillBuffer(queue, y, &zero, sizeof zero, 0, (size_t)n * sizeof zero, 0,
-                                     NULL, NULL) != CL_SUCCESS)
+    /* one chunk in place order that holds every DOF writes y whole: its sum starts from 0 */
+    const cl_int first = a->chunk_sorted && a->nchunk == 1 && a->chunk_sorted[0] &&
+                         a->chunk_nu[0] * nc == n;
+    if (n > 0 && !first &&
+        clEnqueueFillBuffer(queue, y, &zero, sizeof zero, 0, (size_t)n * sizeof zero, 0, NULL,
+                            NULL) != CL_SUCCESS)
       err = femint_seterr(NULL, FEMINT_EOPENCL, WHO ": clEnqueueFillBuffer failed");
     for (int c = 0; c < a->nchunk && !err; c++) {
       const cl_long nu = a->chunk_nu[c];
       const cl_mem ev = DEV(1 + 2 * c), map = DEV(2 + 2 * c);
-      if (a->sorted) {
-        const struct karg k[] = {KARG(nu), KARG(nc), KARG(ev), KARG(map), KARG(y)};
-        err = femint_cl_run(queue, vk->ev_sum_sorted[a->single], (size_t)nu, VEC_WG, 5, k, WHO);
+      if (a->chunk_sorted && a->chunk_sorted[c]) {
+        const struct karg k[] = {KARG(nu), KARG(nc), KARG(first), KARG(ev), KARG(map), KARG(y)};
+        err = femint_cl_run(queue, vk->ev_sum_sorted[a->single], (size_t)nu, VEC_WG, 6, k, WHO);
         continue;
       }
       const struct karg k[] = {KARG(nu), KARG(nc), KARG(np), KARG(ev), KARG(map), KARG(y)};

@@ -52,7 +52,8 @@ struct vec_arg {
   int in0, in1, out;              /* slots */
   int nc, np;                     /* VEC_EV_SUM: components, values per cell and component */
   int single;                     /* VEC_EV_SUM: the element vectors are floats */
-  int sorted;                     /* VEC_EV_SUM: in place order (struct ev_sum's sorted) */
+  const int *chunk_sorted;        /* VEC_EV_SUM: NULL, or [nchunk] the chunks in place order
+                                     (struct ev_sum's chunk_sorted) */
   int nchunk;                     /* VEC_EV_SUM: chunks, and the DOFs of each, chunk_nu[i]: its */
   const int64_t *chunk_nu;        /* map is udof[nu], ptr[nu + 1], places[ptr[nu]] */
   struct vec_kernels *const *kern; /* [FEMINT_MAX_CL_DEVICES] */

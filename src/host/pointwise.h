@@ -34,8 +34,7 @@ int pw_prelude(char *buf, size_t len, const struct pointwise *pw, int dim, int o
 typedef int (*pw_cells_fn)(int ncell, int nsh, int nq, const double *phi, const double *xq,
                            const double *wq, int affine, const double *u, const long long *dofs,
                            const void *geo, const void *geox, int single, const double *aux,
-                           const long long *adofs, int aux_kind, const double *k,
-                           const int *slot, void *ev);
+                           const long long *adofs, int aux_kind, const double *k, void *ev);
 
 /* Values per quadrature point of a residual's geometry: w |det J|, K = dxi/dx (K[dim*j + d] =
  * dxi_j / dx_d), the physical point x. */

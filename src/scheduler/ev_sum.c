@@ -27,6 +27,7 @@ void ev_sum_destroy(femint_context_t ctx, struct ev_sum **pe)
   free(e->h_map);
   free(e->h_slot);
   free(e->slot);
+  free(e->chunk_sorted);
   free(e->first);
   free(e->ncell);
   free(e->dofs);
@@ -92,7 +93,9 @@ int ev_sum_sort(femint_context_t ctx, struct ev_sum *e, const char *who)
   e->h_slot = calloc((size_t)nb + 1, sizeof *e->h_slot);
   const int64_t ncell = nb ? (int64_t)e->first[nb - 1] + e->ncell[nb - 1] : 0;
   e->slot = malloc(((size_t)ncell * np + 1) * sizeof *e->slot);
-  FEMINT_CHECK(e->h_slot && e->slot, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  e->chunk_sorted = calloc((size_t)nb + 1, sizeof *e->chunk_sorted);
+  FEMINT_CHECK(e->h_slot && e->slot && e->chunk_sorted, ctx, FEMINT_ENOMEM, "%s: out of memory",
+               who);
   for (int64_t i = 0; i < ncell * np; i++) e->slot[i] = -1;
   const int64_t *m = e->map;
   for (int i = 0; i < nb; i++) {
@@ -240,8 +243,8 @@ int ev_sum_submit(struct femint_operator *op, struct ev_sum *e, struct femint_ve
   femint_context_t ctx = op->ctx;
   const int nb = e->nchunk, nc = e->nc;
   const struct vec_arg arg = {.ctx = ctx, .op = VEC_EV_SUM, .n = op->space->nmode * nc, .nc = nc,
-                              .np = e->np, .single = e->single, .sorted = e->sorted,
-                              .kern = vk, .counts = counts,
+                              .np = e->np, .single = e->single,
+                              .chunk_sorted = e->chunk_sorted, .kern = vk, .counts = counts,
                               .nchunk = nb, .chunk_nu = e->nu};
   if (home >= 0 || !e->nparts) { /* one task */
     if (!e->sum_arg.ctx || e->sum_arg.counts != counts) e->sum_arg = arg;

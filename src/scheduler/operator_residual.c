@@ -5,11 +5,11 @@
  * compiler, pointwise_cc.c, unless the caller gave them; an OpenCL program per device with the
  * source inlined in kernels/residual.cl). Each call submits a residual task per chunk (CPU team
  * or OpenCL device) and one task that sums the element residuals into F on the vectors' home, in
- * plan order: deterministic whatever the workers. The residual tasks write each value at its
- * place in the DOF order of the sum (ev_sum_sort), so that the sum reads every DOF's values one
- * after the other (on the H200, the P1 tetrahedra of box:96,96,96: 0.09 ms instead of 0.58 ms
- * gathered from the cells); handed to a caller's function (femint_operator_residual_cells) they
- * are written cell by cell. */
+ * plan order: deterministic whatever the workers. The OpenCL residual tasks write each value at
+ * its place in the DOF order of the sum (ev_sum_sort), so that the sum reads every DOF's values
+ * one after the other (on the H200, the P1 tetrahedra of box:96,96,96: 0.09 ms instead of 0.58 ms
+ * gathered from the cells); CPU tasks, and all of them when the residuals go to a caller's
+ * function (femint_operator_residual_cells), write cell by cell. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -427,6 +427,7 @@ static int residual_once(femint_operator_t op, int form, femint_vector_t u, femi
   for (int i = 0; i < e->nchunk && !err; i++) {
     rf->args[i].status = 0;
     rf->args[i].sorted = F && e->sorted; /* to their places for the sum, else cell by cell */
+    rf->args[i].wrote_sorted = e->chunk_sorted ? &e->chunk_sorted[i] : NULL;
     struct starpu_task *t = starpu_task_create();
     t->cl = &femint_cl_residual;
     t->cl_arg = &rf->args[i];
