@@ -43,14 +43,8 @@
 EV_SUM(vec_ev_sum, double)
 EV_SUM(vec_ev_sum_f, float)
 
-/* The same with the element vectors in place order (value c of place o at ev[o nc + c]): each
- * DOF reads its values one after the other, eight loads at a time before their adds (in place
- * order: the bits of the sum one after the other); first: y is not read (the chunk holds every
- * DOF, the first sum). On the H200 (P1 tetrahedra, 24 places per vertex) this took 0.09 ms
- * where the values gathered from the cells took 0.58 ms; a work-group reading its DOFs' range
- * in tiles through local memory took longer. */
-/* The sum of the places o0 .. o1 - 1 of DOF j (y's values g) with K components, eight places'
- * values loaded before their adds. */
+/* The sum of the places o0 .. o1 - 1 of a DOF (y's values g) with K components, eight places'
+ * values loaded before their adds, the components of a place together. */
 #define SUM_PLACES(T, K)                                                                          \
   {                                                                                               \
     double s[K];                                                                                  \
@@ -63,6 +57,12 @@ EV_SUM(vec_ev_sum_f, float)
     }                                                                                             \
     for (int c = 0; c < K; c++) y[g * K + c] = s[c];                                              \
   }
+/* The same as EV_SUM with the element vectors in place order (value c of place o at ev[o nc +
+ * c], nc <= 3, EV_SORTED_MAX_NC): each DOF reads its values one after the other (SUM_PLACES; in
+ * place order: the bits of the sum one after the other); first: y is not read (the chunk holds
+ * every DOF, the first sum). On the H200 (P1 tetrahedra, 24 places per vertex) this took 0.09 ms
+ * where the values gathered from the cells took 0.58 ms; a work-group reading its DOFs' range in
+ * tiles through local memory took longer. */
 #define EV_SUM_SORTED(name, T)                                                                    \
   __kernel void name(long nu, int nc, int first, __global const T *ev, __global const long *map,  \
                      __global double *y)                                                          \
@@ -71,21 +71,9 @@ EV_SUM(vec_ev_sum_f, float)
     if (j >= nu) return;                                                                          \
     __global const long *ptr = map + nu;                                                          \
     const long g = first ? j : map[j], o0 = ptr[j], o1 = ptr[j + 1];                              \
-    if (nc == 2 || nc == 3) { /* the components of a place together: one pass over them */     \
-      if (nc == 2) SUM_PLACES(T, 2) else SUM_PLACES(T, 3)                                         \
-      return;                                                                                     \
-    }                                                                                             \
-    for (int c = 0; c < nc; c++) {                                                                \
-      __global const T *v = ev + c;                                                               \
-      double s = first ? 0 : y[g * nc + c];                                                       \
-      for (long o = o0; o < o1; o += 8) {                                                         \
-        T t[8];                                                                                   \
-        for (int k = 0; k < 8; k++) t[k] = o + k < o1 ? v[(o + k) * nc] : 0;                      \
-        for (int k = 0; k < 8; k++)                                                               \
-          if (o + k < o1) s += t[k];                                                              \
-      }                                                                                           \
-      y[g * nc + c] = s;                                                                          \
-    }                                                                                             \
+    if (nc == 1) SUM_PLACES(T, 1)                                                                 \
+    else if (nc == 2) SUM_PLACES(T, 2)                                                            \
+    else SUM_PLACES(T, 3)                                                                         \
   }
 EV_SUM_SORTED(vec_ev_sum_sorted, double)
 EV_SUM_SORTED(vec_ev_sum_sorted_f, float)

@@ -66,9 +66,8 @@ int residual_batch(const struct residual_arg *a, const double *u, const int64_t 
       }
       const double *g = gc;
       for (size_t i = 0; i < per; i++) {
-        const void *from = i < head ? geo : geox;
-        const size_t at = i < head ? (size_t)k * head + i : (size_t)k * tail + i - head;
-        gc[i] = a->single ? ((const float *)from)[at] : ((const double *)from)[at];
+        const size_t at = pw_geo_at(a->affine, a->dim, per, (size_t)a->ncell, (size_t)k, i);
+        gc[i] = a->single ? ((const float *)geo)[at] : ((const double *)geo)[at];
       }
       if (a->affine) {
         pw_affine_points(re, g, gd);

@@ -14,6 +14,8 @@
 /* Ranges a dot product is cut into (work-groups of VEC_WG on a device), summed in order. */
 #define VEC_NRANGE 1024
 #define VEC_WG 256
+/* The most components of element vectors the sum reads in place order (vec_ev_sum_sorted). */
+#define EV_SORTED_MAX_NC 3
 /* The scalars of a solve: p.Aq, two alternating r.z, r.r, b.b. */
 #define VEC_NSLOT 8
 enum vec_slot { SLOT_PQ = 0, SLOT_RZ0 = 1, SLOT_RZ1 = 2, SLOT_RR = 3, SLOT_BB = 4 };

@@ -49,6 +49,14 @@ static inline int pw_affine_size(int dim) { return 1 + 2 * dim * dim + dim; }
 /* A run of affine cells keeps them in two parts, so that a form that does not use x reads only
  * the first: every cell's |det J| and K (pw_affine_head values), then every cell's J and x0. */
 static inline int pw_affine_head(int dim) { return 1 + dim * dim; }
+/* Where value i of the k-th of a run of n cells is kept, per values a cell (per point, or
+ * affine: the two parts). */
+static inline size_t pw_geo_at(int affine, int dim, size_t per, size_t n, size_t k, size_t i)
+{
+  if (!affine) return k * per + i;
+  const size_t head = (size_t)pw_affine_head(dim);
+  return i < head ? k * head + i : n * head + k * (per - head) + i - head;
+}
 int pw_geometry_affine(const struct refel *re, int nnode, const double *X, double *g);
 /* The per-point geometry g[nq][pw_geo_size] (as pw_geometry) of an affine cell's ga. */
 void pw_affine_points(const struct refel *re, const double *ga, double *g);

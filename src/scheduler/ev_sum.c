@@ -88,7 +88,7 @@ static int chunk_maps(femint_context_t ctx, const char *who, int64_t nmode, stru
 
 int ev_sum_sort(femint_context_t ctx, struct ev_sum *e, const char *who)
 {
-  if (e->sorted) return 0;
+  if (e->chunk_sorted || e->nc > EV_SORTED_MAX_NC) return 0;
   const int nb = e->nchunk, np = e->np, per = e->nc * np;
   e->h_slot = calloc((size_t)nb + 1, sizeof *e->h_slot);
   const int64_t ncell = nb ? (int64_t)e->first[nb - 1] + e->ncell[nb - 1] : 0;
@@ -107,7 +107,6 @@ int ev_sum_sort(femint_context_t ctx, struct ev_sum *e, const char *who)
                                 (uintptr_t)(e->slot + (size_t)e->first[i] * np),
                                 (uint32_t)((size_t)e->ncell[i] * np), sizeof(int32_t));
   }
-  e->sorted = 1;
   return 0;
 }
 

@@ -154,15 +154,15 @@ struct ev_sum {
                                       DOFs (ascending), their ranges in the places, and the
                                       places of each in the chunk's element vectors */
   starpu_data_handle_t *h_ev, *h_dofs, *h_map; /* [nchunk] */
-  int sorted;                      /* the chunks' writers may put their element vectors in
-                                      place order (ev_sum_sort): value c of place o (the places
-                                      of the chunk's DOFs one after the other, as in map) at
-                                      ev[o nc + c], through slot; else [cell][nc][np] */
-  int32_t *slot;                   /* [plan cell][np] the place of each local value in its
-                                      chunk, or -1 (no DOF) */
+  int32_t *slot;                   /* after ev_sum_sort, [plan cell][np] the place of each
+                                      local value in its chunk, or -1 (no DOF): a writer may put
+                                      value c of place o (the places of the chunk's DOFs one
+                                      after the other, as in map) at ev[o nc + c]; else the
+                                      element vectors are [cell][nc][np] */
   starpu_data_handle_t *h_slot;    /* [nchunk] */
-  int *chunk_sorted;               /* [nchunk] how the last writer of each chunk wrote it (1:
-                                      place order), what the sum reads */
+  int *chunk_sorted;               /* NULL before ev_sum_sort, else [nchunk] how the last writer
+                                      of each chunk wrote it (1: place order), what the sum
+                                      reads */
   struct vec_arg sum_arg;          /* the sum as one task */
   int nparts;                      /* on the CPU workers: parts of y summed by tasks of their own */
   struct vec_arg *part_arg;        /* [nparts] (NULL: one task) */
@@ -173,10 +173,10 @@ struct ev_sum {
 int ev_sum_create(struct femint_operator *op, const char *who, int np, const int *local,
                   size_t per_cell, int only_cl, int single, struct ev_sum **e);
 void ev_sum_destroy(femint_context_t ctx, struct ev_sum **e);
-/* Let the element vectors be written in place order (e->sorted): the slots of every cell's
+/* Let the element vectors be written in place order: the slots of every cell's
  * values, registered per chunk. A writer that scatters through them sets its chunk's
  * chunk_sorted, and the sum reads that chunk's values of each DOF one after the other instead of
- * gathering them from the cells. */
+ * gathering them from the cells. Up to EV_SORTED_MAX_NC components (more: cell by cell). */
 int ev_sum_sort(femint_context_t ctx, struct ev_sum *e, const char *who);
 /* Submit y = the sum of the element vectors (y written whole) on worker home with the vector
  * kernels vk, or with home -1 on the CPU workers, a part of y each (vector_parts); the task that

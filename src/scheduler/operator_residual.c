@@ -103,11 +103,9 @@ void operator_residual_release(struct femint_operator *op)
  * its cells' first values at consecutive addresses. */
 static size_t geo_at(const struct op_residual *r, const struct ev_sum *e, int k, size_t i)
 {
-  if (!r->affine) return (size_t)k * r->per + i;
-  const size_t head = (size_t)pw_affine_head(r->re->dim), tail = r->per - head;
-  const int c = k / e->size, l = k % e->size;
-  const size_t base = (size_t)e->first[c] * r->per;
-  return i < head ? base + l * head + i : base + (size_t)e->ncell[c] * head + l * tail + i - head;
+  const int c = k / e->size;
+  return (size_t)e->first[c] * r->per + pw_geo_at(r->affine, r->re->dim, r->per,
+                                                  (size_t)e->ncell[c], (size_t)(k % e->size), i);
 }
 
 /* The chunks, the cells' DOFs and geometry. */
@@ -426,7 +424,7 @@ static int residual_once(femint_operator_t op, int form, femint_vector_t u, femi
   int err = 0;
   for (int i = 0; i < e->nchunk && !err; i++) {
     rf->args[i].status = 0;
-    rf->args[i].sorted = F && e->sorted; /* to their places for the sum, else cell by cell */
+    rf->args[i].sorted = F && e->chunk_sorted; /* to their places for the sum, else cell by cell */
     rf->args[i].wrote_sorted = e->chunk_sorted ? &e->chunk_sorted[i] : NULL;
     struct starpu_task *t = starpu_task_create();
     t->cl = &femint_cl_residual;
