@@ -112,9 +112,12 @@ FEMINT_EXPORT int femint_operator_residual_cells(femint_operator_t op, int form,
  *  written like f0 and f1 in the source (g0[c nc + e], g1[(c nc + e) dim + d],
  *  g2[(c nc + e) dim + d], g3[((c nc + e) dim + d) dim + d2] for the test component c and
  *  derivative d, the trial component e and derivative d2; a missing one is 0) or given compiled
- *  (g), integrated on the rule of the residual by the calling thread's OpenMP team (not in tasks:
- *  this version does not use the OpenCL workers) and summed in plan order into a CSR matrix over
- *  the operator's cells, whose structure is kept for the next call.
+ *  (g), integrated on the rule of the residual by a task per chunk of cells on the operator's
+ *  workers (CPU teams, or the OpenCL kernel of the form's program) and summed in plan order into
+ *  a CSR matrix over the operator's cells, whose structure is kept for the next call: on the
+ *  residual's home device when it has one (only the CSR values come back; from the third call
+ *  on into pinned memory of the context's, as femint_operator_assemble's), else by a CPU
+ *  worker. The entries are the same bits from call to call on one kind of worker.
  *  @return 0; as femint_operator_residual; FEMINT_EINVAL when the form has none of g0..g3. */
 FEMINT_EXPORT int femint_operator_jacobian(femint_operator_t op, int form, femint_vector_t u,
                                            femint_vector_t aux, femint_matrix_t *J);

@@ -17,7 +17,9 @@
  * double (the vectors); the geometry, phi, ev and the arithmetic REAL (float in single
  * precision). ev: the cells' residuals [cell][NC][NSH] or, sorted, each value at its place
  * slot[cell][NSH] (value c of place o at ev[o NC + c]; -1: none), so that the sum into F reads
- * each DOF's values one after the other. */
+ * each DOF's values one after the other. The kernel jacobian (after both) takes -DHAS_G0..-DHAS_G3
+ * likewise: the element matrices of the Jacobian from the caller's g0..g3, a (cell, row) pair per
+ * work-item. */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
 #define NG (1 + DIM * DIM + DIM)
@@ -25,6 +27,7 @@
 #define NGK (1 + DIM * DIM)
 #define NAS (NA > 0 ? NA : 1)
 #define NKS (NCONST > 0 ? NCONST : 1)
+#define NR (NC * NSH) /* rows of an element vector and matrix */
 
 /* The value of component c of a field of n components with the cell's values v[NSH][n] at a
  * point (phi p), and its physical gradient (K in the point's geometry g); v in local memory (the
@@ -106,15 +109,13 @@ static void point_terms(const REAL *g, const REAL *uu, const REAL *du, const REA
   }
 }
 
-/* Everything at point q of a cell (tables p, geometry g): u and grad u from the cell's values ue
- * [NSH][NC], a and grad a from its field's ae [NSH][NA] (AUX 1) or its values ae [NA] (AUX 2),
- * then the pointwise terms s0, s1 (point_terms); ue and ae in local memory (the transposed
- * kernel) or private (a cell per work-item). */
-#define POINT_EVAL(name, space, field)                                                          \
+/* The fields at point q of a cell (tables p, geometry g): u and grad u from the cell's values
+ * ue [NSH][NC], a and grad a from its field's ae [NSH][NA] (AUX 1) or its values ae [NA] (AUX
+ * 2); ue and ae in local memory (the transposed kernel) or private (a cell per work-item). */
+#define POINT_FIELDS(name, space, field)                                                        \
   static void name(__local const REAL *p, space const REAL *ue, space const REAL *ae,          \
-                   const REAL *g, REAL *s0, REAL *s1)                                         \
+                   const REAL *g, REAL *uu, REAL *du, REAL *a, REAL *da)                      \
   {                                                                                           \
-    REAL uu[NC], du[NC * DIM], a[NAS], da[NAS * DIM];                                         \
     for (int c = 0; c < NC; c++) uu[c] = field(p, ue, NC, c, g, du + c * DIM);                \
     for (int c = 0; c < NAS; c++) {                                                           \
       a[c] = 0;                                                                               \
@@ -124,10 +125,22 @@ static void point_terms(const REAL *g, const REAL *uu, const REAL *du, const REA
       for (int c = 0; c < NA; c++) a[c] = field(p, ae, NA, c, g, da + c * DIM);               \
     else if (AUX == 2)                                                                        \
       for (int c = 0; c < NA; c++) a[c] = ae[c];                                              \
+  }
+POINT_FIELDS(point_fields, __local, field_at)
+POINT_FIELDS(point_fields_private, __private, field_at_private)
+
+/* Everything at point q of a cell: the fields (point_fields), then the pointwise terms s0, s1
+ * (point_terms). */
+#define POINT_EVAL(name, space, fields)                                                         \
+  static void name(__local const REAL *p, space const REAL *ue, space const REAL *ae,          \
+                   const REAL *g, REAL *s0, REAL *s1)                                         \
+  {                                                                                           \
+    REAL uu[NC], du[NC * DIM], a[NAS], da[NAS * DIM];                                         \
+    fields(p, ue, ae, g, uu, du, a, da);                                                      \
     point_terms(g, uu, du, a, da, s0, s1);                                                    \
   }
-POINT_EVAL(point_eval, __local, field_at)
-POINT_EVAL(point_eval_private, __private, field_at_private)
+POINT_EVAL(point_eval, __local, point_fields)
+POINT_EVAL(point_eval_private, __private, point_fields_private)
 
 #define RESIDUAL_ARGS                                                                         \
   const int ncell, __global const double *u, const long u_off, __global const long *dofs,      \
@@ -138,6 +151,43 @@ POINT_EVAL(point_eval_private, __private, field_at_private)
 #define GEO_PER (AFFINE ? NGK : NQ * NG) /* values per cell in the first part */
 /* cell e's J and x0 (affine) */
 #define GEO_X(e) (geo + geo_off + (long)ncell * NGK + (long)(e) * (NGA - NGK))
+
+/* Cell e's values of u (ue[NSH][NC]) and of the auxiliary field (ae: [NSH][NA] for a field,
+ * [NA] per cell, 0 without) and, AFFINE, its geometry (ga[NGA]: |det J| and K, then J and x0),
+ * into private memory. */
+static void load_cell(const long e, const int ncell, __global const double *u, const long u_off,
+                      __global const long *dofs, const long dofs_off, __global const REAL *geo,
+                      const long geo_off, __global const double *aux, const long aux_off,
+                      __global const long *adofs, const long adofs_off, REAL *ue, REAL *ae,
+                      REAL *ga)
+{
+#if AFFINE
+  for (int i = 0; i < NGK; i++) ga[i] = geo[geo_off + e * NGK + i];
+  for (int i = NGK; i < NGA; i++) ga[i] = GEO_X(e)[i - NGK];
+#endif
+  for (int i = 0; i < NSH; i++) {
+    const long g = dofs[dofs_off + e * NSH + i];
+    for (int c = 0; c < NC; c++) ue[i * NC + c] = g >= 0 ? (REAL)u[u_off + g * NC + c] : 0;
+  }
+  for (int i = 0; i < NSH * NAS; i++) ae[i] = 0;
+#if AUX == 1
+  for (int i = 0; i < NSH; i++) {
+    const long g = adofs[adofs_off + e * NSH + i];
+    for (int c = 0; c < NA; c++) ae[i * NA + c] = g >= 0 ? (REAL)aux[aux_off + g * NA + c] : 0;
+  }
+#elif AUX == 2
+  for (int c = 0; c < NA; c++) ae[c] = (REAL)aux[aux_off + e * NA + c];
+#endif
+}
+/* The geometry of point q of cell e (a work-item's): from its ga, or as kept per point. */
+#if AFFINE
+#define CELL_POINT(e, q, g) point_geometry_private(ga, ga + NGK, q, g)
+#else
+#define CELL_POINT(e, q, g) point_geometry(geo + geo_off + (e) * GEO_PER, geo, q, g)
+#endif
+#define LOAD_CELL(e, ue, ae, ga)                                                                \
+  load_cell(e, ncell, u, u_off, dofs, dofs_off, geo, geo_off, aux, aux_off, adofs, adofs_off,  \
+            ue, ae, ga)
 
 #if !CELLWISE
 /* The seed's thread transposition: a work-group takes batches of NB cells. */
@@ -206,7 +256,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void residual(RESIDUAL_
  * the tables). On the H200, reading the work-group's geometry and DOFs through local memory at
  * consecutive addresses, and writing its residuals the same way, was 10-25% slower; the tables
  * in constant memory instead of local memory the same at order 1 and 22-38% slower at 2 and 3. */
-#define NR (NC * NSH)
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void residual(RESIDUAL_ARGS)
 {
   __local REAL phi[NQ * (DIM + 1) * NSH];
@@ -215,32 +264,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void residual(RESIDUAL_
   barrier(CLK_LOCAL_MEM_FENCE);
   const long e = get_global_id(0);
   if (e >= ncell) return;
-  REAL ue[NSH * NC], ae[NSH * NAS], r[NR];
-#if AFFINE
-  REAL ga[NGA];
-  for (int i = 0; i < NGK; i++) ga[i] = geo[geo_off + e * NGK + i];
-  for (int i = NGK; i < NGA; i++) ga[i] = GEO_X(e)[i - NGK];
-#endif
-  for (int i = 0; i < NSH; i++) {
-    const long g = dofs[dofs_off + e * NSH + i];
-    for (int c = 0; c < NC; c++) ue[i * NC + c] = g >= 0 ? (REAL)u[u_off + g * NC + c] : 0;
-  }
-#if AUX == 1
-  for (int i = 0; i < NSH; i++) {
-    const long g = adofs[adofs_off + e * NSH + i];
-    for (int c = 0; c < NA; c++) ae[i * NA + c] = g >= 0 ? (REAL)aux[aux_off + g * NA + c] : 0;
-  }
-#elif AUX == 2
-  for (int c = 0; c < NA; c++) ae[c] = (REAL)aux[aux_off + e * NA + c];
-#endif
+  REAL ue[NSH * NC], ae[NSH * NAS], r[NR], ga[NGA];
+  LOAD_CELL(e, ue, ae, ga);
   for (int i = 0; i < NR; i++) r[i] = 0;
   for (int q = 0; q < NQ; q++) {
     REAL g[NG];
-#if AFFINE
-    point_geometry_private(ga, ga + NGK, q, g);
-#else
-    point_geometry(geo + geo_off + e * GEO_PER, geo, q, g);
-#endif
+    CELL_POINT(e, q, g);
     __local const REAL *p = phi + q * (DIM + 1) * NSH;
     REAL s0[NC], s1[NC * DIM];
     point_eval_private(p, ue, ae, g, s0, s1);
@@ -262,3 +291,88 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void residual(RESIDUAL_
   }
 }
 #endif
+
+/* The Jacobian's element matrices mats[cell][NR][NR] (row i NC + c for function i and component
+ * c, femint's element layout, as the column j NC + f), a (cell, row) pair per work-item: at every
+ * point the cell's u, grad u, a and grad a (as the residual), g0..g3 there, and the row's test
+ * function i against every trial function j: w |det J| (phi_i g0 phi_j + phi_i g1 . grad phi_j +
+ * grad phi_i . g2 phi_j + grad phi_i . g3 grad phi_j) for components (c, f). */
+#define JACOBIAN_ARGS                                                                         \
+  const int ncell, __global const double *u, const long u_off, __global const long *dofs,      \
+      const long dofs_off, __global const REAL *geo, const long geo_off,                       \
+      __global const REAL *phi_g, const long phi_off, __global const double *aux,              \
+      const long aux_off, __global const long *adofs, const long adofs_off,                    \
+      __global REAL *mats, const long mats_off
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void jacobian(JACOBIAN_ARGS)
+{
+  __local REAL phi[NQ * (DIM + 1) * NSH];
+  const int lid = get_local_id(0);
+  for (int i = lid; i < NQ * (DIM + 1) * NSH; i += WG) phi[i] = phi_g[phi_off + i];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const long t = get_global_id(0);
+  if (t >= (long)ncell * NR) return;
+  const long e = t / NR;
+  const int row = (int)(t % NR), i = row / NC, c = row % NC;
+  REAL ue[NSH * NC], ae[NSH * NAS], jr[NR], ga[NGA];
+  LOAD_CELL(e, ue, ae, ga);
+  for (int k = 0; k < NR; k++) jr[k] = 0;
+  const REAL kc[NKS] = FEMINT_K;
+  REAL kv[NKS];
+  for (int k = 0; k < NKS; k++) kv[k] = kc[k];
+  for (int q = 0; q < NQ; q++) {
+    REAL g[NG];
+    CELL_POINT(e, q, g);
+    __local const REAL *p = phi + q * (DIM + 1) * NSH;
+    REAL uu[NC], du[NC * DIM], a[NAS], da[NAS * DIM], x[DIM];
+    point_fields_private(p, ue, ae, g, uu, du, a, da);
+    for (int d = 0; d < DIM; d++) x[d] = g[1 + DIM * DIM + d];
+    REAL g0v[NC * NC], g1v[NC * NC * DIM], g2v[NC * NC * DIM], g3v[NC * NC * DIM * DIM];
+    for (int k = 0; k < NC * NC; k++) g0v[k] = 0;
+    for (int k = 0; k < NC * NC * DIM; k++) g1v[k] = g2v[k] = 0;
+    for (int k = 0; k < NC * NC * DIM * DIM; k++) g3v[k] = 0;
+#if HAS_G0
+    g0(DIM, uu, du, a, da, x, kv, g0v);
+#endif
+#if HAS_G1
+    g1(DIM, uu, du, a, da, x, kv, g1v);
+#endif
+#if HAS_G2
+    g2(DIM, uu, du, a, da, x, kv, g2v);
+#endif
+#if HAS_G3
+    g3(DIM, uu, du, a, da, x, kv, g3v);
+#endif
+    /* the test function's value and physical gradient, times w |det J| */
+    const REAL w = g[0], vi = w * p[i];
+    REAL gi[DIM];
+    for (int d = 0; d < DIM; d++) {
+      REAL s = 0;
+      for (int j = 0; j < DIM; j++) s += g[1 + DIM * j + d] * p[(j + 1) * NSH + i];
+      gi[d] = w * s;
+    }
+    /* against each trial component f: the coefficients of phi_j and of grad phi_j */
+    for (int f = 0; f < NC; f++) {
+      const int ce = c * NC + f;
+      REAL cv = vi * g0v[ce], cg[DIM];
+      for (int d = 0; d < DIM; d++) {
+        cv += gi[d] * g2v[ce * DIM + d];
+        REAL s = vi * g1v[ce * DIM + d];
+        for (int d1 = 0; d1 < DIM; d1++) s += gi[d1] * g3v[(ce * DIM + d1) * DIM + d];
+        cg[d] = s;
+      }
+      /* grad phi_j . cg = sum_j' (ref grad)_j' (K cg)_j' */
+      REAL kg[DIM];
+      for (int j = 0; j < DIM; j++) {
+        REAL s = 0;
+        for (int d = 0; d < DIM; d++) s += g[1 + DIM * j + d] * cg[d];
+        kg[j] = s;
+      }
+      for (int k = 0; k < NSH; k++) {
+        REAL s = p[k] * cv;
+        for (int j = 0; j < DIM; j++) s += p[(j + 1) * NSH + k] * kg[j];
+        jr[k * NC + f] += s;
+      }
+    }
+  }
+  for (int k = 0; k < NR; k++) mats[mats_off + t * NR + k] = jr[k];
+}

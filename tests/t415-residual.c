@@ -5,7 +5,8 @@
  * workers (the source inlined in the kernel) equal a plain loop over cells and points written
  * here (1e-12; single precision 1e-5); the same with the caller's compiled functions; a linear residual equals A u with
  * A from femint_operator_assemble; two evaluations agree bit for bit; the Jacobian from g0..g3
- * equals central differences of the residual; a source that does not
+ * (the OpenCL kernel's) equals central differences of the residual and the CPU workers' to
+ * rounding, in single precision to 1e-5; a source that does not
  * compile is an error naming its line, and the other misuses are named. */
 #include <math.h>
 #include <stdlib.h>
@@ -443,8 +444,27 @@ static void check_linear(femint_context_t ctx, femint_mesh_t m)
   femint_space_destroy(&s);
 }
 
+/* J v for the Jacobian at u of an operator of the form on workers where (single: in single
+ * precision). */
+static void jacobian_times(femint_context_t ctx, femint_space_t s, femint_form_t f, int where,
+                           int single, femint_vector_t vu, femint_vector_t va, const double *v,
+                           double *Jv)
+{
+  struct femint_operator_options o = {.where = where,
+                                      .precision = single ? FEMINT_SINGLE : FEMINT_DOUBLE};
+  femint_operator_t op;
+  femint_matrix_t J;
+  TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &f, &o, &op));
+  TAP_CALL(ctx, femint_operator_jacobian(op, 0, vu, va, &J));
+  femint_matrix_mult(J, v, Jv);
+  femint_matrix_destroy(&J);
+  femint_operator_destroy(&op);
+}
+
 /* The Jacobian from g0..g3: J v against central differences of the residual, for every gallery
- * form; Poisson's equals the assembled Laplacian. */
+ * form, from the OpenCL kernel; the CPU workers' (every kind of worker's for Poisson) the same
+ * to rounding, and in single precision to 1e-5 (elasticity); Poisson's at another u the same
+ * bits (linear). */
 static void check_jacobian(femint_context_t ctx, femint_mesh_t m)
 {
   const int dim = m->topo->dim;
@@ -466,8 +486,7 @@ static void check_jacobian(femint_context_t ctx, femint_mesh_t m)
                                   .naux = field, .nconst = nconst[g], .constants = consts[g]};
     femint_form_t f;
     femint_operator_t op;
-    /* an operator for OpenCL workers: the Jacobian compiles the CPU's functions itself */
-    struct femint_operator_options o = {.where = g == 3 ? FEMINT_WHERE_OPENCL : FEMINT_WHERE_ANY};
+    struct femint_operator_options o = {.where = FEMINT_WHERE_OPENCL};
     TAP_CALL(ctx, femint_form_create_pointwise(ctx, &pw, &f));
     TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &f, &o, &op));
     femint_vector_t vu, vF, va = NULL;
@@ -484,6 +503,19 @@ static void check_jacobian(femint_context_t ctx, femint_mesh_t m)
     femint_matrix_t J;
     TAP_CALL(ctx, femint_operator_jacobian(op, 0, vu, va, &J));
     femint_matrix_mult(J, v, Jv);
+    /* the CPU workers' (every kind's for Poisson) */
+    jacobian_times(ctx, s, f, g == 0 ? FEMINT_WHERE_ANY : FEMINT_WHERE_CPU, 0, vu, va, v, w);
+    double d = tap_reldiff(w, Jv, (size_t)n);
+    tap_ok(d < 1e-13, "%s, %s: the Jacobian of the %s workers = the OpenCL kernel's (%.1e)",
+           m->topo->plural, names[g], g == 0 ? "CPU and OpenCL" : "CPU", d);
+    if (g == 1)
+      for (int where = FEMINT_WHERE_CPU; where <= FEMINT_WHERE_OPENCL;
+           where += FEMINT_WHERE_OPENCL - FEMINT_WHERE_CPU) {
+        jacobian_times(ctx, s, f, where, 1, vu, va, v, w);
+        d = tap_reldiff(w, Jv, (size_t)n);
+        tap_ok(d < 1e-5, "%s, elasticity: the Jacobian in single precision, %s (%.1e)",
+               m->topo->plural, where == FEMINT_WHERE_CPU ? "CPU" : "OpenCL", d);
+      }
     const double h = 1e-6;
     for (int sign = 1; sign >= -1; sign -= 2) {
       for (int64_t i = 0; i < n; i++) w[i] = u[i] + sign * h * v[i];
@@ -492,7 +524,7 @@ static void check_jacobian(femint_context_t ctx, femint_mesh_t m)
       TAP_CALL(ctx, femint_vector_get_values(vF, sign > 0 ? Fp : Fm));
     }
     for (int64_t i = 0; i < n; i++) Fp[i] = (Fp[i] - Fm[i]) / (2 * h);
-    const double d = tap_reldiff(Jv, Fp, (size_t)n);
+    d = tap_reldiff(Jv, Fp, (size_t)n);
     tap_ok(d < 1e-7, "%s, %s: the Jacobian from g0..g3 times v = central differences of the "
            "residual (%.1e)", m->topo->plural, names[g], d);
     if (g == 0) { /* linear in u: J is the Laplacian with the coefficient field */
@@ -502,6 +534,17 @@ static void check_jacobian(femint_context_t ctx, femint_mesh_t m)
       const double d2 = tap_reldiff(w, Jv, (size_t)n);
       tap_ok(d2 == 0, "%s, poisson: the Jacobian at another u is the same (linear), bit for bit",
              m->topo->plural);
+      /* the third on a device: its values in memory the context lends */
+      femint_matrix_t J3;
+      TAP_CALL(ctx, femint_operator_jacobian(op, 0, vu, va, &J3));
+      const double *v2, *v3;
+      int64_t nr;
+      const int64_t *rp;
+      TAP_CALL(ctx, femint_matrix_csr(J2, &nr, &rp, NULL, &v2));
+      TAP_CALL(ctx, femint_matrix_csr(J3, NULL, NULL, NULL, &v3));
+      tap_ok(!memcmp(v2, v3, (size_t)rp[nr] * sizeof *v2),
+             "%s, poisson: a third Jacobian, the same bits", m->topo->plural);
+      femint_matrix_destroy(&J3);
       femint_matrix_destroy(&J2);
     }
     femint_matrix_destroy(&J);

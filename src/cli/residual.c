@@ -21,7 +21,7 @@ static const char *const simplex_names[] = {"tri", "tet", NULL};
 static const int simplex_values[] = {FEMINT_TRI, FEMINT_TET};
 
 struct residual_options {
-  int shape, aux, where, bench, json, verbose, single, kernel, table2;
+  int shape, aux, where, bench, json, verbose, single, kernel, table2, jacobian;
   long order, runs, components, batch, batches, devices; /* order: the one being run */
   struct cli_orders orders;
   struct cli_mesh mesh;
@@ -85,6 +85,10 @@ static const struct cli_option options[] = {
            NULL)},
   {CLI_OPT("--runs", CLI_INT, F(runs), "--bench: evaluations timed (default 10)", "N"),
    .min = 1, .max = 10000},
+  {CLI_OPT("--jacobian", CLI_FLAG, F(jacobian),
+           "also assemble the Jacobian at u from g0..g3 (femint_operator_jacobian) and check J v "
+           "against central differences of the residual (with --bench: its median time too)",
+           NULL)},
   {CLI_OPT("--table2", CLI_FLAG, F(table2),
            "with --bench: seed 002's Table 2 after the run, the transposed kernel timed with 16, "
            "32, 64 and 128 cells per batch (those that fit) x 1, 4 and 16 batches per work-group",
@@ -105,7 +109,8 @@ const struct cli_command cli_residual_cmd = {
   "residual",
   "the residual of pointwise functions on triangles or tetrahedra (seed 002), checked or timed",
   "[--element tri|tet] [--order P|LIST] [--mesh M] [--pointwise gallery:NAME|FILE.c] [--aux A] "
-  "[--constants K] [--where W] [--kernel K] [--bench [--runs N] [--table2 [--plot FILE.png]]] "
+  "[--constants K] [--where W] [--kernel K] [--jacobian] [--bench [--runs N] [--table2 "
+  "[--plot FILE.png]]] "
   "[--json] [--csv FILE]",
   "Builds the mesh and the Lagrange space, the pointwise form (femint_form_create_pointwise) and "
   "u = 1 + x/2 - y/3 (every component), and evaluates F(u) with femint_operator_residual. Checks: "
@@ -113,7 +118,9 @@ const struct cli_command cli_residual_cmd = {
   "the same bits, and for the gallery's poisson, plaplace and elasticity (whose f0 is constant) "
   "the sum of F over the DOFs of each component is the integral of f0. With --bench: the median "
   "time of --runs evaluations, the bytes they move (the cells' values, DOFs and geometry in, "
-  "their residuals out and summed), GB/s, GFLOP/s and the fraction of the device's copy rate.",
+  "their residuals out and summed), GB/s, GFLOP/s and the fraction of the device's copy rate. With --jacobian: the Jacobian at u "
+  "times a random v against central differences of the residual (1e-6 relative; 1e-4 single), "
+  "and with --bench its median time.",
   sections,
   1,
   NULL,
@@ -199,7 +206,18 @@ struct residual_result {
   int ncell, nsh, nq;
   double t_first, t_run, sum_err, cross, bytes, flops, copy_rate;
   int same;
+  double jac_first, jac_run, jac_err; /* --jacobian (jac_err -1: not run) */
+  int64_t jac_nnz;
 };
+
+static struct femint_operator_options operator_options(const struct residual_options *ro, int where)
+{
+  return (struct femint_operator_options){.where = where, .precision = ro->single,
+                                          .residual_cells = (int)ro->batch,
+                                          .residual_batches = (int)ro->batches,
+                                          .residual_kernel = ro->kernel,
+                                          .devices = (int)ro->devices};
+}
 
 /* One evaluation path: the operator on workers `where`, F into out; the first time in *t_first,
  * then runs more timed (median into *t_run). */
@@ -209,11 +227,7 @@ static int evaluate(femint_context_t ctx, femint_space_t s, femint_form_t f,
                     int *same)
 {
   const int single = ro->single;
-  struct femint_operator_options o = {.where = where, .precision = single,
-                                      .residual_cells = (int)ro->batch,
-                                      .residual_batches = (int)ro->batches,
-                                      .residual_kernel = ro->kernel,
-                                      .devices = (int)ro->devices};
+  const struct femint_operator_options o = operator_options(ro, where);
   femint_operator_t op = NULL;
   femint_vector_t vF = NULL;
   double *t = calloc((size_t)runs + 1, sizeof *t), *again = NULL;
@@ -244,6 +258,68 @@ static int evaluate(femint_context_t ctx, femint_space_t s, femint_form_t f,
   free(t);
   femint_vector_destroy(&vF);
   femint_operator_destroy(&op);
+  return rc;
+}
+
+/* --jacobian: J at u on the workers asked (the first time, then with --bench the median of
+ * --runs), J v for a random v against central differences of the residual in double (h = 1e-6)
+ * at u +- h v; vu holds u again after. */
+static int jacobian_run(femint_context_t ctx, femint_space_t s, femint_form_t f,
+                        const struct residual_options *ro, femint_vector_t vu, femint_vector_t va,
+                        const double *u, struct residual_result *r)
+{
+  const int64_t n = femint_space_num_dofs(s);
+  const long runs = ro->bench ? ro->runs : 0;
+  struct femint_operator_options o = operator_options(ro, ro->where), od = o;
+  od.precision = FEMINT_DOUBLE;
+  femint_operator_t op = NULL, opd = NULL;
+  femint_vector_t vF = NULL;
+  femint_matrix_t J = NULL;
+  double *v = malloc((size_t)(n + 1) * sizeof *v), *w = malloc((size_t)(n + 1) * sizeof *w);
+  double *Jv = malloc((size_t)(n + 1) * sizeof *Jv), *Fp = malloc((size_t)(n + 1) * sizeof *Fp);
+  double *Fm = malloc((size_t)(n + 1) * sizeof *Fm), *t = calloc((size_t)runs + 1, sizeof *t);
+  int rc = v && w && Jv && Fp && Fm && t ? 0 : FEMINT_ENOMEM;
+  if (!rc) rc = femint_operator_create(ctx, s, 1, &f, &o, &op);
+  if (!rc) rc = femint_operator_create(ctx, s, 1, &f, &od, &opd);
+  if (!rc) rc = femint_vector_create(s, &vF);
+  double t0 = cli_now();
+  if (!rc) rc = femint_operator_jacobian(op, 0, vu, va, &J);
+  r->jac_first = cli_now() - t0;
+  for (long k = 0; k < runs && !rc; k++) {
+    femint_matrix_destroy(&J);
+    t0 = cli_now();
+    rc = femint_operator_jacobian(op, 0, vu, va, &J);
+    t[k] = cli_now() - t0;
+  }
+  if (runs > 0) r->jac_run = cli_median(t, runs);
+  unsigned st = 12345u;
+  for (int64_t i = 0; i < n; i++) {
+    st = st * 1664525u + 1013904223u;
+    v[i] = (double)(st >> 8) / 16777216.0 - 0.5;
+  }
+  if (!rc) {
+    int64_t nr;
+    const int64_t *rowptr, *colind;
+    const double *val;
+    rc = femint_matrix_csr(J, &nr, &rowptr, &colind, &val);
+    if (!rc) r->jac_nnz = rowptr[nr];
+    if (!rc) rc = femint_matrix_mult(J, v, Jv);
+  }
+  const double h = 1e-6;
+  for (int sign = 1; sign >= -1 && !rc; sign -= 2) {
+    for (int64_t i = 0; i < n; i++) w[i] = u[i] + sign * h * v[i];
+    rc = femint_vector_set_values(vu, w);
+    if (!rc) rc = femint_operator_residual(opd, 0, vu, va, vF);
+    if (!rc) rc = femint_vector_get_values(vF, sign > 0 ? Fp : Fm);
+  }
+  if (!rc) rc = femint_vector_set_values(vu, u);
+  for (int64_t i = 0; i < n && !rc; i++) Fp[i] = (Fp[i] - Fm[i]) / (2 * h);
+  if (!rc) r->jac_err = rel_diff(n, Jv, Fp);
+  free(v), free(w), free(Jv), free(Fp), free(Fm), free(t);
+  femint_matrix_destroy(&J);
+  femint_vector_destroy(&vF);
+  femint_operator_destroy(&op);
+  femint_operator_destroy(&opd);
   return rc;
 }
 
@@ -313,6 +389,12 @@ static void report(const struct residual_options *o, const char *name, int dim, 
     cli_json_num(j, "gflops_per_s", o->bench ? gfl : NAN);
     cli_json_num(j, "copy_bytes_per_s", o->bench ? r->copy_rate : NAN);
     cli_json_num(j, "copy_fraction", o->bench ? frac : NAN);
+    if (o->jacobian) {
+      cli_json_num(j, "jacobian_first_s", r->jac_first);
+      cli_json_num(j, "jacobian_s", o->bench ? r->jac_run : NAN);
+      cli_json_int(j, "jacobian_nonzeros", r->jac_nnz);
+      cli_json_num(j, "jacobian_fd_difference", r->jac_err);
+    }
     cli_json_int(j, "pass", pass);
     cli_json_close(j, '}');
   } else {
@@ -331,6 +413,14 @@ static void report(const struct residual_options *o, const char *name, int dim, 
       printf("bench         median %.6f s of %ld: %.3g cells/s, %.1f GB/s, %.1f GFLOP/s, %.2f of the "
              "copy rate (%.1f GB/s)\n",
              r->t_run, o->runs, r->ncell / r->t_run, gbs, gfl, frac, r->copy_rate * 1e-9);
+    if (o->jacobian) {
+      printf("jacobian      %lld nonzeros, first %.4f s; J v against central differences %.3e "
+             "(relative, < %s)\n",
+             (long long)r->jac_nnz, r->jac_first, r->jac_err, o->single ? "1e-4" : "1e-6");
+      if (o->bench)
+        printf("jacobian      median %.6f s of %ld: %.3g cells/s, %.1f M nonzeros/s\n", r->jac_run,
+               o->runs, r->ncell / r->jac_run, r->jac_nnz / r->jac_run * 1e-6);
+    }
     printf("result        %s\n", pass ? "PASS" : "FAIL");
   }
   if (csv) csv_row(csv, o, name, nc, r, pass);
@@ -453,9 +543,11 @@ static int run_order(const struct residual_run *rr, const struct residual_option
     if (!rc) rc = femint_vector_set_values(va, a);
     free(a);
   }
-  struct residual_result r = {.ndof = n, .ncell = ncell, .cross = -1, .sum_err = -1};
+  struct residual_result r = {.ndof = n, .ncell = ncell, .cross = -1, .sum_err = -1,
+                              .jac_err = -1};
   if (!rc)
     rc = evaluate(ctx, s, f, o, o->where, vu, va, o->bench ? o->runs : 0, F, &r.t_first, &r.t_run, &r.same);
+  if (!rc && o->jacobian) rc = jacobian_run(ctx, s, f, o, vu, va, u, &r);
   int ncpu = 0;
   femint_context_workers(ctx, &ncpu, NULL, NULL);
   /* (an OpenCL device still in service) */
@@ -502,7 +594,9 @@ static int run_order(const struct residual_run *rr, const struct residual_option
   /* on one kind of worker, the same bits */
   const int repeat_ok = r.same == 2 || (r.same && o->where == FEMINT_WHERE_ANY);
   const double tol = o->single ? 1e-4 : 1e-12;
-  const int pass = repeat_ok && (r.cross < 0 || r.cross < tol) && (r.sum_err < 0 || r.sum_err < tol);
+  const int pass = repeat_ok && (r.cross < 0 || r.cross < tol) &&
+                   (r.sum_err < 0 || r.sum_err < tol) &&
+                   (r.jac_err < 0 || r.jac_err < (o->single ? 1e-4 : 1e-6));
   report(o, name, dim, nc, &r, pass, csv, rr->j);
   status = pass ? 0 : EXIT_RUNTIME;
   if (o->table2 && cli_copy_device(ctx, o->where) < 0) {

@@ -82,6 +82,7 @@ extern struct starpu_codelet femint_cl_pattern;
 extern struct starpu_codelet femint_cl_sum;
 extern struct starpu_codelet femint_cl_integrate_load;
 extern struct starpu_codelet femint_cl_residual;
+extern struct starpu_codelet femint_cl_jacobian;
 extern struct starpu_codelet femint_cl_apply;
 
 /* Value i of an array of reals (floats when single, else doubles), and storing one: the
@@ -131,6 +132,8 @@ struct residual_arg {
   const double *k;                 /* the form's constants */
   femint_pointwise_fn f0, f1;      /* the CPU's functions */
   pw_cells_fn cells;               /* or the loop over cells compiled with them (NULL: none) */
+  const femint_pointwise_fn *g;    /* [4] the CPU's g0..g3 for the Jacobian (NULL: that term 0) */
+  const cl_kernel *jkernel;        /* [FEMINT_MAX_CL_DEVICES] the Jacobian's kernel, or NULL */
   struct cl_program_entry *const *program; /* [FEMINT_MAX_CL_DEVICES] residual, or NULL */
   const int *nb;                   /* [FEMINT_MAX_CL_DEVICES] cells per batch of a work-group */
   int nbatch;                      /* batches per work-group */

@@ -11,6 +11,46 @@
 #include "codelets.h"
 #include "host/pointwise.h"
 
+/* Scratch values per thread for cell_inputs. */
+static size_t cell_scratch(const struct residual_arg *a)
+{
+  const size_t ngeo = (size_t)a->re->nq * pw_geo_size(a->dim);
+  return (size_t)a->re->nsh * (PW_MAX_NC + PW_MAX_NA) + (size_t)pw_affine_size(a->dim) + ngeo;
+}
+
+/* Cell k of a chunk in double, in the scratch w (cell_scratch values): its values of u (*ue,
+ * [nsh][nc]), of the auxiliary field (*ae, [nsh][na], or [na] per cell) and its geometry at the
+ * points, returned (from floats, and from an affine cell's). */
+static const double *cell_inputs(const struct residual_arg *a, int k, const double *u,
+                                 const int64_t *dofs, const void *geo, const double *aux,
+                                 const int64_t *adofs, double *w, const double **ue,
+                                 const double **ae)
+{
+  const int nsh = a->re->nsh, nc = a->nc, na = a->na;
+  const size_t per = a->affine ? (size_t)pw_affine_size(a->dim)
+                               : (size_t)a->re->nq * pw_geo_size(a->dim);
+  double *uv = w, *av = w + nsh * PW_MAX_NC, *gc = av + nsh * PW_MAX_NA, *gd = gc + per;
+  const int64_t *dk = dofs + (size_t)k * nsh;
+  for (int i = 0; i < nsh; i++)
+    for (int c = 0; c < nc; c++) uv[i * nc + c] = dk[i] >= 0 ? u[dk[i] * nc + c] : 0;
+  if (a->aux == FEMINT_AUX_FIELD) {
+    const int64_t *ak = adofs + (size_t)k * nsh;
+    for (int i = 0; i < nsh; i++)
+      for (int c = 0; c < na; c++) av[i * na + c] = ak[i] >= 0 ? aux[ak[i] * na + c] : 0;
+  } else if (a->aux == FEMINT_AUX_CELL) {
+    for (int c = 0; c < na; c++) av[c] = aux[(size_t)k * na + c];
+  }
+  *ue = uv;
+  *ae = av;
+  for (size_t i = 0; i < per; i++) {
+    const size_t at = pw_geo_at(a->affine, a->dim, per, (size_t)a->ncell, (size_t)k, i);
+    gc[i] = a->single ? ((const float *)geo)[at] : ((const double *)geo)[at];
+  }
+  if (!a->affine) return gc;
+  pw_affine_points(a->re, gc, gd);
+  return gd;
+}
+
 int residual_batch(const struct residual_arg *a, const double *u, const int64_t *dofs,
                    const void *geo, const double *aux, const int64_t *adofs, void *ev,
                    int workerid, int nthreads)
@@ -45,41 +85,21 @@ int residual_batch(const struct residual_arg *a, const double *u, const int64_t 
 #pragma omp parallel num_threads(nthreads) reduction(| : oom)
   {
     if (workerid >= 0) femint_team_bind_thread(a->ctx, workerid, omp_get_thread_num());
-    /* per cell: its values, its geometry in double (from floats) and at the points (from an
-     * affine cell's), and its residual in double */
     const size_t nr = (size_t)nc * nsh;
-    double *ue = malloc(((size_t)nsh * (PW_MAX_NC + PW_MAX_NA) + per + ngeo + nr) * sizeof *ue);
-    double *ae = ue + nsh * PW_MAX_NC, *gc = ae + nsh * PW_MAX_NA, *gd = gc + per, *rd = gd + ngeo;
-    oom = !ue;
+    double *w = malloc((cell_scratch(a) + nr) * sizeof *w), *rd = w + cell_scratch(a);
+    oom = !w;
 #pragma omp for schedule(static)
     for (int k = 0; k < a->ncell; k++) {
-      if (!ue) continue;
-      const int64_t *dk = dofs + (size_t)k * nsh;
-      for (int i = 0; i < nsh; i++)
-        for (int c = 0; c < nc; c++) ue[i * nc + c] = dk[i] >= 0 ? u[dk[i] * nc + c] : 0;
-      if (a->aux == FEMINT_AUX_FIELD) {
-        const int64_t *ak = adofs + (size_t)k * nsh;
-        for (int i = 0; i < nsh; i++)
-          for (int c = 0; c < na; c++) ae[i * na + c] = ak[i] >= 0 ? aux[ak[i] * na + c] : 0;
-      } else if (a->aux == FEMINT_AUX_CELL) {
-        for (int c = 0; c < na; c++) ae[c] = aux[(size_t)k * na + c];
-      }
-      const double *g = gc;
-      for (size_t i = 0; i < per; i++) {
-        const size_t at = pw_geo_at(a->affine, a->dim, per, (size_t)a->ncell, (size_t)k, i);
-        gc[i] = a->single ? ((const float *)geo)[at] : ((const double *)geo)[at];
-      }
-      if (a->affine) {
-        pw_affine_points(re, g, gd);
-        g = gd;
-      }
+      if (!w) continue;
+      const double *ue, *ae;
+      const double *g = cell_inputs(a, k, u, dofs, geo, aux, adofs, w, &ue, &ae);
       pw_cell_residual(&e, g, ue, ae, rd);
       for (size_t i = 0; i < nr; i++) {
         if (a->single) ((float *)ev)[(size_t)k * nr + i] = (float)rd[i];
         else ((double *)ev)[(size_t)k * nr + i] = rd[i];
       }
     }
-    free(ue);
+    free(w);
   }
   return oom ? FEMINT_ENOMEM : 0;
 }
@@ -109,38 +129,51 @@ static void residual_cpu(void *buffers[], void *arg)
   }
 }
 
-static void residual_opencl(void *buffers[], void *arg)
+/* Launch kernel on the worker's device with the chunk's ncell, then (buffer, offset in
+ * elements) for each of nbuf buffers, then extra (if not NULL, an int), over `items` work-items
+ * in groups of RESIDUAL_WG; the outcome in a->status. */
+static void launch(struct residual_arg *a, cl_kernel kernel, void *buffers[], int nbuf,
+                   const cl_int *extra, size_t items, const char *what)
 {
-  struct residual_arg *a = arg;
   const int dev = starpu_worker_get_devid(starpu_worker_get_id());
   if (a->counts) __atomic_fetch_add(&a->counts[1], 1, __ATOMIC_RELAXED);
   cl_command_queue queue;
   starpu_opencl_get_current_queue(&queue);
-  const struct cl_program_entry *e = a->program[dev];
-  cl_int err = e && e->kernel ? CL_SUCCESS : CL_INVALID_PROGRAM;
+  cl_int err = kernel ? CL_SUCCESS : CL_INVALID_KERNEL;
   const cl_int ncell = a->ncell;
-  const cl_int sorted = a->sorted;
-  if (a->wrote_sorted) *a->wrote_sorted = a->sorted;
-  /* ncell, then (buffer, offset in elements) for each of the 8 buffers, then sorted */
-  if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 0, sizeof ncell, &ncell);
-  if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 17, sizeof sorted, &sorted);
-  for (int k = 0; k < 8 && err == CL_SUCCESS; k++) {
+  if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 0, sizeof ncell, &ncell);
+  for (int k = 0; k < nbuf && err == CL_SUCCESS; k++) {
     const cl_mem m = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[k]);
     const cl_long off =
         (cl_long)(STARPU_VECTOR_GET_OFFSET(buffers[k]) / STARPU_VECTOR_GET_ELEMSIZE(buffers[k]));
-    err = clSetKernelArg(e->kernel, (cl_uint)(1 + 2 * k), sizeof m, &m);
-    if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, (cl_uint)(2 + 2 * k), sizeof off, &off);
+    err = clSetKernelArg(kernel, (cl_uint)(1 + 2 * k), sizeof m, &m);
+    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, (cl_uint)(2 + 2 * k), sizeof off, &off);
   }
-  if (err == CL_SUCCESS && ncell > 0) {
-    const size_t nb = (size_t)a->nb[dev] * (size_t)a->nbatch, local = RESIDUAL_WG;
-    const size_t global = local * (((size_t)ncell + nb - 1) / nb);
-    err = clEnqueueNDRangeKernel(queue, e->kernel, 1, NULL, &global, &local, 0, NULL, NULL);
+  if (err == CL_SUCCESS && extra)
+    err = clSetKernelArg(kernel, (cl_uint)(1 + 2 * nbuf), sizeof *extra, extra);
+  if (err == CL_SUCCESS && items > 0) {
+    const size_t local = RESIDUAL_WG, global = (items + local - 1) / local * local;
+    err = clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
   }
   err = femint_cl_outcome(a->ctx, dev, err);
   if (err != CL_SUCCESS) {
     a->status = FEMINT_EOPENCL;
-    snprintf(a->msg, sizeof a->msg, "residual: OpenCL launch on device %d failed (%d)", dev, err);
+    snprintf(a->msg, sizeof a->msg, "%s: OpenCL launch on device %d failed (%d)", what, dev, err);
   }
+}
+
+/* ncell, the 8 buffers, sorted; a work-group per NB nbatch cells (a work-item per cell when
+ * cellwise: NB = RESIDUAL_WG). */
+static void residual_opencl(void *buffers[], void *arg)
+{
+  struct residual_arg *a = arg;
+  const int dev = starpu_worker_get_devid(starpu_worker_get_id());
+  const struct cl_program_entry *e = a->program[dev];
+  const cl_int sorted = a->sorted;
+  if (a->wrote_sorted) *a->wrote_sorted = a->sorted;
+  const size_t nb = (size_t)a->nb[dev] * (size_t)a->nbatch;
+  launch(a, e ? e->kernel : NULL, buffers, 8, &sorted,
+         RESIDUAL_WG * (((size_t)a->ncell + nb - 1) / nb), "residual");
 }
 
 static uint32_t residual_footprint(struct starpu_task *task)
@@ -167,4 +200,68 @@ struct starpu_codelet femint_cl_residual = {
     .nbuffers = 8,
     .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_R},
     .model = &residual_model,
+};
+
+/* jacobian: the element matrices of the Jacobian of a chunk's cells, mats[cell][n][n] (n = nsh
+ * nc, row i nc + c) in the precision, from the caller's g0..g3 at u; buffers as residual's first
+ * six, then the matrices (W). The CPU computes in double (pw_cell_jacobian), the OpenCL kernel
+ * jacobian (kernels/residual.cl) a (cell, row) pair per work-item. */
+static void jacobian_cpu(void *buffers[], void *arg)
+{
+  struct residual_arg *a = arg;
+  if (a->counts) __atomic_fetch_add(&a->counts[0], 1, __ATOMIC_RELAXED);
+  const double *u = (const double *)STARPU_VECTOR_GET_PTR(buffers[0]);
+  const int64_t *dofs = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
+  const void *geo = (const void *)STARPU_VECTOR_GET_PTR(buffers[2]);
+  const double *aux = (const double *)STARPU_VECTOR_GET_PTR(buffers[4]);
+  const int64_t *adofs = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[5]);
+  void *mats = (void *)STARPU_VECTOR_GET_PTR(buffers[6]);
+  const size_t n = (size_t)a->re->nsh * a->nc, nn = n * n;
+  const struct pw_eval e = {a->re, a->dim, a->nc, a->na, a->aux, a->k, NULL, NULL};
+  const int workerid = starpu_worker_get_id();
+  int oom = 0;
+#pragma omp parallel num_threads(femint_team_enter(a->ctx)) reduction(| : oom)
+  {
+    if (workerid >= 0) femint_team_bind_thread(a->ctx, workerid, omp_get_thread_num());
+    double *w = malloc((cell_scratch(a) + nn) * sizeof *w), *jd = w + cell_scratch(a);
+    oom = !w;
+#pragma omp for schedule(static)
+    for (int k = 0; k < a->ncell; k++) {
+      if (!w) continue;
+      const double *ue, *ae;
+      const double *g = cell_inputs(a, k, u, dofs, geo, aux, adofs, w, &ue, &ae);
+      pw_cell_jacobian(&e, a->g, g, ue, ae, a->single ? jd : (double *)mats + (size_t)k * nn);
+      for (size_t i = 0; a->single && i < nn; i++) ((float *)mats)[(size_t)k * nn + i] = (float)jd[i];
+    }
+    free(w);
+  }
+  if (oom) {
+    a->status = FEMINT_ENOMEM;
+    snprintf(a->msg, sizeof a->msg, "jacobian: out of memory on a CPU worker");
+  }
+}
+
+/* ncell and the 7 buffers, a work-item per (cell, row). */
+static void jacobian_opencl(void *buffers[], void *arg)
+{
+  struct residual_arg *a = arg;
+  const int dev = starpu_worker_get_devid(starpu_worker_get_id());
+  launch(a, a->jkernel ? a->jkernel[dev] : NULL, buffers, 7, NULL,
+         (size_t)a->ncell * a->re->nsh * a->nc, "jacobian");
+}
+
+static struct starpu_perfmodel jacobian_model = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "femint_jacobian_v1",
+    .footprint = residual_footprint,
+};
+
+struct starpu_codelet femint_cl_jacobian = {
+    .name = "femint_jacobian",
+    .cpu_funcs = {jacobian_cpu},
+    .opencl_funcs = {jacobian_opencl},
+    .opencl_flags = {STARPU_OPENCL_ASYNC},
+    .nbuffers = 7,
+    .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W},
+    .model = &jacobian_model,
 };

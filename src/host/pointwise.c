@@ -175,21 +175,29 @@ void pw_cell_jacobian(const struct pw_eval *e, femint_pointwise_fn const g[4], c
         for (int j = 0; j < dim; j++) s += K[dim * j + d] * phi[(j + 1) * nsh + i];
         grad[i * dim + d] = s;
       }
+    /* per test function and components, the coefficients of the trial function's value and
+     * gradient, then every trial function */
     const double w = gq[0];
     for (int i = 0; i < nsh; i++)
-      for (int j = 0; j < nsh; j++)
-        for (int c = 0; c < nc; c++)
-          for (int f = 0; f < nc; f++) {
-            const int ce = c * nc + f;
-            double s = phi[i] * g0[ce] * phi[j];
-            for (int d = 0; d < dim; d++) {
-              s += phi[i] * g1[ce * dim + d] * grad[j * dim + d];
-              s += grad[i * dim + d] * g2[ce * dim + d] * phi[j];
-              for (int d2 = 0; d2 < dim; d2++)
-                s += grad[i * dim + d] * g3[(ce * dim + d) * dim + d2] * grad[j * dim + d2];
-            }
-            J[(size_t)(i * nc + c) * n + j * nc + f] += w * s;
+      for (int c = 0; c < nc; c++)
+        for (int f = 0; f < nc; f++) {
+          const int ce = c * nc + f;
+          const double *gi = grad + i * dim;
+          double cv = phi[i] * g0[ce], cg[3];
+          for (int d = 0; d < dim; d++) {
+            cv += gi[d] * g2[ce * dim + d];
+            double t = phi[i] * g1[ce * dim + d];
+            for (int d1 = 0; d1 < dim; d1++) t += gi[d1] * g3[(ce * dim + d1) * dim + d];
+            cg[d] = w * t;
           }
+          cv *= w;
+          double *row = J + (size_t)(i * nc + c) * n + f;
+          for (int j = 0; j < nsh; j++) {
+            double t = cv * phi[j];
+            for (int d = 0; d < dim; d++) t += cg[d] * grad[j * dim + d];
+            row[j * nc] += t;
+          }
+        }
   }
 }
 

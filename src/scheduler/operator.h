@@ -132,6 +132,16 @@ int operator_rows(struct femint_operator *op, femint_matrix_t *A, femint_element
 int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_stats *st);
 /* Free the COO pattern of an operator. */
 void operator_coo_release(struct femint_operator *op);
+/* The program of the COO sum (kernels/coo.cl) of element matrices of a precision on device dev
+ * (the sums in double where it has it). */
+int coo_sum_program(femint_context_t ctx, int dev, int precision, struct cl_program_entry **entry);
+/* n bytes of h's copy on device dev (memory node `node`) into ordinary host memory through two
+ * small pinned buffers, the calling thread's team copying one while the device fills the other
+ * (about 20 GB/s on the H200, where StarPU's own copy to pageable memory reaches 7): the CSR
+ * values of the first assemblies, before their memory is lent pinned. FEMINT_EOPENCL,
+ * FEMINT_ENOMEM. */
+int download_bounced(femint_context_t ctx, int dev, unsigned node, starpu_data_handle_t h,
+                     void *host, size_t n);
 /* operator_apply.c: y = A x for one form, matrix-free (hexahedra); st gets the tasks and the
  * time. */
 int operator_apply(struct femint_operator *op, int form, const double *x, double *y,

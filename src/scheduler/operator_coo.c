@@ -61,7 +61,7 @@ static int coo_layout(struct femint_operator *op, int64_t **cdof, int64_t *ncode
   return 0;
 }
 
-/* The COO kernels of the gathering device and its sum programs of a precision. */
+/* The COO kernels of the gathering device and its sum program of a precision. */
 static int coo_programs(struct femint_operator *op, int precision)
 {
   femint_context_t ctx = op->ctx;
@@ -80,13 +80,18 @@ static int coo_programs(struct femint_operator *op, int precision)
     }
     op->coo_cl[dev] = k;
   }
+  return coo_sum_program(ctx, dev, precision, &op->sum_prog[dev]);
+}
+
+int coo_sum_program(femint_context_t ctx, int dev, int precision, struct cl_program_entry **entry)
+{
   char *coo = femint_kernel_text("coo.cl");
   FEMINT_CHECK(coo, ctx, FEMINT_ENOMEM, "COO assembly: out of memory");
   /* the sums in double wherever the device has it (of floats too): the matrices' own type */
   const char *real = precision == FEMINT_DOUBLE     ? "-DREAL=double -DFEMINT_FP64"
                      : ctx->cl_dev[dev].fp64 ? "-DREAL=float -DVAL=double -DFEMINT_FP64"
                                              : "-DREAL=float";
-  const int err = femint_context_program(ctx, dev, coo, real, "coo_sum", &op->sum_prog[dev]);
+  const int err = femint_context_program(ctx, dev, coo, real, "coo_sum", entry);
   free(coo);
   return err;
 }
@@ -96,8 +101,8 @@ static int coo_programs(struct femint_operator *op, int precision)
  * while the calling thread's team copies the other, near the rate of pinned memory without
  * pinning the destination (StarPU's own copy into pageable memory goes through the driver's
  * thread at about 7 GB/s on the H200). Returns 0 or FEMINT_EOPENCL / FEMINT_ENOMEM. */
-static int download_bounced(femint_context_t ctx, int dev, unsigned node, starpu_data_handle_t h,
-                            void *host, size_t n)
+int download_bounced(femint_context_t ctx, int dev, unsigned node, starpu_data_handle_t h,
+                     void *host, size_t n)
 {
   const size_t chunk = (size_t)8 << 20;
   const struct starpu_vector_interface *vi = starpu_data_get_interface_on_node(h, node);

@@ -15,56 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codelets/codelets.h"
-#include "codelets/kernels.h"
-#include "host/pattern.h"
-#include "host/pointwise.h"
-#include "host/sparse.h"
-#include "operator.h"
+#include "residual.h"
 
 static const char who[] = "femint_operator_residual";
-
-struct residual_form {
-  int ready;                       /* the functions and programs were made */
-  void *dl;                        /* the compiled source (dlclose) */
-  femint_pointwise_fn f0, f1;      /* the CPU's (NULL: that term is 0) */
-  femint_pointwise_fn g[4];        /* g0..g3 for the Jacobian (NULL: that term is 0) */
-  pw_cells_fn cells;               /* the compiled loop over cells (NULL: none) */
-  int cpu;                         /* the CPU workers can evaluate it */
-  struct cl_program_entry *prog[FEMINT_MAX_CL_DEVICES];
-  int nb[FEMINT_MAX_CL_DEVICES];   /* cells per batch of a work-group */
-  int cellwise;                    /* the kernel of a cell per work-item (not the transposed) */
-  double *acell;                   /* per-cell auxiliary values in plan order */
-  starpu_data_handle_t *h_acell;   /* [nchunk] */
-  struct residual_arg *args;       /* [nchunk] */
-};
-
-struct op_residual {
-  struct ev_sum *es;               /* element residuals [plan cell][nc][nsh], DOFs, chunks */
-  struct pattern pat;              /* the Jacobian's: CSR structure and the sum of the element
-                                      matrices' entries (made by its first call) */
-  struct csr_shape *jshape;
-  const struct refel *re;
-  int single;                      /* options.precision FEMINT_SINGLE: geo, phi, ev floats */
-  size_t rs;                       /* their bytes */
-  int affine;                      /* every cell a straight simplex: geo holds each cell's
-                                      geometry once (pw_geometry_affine), not per point */
-  size_t per;                      /* geo's values per cell */
-  char *geo;                       /* per chunk, [cell][per] reals: [nq][pw_geo_size]; affine,
-                                      [cell][pw_affine_head] then the rest (geo_cell) */
-  starpu_data_handle_t *h_geo;     /* [nchunk] */
-  starpu_data_handle_t h_phi;      /* the context's table (double) */
-  double none;                     /* a placeholder for absent buffers */
-  starpu_data_handle_t h_none;
-  const struct femint_space *aux_space; /* the space adofs were made for, and its generation */
-  int aux_gen;
-  int64_t *adofs;                  /* [plan cell][nsh] the auxiliary field's modes */
-  starpu_data_handle_t *h_adofs;   /* [nchunk] */
-  struct residual_form *rf;        /* [nform] */
-  int home, home_chosen;
-  struct worker_mask mask;         /* the workers of the residual tasks */
-  struct vec_kernels *vk[FEMINT_MAX_CL_DEVICES];
-};
 
 static void unregister_all(starpu_data_handle_t *h, int n)
 {
@@ -78,15 +31,16 @@ void operator_residual_release(struct femint_operator *op)
   struct op_residual *r = op->residual;
   if (!r) return;
   const int nb = r->es ? r->es->nchunk : 0;
+  operator_jacobian_release(op);
   for (int f = 0; r->rf && f < op->nform; f++) {
+    for (int d = 0; d < FEMINT_MAX_CL_DEVICES; d++)
+      if (r->rf[f].jkernel[d]) clReleaseKernel(r->rf[f].jkernel[d]);
     unregister_all(r->rf[f].h_acell, nb);
     free(r->rf[f].acell);
     free(r->rf[f].args);
     if (r->rf[f].dl) dlclose(r->rf[f].dl);
   }
   free(r->rf);
-  pattern_free(&r->pat);
-  csr_shape_unref(&r->jshape);
   unregister_all(r->h_geo, nb);
   unregister_all(r->h_adofs, nb);
   if (r->h_none) starpu_data_unregister(r->h_none);
@@ -255,12 +209,17 @@ static int residual_programs(struct femint_operator *op, int f)
     char options[400];
     snprintf(options, sizeof options,
              "-DDIM=%d -DNC=%d -DNA=%d -DAUX=%d -DNSH=%d -DNQ=%d -DNB=%d -DWG=%d -DNCONST=%d "
-             "-DFEMINT_FP64 -DHAS_F0=%d -DHAS_F1=%d -DAFFINE=%d -DCELLWISE=%d",
+             "-DFEMINT_FP64 -DHAS_F0=%d -DHAS_F1=%d -DAFFINE=%d -DCELLWISE=%d -DHAS_G0=%d "
+             "-DHAS_G1=%d -DHAS_G2=%d -DHAS_G3=%d",
              re->dim, pw->ncomp, pw->naux, pw->aux, re->nsh, re->nq, rf->nb[dev], RESIDUAL_WG,
              pw->nconst, pw_defines(pw->source, "f0"), pw_defines(pw->source, "f1"),
-             op->residual->affine, rf->cellwise);
+             op->residual->affine, rf->cellwise, pw_defines(pw->source, "g0"),
+             pw_defines(pw->source, "g1"), pw_defines(pw->source, "g2"),
+             pw_defines(pw->source, "g3"));
     err = operator_build_failed(
         op, femint_context_program(ctx, dev, text, options, "residual", &rf->prog[dev]), pw->name);
+    if (!err && rf->prog[dev] && rf->prog[dev]->kernel) /* the Jacobian's, of the same program */
+      rf->jkernel[dev] = clCreateKernel(rf->prog[dev]->program, "jacobian", NULL);
   }
   free(text);
   return err;
@@ -306,6 +265,7 @@ static int residual_form_prepare(struct femint_operator *op, int f)
                                         .single = r->single, .affine = r->affine,
                                         .k = pw->k, .f0 = rf->f0,
                                         .f1 = rf->f1, .cells = rf->cells,
+                                        .g = rf->g, .jkernel = rf->jkernel,
                                         .program = rf->prog, .nb = rf->nb,
                                         .cellwise = rf->cellwise,
                                         .nbatch = p->opt.residual_batches > 0
@@ -341,8 +301,7 @@ static int residual_aux_dofs(struct femint_operator *op, const struct femint_spa
   return 0;
 }
 
-/* The form, the vectors and the spaces the residual takes. */
-static int residual_check(const struct femint_operator *op, const char *who, int form,
+int residual_check(const struct femint_operator *op, const char *who, int form,
                           const struct femint_vector *u, const struct femint_vector *aux,
                           const struct femint_vector *F)
 {
@@ -377,9 +336,7 @@ static int residual_check(const struct femint_operator *op, const char *who, int
   return 0;
 }
 
-/* What the residual and Jacobian of a form need and the first call makes: the chunks and the
- * geometry, the form's functions and programs, the auxiliary field's modes. */
-static int residual_prepare(femint_operator_t op, int form, femint_vector_t aux)
+int residual_prepare(femint_operator_t op, int form, femint_vector_t aux)
 {
   if (!op->residual) {
     const int err = residual_setup(op);
@@ -392,6 +349,47 @@ static int residual_prepare(femint_operator_t op, int form, femint_vector_t aux)
   return aux ? residual_aux_dofs(op, aux->space) : 0;
 }
 
+int residual_where(femint_operator_t op, int form, int jacobian, const char *name,
+                   uint32_t *where)
+{
+  femint_context_t ctx = op->ctx;
+  struct op_residual *r = op->residual;
+  const struct residual_form *rf = &r->rf[form];
+  const struct pointwise *pw = op->forms[form]->pw;
+  const int cpu = rf->cpu && (!jacobian || rf->g[0] || rf->g[1] || rf->g[2] || rf->g[3]);
+  *where = cpu && op->plan->opt.where != FEMINT_WHERE_OPENCL ? STARPU_CPU : 0;
+  int usable[FEMINT_MAX_CL_DEVICES] = {0}, gpu = 0;
+  for (int dev = 0; dev < ctx->ncl_dev; dev++)
+    if ((usable[dev] = jacobian ? rf->jkernel[dev] != NULL : rf->prog[dev] && rf->prog[dev]->kernel)) {
+      *where |= STARPU_OPENCL;
+      gpu |= !(ctx->cl_dev[dev].type & CL_DEVICE_TYPE_CPU);
+    }
+  if (gpu && operator_gpu_alone(op)) *where = STARPU_OPENCL;
+  FEMINT_CHECK(*where, ctx, FEMINT_ENODEV,
+               "%s: no worker can evaluate %s%s (OpenCL only, and no device built it in double "
+               "precision)",
+               name, jacobian ? "the Jacobian of " : "", pw->name);
+  if (!r->home_chosen) {
+    FEMINT_CALL(ev_home_choose(op, usable, r->vk, &r->home));
+    worker_mask_make(ctx, op->plan->opt.devices, r->home, &r->mask);
+    r->home_chosen = 1;
+  }
+  return 0;
+}
+
+void residual_handles(const struct femint_operator *op, int form, const struct femint_vector *u,
+                      const struct femint_vector *aux, int i, starpu_data_handle_t *h)
+{
+  const struct op_residual *r = op->residual;
+  const struct pointwise *pw = op->forms[form]->pw;
+  h[0] = u->h;
+  h[1] = r->es->h_dofs[i];
+  h[2] = r->h_geo[i];
+  h[3] = r->h_phi;
+  h[4] = aux ? aux->h : pw->aux == FEMINT_AUX_CELL ? r->rf[form].h_acell[i] : r->h_none;
+  h[5] = aux ? r->h_adofs[i] : r->h_none;
+}
+
 /* The element residuals of every chunk, and (F set) their sum into F; waits for the tasks. */
 static int residual_once(femint_operator_t op, int form, femint_vector_t u, femint_vector_t aux,
                          femint_vector_t F, const char *name)
@@ -400,24 +398,8 @@ static int residual_once(femint_operator_t op, int form, femint_vector_t u, femi
   FEMINT_CALL(residual_prepare(op, form, aux));
   struct op_residual *r = op->residual;
   struct residual_form *rf = &r->rf[form];
-  const struct pointwise *pw = op->forms[form]->pw;
-  uint32_t where = rf->cpu && op->plan->opt.where != FEMINT_WHERE_OPENCL ? STARPU_CPU : 0;
-  int usable[FEMINT_MAX_CL_DEVICES] = {0}, gpu = 0;
-  for (int dev = 0; dev < ctx->ncl_dev; dev++)
-    if ((usable[dev] = rf->prog[dev] && rf->prog[dev]->kernel)) {
-      where |= STARPU_OPENCL;
-      gpu |= !(ctx->cl_dev[dev].type & CL_DEVICE_TYPE_CPU);
-    }
-  if (gpu && operator_gpu_alone(op)) where = STARPU_OPENCL;
-  FEMINT_CHECK(where, ctx, FEMINT_ENODEV,
-               "%s: no worker can evaluate %s (OpenCL only, and no device built it in double "
-               "precision)",
-               name, pw->name);
-  if (!r->home_chosen) {
-    FEMINT_CALL(ev_home_choose(op, usable, r->vk, &r->home));
-    worker_mask_make(ctx, op->plan->opt.devices, r->home, &r->mask);
-    r->home_chosen = 1;
-  }
+  uint32_t where;
+  FEMINT_CALL(residual_where(op, form, 0, name, &where));
   const struct ev_sum *e = r->es;
   struct starpu_task **tasks = calloc((size_t)e->nchunk + 1, sizeof *tasks);
   FEMINT_CHECK(tasks, ctx, FEMINT_ENOMEM, "%s: out of memory", name);
@@ -431,12 +413,7 @@ static int residual_once(femint_operator_t op, int form, femint_vector_t u, femi
     t->cl_arg = &rf->args[i];
     t->where = where;
     worker_mask_set(t, &r->mask);
-    t->handles[0] = u->h;
-    t->handles[1] = e->h_dofs[i];
-    t->handles[2] = r->h_geo[i];
-    t->handles[3] = r->h_phi;
-    t->handles[4] = aux ? aux->h : pw->aux == FEMINT_AUX_CELL ? rf->h_acell[i] : r->h_none;
-    t->handles[5] = aux ? r->h_adofs[i] : r->h_none;
+    residual_handles(op, form, u, aux, i, t->handles);
     t->handles[6] = e->h_ev[i];
     t->handles[7] = rf->args[i].sorted ? e->h_slot[i] : r->h_none;
     err = task_submit(ctx, t, &tasks[i], name);
@@ -518,103 +495,5 @@ int femint_operator_residual_cells(femint_operator_t op, int form, femint_vector
   }
   free(res);
   free(dofs);
-  return err;
-}
-
-/* The Jacobian's structure and the permutation that sums the element matrices' entries. */
-static int jacobian_pattern(struct femint_operator *op)
-{
-  struct op_residual *r = op->residual;
-  if (r->jshape) return 0;
-  const struct plan *p = op->plan;
-  const int64_t n = (int64_t)r->re->nsh * op->space->ncomp;
-  int64_t *voff = malloc(((size_t)p->ncell + 1) * sizeof *voff);
-  FEMINT_CHECK(voff, op->ctx, FEMINT_ENOMEM, "femint_operator_jacobian: out of memory");
-  for (int k = 0; k <= p->ncell; k++) voff[k] = (int64_t)k * n * n;
-  const int err = pattern_build(op->ctx, op->space, p->ncell, p->cells, 0, voff, &r->pat);
-  free(voff);
-  if (err) return femint_seterr(op->ctx, err, "femint_operator_jacobian: out of memory");
-  r->jshape = csr_shape_new(r->pat.n, r->pat.nnz, r->pat.rowptr, r->pat.colind);
-  r->pat.rowptr = r->pat.colind = NULL; /* the shape's now */
-  FEMINT_CHECK(r->jshape, op->ctx, FEMINT_ENOMEM, "femint_operator_jacobian: out of memory");
-  return 0;
-}
-
-int femint_operator_jacobian(femint_operator_t op, int form, femint_vector_t u,
-                             femint_vector_t aux, femint_matrix_t *J)
-{
-  static const char jwho[] = "femint_operator_jacobian";
-  FEMINT_CHECK(op, NULL, FEMINT_EINVAL, "%s: NULL operator", jwho);
-  femint_context_t ctx = op->ctx;
-  FEMINT_CHECK(J, ctx, FEMINT_EINVAL, "%s: J (output) is NULL", jwho);
-  *J = NULL;
-  FEMINT_CALL(residual_check(op, jwho, form, u, aux, NULL));
-  FEMINT_CALL(residual_prepare(op, form, aux));
-  struct op_residual *r = op->residual;
-  struct residual_form *rf = &r->rf[form];
-  const struct pointwise *pw = op->forms[form]->pw;
-  const int dim = op->space->mesh->topo->dim;
-  if (!rf->cpu && pw->source) { /* an operator for OpenCL workers: the CPU's functions too */
-    FEMINT_CALL(pw_compile_cpu(ctx, pw, dim, &rf->dl, &rf->f0, &rf->f1, rf->g, &rf->cells));
-    rf->cpu = 1;
-  }
-  FEMINT_CHECK(rf->g[0] || rf->g[1] || rf->g[2] || rf->g[3], ctx, FEMINT_EINVAL,
-               "%s: %s defines none of g0, g1, g2, g3 (the pointwise derivatives)", jwho,
-               pw->name);
-  FEMINT_CALL(jacobian_pattern(op));
-  const struct plan *p = op->plan;
-  const struct ev_sum *e = r->es;
-  const int nsh = r->re->nsh, nc = pw->ncomp, na = pw->naux, n = nsh * nc;
-  const size_t per = r->per, npt = (size_t)r->re->nq * pw_geo_size(dim);
-  double *coo = malloc(((size_t)p->ncell * n * n + 1) * sizeof *coo);
-  FEMINT_CHECK(coo, ctx, FEMINT_ENOMEM, "%s: out of memory for %d element matrices", jwho, p->ncell);
-  const double *uv = NULL, *av = NULL;
-  int err = femint_vector_get_array(u, FEMINT_READ, (double **)&uv);
-  if (!err && aux) err = femint_vector_get_array(aux, FEMINT_READ, (double **)&av);
-  int oom = 0;
-  if (!err) {
-    const struct pw_eval ev = {r->re, dim, nc, na, pw->aux, pw->k, rf->f0, rf->f1};
-#pragma omp parallel reduction(| : oom)
-    {
-      double *ue = malloc(((size_t)nsh * (nc + (na ? na : 1)) + per + npt) * sizeof *ue);
-      double *ae = ue + (size_t)nsh * nc, *gc = ae + (size_t)nsh * (na ? na : 1), *gd = gc + per;
-      oom = !ue;
-#pragma omp for schedule(static)
-      for (int k = 0; k < p->ncell; k++) {
-        if (!ue) continue;
-        const int64_t *dk = e->dofs + (size_t)k * nsh;
-        for (int i = 0; i < nsh; i++)
-          for (int c = 0; c < nc; c++) ue[i * nc + c] = dk[i] >= 0 ? uv[dk[i] * nc + c] : 0;
-        if (aux)
-          for (int i = 0; i < nsh; i++)
-            for (int c = 0; c < na; c++) {
-              const int64_t g = r->adofs[(size_t)k * nsh + i];
-              ae[i * na + c] = g >= 0 ? av[g * na + c] : 0;
-            }
-        else if (pw->aux == FEMINT_AUX_CELL)
-          memcpy(ae, pw->aux_cell + (size_t)p->cells[k] * na, (size_t)na * sizeof *ae);
-        for (size_t i = 0; i < per; i++) {
-          const size_t at = geo_at(r, e, k, i);
-          gc[i] = r->single ? ((const float *)r->geo)[at] : ((const double *)r->geo)[at];
-        }
-        if (r->affine) pw_affine_points(r->re, gc, gd);
-        else memcpy(gd, gc, npt * sizeof *gd);
-        pw_cell_jacobian(&ev, rf->g, gd, ue, ae, coo + (size_t)k * n * n);
-      }
-      free(ue);
-    }
-  }
-  if (uv) femint_vector_restore_array(u, (double **)&uv);
-  if (av) femint_vector_restore_array(aux, (double **)&av);
-  if (!err && oom) err = femint_seterr(ctx, FEMINT_ENOMEM, "%s: out of memory", jwho);
-  if (!err) err = matrix_create(ctx, r->jshape, 0, J);
-  if (!err) {
-    double *values = (*J)->values;
-    /* each entry the sum of its contributions in the plan's order: deterministic */
-#pragma omp parallel for schedule(static)
-    for (int64_t v = 0; v < r->jshape->nnz; v++)
-      values[v] = pattern_value(r->pat.perm, r->pat.seg, v, coo, 0);
-  }
-  free(coo);
   return err;
 }

@@ -11,7 +11,9 @@
 # Table 2, femint residual --table2: cells per batch x batches per work-group, and its chart),
 # any, kernels and kernels2 (the two OpenCL kernels, --kernel transposed and cellwise, side by
 # side; kernels3 for elasticity at orders 2 and 3), cpu (the CPU workers alone, for T_ideal
-# against the device), breakdown (not in all: the residual kernel's and the sum's times apart).
+# against the device), jacobian (femint residual --jacobian: the Jacobian's median time, on the
+# device and on the CPU workers), breakdown (not in all: the residual kernel's and the sum's
+# times apart).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 gpu_setup "${1:-out}"
@@ -90,6 +92,18 @@ for kernel in transposed cellwise; do
 done
 run cpu --element tri --order 1 --mesh rect:2048,2048 --aux field --where cpu --bench
 run cpu --element tet --order 1 --mesh box:96,96,96 --aux field --where cpu --bench
+for where in opencl cpu; do
+  run jacobian --element tri --order 1 --mesh rect:2048,2048 --aux field --where $where --bench \
+    --runs 5 --jacobian
+  run jacobian --element tet --order 1 --mesh box:96,96,96 --aux field --where $where --bench \
+    --runs 5 --jacobian
+  run jacobian --element tet --order 1 --mesh box:64,64,64 --pointwise gallery:elasticity \
+    --where $where --bench --runs 5 --jacobian
+  run jacobian --element tet --order 2 --mesh box:48,48,48 --pointwise gallery:plaplace \
+    --where $where --bench --runs 5 --jacobian
+  run jacobian --element tet --order 1 --mesh box:96,96,96 --aux field --where $where --bench \
+    --runs 5 --jacobian --precision single
+done
 # breakdown: each codelet's mean time (the residual kernel, femint_residual_v*; the sum into F,
 # femint_vector_v1) from StarPU's history models, every evaluation recorded (STARPU_CALIBRATE=1),
 # a fresh model folder per case, kept under OUTDIR/breakdown/CASE; the text in
