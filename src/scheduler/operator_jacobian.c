@@ -117,6 +117,8 @@ static int jacobian_once(femint_operator_t op, int form, femint_vector_t u, femi
    * Newton solve assembles again and again). */
   const int lend = j->worker >= 0 && j->calls >= 2, bounced = j->worker >= 0 && !lend;
   FEMINT_CALL(lend ? femint_host_matrix(ctx, j->shape, J) : matrix_create(ctx, j->shape, 0, J));
+  femint_trace("Jacobian: matrix of %lld values (%s)", (long long)j->pat.nnz,
+               lend ? "lent" : bounced ? "bounced" : "host");
   struct starpu_task **tasks = calloc((size_t)e->nchunk + 1, sizeof *tasks);
   if (!tasks) {
     femint_matrix_destroy(J);
@@ -140,7 +142,9 @@ static int jacobian_once(femint_operator_t op, int form, femint_vector_t u, femi
     t->handles[6] = starpu_data_get_sub_data(j->h_mats, 1, i);
     err = task_submit(ctx, t, &tasks[i], who);
   }
+  femint_trace("Jacobian: %d tasks submitted", e->nchunk);
   starpu_data_unpartition(j->h_mats, j->node);
+  femint_trace("Jacobian: element matrices gathered");
   j->sum.status = 0;
   if (!err) {
     struct starpu_task *t = starpu_task_create();
@@ -164,11 +168,13 @@ static int jacobian_once(femint_operator_t op, int form, femint_vector_t u, femi
     starpu_task_destroy(tasks[i]);
   }
   free(tasks);
+  femint_trace("Jacobian: summed");
   if (!err && bounced)
     err = download_bounced(ctx, starpu_worker_get_devid(j->worker), j->node, h_val, (*J)->values,
                            (size_t)j->pat.nnz * sizeof(double));
   if (bounced || err) starpu_data_unregister_no_coherency(h_val);
   else starpu_data_unregister(h_val); /* the values to main memory */
+  femint_trace("Jacobian: values in main memory");
   for (int i = 0; i < e->nchunk && !err; i++)
     if (rf->args[i].status) err = femint_seterr(ctx, rf->args[i].status, "%s: %s", who, rf->args[i].msg);
   if (!err && j->sum.status) err = femint_seterr(ctx, j->sum.status, "%s: %s", who, j->sum.msg);
