@@ -311,6 +311,15 @@ int cli_verify_cells(femint_context_t ctx, femint_space_t space, int ncell, int 
   }
   if (!rc && !(sm.ref = malloc(((size_t)n * n + 1) * sizeof *sm.ref))) rc = FEMINT_ENOMEM;
   if (!rc) rc = femint_operator_integrate(sm.op, compare_cells, &sm, NULL);
+  if ((rc == FEMINT_EOPENCL || rc == FEMINT_ENODEV) && o.where != opt->where) {
+    /* the devices failed here first (the run's tasks may all have gone to the CPU workers) */
+    fprintf(stderr, "femint: warning: the check of %d cells: %s; the work is done again on the "
+                    "run's workers\n", ns, femint_last_error(ctx));
+    femint_operator_destroy(&sm.op);
+    o.where = opt->where;
+    rc = femint_operator_create(ctx, space, nform, forms, &o, &sm.op);
+    if (!rc) rc = femint_operator_integrate(sm.op, compare_cells, &sm, NULL);
+  }
   if (rc == FEMINT_ECALLBACK) rc = sm.rc;
   if (!rc) {
     char name[64];
