@@ -26,12 +26,14 @@
 #define FEMINT_AT(v, z) ((v) * FEMINT_L + (z))
 
 /* Cells c0 .. c0 + nl - 1 (nl <= FEMINT_LANES) of NSH functions each; s: scratch for ue[NSH *
- * NC], ae[NSH * NAS], r[NC * NSH] and the geometry [nq][NG], each value FEMINT_LANES wide. */
+ * NC], ae[NSH * NAS], r[NC * NSH] and the geometry (every point's, [nq][NG], or an affine cell's
+ * [NGA]), each value FEMINT_LANES wide. */
 static inline __attribute__((always_inline)) void
-femint_block(const int NSH, int nl, long long c0, int nq, const double *phi, const double *xq,
-             const double *wq, int affine, const double *u, const long long *dofs, const void *geo,
-             const void *geox, int single, const double *aux, const long long *adofs, int aux_kind,
-             const double *k, void *ev, double *s)
+femint_block(const int NSH, int nl, long long c0, int nq, const double *phi,
+             const double *xq, const double *wq, int affine, const double *u,
+             const long long *dofs, const void *geo, const void *geox, int single,
+             const double *aux, const long long *adofs, int aux_kind, const double *k, void *ev,
+             double *s)
 {
   double *restrict ue = s, *restrict ae = ue + NSH * FEMINT_NC * FEMINT_L;
   double *restrict r = ae + NSH * FEMINT_NAS * FEMINT_L;
@@ -50,8 +52,8 @@ femint_block(const int NSH, int nl, long long c0, int nq, const double *phi, con
         ae[FEMINT_AT(i * FEMINT_NAS + c, z)] = g >= 0 ? aux[g * FEMINT_NA + c] : 0;
       }
   }
-  /* the block's geometry at the points, gs[q][value][lane]: each cell's read in one sweep, or
-   * made from an affine cell's */
+  /* the block's geometry, gs[value][lane]: every point's of curved cells, read in one sweep
+   * per cell; an affine cell's once (|det J|, K, J, x0), w and x made at each point below */
   double *restrict gs = r + FEMINT_NC * NSH * FEMINT_L;
   if (!affine) {
     for (int z = 0; z < FEMINT_L; z++) {
@@ -60,39 +62,23 @@ femint_block(const int NSH, int nl, long long c0, int nq, const double *phi, con
         gs[FEMINT_AT(i, z)] = single ? ((const float *)geo)[at + i] : ((const double *)geo)[at + i];
     }
   } else {
-    double ga[FEMINT_NGA * FEMINT_L];
     for (int z = 0; z < FEMINT_L; z++) {
       const long long cell = c0 + (z < nl ? z : nl - 1);
       const long long at = cell * FEMINT_NGK, atx = cell * (FEMINT_NGA - FEMINT_NGK);
       for (int i = 0; i < FEMINT_NGK; i++)
-        ga[FEMINT_AT(i, z)] = single ? ((const float *)geo)[at + i] : ((const double *)geo)[at + i];
+        gs[FEMINT_AT(i, z)] = single ? ((const float *)geo)[at + i] : ((const double *)geo)[at + i];
       for (int i = FEMINT_NGK; i < FEMINT_NGA; i++)
-        ga[FEMINT_AT(i, z)] = single ? ((const float *)geox)[atx + i - FEMINT_NGK]
+        gs[FEMINT_AT(i, z)] = single ? ((const float *)geox)[atx + i - FEMINT_NGK]
                                      : ((const double *)geox)[atx + i - FEMINT_NGK];
-    }
-    const double *J = ga + (1 + FEMINT_DIM * FEMINT_DIM) * FEMINT_L;
-    const double *x0 = J + FEMINT_DIM * FEMINT_DIM * FEMINT_L;
-    for (int q = 0; q < nq; q++) {
-      double *gq = gs + (long long)q * FEMINT_NG * FEMINT_L;
-#pragma omp simd
-      for (int z = 0; z < FEMINT_L; z++) gq[z] = wq[q] * ga[z];
-      for (int i = 0; i < FEMINT_DIM * FEMINT_DIM; i++)
-#pragma omp simd
-        for (int z = 0; z < FEMINT_L; z++) gq[FEMINT_AT(1 + i, z)] = ga[FEMINT_AT(1 + i, z)];
-      for (int a = 0; a < FEMINT_DIM; a++)
-#pragma omp simd
-        for (int z = 0; z < FEMINT_L; z++) {
-          double x = x0[FEMINT_AT(a, z)];
-          for (int b = 0; b < FEMINT_DIM; b++)
-            x += J[FEMINT_AT(FEMINT_DIM * a + b, z)] * xq[FEMINT_DIM * q + b];
-          gq[FEMINT_AT(1 + FEMINT_DIM * FEMINT_DIM + a, z)] = x;
-        }
     }
   }
   for (int i = 0; i < FEMINT_NC * NSH * FEMINT_L; i++) r[i] = 0;
   for (int q = 0; q < nq; q++) {
     const double *p = phi + (long long)q * (FEMINT_DIM + 1) * NSH;
-    const double *g = gs + (long long)q * FEMINT_NG * FEMINT_L;
+    /* w |det J| at gw[0], K at gw[1..], x at gx[0..] (affine: J at gx[0..] and x0 after) */
+    const double *gw = affine ? gs : gs + (long long)q * FEMINT_NG * FEMINT_L;
+    const double *gx = gw + (1 + FEMINT_DIM * FEMINT_DIM) * FEMINT_L;
+    const double wq_q = affine ? wq[q] : 1, ax = affine ? 1 : 0;
     double w0[FEMINT_NC * FEMINT_L], G[FEMINT_NC * FEMINT_DIM * FEMINT_L];
     /* the points of the block's cells, one lane a cell: once the loops inside are unrolled and
      * the small arrays made scalars, the loop over the lanes vectorizes (an omp simd pragma would
@@ -100,9 +86,15 @@ femint_block(const int NSH, int nl, long long c0, int nq, const double *phi, con
     for (int z = 0; z < FEMINT_L; z++) {
       double K[FEMINT_DIM * FEMINT_DIM], x[FEMINT_DIM];
 #pragma GCC unroll 16
-      for (int i = 0; i < FEMINT_DIM * FEMINT_DIM; i++) K[i] = g[FEMINT_AT(1 + i, z)];
+      for (int i = 0; i < FEMINT_DIM * FEMINT_DIM; i++) K[i] = gw[FEMINT_AT(1 + i, z)];
 #pragma GCC unroll 16
-      for (int d = 0; d < FEMINT_DIM; d++) x[d] = g[FEMINT_AT(1 + FEMINT_DIM * FEMINT_DIM + d, z)];
+      for (int a = 0; a < FEMINT_DIM; a++) {
+        double xa = gx[FEMINT_AT(affine ? FEMINT_DIM * FEMINT_DIM + a : a, z)];
+#pragma GCC unroll 16
+        for (int b = 0; b < FEMINT_DIM; b++)
+          xa += ax * gx[FEMINT_AT(FEMINT_DIM * a + b, z)] * xq[FEMINT_DIM * q + b];
+        x[a] = xa;
+      }
       /* u, a field a, their reference gradients, then the physical ones (per-cell a: no
        * gradient) */
       double v[FEMINT_NC + FEMINT_NAS], ref[(FEMINT_NC + FEMINT_NAS) * FEMINT_DIM];
@@ -159,7 +151,7 @@ femint_block(const int NSH, int nl, long long c0, int nq, const double *phi, con
       f1(FEMINT_DIM, uu, du, a, da, x, k, f1v);
 #endif
       /* weighted: the test against phi_i and against grad phi_i = K^T (ref. gradient) */
-      const double w = g[FEMINT_AT(0, z)];
+      const double w = wq_q * gw[FEMINT_AT(0, z)];
 #pragma GCC unroll 16
       for (int c = 0; c < FEMINT_NC; c++) {
         w0[FEMINT_AT(c, z)] = w * f0v[c];
@@ -203,8 +195,10 @@ int femint_residual_cells(int ncell, int nsh, int nq, const double *phi, const d
                           const void *geo, const void *geox, int single, const double *aux,
                           const long long *adofs, int aux_kind, const double *k, void *ev)
 {
-  double *s = malloc(((size_t)nsh * (2 * FEMINT_NC + FEMINT_NAS) + (size_t)nq * FEMINT_NG) *
-                     FEMINT_L * sizeof *s);
+  /* the geometry's part holds every point's, or an affine cell's; the last point of a curved
+   * cell reads zeros past it (times 0: J of an affine cell) */
+  double *s = calloc(((size_t)nsh * (2 * FEMINT_NC + FEMINT_NAS) + (size_t)nq * FEMINT_NG +
+                      FEMINT_NGA) * FEMINT_L, sizeof *s);
   if (!s) return -1;
   switch (nsh) { /* the usual sizes compiled with their size known */
   case 3: FEMINT_RUN(3); break;
