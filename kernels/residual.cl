@@ -293,10 +293,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void residual(RESIDUAL_
 #endif
 
 /* The Jacobian's element matrices mats[cell][NR][NR] (row i NC + c for function i and component
- * c, femint's element layout, as the column j NC + f), a (cell, row) pair per work-item: at every
+ * c, femint's element layout, as the column j NC + f), JROWS consecutive rows per work-item (the
+ * NC rows of a function, which share the pointwise derivatives, when their NC NR sums fit its
+ * registers; else one, JACOBIAN_ROWS in codelets/codelets.h says the same): at every
  * point the cell's u, grad u, a and grad a (as the residual), g0..g3 there, and the row's test
  * function i against every trial function j: w |det J| (phi_i g0 phi_j + phi_i g1 . grad phi_j +
  * grad phi_i . g2 phi_j + grad phi_i . g3 grad phi_j) for components (c, f). */
+#define JROWS (NC * NR <= 64 ? NC : 1)
 #define JACOBIAN_ARGS                                                                         \
   const int ncell, __global const double *u, const long u_off, __global const long *dofs,      \
       const long dofs_off, __global const REAL *geo, const long geo_off,                       \
@@ -310,12 +313,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void jacobian(JACOBIAN_
   for (int i = lid; i < NQ * (DIM + 1) * NSH; i += WG) phi[i] = phi_g[phi_off + i];
   barrier(CLK_LOCAL_MEM_FENCE);
   const long t = get_global_id(0);
-  if (t >= (long)ncell * NR) return;
-  const long e = t / NR;
-  const int row = (int)(t % NR), i = row / NC, c = row % NC;
-  REAL ue[NSH * NC], ae[NSH * NAS], jr[NR], ga[NGA];
+  if (t >= (long)ncell * (NR / JROWS)) return;
+  const long e = t / (NR / JROWS);
+  const int row0 = (int)(t % (NR / JROWS)) * JROWS, i = row0 / NC, c0 = row0 % NC;
+  REAL ue[NSH * NC], ae[NSH * NAS], jr[JROWS * NR], ga[NGA];
   LOAD_CELL(e, ue, ae, ga);
-  for (int k = 0; k < NR; k++) jr[k] = 0;
+  for (int k = 0; k < JROWS * NR; k++) jr[k] = 0;
   const REAL kc[NKS] = FEMINT_K;
   REAL kv[NKS];
   for (int k = 0; k < NKS; k++) kv[k] = kc[k];
@@ -350,9 +353,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void jacobian(JACOBIAN_
       for (int j = 0; j < DIM; j++) s += g[1 + DIM * j + d] * p[(j + 1) * NSH + i];
       gi[d] = w * s;
     }
-    /* against each trial component f: the coefficients of phi_j and of grad phi_j */
-    for (int f = 0; f < NC; f++) {
-      const int ce = c * NC + f;
+    /* for each of the rows' components c and trial component f: the coefficients of phi_j and
+     * of grad phi_j */
+    for (int cf = 0; cf < JROWS * NC; cf++) {
+      const int cr = cf / NC, c = c0 + cr, f = cf % NC, ce = c * NC + f;
       REAL cv = vi * g0v[ce], cg[DIM];
       for (int d = 0; d < DIM; d++) {
         cv += gi[d] * g2v[ce * DIM + d];
@@ -370,9 +374,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void jacobian(JACOBIAN_
       for (int k = 0; k < NSH; k++) {
         REAL s = p[k] * cv;
         for (int j = 0; j < DIM; j++) s += p[(j + 1) * NSH + k] * kg[j];
-        jr[k * NC + f] += s;
+        jr[cr * NR + k * NC + f] += s;
       }
     }
   }
-  for (int k = 0; k < NR; k++) mats[mats_off + t * NR + k] = jr[k];
+  for (int k = 0; k < JROWS * NR; k++) mats[mats_off + (e * NR + row0) * NR + k] = jr[k];
 }

@@ -157,6 +157,10 @@ int residual_batch(const struct residual_arg *a, const double *u, const int64_t 
                    int workerid, int nthreads);
 /* The work-group size of the residual kernel. */
 #define RESIDUAL_WG 128
+/* Rows of a Jacobian's element matrix (nr of them, nc components) per work-item of its OpenCL
+ * kernel: a function's nc rows, which share the pointwise derivatives at each point, when their
+ * nc nr sums fit the registers; else one (kernels/residual.cl's JROWS). */
+#define JACOBIAN_ROWS(nc, nr) ((nc) * (nr) <= 64 ? (nc) : 1)
 
 /* Integrate an H1 batch with a team of nthreads (the body of the CPU codelet) into mats (REAL);
  * geo is what the batch carries (the Jacobian terms, or the cells' nodes when g->geo_coords,

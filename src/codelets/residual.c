@@ -241,13 +241,14 @@ static void jacobian_cpu(void *buffers[], void *arg)
   }
 }
 
-/* ncell and the 7 buffers, a work-item per (cell, row). */
+/* ncell and the 7 buffers, a work-item per JACOBIAN_ROWS rows of a cell. */
 static void jacobian_opencl(void *buffers[], void *arg)
 {
   struct residual_arg *a = arg;
   const int dev = starpu_worker_get_devid(starpu_worker_get_id());
+  const int nr = a->re->nsh * a->nc;
   launch(a, a->jkernel ? a->jkernel[dev] : NULL, buffers, 7, NULL,
-         (size_t)a->ncell * a->re->nsh * a->nc, "jacobian");
+         (size_t)a->ncell * nr / JACOBIAN_ROWS(a->nc, nr), "jacobian");
 }
 
 static struct starpu_perfmodel jacobian_model = {
