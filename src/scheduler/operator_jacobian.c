@@ -62,10 +62,14 @@ static int jacobian_setup(struct femint_operator *op)
   /* on the vectors' home device when it sums in double, else in main memory */
   const int dev = r->home >= 0 ? starpu_worker_get_devid(r->home) : -1;
   if (dev >= 0 && ctx->cl_dev[dev].fp64) {
-    FEMINT_CALL(coo_sum_program(ctx, dev, r->single ? FEMINT_SINGLE : FEMINT_DOUBLE,
-                                &j->sum_prog[dev]));
-    j->worker = r->home;
-    j->node = starpu_worker_get_memory_node((unsigned)r->home);
+    /* a sum that does not build there leaves it to a CPU worker (unless OpenCL alone) */
+    const int err = coo_sum_program(ctx, dev, r->single ? FEMINT_SINGLE : FEMINT_DOUBLE,
+                                    &j->sum_prog[dev]);
+    FEMINT_CALL(operator_build_failed(op, err, "the Jacobian's sum"));
+    if (!err) {
+      j->worker = r->home;
+      j->node = starpu_worker_get_memory_node((unsigned)r->home);
+    }
   }
   FEMINT_CHECK(j->worker >= 0 || ctx->ncpu > 0, ctx, FEMINT_ENODEV,
                "%s: no worker can sum the element matrices (no CPU worker, no OpenCL device "
