@@ -118,7 +118,9 @@ FEMINT_EXPORT int femint_operator_residual_cells(femint_operator_t op, int form,
  *  residual's home device when it has one (only the CSR values come back; from the third call
  *  on into pinned memory of the context's, as femint_operator_assemble's), else by a CPU
  *  worker. The entries are the same bits from call to call on one kind of worker.
- *  @return 0; as femint_operator_residual; FEMINT_EINVAL when the form has none of g0..g3. */
+ *  @return 0; as femint_operator_residual; FEMINT_EINVAL when the form has none of g0..g3;
+ *  FEMINT_ENODEV when no worker can (the CPU's without compiled g0..g3, no device);
+ *  FEMINT_ENOTSUP when the element matrices hold 2^32 values or more. */
 FEMINT_EXPORT int femint_operator_jacobian(femint_operator_t op, int form, femint_vector_t u,
                                            femint_vector_t aux, femint_matrix_t *J);
 

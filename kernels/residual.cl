@@ -18,8 +18,8 @@
  * precision). ev: the cells' residuals [cell][NC][NSH] or, sorted, each value at its place
  * slot[cell][NSH] (value c of place o at ev[o NC + c]; -1: none), so that the sum into F reads
  * each DOF's values one after the other. The kernel jacobian (after both) takes -DHAS_G0..-DHAS_G3
- * likewise: the element matrices of the Jacobian from the caller's g0..g3, a (cell, row) pair per
- * work-item. */
+ * likewise: the element matrices of the Jacobian from the caller's g0..g3, JROWS rows of a cell
+ * per work-item. */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
 #define NG (1 + DIM * DIM + DIM)

@@ -559,6 +559,87 @@ static void check_jacobian(femint_context_t ctx, femint_mesh_t m)
   }
 }
 
+/* Compiled -laplace u (f1 = grad u) and its g3, for a form whose source has no g0..g3. */
+static void lap_f1(int dim, const double *u, const double *du, const double *a, const double *da,
+                   const double *x, const double *k, double *f)
+{
+  (void)u, (void)a, (void)da, (void)x, (void)k;
+  for (int d = 0; d < dim; d++) f[d] = du[d];
+}
+static void lap_g3(int dim, const double *u, const double *du, const double *a, const double *da,
+                   const double *x, const double *k, double *g)
+{
+  (void)u, (void)du, (void)a, (void)da, (void)x, (void)k;
+  for (int d = 0; d < dim * dim; d++) g[d] = d % (dim + 1) == 0 ? 1 : 0;
+}
+
+/* An operator of no cells: F = 0 and a Jacobian of no entries. Compiled g0..g3 beside a source
+ * without them: the CPU workers assemble the Jacobian (every kind of worker: the same), an
+ * operator for OpenCL workers alone has none that can (FEMINT_ENODEV, named). */
+static void check_edges(femint_context_t ctx, femint_mesh_t m)
+{
+  femint_space_t s;
+  TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, 1, NULL, 1, &s));
+  const int64_t n = femint_space_num_dofs(s);
+  double *u = malloc(n * sizeof *u), *y = malloc(n * sizeof *y), *z = malloc(n * sizeof *z);
+  unsigned st = 7;
+  for (int64_t i = 0; i < n; i++) u[i] = urand(&st);
+  static const char text[] =
+      "FEMINT_POINTWISE void f1(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+      "                         const REAL *da, const REAL *x, const REAL *k, REAL *f)\n"
+      "{\n  for (int d = 0; d < dim; d++) f[d] = du[d];\n}\n";
+  struct femint_pointwise pw = {.source = text, .name = "laplace.c", .ncomp = 1, .f1 = lap_f1,
+                                .g = {NULL, NULL, NULL, lap_g3}};
+  femint_form_t f;
+  TAP_CALL(ctx, femint_form_create_pointwise(ctx, &pw, &f));
+  femint_vector_t vu, vF;
+  TAP_CALL(ctx, femint_vector_create(s, &vu));
+  TAP_CALL(ctx, femint_vector_create(s, &vF));
+  TAP_CALL(ctx, femint_vector_set_values(vu, u));
+  int none = 0;
+  struct femint_operator_options o = {.cells = &none, .ncells = 0};
+  femint_operator_t op;
+  femint_matrix_t J;
+  TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &f, &o, &op));
+  TAP_CALL(ctx, femint_operator_residual(op, 0, vu, NULL, vF));
+  TAP_CALL(ctx, femint_vector_get_values(vF, y));
+  TAP_CALL(ctx, femint_operator_jacobian(op, 0, vu, NULL, &J));
+  femint_matrix_mult(J, u, z);
+  double big = 0;
+  for (int64_t i = 0; i < n; i++) big = fmax(big, fabs(y[i]) + fabs(z[i]));
+  tap_ok(big == 0, "%s, no cells: F = 0 and J = 0", m->topo->plural);
+  femint_matrix_destroy(&J);
+  femint_operator_destroy(&op);
+  for (int where = FEMINT_WHERE_ANY; where <= FEMINT_WHERE_CPU; where++) {
+    o = (struct femint_operator_options){.where = where};
+    TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &f, &o, &op));
+    TAP_CALL(ctx, femint_operator_jacobian(op, 0, vu, NULL, &J));
+    femint_matrix_mult(J, u, where == FEMINT_WHERE_ANY ? y : z);
+    femint_matrix_destroy(&J);
+    femint_operator_destroy(&op);
+  }
+  double norm = 0;
+  for (int64_t i = 0; i < n; i++) norm += z[i] * z[i];
+  tap_ok(norm > 0 && tap_reldiff(y, z, (size_t)n) == 0,
+         "%s, compiled g3 beside a source without g0..g3: every worker's Jacobian is the CPU's",
+         m->topo->plural);
+  o = (struct femint_operator_options){.where = FEMINT_WHERE_OPENCL};
+  if (femint_operator_create(ctx, s, 1, &f, &o, &op) == 0) {
+    const int rc = femint_operator_jacobian(op, 0, vu, NULL, &J);
+    tap_ok(rc == FEMINT_ENODEV && !J && strstr(femint_last_error(ctx), "Jacobian of laplace.c"),
+           "%s, OpenCL workers alone and g0..g3 compiled only: %s", m->topo->plural,
+           femint_last_error(ctx));
+    femint_operator_destroy(&op);
+  } else {
+    tap_diag("no OpenCL worker: the operator for OpenCL workers alone is not made");
+  }
+  femint_vector_destroy(&vu);
+  femint_vector_destroy(&vF);
+  femint_form_destroy(&f);
+  femint_space_destroy(&s);
+  free(u), free(y), free(z);
+}
+
 /* Lagrange hexahedra take the same verbs: -laplace u is A u, its Jacobian is A. */
 static void check_hex(femint_context_t ctx, int order)
 {
@@ -616,6 +697,7 @@ int main(void)
       for (int kase = 0; kase < NCASE; kase++) check_case(ctx, m, p, kase);
     check_linear(ctx, m);
     check_jacobian(ctx, m);
+    check_edges(ctx, m);
     femint_mesh_destroy(&m);
     /* curved cells keep their geometry per point (straight ones once per cell) */
     TAP_CALL(ctx, femint_mesh_create_box(ctx, shape, 3, 2, dim == 3 ? 2 : 1, 1.5, 1, 0.8, 0.3, 3, &m));

@@ -205,7 +205,7 @@ struct starpu_codelet femint_cl_residual = {
 /* jacobian: the element matrices of the Jacobian of a chunk's cells, mats[cell][n][n] (n = nsh
  * nc, row i nc + c) in the precision, from the caller's g0..g3 at u; buffers as residual's first
  * six, then the matrices (W). The CPU computes in double (pw_cell_jacobian), the OpenCL kernel
- * jacobian (kernels/residual.cl) a (cell, row) pair per work-item. */
+ * jacobian (kernels/residual.cl) JACOBIAN_ROWS rows of a cell per work-item. */
 static void jacobian_cpu(void *buffers[], void *arg)
 {
   struct residual_arg *a = arg;

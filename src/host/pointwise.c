@@ -148,6 +148,12 @@ int pw_defines(const char *source, const char *name)
   return 0;
 }
 
+int pw_defines_g(const char *source)
+{
+  return source && (pw_defines(source, "g0") || pw_defines(source, "g1") ||
+                    pw_defines(source, "g2") || pw_defines(source, "g3"));
+}
+
 void pw_cell_jacobian(const struct pw_eval *e, femint_pointwise_fn const g[4], const double *geo,
                       const double *ue, const double *ae, double *J)
 {

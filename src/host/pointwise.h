@@ -77,6 +77,8 @@ void pw_cell_residual(const struct pw_eval *e, const double *g, const double *ue
 /* Whether a source defines a function of that name: the name followed by "(" after a type, at
  * the start of a word, outside comments (a plain scan, for the OpenCL kernel's build). */
 int pw_defines(const char *source, const char *name);
+/* Whether a source (NULL: none) defines any of g0..g3, the Jacobian's pointwise derivatives. */
+int pw_defines_g(const char *source);
 
 /* The Jacobian of one cell's residual with respect to its values, J[n][n] with n = nsh * nc
  * (row i * nc + c, column j * nc + e: the layout of femint's element matrices), from g0..g3

@@ -138,10 +138,10 @@ int coo_sum_program(femint_context_t ctx, int dev, int precision, struct cl_prog
 /* n bytes of h's copy on device dev (memory node `node`) into ordinary host memory through two
  * small pinned buffers, the calling thread's team copying one while the device fills the other
  * (about 20 GB/s on the H200, where StarPU's own copy to pageable memory reaches 7): the CSR
- * values of the first assemblies, before their memory is lent pinned. FEMINT_EOPENCL,
- * FEMINT_ENOMEM. */
+ * values of the first assemblies, before their memory is lent pinned. FEMINT_EOPENCL (its
+ * message begins with what), FEMINT_ENOMEM. */
 int download_bounced(femint_context_t ctx, int dev, unsigned node, starpu_data_handle_t h,
-                     void *host, size_t n);
+                     void *host, size_t n, const char *what);
 /* operator_apply.c: y = A x for one form, matrix-free (hexahedra); st gets the tasks and the
  * time. */
 int operator_apply(struct femint_operator *op, int form, const double *x, double *y,

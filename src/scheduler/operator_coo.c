@@ -102,7 +102,7 @@ int coo_sum_program(femint_context_t ctx, int dev, int precision, struct cl_prog
  * pinning the destination (StarPU's own copy into pageable memory goes through the driver's
  * thread at about 7 GB/s on the H200). Returns 0 or FEMINT_EOPENCL / FEMINT_ENOMEM. */
 int download_bounced(femint_context_t ctx, int dev, unsigned node, starpu_data_handle_t h,
-                     void *host, size_t n)
+                     void *host, size_t n, const char *what)
 {
   const size_t chunk = (size_t)8 << 20;
   const struct starpu_vector_interface *vi = starpu_data_get_interface_on_node(h, node);
@@ -146,7 +146,7 @@ int download_bounced(femint_context_t ctx, int dev, unsigned node, starpu_data_h
   if (q) clReleaseCommandQueue(q);
   femint_host_free(ctx, bounce);
   FEMINT_CHECK(q && cerr == CL_SUCCESS, ctx, FEMINT_EOPENCL,
-               "COO assembly: the CSR values from OpenCL device %d: error %d", dev,
+               "%s: the CSR values from OpenCL device %d: error %d", what, dev,
                q ? cerr : -1);
   return 0;
 }
@@ -236,7 +236,7 @@ static int coo_prepare(struct femint_operator *op, struct femint_stats *st)
     starpu_data_handle_t used = starpu_data_get_sub_data(h_colind, 1, 0);
     if (op->coo_dev >= 0) {
       err = download_bounced(ctx, op->coo_dev, op->coo_node, used, colind,
-                             ((size_t)arg.nnz + 1) * sizeof *colind);
+                             ((size_t)arg.nnz + 1) * sizeof *colind, "COO assembly");
     } else {
       starpu_data_acquire(used, STARPU_R); /* into colind */
       starpu_data_release(used);
@@ -440,7 +440,7 @@ int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_s
   const double td = femint_now();
   for (int f = 0; f < nform && !err && bounced; f++)
     err = download_bounced(ctx, op->coo_dev, op->coo_node, run[f].h_val, run[f].val,
-                           (size_t)op->nnz * sizeof(double));
+                           (size_t)op->nnz * sizeof(double), "COO assembly");
   for (int f = 0; f < nform && !err && !bounced; f++) {
     starpu_data_acquire(run[f].h_val, STARPU_R);
     double *dst = A[f]->values;

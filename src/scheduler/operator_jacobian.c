@@ -41,13 +41,14 @@ static int jacobian_setup(struct femint_operator *op)
   j->worker = -1;
   j->node = STARPU_MAIN_RAM;
   const int64_t n = (int64_t)r->re->nsh * op->space->ncomp, nvalue = (int64_t)p->ncell * n * n;
-  FEMINT_CHECK(nvalue < ((int64_t)1 << 32), ctx, FEMINT_ENOTSUP,
+  FEMINT_CHECK(nvalue < (int64_t)UINT32_MAX, ctx, FEMINT_ENOTSUP,
                "%s: %lld element matrix values (%d cells of %lld rows) are more than one StarPU "
                "vector holds (2^32); split the cells over several operators",
                who, (long long)nvalue, p->ncell, (long long)n);
-  int64_t *voff = malloc(((size_t)p->ncell + 1) * sizeof *voff);
   j->len = malloc(((size_t)e->nchunk + 1) * sizeof *j->len);
-  FEMINT_CHECK(voff && j->len, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  FEMINT_CHECK(j->len, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  int64_t *voff = malloc(((size_t)p->ncell + 1) * sizeof *voff);
+  FEMINT_CHECK(voff, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
   for (int k = 0; k <= p->ncell; k++) voff[k] = (int64_t)k * n * n;
   const int err = pattern_build(ctx, op->space, p->ncell, p->cells, 0, voff, &j->pat);
   free(voff);
@@ -80,7 +81,8 @@ static int jacobian_setup(struct femint_operator *op)
   FEMINT_CHECK(j->mats, ctx, FEMINT_ENOMEM,
                "%s: out of memory for %lld element matrix values on node %u", who,
                (long long)nvalue, j->node);
-  starpu_vector_data_register(&j->h_mats, (int)j->node, j->mats, (uint32_t)nvalue, r->rs);
+  if (nvalue > 0) /* (an operator of no cells has none) */
+    starpu_vector_data_register(&j->h_mats, (int)j->node, j->mats, (uint32_t)nvalue, r->rs);
   for (int i = 0; i < e->nchunk; i++) j->len[i] = (uint32_t)((int64_t)e->ncell[i] * n * n);
   j->sum = (struct sum_arg){.ctx = ctx, .nnz = j->pat.nnz,
                             .precision = r->single ? FEMINT_SINGLE : FEMINT_DOUBLE,
@@ -97,11 +99,8 @@ static int jacobian_once(femint_operator_t op, int form, femint_vector_t u, femi
   struct op_residual *r = op->residual;
   struct residual_form *rf = &r->rf[form];
   const struct pointwise *pw = op->forms[form]->pw;
-  int has_g = 0;
-  for (int k = 0; k < 4; k++) {
-    static const char *const name[4] = {"g0", "g1", "g2", "g3"};
-    has_g |= pw->source ? pw_defines(pw->source, name[k]) : pw->g[k] != NULL;
-  }
+  /* in the source (the OpenCL kernel's) or compiled (the CPU's) */
+  const int has_g = pw_defines_g(pw->source) || pw->g[0] || pw->g[1] || pw->g[2] || pw->g[3];
   FEMINT_CHECK(has_g, ctx, FEMINT_EINVAL,
                "%s: %s defines none of g0, g1, g2, g3 (the pointwise derivatives)", who,
                pw->name);
@@ -116,6 +115,7 @@ static int jacobian_once(femint_operator_t op, int form, femint_vector_t u, femi
   }
   struct op_jacobian *j = r->jac;
   const struct ev_sum *e = r->es;
+  if (e->nchunk == 0) return matrix_create(ctx, j->shape, 1, J); /* no cells: zeros */
   /* Summed on a device, the values come back as the COO assembly's do (operator_coo.c): through
    * a pinned bounce buffer for the first two, then into pinned memory lent by the context (a
    * Newton solve assembles again and again). */
@@ -175,7 +175,7 @@ static int jacobian_once(femint_operator_t op, int form, femint_vector_t u, femi
   femint_trace("Jacobian: summed");
   if (!err && bounced)
     err = download_bounced(ctx, starpu_worker_get_devid(j->worker), j->node, h_val, (*J)->values,
-                           (size_t)j->pat.nnz * sizeof(double));
+                           (size_t)j->pat.nnz * sizeof(double), who);
   if (bounced || err) starpu_data_unregister_no_coherency(h_val);
   else starpu_data_unregister(h_val); /* the values to main memory */
   femint_trace("Jacobian: values in main memory");

@@ -218,8 +218,13 @@ static int residual_programs(struct femint_operator *op, int f)
              pw_defines(pw->source, "g3"));
     err = operator_build_failed(
         op, femint_context_program(ctx, dev, text, options, "residual", &rf->prog[dev]), pw->name);
-    if (!err && rf->prog[dev] && rf->prog[dev]->kernel) /* the Jacobian's, of the same program */
-      rf->jkernel[dev] = clCreateKernel(rf->prog[dev]->program, "jacobian", NULL);
+    if (!err && pw_defines_g(pw->source) && rf->prog[dev] && rf->prog[dev]->kernel && !rf->jkernel[dev]) {
+      cl_int cerr; /* the Jacobian's, of the same program (a source without g0..g3 has none) */
+      rf->jkernel[dev] = clCreateKernel(rf->prog[dev]->program, "jacobian", &cerr);
+      if (cerr != CL_SUCCESS)
+        fprintf(stderr, "femint: warning: %s: the Jacobian's kernel on OpenCL device %d: error "
+                        "%d; the CPU workers take its work\n", pw->name, dev, cerr);
+    }
   }
   free(text);
   return err;
@@ -365,10 +370,15 @@ int residual_where(femint_operator_t op, int form, int jacobian, const char *nam
       gpu |= !(ctx->cl_dev[dev].type & CL_DEVICE_TYPE_CPU);
     }
   if (gpu && operator_gpu_alone(op)) *where = STARPU_OPENCL;
-  FEMINT_CHECK(*where, ctx, FEMINT_ENODEV,
-               "%s: no worker can evaluate %s%s (OpenCL only, and no device built it in double "
-               "precision)",
-               name, jacobian ? "the Jacobian of " : "", pw->name);
+  const int source_g = pw_defines_g(pw->source);
+  FEMINT_CHECK(*where, ctx, FEMINT_ENODEV, "%s: no worker can evaluate %s%s (%s)", name,
+               jacobian ? "the Jacobian of " : "", pw->name,
+               jacobian && !source_g ? "its source defines none of g0..g3, which the OpenCL "
+                                       "workers need; compiled ones serve the CPU workers"
+               : jacobian && op->plan->opt.where != FEMINT_WHERE_OPENCL
+                   ? "the CPU workers have none of g0..g3 compiled, and no OpenCL device built "
+                     "the source's"
+                   : "OpenCL only, and no device built it in double precision");
   if (!r->home_chosen) {
     FEMINT_CALL(ev_home_choose(op, usable, r->vk, &r->home));
     worker_mask_make(ctx, op->plan->opt.devices, r->home, &r->mask);
