@@ -91,7 +91,7 @@ pair "quadrilaterals, curved" both --element quad --mesh rect:24,24 --curved 0.1
   --where opencl
 pair "H(curl) tetrahedra, Maxwell T and S" first --element tet --mesh box:3,3,3 --order 2 \
   --where opencl
-pair "Lagrange tetrahedra" both --element tet --space h1 --problem laplace --mesh box:3,3,3 --order 2 \
+pair "Lagrange tetrahedra" both --element tet --space h1 --problem laplace --mesh box:5,5,5 --order 2 \
   --where opencl
 pair "triangles" both --element tri --mesh rect:12,12 --order 3 --where opencl
 pair "hexahedra" both --element hex --mesh box:4,4,4 --order 3 --problem laplace --where opencl
