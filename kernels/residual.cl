@@ -29,6 +29,12 @@
 #define NKS (NCONST > 0 ? NCONST : 1)
 #define NR (NC * NSH) /* rows of an element vector and matrix */
 
+/* The tables phi[NQ][DIM + 1][NSH] into the work-group's local memory (a barrier to follow). */
+static void tables_to_local(__local REAL *phi, __global const REAL *phi_g, int lid)
+{
+  for (int i = lid; i < NQ * (DIM + 1) * NSH; i += WG) phi[i] = phi_g[i];
+}
+
 /* The value of component c of a field of n components with the cell's values v[NSH][n] at a
  * point (phi p), and its physical gradient (K in the point's geometry g); v in local memory (the
  * transposed kernel) or private (a cell per work-item). */
@@ -199,7 +205,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void residual(RESIDUAL_
   __local REAL f0l[NB * NQ * NC];
   __local REAL f1l[NB * NQ * NC * DIM];
   const int lid = get_local_id(0);
-  for (int i = lid; i < NQ * (DIM + 1) * NSH; i += WG) phi[i] = phi_g[phi_off + i];
+  tables_to_local(phi, phi_g + phi_off, lid);
   for (int b0 = get_group_id(0) * NB; b0 < ncell; b0 += get_num_groups(0) * NB) {
     const int nb = ncell - b0 < NB ? ncell - b0 : NB;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -260,7 +266,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void residual(RESIDUAL_
 {
   __local REAL phi[NQ * (DIM + 1) * NSH];
   const int lid = get_local_id(0);
-  for (int i = lid; i < NQ * (DIM + 1) * NSH; i += WG) phi[i] = phi_g[phi_off + i];
+  tables_to_local(phi, phi_g + phi_off, lid);
   barrier(CLK_LOCAL_MEM_FENCE);
   const long e = get_global_id(0);
   if (e >= ncell) return;
@@ -310,7 +316,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void jacobian(JACOBIAN_
 {
   __local REAL phi[NQ * (DIM + 1) * NSH];
   const int lid = get_local_id(0);
-  for (int i = lid; i < NQ * (DIM + 1) * NSH; i += WG) phi[i] = phi_g[phi_off + i];
+  tables_to_local(phi, phi_g + phi_off, lid);
   barrier(CLK_LOCAL_MEM_FENCE);
   const long t = get_global_id(0);
   if (t >= (long)ncell * (NR / JROWS)) return;

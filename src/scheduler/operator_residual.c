@@ -370,10 +370,9 @@ int residual_where(femint_operator_t op, int form, int jacobian, const char *nam
       gpu |= !(ctx->cl_dev[dev].type & CL_DEVICE_TYPE_CPU);
     }
   if (gpu && operator_gpu_alone(op)) *where = STARPU_OPENCL;
-  const int source_g = pw_defines_g(pw->source);
   FEMINT_CHECK(*where, ctx, FEMINT_ENODEV, "%s: no worker can evaluate %s%s (%s)", name,
                jacobian ? "the Jacobian of " : "", pw->name,
-               jacobian && !source_g ? "its source defines none of g0..g3, which the OpenCL "
+               jacobian && !pw_defines_g(pw->source) ? "its source defines none of g0..g3, which the OpenCL "
                                        "workers need; compiled ones serve the CPU workers"
                : jacobian && op->plan->opt.where != FEMINT_WHERE_OPENCL
                    ? "the CPU workers have none of g0..g3 compiled, and no OpenCL device built "
