@@ -64,15 +64,17 @@
  * stored full or as its packed upper half (symmetric); entry (r, s) goes to
  * row/col/val[entry_base + k n^2 + r n + s], both -1 where either DOF is missing. */
 __kernel void coo_indices(long ncell, int n, int symmetric, long dof_base, long entry_base,
-                          long value_base, long per_cell, __global const long *cdof,
-                          __global long *row, __global long *col, __global long *val)
+                          long value_base, long per_cell, long rlo, long rhi,
+                          __global const long *cdof, __global long *row, __global long *col,
+                          __global long *val)
 {
   const long nn = (long)n * n, e = (long)get_global_id(0);
   if (e >= ncell * nn) return;
   const long c = e / nn;
   int r = (int)(e / n % n), s = (int)(e % n);
   const long a = cdof[dof_base + c * n + r], b = cdof[dof_base + c * n + s];
-  const int both = a >= 0 && b >= 0;
+  /* rows rlo..rhi - 1 alone: the part of the matrix one device sums */
+  const int both = a >= 0 && b >= 0 && (a >> 1) >= rlo && (a >> 1) < rhi;
   row[entry_base + e] = both ? a >> 1 : -1;
   col[entry_base + e] = both ? b >> 1 : -1;
   if (symmetric && r > s) {

@@ -303,6 +303,8 @@ static void test_indices(struct cl_env *env, const struct coo_cl *k)
   const int64_t ndof = 40, sentinel = -77;
   int ok = 1;
   for (int sym = 0; sym <= 1; sym++) {
+    /* full storage: every row; symmetric: the rows 10..29 alone (a device's part) */
+    const int64_t rlo = sym ? 10 : 0, rhi = sym ? 30 : ndof;
     int64_t ncode = 0, nentry = 0;
     for (int g = 0; g < 2; g++) {
       ncode += (int64_t)ncell[g] * nrow[g];
@@ -322,15 +324,15 @@ static void test_indices(struct cl_env *env, const struct coo_cl *k)
     for (int g = 0; g < 2; g++) {
       const int n = nrow[g];
       const int64_t per = sym ? (int64_t)n * (n + 1) / 2 : (int64_t)n * n;
-      ok = ok && coo_cl_indices(k, env->queue, ncell[g], n, sym, code, entry, value, per, dcdof,
-                                dout[0], dout[1], dout[2]) == 0;
+      ok = ok && coo_cl_indices(k, env->queue, ncell[g], n, sym, code, entry, value, per, rlo,
+                                rhi, dcdof, dout[0], dout[1], dout[2]) == 0;
       for (int c = 0; c < ncell[g]; c++)
         for (int r = 0; r < n; r++)
           for (int s = 0; s < n; s++) {
             const int64_t a = cdof[code + (int64_t)c * n + r], b = cdof[code + (int64_t)c * n + s];
             const int64_t e = entry + ((int64_t)c * n + r) * n + s;
             const int64_t v = value + c * per + pattern_entry(n, r, s, sym);
-            const int both = a >= 0 && b >= 0;
+            const int both = a >= 0 && b >= 0 && a / 2 >= rlo && a / 2 < rhi;
             ref[0][e] = both ? a / 2 : -1;
             ref[1][e] = both ? b / 2 : -1;
             ref[2][e] = a % 2 != b % 2 ? ~v : v;
@@ -424,26 +426,36 @@ static void layout_free(struct layout *L)
  * for bit, *sums_ok when coo_cl_sum of random values equals pattern_value in double (k) and
  * single (k1) precision. */
 static void space_case(struct cl_env *env, const struct coo_cl *k, const struct coo_cl *k1,
-                       femint_mesh_t mesh, femint_space_t s, int symmetric, int *pattern_ok,
-                       int *sums_ok)
+                       femint_mesh_t mesh, femint_space_t s, int symmetric, int part,
+                       int *pattern_ok, int *sums_ok)
 {
   struct layout L;
   layout_make(mesh, s, symmetric, &L);
-  const int64_t n = femint_space_num_dofs(s);
+  const int64_t n = femint_space_num_dofs(s), nm = s->nmode;
+  /* part: the rows of the middle third of the scalar modes alone (a device's part) */
+  const int64_t mlo = part ? nm / 3 : 0, mhi = part ? 2 * nm / 3 : nm;
   cl_mem dcdof = buffer(env, L.ncode, 8, L.cdof), drow = buffer(env, L.nentry, 8, NULL);
   cl_mem dcol = buffer(env, L.nentry, 8, NULL), dval = buffer(env, L.nentry, 8, NULL);
   int ok = 1;
   for (int g = 0; g < L.ngroup; g++) {
     const struct layout_group *G = &L.group[g];
     ok = ok && coo_cl_indices(k, env->queue, G->ncell, G->n, symmetric, G->dof_base,
-                              G->entry_base, G->value_base, G->per_cell, dcdof, drow, dcol,
-                              dval) == 0;
+                              G->entry_base, G->value_base, G->per_cell, mlo * s->ncomp,
+                              mhi * s->ncomp, dcdof, drow, dcol, dval) == 0;
   }
   struct coo_ref dp;
   struct pattern hp;
   cl_mem dperm = NULL, dseg = NULL;
   ok = ok && device_pattern(env, k, n, L.nentry, drow, dcol, dval, &dp, &dperm, &dseg) == 0;
-  TAP_CALL(NULL, pattern_build(NULL, s, 0, NULL, symmetric, L.voff, &hp));
+  TAP_CALL(NULL, pattern_build_rows(NULL, s, 0, NULL, symmetric, L.voff, mlo, mhi, &hp));
+  if (part) { /* the part's rows and none other */
+    const int64_t lo = hp.rowptr[mlo * s->ncomp], hi = hp.rowptr[mhi * s->ncomp];
+    if (lo != 0 || hi != hp.nnz || hi == 0) {
+      tap_diag("the part's rows hold values %lld..%lld of %lld", (long long)lo, (long long)hi,
+               (long long)hp.nnz);
+      ok = 0;
+    }
+  }
   if (ok && (dp.nvalid != hp.ncontrib || dp.nnz != hp.nnz)) {
     tap_diag("%lld contributions and %lld pairs, expected %lld and %lld", (long long)dp.nvalid,
              (long long)dp.nnz, (long long)hp.ncontrib, (long long)hp.nnz);
@@ -497,10 +509,13 @@ static void test_spaces(struct cl_env *env, const struct coo_cl *k, const struct
       what = "H(curl) space of order 2 on 48 tetrahedra, the boundary DOFs removed";
     }
     int pattern_ok = 1, sums_ok = 1;
-    for (int sym = 0; sym <= 1; sym++) space_case(env, k, k1, m, s, sym, &pattern_ok, &sums_ok);
+    for (int sym = 0; sym <= 1; sym++)
+      for (int part = 0; part <= 1; part++)
+        space_case(env, k, k1, m, s, sym, part, &pattern_ok, &sums_ok);
     tap_ok(pattern_ok,
-           "%s, full and symmetric storage: coo_cl_indices by groups and coo_cl_build give "
-           "pattern_build's perm, seg, rowptr and colind bit for bit",
+           "%s, full and symmetric storage, every row and a third of them: coo_cl_indices by "
+           "groups and coo_cl_build give pattern_build_rows's perm, seg, rowptr and colind bit "
+           "for bit",
            what);
     tap_ok(sums_ok, "%s: coo_cl_sum equals pattern_value in double (1e-15) and single (1e-6)",
            what);

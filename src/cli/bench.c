@@ -58,6 +58,9 @@ static const struct cli_option common_options[] = {
            "co-execution: the most calibration runs per mode (default 12); phases: the later "
            "runs, of which the best counts (default 3)", "N"),
    .min = 1, .max = 1000},
+  {CLI_OPT("--devices", CLI_INT, B(devices),
+           "co-execution and phases: " CLI_DEVICES_HELP, "N"),
+   .min = 0, .max = 64},
   {CLI_OPT("--json", CLI_FLAG, B(json),
            "print the result as JSON (the sweep: an array of rows) instead of the table", NULL)},
   {CLI_OPT("--quiet", CLI_FLAG, B(quiet), "no progress lines on stderr", NULL)},
@@ -159,13 +162,13 @@ const struct cli_command cli_bench_cmd = {
 enum { MODE_SWEEP, MODE_COEXEC, MODE_PHASES };
 
 /* The options of each mode beyond those of every mode, and how a message names the mode. */
-static const char *const mode_options[3][16] = {
+static const char *const mode_options[3][17] = {
   {"--problem", "--variant", "--no-cpu", "--device", "--cells", "--symmetric", "--repeat",
    "--bus-gbs", "--csv", "--plot"},
   {"--coexec", "--mesh", "--perturb", "--seed", "--runs", "--no-assembly", "--timeline",
-   "--assembly"},
+   "--assembly", "--devices"},
   {"--operator", "--mesh", "--perturb", "--seed", "--curved", "--space", "--problem", "--pec",
-   "--eps", "--mu", "--batch", "--variant", "--symmetric", "--assembly", "--runs"},
+   "--eps", "--mu", "--batch", "--variant", "--symmetric", "--assembly", "--runs", "--devices"},
 };
 static const char *const every_mode[] = {"--element", "--order", "--precision", "--json",
                                          "--quiet", "--verbose"};
@@ -179,7 +182,7 @@ static int check_mode(const struct cli_args *args, int mode)
     int ok = 0;
     for (size_t i = 0; i < sizeof every_mode / sizeof every_mode[0]; i++)
       ok |= strcmp(args->name[k], every_mode[i]) == 0;
-    for (int i = 0; i < 16 && mode_options[mode][i]; i++)
+    for (int i = 0; i < 17 && mode_options[mode][i]; i++)
       ok |= strcmp(args->name[k], mode_options[mode][i]) == 0;
     if (!ok) return cli_fail_usage("%s does not apply to %s", args->name[k], mode_text[mode]);
   }

@@ -18,6 +18,7 @@ struct bench_options {
   int precision; /* BENCH_DOUBLE, BENCH_SINGLE or BENCH_BOTH */
   int symmetric;
   long runs; /* 0: by mode */
+  long devices; /* femint_operator_options.devices (co-execution and phases) */
   int json, quiet, verbose;
   /* the kernel sweep */
   struct bench_variants variants;

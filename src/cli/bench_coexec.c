@@ -54,7 +54,8 @@ static int run_mode(femint_context_t ctx, femint_space_t space, femint_form_t fo
   femint_operator_t op = NULL;
   const char *timeline = mode == MODE_BOTH && csv ? part : NULL;
   struct femint_operator_options opt = {.precision = b->precision, .where = mode_where[mode],
-                                        .assembly = b->assembly, .timeline = timeline};
+                                        .assembly = b->assembly, .timeline = timeline,
+                                        .devices = (int)b->devices};
   int rc = femint_operator_create(ctx, space, 1, &form, &opt, &op);
   do {
     if (rc || (rc = verb_once(op, b->no_assembly, &st)) != 0) goto done;

@@ -201,6 +201,8 @@ struct pattern_arg {
   int ngroup;
   const struct pattern_group *groups;
   int64_t nentry;            /* sum of n^2 over the cells */
+  int64_t mlo, mhi;          /* the rows of the scalar modes mlo..mhi - 1 alone (a device's part
+                                of the matrix; 0, nmode: every row) */
   struct coo_cl *const *coo_cl; /* [FEMINT_MAX_CL_DEVICES] the device kernels */
   int64_t ncontrib, nnz;     /* out */
   int status;

@@ -23,7 +23,8 @@ static void pattern_cpu(void *buffers[], void *arg)
   struct pattern p;
   /* the worker's team builds it row by row */
   omp_set_num_threads(femint_team_enter(a->ctx));
-  int err = pattern_build(NULL, a->space, a->ncell, a->cells, a->symmetric, a->voff, &p);
+  int err = pattern_build_rows(NULL, a->space, a->ncell, a->cells, a->symmetric, a->voff, a->mlo,
+                               a->mhi, &p);
   if (!err) {
     copy_i64((int64_t *)STARPU_VECTOR_GET_PTR(buffers[1]), p.perm, p.ncontrib);
     copy_i64((int64_t *)STARPU_VECTOR_GET_PTR(buffers[2]), p.seg, p.nnz + 1);
@@ -63,8 +64,10 @@ static void pattern_opencl(void *buffers[], void *arg)
                         (long long)a->nentry, dev);
   for (int i = 0; i < a->ngroup && !err; i++) {
     const struct pattern_group *pg = &a->groups[i];
+    const int64_t ne = a->space->ncomp;
     err = coo_cl_indices(k, queue, pg->ncell, pg->n, a->symmetric, pg->dof_base, pg->entry_base,
-                         pg->value_base, pg->per_cell, m[0], row, col, val);
+                         pg->value_base, pg->per_cell, a->mlo * ne, a->mhi * ne, m[0], row, col,
+                         val);
   }
   if (!err)
     err = coo_cl_build(k, queue, a->space->nmode * a->space->ncomp, a->nentry, row, col, val, m[1],

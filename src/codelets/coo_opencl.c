@@ -173,15 +173,18 @@ int coo_cl_create(cl_context ctx, cl_device_id dev, int single, struct coo_cl *k
 
 int coo_cl_indices(const struct coo_cl *k, cl_command_queue q, int64_t ncell, int n,
                    int symmetric, int64_t dof_base, int64_t entry_base, int64_t value_base,
-                   int64_t per_cell, cl_mem cdof, cl_mem row, cl_mem col, cl_mem val)
+                   int64_t per_cell, int64_t rlo, int64_t rhi, cl_mem cdof, cl_mem row,
+                   cl_mem col, cl_mem val)
 {
   FEMINT_CHECK(ncell >= 0 && n >= 1 && dof_base >= 0 && entry_base >= 0 && value_base >= 0, NULL,
                FEMINT_EINVAL, "COO on the device: %lld cells of %d rows", (long long)ncell, n);
   const cl_long nc = ncell, db = dof_base, eb = entry_base, vb = value_base, pc = per_cell;
+  const cl_long lo = rlo, hi = rhi;
   const cl_int nn = n, sym = symmetric;
-  const struct karg a[] = {KARG(nc),  KARG(nn),   KARG(sym), KARG(db),  KARG(eb), KARG(vb),
-                           KARG(pc), KARG(cdof), KARG(row), KARG(col), KARG(val)};
-  return run(q, k->indices, (size_t)(ncell * n * n), k->wg, 11, a);
+  const struct karg a[] = {KARG(nc), KARG(nn),   KARG(sym), KARG(db),  KARG(eb),  KARG(vb),
+                           KARG(pc), KARG(lo),   KARG(hi),  KARG(cdof), KARG(row), KARG(col),
+                           KARG(val)};
+  return run(q, k->indices, (size_t)(ncell * n * n), k->wg, 13, a);
 }
 
 int coo_cl_sum(const struct coo_cl *k, cl_command_queue q, int64_t nnz, cl_mem perm, cl_mem seg,

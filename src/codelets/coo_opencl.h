@@ -40,10 +40,12 @@ void coo_cl_destroy(struct coo_cl *k);
 /* Rows, columns and values of the entries of the ncell cells of one group of a plan (coo.cl's
  * coo_indices): the cells' DOF codes cdof (2 * DOF + 1 for a mode of sign -1, -1 for none) from
  * dof_base, n per cell; their entries written from entry_base, n^2 per cell; their matrices in the
- * value array from value_base, per_cell values each, full or packed upper halves (symmetric). */
+ * value array from value_base, per_cell values each, full or packed upper halves (symmetric).
+ * Entries of rows outside rlo..rhi - 1 are left out (rows 0..n - 1: the whole matrix). */
 int coo_cl_indices(const struct coo_cl *k, cl_command_queue q, int64_t ncell, int n,
                    int symmetric, int64_t dof_base, int64_t entry_base, int64_t value_base,
-                   int64_t per_cell, cl_mem cdof, cl_mem row, cl_mem col, cl_mem val);
+                   int64_t per_cell, int64_t rlo, int64_t rhi, cl_mem cdof, cl_mem row,
+                   cl_mem col, cl_mem val);
 
 /* The pattern of the entries (row[s], col[s]), s < nslot, on the device; a negative row or column
  * leaves the entry out. val (NULL: the entry numbers s) is what perm carries. The outputs,

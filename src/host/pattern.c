@@ -45,7 +45,8 @@ struct build {
   const struct femint_space *s;
   int ncell;
   const int *cells;
-  int64_t *occ_ptr, *occ; /* [nmode + 1], [occurrences] */
+  int64_t mlo, mhi;       /* the scalar modes whose rows are built (the others stay empty) */
+  int64_t *occ_ptr, *occ; /* [nmode + 1], [occurrences] of the modes mlo..mhi - 1 */
   int64_t *srow, *scol;   /* the scalar pattern: [nmode + 1], [srow[nmode]] */
   int64_t *valid;         /* [ncell] local modes of the cell that exist */
 };
@@ -74,8 +75,9 @@ static int transpose(struct build *b)
     b->valid[k] = 0;
     for (int64_t l = s->cell_off[c]; l < s->cell_off[c + 1]; l++)
       if (s->cell_mode[l] >= 0) {
-        b->occ_ptr[s->cell_mode[l] + 1]++;
         b->valid[k]++;
+        if (s->cell_mode[l] >= b->mlo && s->cell_mode[l] < b->mhi)
+          b->occ_ptr[s->cell_mode[l] + 1]++;
       }
   }
   for (int64_t m = 0; m < nm; m++) b->occ_ptr[m + 1] += b->occ_ptr[m];
@@ -89,7 +91,8 @@ static int transpose(struct build *b)
     const int c = CELL(b, k);
     for (int64_t l = s->cell_off[c]; l < s->cell_off[c + 1]; l++) {
       const int64_t m = s->cell_mode[l];
-      if (m >= 0) b->occ[b->occ_ptr[m] + fill[m]++] = OCC(k, l - s->cell_off[c]);
+      if (m >= b->mlo && m < b->mhi)
+        b->occ[b->occ_ptr[m] + fill[m]++] = OCC(k, l - s->cell_off[c]);
     }
   }
   free(fill);
@@ -232,8 +235,16 @@ static int contributions(const struct build *b, int symmetric, const int64_t *vo
 int pattern_build(femint_context_t ctx, const struct femint_space *s, int ncell, const int *cells,
                   int symmetric, const int64_t *voff, struct pattern *p)
 {
+  return pattern_build_rows(ctx, s, ncell, cells, symmetric, voff, 0, s->nmode, p);
+}
+
+int pattern_build_rows(femint_context_t ctx, const struct femint_space *s, int ncell,
+                       const int *cells, int symmetric, const int64_t *voff, int64_t mlo,
+                       int64_t mhi, struct pattern *p)
+{
   memset(p, 0, sizeof *p);
-  struct build b = {.s = s, .ncell = cells ? ncell : s->mesh->ncell, .cells = cells};
+  struct build b = {
+      .s = s, .ncell = cells ? ncell : s->mesh->ncell, .cells = cells, .mlo = mlo, .mhi = mhi};
   int err = transpose(&b);
   if (!err && !(b.srow = calloc((size_t)s->nmode + 1, sizeof *b.srow))) err = FEMINT_ENOMEM;
   if (!err) err = scalar_rows(&b, 0);

@@ -33,6 +33,11 @@ struct pattern {
  * a row at a time on the calling thread's OpenMP team. FEMINT_ENOMEM; p is then zeroed. */
 int pattern_build(femint_context_t ctx, const struct femint_space *s, int ncell, const int *cells,
                   int symmetric, const int64_t *voff, struct pattern *p);
+/* The same with the rows of the scalar modes mlo..mhi - 1 alone (every other row empty, its
+ * contributions left out): a part of the matrix that one device sums. */
+int pattern_build_rows(femint_context_t ctx, const struct femint_space *s, int ncell,
+                       const int *cells, int symmetric, const int64_t *voff, int64_t mlo,
+                       int64_t mhi, struct pattern *p);
 void pattern_free(struct pattern *p);
 
 /* The CSR value of pair u: the signed sum of the contributions (double or float values) in the

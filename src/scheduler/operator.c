@@ -135,6 +135,7 @@ int femint_operator_create(femint_context_t ctx, femint_space_t space, int nform
   op->ctx = ctx;
   op->space = space;
   op->generation = space->generation;
+  op->mhi = space->nmode;
   op->nform = nform;
   op->forms = malloc((size_t)nform * sizeof *op->forms);
   const int ncells = opt->cells && opt->ncells > 0 ? opt->ncells : 0;
@@ -171,6 +172,7 @@ int femint_operator_destroy(femint_operator_t *op)
 {
   if (!op || !*op) return 0;
   struct femint_operator *o = *op;
+  operator_coo_split_release(o);
   operator_coo_release(o);
   operator_apply_release(o);
   operator_residual_release(o);

@@ -34,6 +34,12 @@ struct femint_operator {
   int coo_calls;                  /* COO assemblies done on the pattern kept */
   /* the workers of the integration tasks: by rows (output to main memory), for the COO sums */
   struct worker_mask rows_mask, coo_mask;
+  /* COO over several devices (operator_coo_split.c): the parts, each an operator of the cells
+   * that touch its rows, summing the rows of the scalar modes mlo..mhi - 1 on its device */
+  int64_t mlo, mhi;               /* 0, nmode: every row */
+  int is_part;                    /* this operator is a part of another */
+  int npart;                      /* parts made (0: none) */
+  struct femint_operator **part;  /* [npart] */
   int64_t nvalue;                 /* values of one form's element matrices */
   int64_t ncontrib, nnz;
   starpu_data_handle_t h_perm, h_seg;
@@ -83,6 +89,8 @@ void batch_release(femint_context_t ctx, struct batch *b);
  * eighth of the memory. Returns how many batches may be in flight: all of them, or, when the
  * buffers are allocated per batch, a window whose buffers are reused once a batch is retired. */
 int batch_buffers(femint_context_t ctx, struct plan *p, int mats);
+/* The same for the batches of n plans at once (the parts of a split assembly). */
+int batch_buffers_plans(femint_context_t ctx, struct plan *const *p, int n, int mats);
 /* The integration task of a packed and registered batch into out (its element matrices). */
 struct starpu_task *integration_task(const struct plan *p, struct batch *b,
                                      starpu_data_handle_t out, uint32_t *where);
@@ -132,6 +140,50 @@ int operator_rows(struct femint_operator *op, femint_matrix_t *A, femint_element
 int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_stats *st);
 /* Free the COO pattern of an operator. */
 void operator_coo_release(struct femint_operator *op);
+
+/* One COO assembly of an operator in flight, in steps, so that the parts of a split assembly
+ * run side by side: coo_call_begin (the pattern on the first call, the element matrices' and
+ * values' memory), coo_call_integrate for k < nb (the integration tasks of batch-form k),
+ * coo_call_integrated, coo_call_sums, then coo_call_end (the waits, the values to the host,
+ * statistics, and everything freed, also after an error, which it returns). */
+struct coo_run;
+struct coo_call {
+  struct femint_operator *op;
+  femint_matrix_t *A;       /* the nform matrices made, or NULL with into */
+  double *const *into;      /* a part: [nform] where its CSR values go (its slice of the whole's) */
+  int whole_calls;          /* a part: the assemblies its whole has done */
+  struct femint_stats *st;
+  int err;                  /* the first error of the steps after coo_call_begin */
+  int nb;                   /* batch-forms: the integration tasks */
+  int out_double, lend, bounced, held, waited;
+  size_t rs, vs, coo_bytes;
+  double ti, ts;
+  struct starpu_task **tasks;
+  struct coo_run *run;
+  uint32_t *len;
+};
+/* The COO kernels on the operator's device and its pattern (built by the first call). */
+int coo_call_ready(struct femint_operator *op, struct femint_stats *st);
+int coo_call_begin(struct coo_call *c);
+int coo_call_integrate(struct coo_call *c, int k);
+void coo_call_integrated(struct coo_call *c);
+int coo_call_sums(struct coo_call *c);
+/* Wait for the tasks of c (coo_call_end does, if not done), its first error into c->err. */
+void coo_call_wait(struct coo_call *c);
+/* Ask StarPU for the values of c in main memory without waiting (not when they come back
+ * through download_bounced): done(arg) is called once per handle when they are there, and
+ * coo_call_end releases them. Returns how many calls of done to wait for. */
+int coo_call_acquire(struct coo_call *c, void (*done)(void *), void *arg);
+int coo_call_end(struct coo_call *c);
+
+/* operator_coo_split.c: how many devices the COO assembly is split over (0 or 1: not split): the
+ * first `devices` devices that are driven and take the precision, when there are 2 or more. */
+int operator_coo_parts(const struct femint_operator *op);
+/* The COO assembly of an operator split over devices: each device integrates the cells of its
+ * rows and sums them; the values come back into their place in the whole's matrices. */
+int operator_coo_split(struct femint_operator *op, femint_matrix_t *A, struct femint_stats *st);
+/* Free the parts of a split operator. */
+void operator_coo_split_release(struct femint_operator *op);
 /* The program of the COO sum (kernels/coo.cl) of element matrices of a precision on device dev
  * (the sums in double where it has it). */
 int coo_sum_program(femint_context_t ctx, int dev, int precision, struct cl_program_entry **entry);

@@ -152,7 +152,7 @@ int download_bounced(femint_context_t ctx, int dev, unsigned node, starpu_data_h
 }
 
 /* The pattern (first call): one task on the gathering node, then the CSR structure to the host. */
-static int coo_prepare(struct femint_operator *op, struct femint_stats *st)
+static int coo_call_pattern(struct femint_operator *op, struct femint_stats *st)
 {
   femint_context_t ctx = op->ctx;
   const struct plan *p = op->plan;
@@ -199,6 +199,8 @@ static int coo_prepare(struct femint_operator *op, struct femint_stats *st)
                             .ngroup = p->ngroup,
                             .groups = pg,
                             .nentry = nentry,
+                            .mlo = op->mlo,
+                            .mhi = op->mhi,
                             .coo_cl = op->coo_cl};
   struct starpu_task *t = starpu_task_create();
   t->cl = &femint_cl_pattern;
@@ -300,8 +302,8 @@ static starpu_data_handle_t partitioned(unsigned node, uintptr_t ptr, size_t n, 
   return h;
 }
 
-/* The per-call state: each form's vector of element matrices on the gathering node, its CSR
- * values in pinned host memory, and their handles. */
+/* The per-form state of a call: the form's vector of element matrices on the gathering node, its
+ * CSR values (in place, or floats of a device without fp64), and their handles. */
 struct coo_run {
   uintptr_t coo_mem;
   starpu_data_handle_t h_coo, h_val;
@@ -309,29 +311,38 @@ struct coo_run {
   struct sum_arg sum;
 };
 
-int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_stats *st)
+int coo_call_ready(struct femint_operator *op, struct femint_stats *st)
 {
-  femint_context_t ctx = op->ctx;
-  struct plan *p = op->plan;
-  const int nform = p->nform, nb = nform * p->nbatch, single = p->opt.precision == FEMINT_SINGLE;
-  const size_t rs = single ? sizeof(float) : sizeof(double);
   if (op->coo_dev >= 0) {
     const double tc = femint_now();
-    FEMINT_CALL(coo_programs(op, p->opt.precision));
-    st->t_programs = femint_now() - tc;
+    FEMINT_CALL(coo_programs(op, op->plan->opt.precision));
+    st->t_programs += femint_now() - tc;
     femint_trace("COO assembly: programs built");
   }
-  if (!op->shape) FEMINT_CALL(coo_prepare(op, st));
+  if (!op->h_perm) FEMINT_CALL(coo_call_pattern(op, st));
   femint_trace("COO assembly: pattern ready");
-  struct starpu_task **tasks = calloc((size_t)2 * nb + nform + 1, sizeof *tasks);
-  struct coo_run *run = calloc((size_t)nform, sizeof *run);
-  uint32_t *len = malloc(((size_t)p->nbatch + 1) * sizeof *len);
-  FEMINT_CHECK(tasks && run && len, ctx, FEMINT_ENOMEM, "COO assembly: out of memory");
+  return 0;
+}
+
+int coo_call_begin(struct coo_call *c)
+{
+  struct femint_operator *op = c->op;
+  femint_context_t ctx = op->ctx;
+  struct femint_stats *st = c->st;
+  struct plan *p = op->plan;
+  const int nform = p->nform, single = p->opt.precision == FEMINT_SINGLE;
+  c->nb = nform * p->nbatch;
+  c->rs = single ? sizeof(float) : sizeof(double);
+  FEMINT_CALL(coo_call_ready(op, st));
+  c->tasks = calloc((size_t)2 * c->nb + nform + 1, sizeof *c->tasks);
+  c->run = calloc((size_t)nform, sizeof *c->run);
+  c->len = malloc(((size_t)p->nbatch + 1) * sizeof *c->len);
+  FEMINT_CHECK(c->tasks && c->run && c->len, ctx, FEMINT_ENOMEM, "COO assembly: out of memory");
   for (int j = 0; j < p->nbatch; j++)
-    len[j] = (uint32_t)((size_t)p->batches[j].ncell * p->batches[j].g->out_size);
+    c->len[j] = (uint32_t)((size_t)p->batches[j].ncell * p->batches[j].g->out_size);
   int err = 0;
   const double tm = femint_now();
-  const size_t coo_bytes = (size_t)op->nvalue * rs + 64;
+  c->coo_bytes = (size_t)op->nvalue * c->rs + 64;
   /* Where the sums write the CSR values. In double (every CPU, every device with fp64), straight
    * into the matrices. From a device, the first two assemblies bring them into ordinary memory
    * first touched by every thread (download_bounced, about 20 GB/s on the H200): pinning the
@@ -339,19 +350,22 @@ int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_s
    * 17^3, about 15 assemblies' worth). From the third on, an operator that is assembled again
    * and again lends its matrices pinned memory of the context's, pinned once and reused after
    * femint_matrix_destroy (the copy at the pinned rate, 55 GB/s, and nothing after it). A device
-   * without fp64 sums floats into pinned memory, converted after. */
-  const int out_double = op->coo_dev < 0 || ctx->cl_dev[op->coo_dev].fp64;
-  const int lend = out_double && op->coo_dev >= 0 && op->coo_calls >= 2;
-  const int bounced = out_double && op->coo_dev >= 0 && !lend;
-  const size_t vs = out_double ? sizeof(double) : sizeof(float);
+   * without fp64 sums floats into pinned memory, converted after. A part of a split assembly
+   * writes into its slice of its whole's matrices, which chose. */
+  c->out_double = op->coo_dev < 0 || ctx->cl_dev[op->coo_dev].fp64;
+  const int calls = c->into ? c->whole_calls : op->coo_calls;
+  c->lend = c->out_double && op->coo_dev >= 0 && calls >= 2;
+  c->bounced = c->out_double && op->coo_dev >= 0 && !c->lend;
+  c->vs = c->out_double ? sizeof(double) : sizeof(float);
   for (int f = 0; f < nform && !err; f++) {
-    struct coo_run *r = &run[f];
-    err = lend ? femint_host_matrix(ctx, op->shape, &A[f])
-               : matrix_create(ctx, op->shape, op->coo_dev >= 0, &A[f]);
+    struct coo_run *r = &c->run[f];
+    if (!c->into)
+      err = c->lend ? femint_host_matrix(ctx, op->shape, &c->A[f])
+                    : matrix_create(ctx, op->shape, op->coo_dev >= 0, &c->A[f]);
     if (!err) {
-      r->coo_mem = starpu_malloc_on_node(op->coo_node, coo_bytes);
-      if (out_double) r->val = A[f]->values;
-      else if (femint_host_alloc(ctx, vs * (size_t)(op->nnz + 1), &r->val)) r->val = NULL;
+      r->coo_mem = starpu_malloc_on_node(op->coo_node, c->coo_bytes);
+      if (c->out_double) r->val = c->into ? c->into[f] : c->A[f]->values;
+      else if (femint_host_alloc(ctx, c->vs * (size_t)(op->nnz + 1), &r->val)) r->val = NULL;
       if (!r->coo_mem || !r->val)
         err = femint_seterr(ctx, FEMINT_ENOMEM,
                             "COO assembly: out of memory for %lld element matrix values on node "
@@ -359,56 +373,75 @@ int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_s
                             (long long)op->nvalue, op->coo_node);
     }
     if (err) break;
-    r->h_coo = partitioned(op->coo_node, r->coo_mem, (size_t)op->nvalue, rs, p->nbatch, len);
+    r->h_coo = partitioned(op->coo_node, r->coo_mem, (size_t)op->nvalue, c->rs, p->nbatch,
+                           c->len);
+    /* a slice of a whole's values is registered exactly (the next part's values follow it) */
     starpu_vector_data_register(&r->h_val, STARPU_MAIN_RAM, (uintptr_t)r->val,
-                                (uint32_t)(op->nnz + 1), vs);
+                                (uint32_t)(op->nnz + !c->into), c->vs);
     r->sum = (struct sum_arg){.ctx = ctx, .nnz = op->nnz, .precision = p->opt.precision,
-                              .out_double = out_double, .program = op->sum_prog};
+                              .out_double = c->out_double, .program = op->sum_prog};
   }
   st->t_pack += femint_now() - tm;
   femint_trace("COO assembly: %d forms of %lld element matrix values allocated and registered",
                nform, (long long)op->nvalue);
+  if (err) return err;
 
-  /* Integration: the tasks of each batch, the forms of a batch together; the inputs packed as
-   * the tasks go (with phases, all of them before, so that the integration is timed alone). */
-  batch_buffers(ctx, p, 0);
+  /* Integration (coo_call_integrate): the tasks of each batch, the forms of a batch together;
+   * the inputs packed as the tasks go (with phases, all of them before, so that the integration
+   * is timed alone). */
+  if (!c->into) batch_buffers(ctx, p, 0);
   const double tp = femint_now();
-  for (int i = 0; p->opt.phases && i < nb && !err; i++) err = plan_pack_batch(p, &p->batches[i]);
+  for (int i = 0; p->opt.phases && i < c->nb && !err; i++) err = plan_pack_batch(p, &p->batches[i]);
   st->t_pack += femint_now() - tp;
-  const double ti = femint_now();
-  for (int k = 0; k < nb && !err; k++) {
-    const int f = k % nform, j = k / nform, i = f * p->nbatch + j;
-    struct batch *b = &p->batches[i];
-    if (!p->opt.phases) {
-      const double tk = femint_now();
-      err = plan_pack_batch(p, b);
-      st->t_pack += femint_now() - tk;
-    }
-    if (err) break;
-    batch_register(b, 0);
-    uint32_t where;
-    struct starpu_task *t =
-        integration_task(p, b, starpu_data_get_sub_data(run[f].h_coo, 1, j), &where);
-    worker_mask_set(t, &op->coo_mask);
-    st->calibrating += !model_calibrated(ctx, t, where);
-    err = task_submit(ctx, t, &tasks[2 * i], "integration");
-  }
-  if (p->opt.phases || err) {
-    for (int i = 0; i < nb; i++)
-      if (tasks[2 * i] && starpu_task_wait(tasks[2 * i]) && !err)
-        err = femint_seterr(ctx, FEMINT_ERUNTIME, "COO assembly: a task failed");
-  }
-  st->t_integrate = femint_now() - ti;
-  femint_trace("COO assembly: %d integration tasks submitted%s", nb,
-               p->opt.phases ? " and done" : "");
+  c->ti = femint_now();
+  return err;
+}
 
+int coo_call_integrate(struct coo_call *c, int k)
+{
+  struct femint_operator *op = c->op;
+  struct plan *p = op->plan;
+  const int nform = p->nform, f = k % nform, j = k / nform, i = f * p->nbatch + j;
+  struct batch *b = &p->batches[i];
+  if (!p->opt.phases) {
+    const double tk = femint_now();
+    const int err = plan_pack_batch(p, b);
+    c->st->t_pack += femint_now() - tk;
+    if (err) return err;
+  }
+  batch_register(b, 0);
+  uint32_t where;
+  struct starpu_task *t =
+      integration_task(p, b, starpu_data_get_sub_data(c->run[f].h_coo, 1, j), &where);
+  worker_mask_set(t, &op->coo_mask);
+  c->st->calibrating += !model_calibrated(op->ctx, t, where);
+  return task_submit(op->ctx, t, &c->tasks[2 * i], "integration");
+}
+
+void coo_call_integrated(struct coo_call *c)
+{
+  const struct plan *p = c->op->plan;
+  if (p->opt.phases || c->err) {
+    for (int i = 0; i < c->nb; i++)
+      if (c->tasks[2 * i] && starpu_task_wait(c->tasks[2 * i]) && !c->err)
+        c->err = femint_seterr(c->op->ctx, FEMINT_ERUNTIME, "COO assembly: a task failed");
+  }
+  c->st->t_integrate = femint_now() - c->ti;
+  femint_trace("COO assembly: %d integration tasks submitted%s", c->nb,
+               p->opt.phases ? " and done" : "");
+}
+
+int coo_call_sums(struct coo_call *c)
+{
+  struct femint_operator *op = c->op;
+  const struct plan *p = op->plan;
   /* The sums where the element matrices are gathered. */
-  const double ts = femint_now();
-  for (int f = 0; f < nform; f++) {
-    struct coo_run *r = &run[f];
+  c->ts = femint_now();
+  for (int f = 0; f < p->nform; f++) {
+    struct coo_run *r = &c->run[f];
     if (!r->h_coo) continue;
     if (p->nbatch > 0) starpu_data_unpartition(r->h_coo, op->coo_node);
-    if (err) continue;
+    if (c->err) continue;
     struct starpu_task *t = starpu_task_create();
     t->cl = &femint_cl_sum;
     t->handles[0] = op->h_perm;
@@ -421,70 +454,123 @@ int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_s
       t->execute_on_a_specific_worker = 1;
       t->workerid = (unsigned)op->coo_worker;
     }
-    err = task_submit(ctx, t, &tasks[2 * nb + f], "COO sum");
+    c->err = task_submit(op->ctx, t, &c->tasks[2 * c->nb + f], "COO sum");
   }
+  return c->err;
+}
+
+void coo_call_wait(struct coo_call *c)
+{
+  femint_context_t ctx = c->op->ctx;
+  const struct plan *p = c->op->plan;
+  const int nform = p->nform, nb = c->nb;
+  if (!c->tasks || c->waited) return;
+  c->waited = 1;
   for (int i = 0; i < 2 * nb + nform; i++)
-    if (tasks[i] && starpu_task_wait(tasks[i]) && !err)
-      err = femint_seterr(ctx, FEMINT_ERUNTIME, "COO assembly: a task failed");
-  for (int f = 0; f < nform && !err; f++)
-    if (run[f].sum.status) err = femint_seterr(ctx, run[f].sum.status, "%s", run[f].sum.msg);
-  st->t_sum = femint_now() - ts;
+    if (c->tasks[i] && starpu_task_wait(c->tasks[i]) && !c->err)
+      c->err = femint_seterr(ctx, FEMINT_ERUNTIME, "COO assembly: a task failed");
+  for (int f = 0; f < nform && !c->err; f++)
+    if (c->run[f].sum.status)
+      c->err = femint_seterr(ctx, c->run[f].sum.status, "%s", c->run[f].sum.msg);
+  c->st->t_sum = femint_now() - c->ts;
   femint_trace("COO assembly: sums done");
   if (!p->opt.phases) {
-    /* a form's sums overlapped the other forms' integration: reported together as integration */
-    st->t_integrate += st->t_sum;
-    st->t_sum = 0;
+    /* a form's sums overlapped the other forms' integration: reported together */
+    c->st->t_integrate += c->st->t_sum;
+    c->st->t_sum = 0;
   }
+}
+
+int coo_call_end(struct coo_call *c)
+{
+  struct femint_operator *op = c->op;
+  femint_context_t ctx = op->ctx;
+  struct femint_stats *st = c->st;
+  struct plan *p = op->plan;
+  const int nform = p->nform, nb = c->nb;
+  coo_call_wait(c);
+  int err = c->err;
 
   /* The CSR values to the host. */
   const double td = femint_now();
-  for (int f = 0; f < nform && !err && bounced; f++)
-    err = download_bounced(ctx, op->coo_dev, op->coo_node, run[f].h_val, run[f].val,
+  for (int f = 0; f < nform && !err && c->bounced; f++)
+    err = download_bounced(ctx, op->coo_dev, op->coo_node, c->run[f].h_val, c->run[f].val,
                            (size_t)op->nnz * sizeof(double), "COO assembly");
-  for (int f = 0; f < nform && !err && !bounced; f++) {
-    starpu_data_acquire(run[f].h_val, STARPU_R);
-    double *dst = A[f]->values;
-    const float *fs = run[f].val;
-    if (!out_double) {
+  for (int f = 0; c->run && f < nform && (c->held || (!err && !c->bounced)); f++) {
+    if (!c->run[f].h_val) continue;
+    if (!c->held) starpu_data_acquire(c->run[f].h_val, STARPU_R);
+    double *dst = c->into ? c->into[f] : c->A[f]->values;
+    const float *fs = c->run[f].val;
+    if (!c->out_double && !err) {
 #pragma omp parallel for schedule(static)
       for (int64_t u = 0; u < op->nnz; u++) dst[u] = fs[u];
     }
-    starpu_data_release(run[f].h_val);
+    starpu_data_release(c->run[f].h_val);
   }
   st->t_download = femint_now() - td;
   femint_trace("COO assembly: values downloaded");
-  st->t_tasks = femint_now() - ti;
+  if (c->tasks) st->t_tasks = femint_now() - c->ti;
 
-  for (int i = 0; i < nb; i++) {
+  for (int i = 0; c->tasks && i < nb; i++) {
     struct batch *b = &p->batches[i];
-    stats_task(st, tasks[2 * i], 1);
+    stats_task(st, c->tasks[2 * i], 1);
     if (b->status && !err) err = femint_seterr(ctx, b->status, "%s", b->msg);
     b->status = 0;
     batch_release(ctx, b);
   }
-  for (int f = 0; f < nform; f++) stats_task(st, tasks[2 * nb + f], 0);
-  if (p->opt.timeline && !err) err = timeline_write(ctx, p->opt.timeline, p, tasks, 2 * nb + nform);
-  for (int i = 0; i < 2 * nb + nform; i++)
-    if (tasks[i]) {
+  for (int f = 0; c->tasks && f < nform; f++) stats_task(st, c->tasks[2 * nb + f], 0);
+  if (p->opt.timeline && c->tasks && !err)
+    err = timeline_write(ctx, p->opt.timeline, p, c->tasks, 2 * nb + nform);
+  for (int i = 0; c->tasks && i < 2 * nb + nform; i++)
+    if (c->tasks[i]) {
       st->ntask++;
-      starpu_task_destroy(tasks[i]);
+      starpu_task_destroy(c->tasks[i]);
     }
-  for (int f = 0; f < nform; f++) {
-    struct coo_run *r = &run[f];
+  for (int f = 0; c->run && f < nform; f++) {
+    struct coo_run *r = &c->run[f];
     if (r->h_coo) starpu_data_unregister_no_coherency(r->h_coo);
-    if (r->coo_mem) starpu_free_on_node(op->coo_node, r->coo_mem, coo_bytes);
+    if (r->coo_mem) starpu_free_on_node(op->coo_node, r->coo_mem, c->coo_bytes);
     if (r->h_val) starpu_data_unregister_no_coherency(r->h_val);
-    if (r->val && !out_double) femint_host_free(ctx, r->val);
+    if (r->val && !c->out_double) femint_host_free(ctx, r->val);
   }
-  free(run);
-  free(len);
-  free(tasks);
+  free(c->run);
+  free(c->len);
+  free(c->tasks);
+  c->run = NULL;
+  c->len = NULL;
+  c->tasks = NULL;
   if (!err) op->coo_calls++;
   st->assembly = FEMINT_ASSEMBLY_COO;
   st->on_device = op->coo_dev >= 0;
   st->ncontrib = op->ncontrib;
   st->nnz = op->nnz;
-  if (err)
-    for (int f = 0; f < nform; f++) femint_matrix_destroy(&A[f]);
+  if (err && !c->into)
+    for (int f = 0; f < nform; f++) femint_matrix_destroy(&c->A[f]);
   return err;
+}
+
+int coo_call_acquire(struct coo_call *c, void (*done)(void *), void *arg)
+{
+  int n = 0;
+  if (c->err || c->bounced || !c->run) return 0;
+  for (int f = 0; f < c->op->plan->nform; f++)
+    if (c->run[f].h_val) {
+      starpu_data_acquire_cb(c->run[f].h_val, STARPU_R, done, arg);
+      n++;
+    }
+  c->held = n > 0;
+  return n;
+}
+
+int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_stats *st)
+{
+  if (operator_coo_parts(op) > 1) return operator_coo_split(op, A, st);
+  struct coo_call c = {.op = op, .A = A, .st = st};
+  c.err = coo_call_begin(&c);
+  for (int k = 0; !c.err && k < c.nb; k++) c.err = coo_call_integrate(&c, k);
+  if (c.tasks) {
+    coo_call_integrated(&c);
+    coo_call_sums(&c);
+  }
+  return coo_call_end(&c);
 }

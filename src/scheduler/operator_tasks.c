@@ -31,23 +31,31 @@ static size_t arena_limit(void)
 
 int batch_buffers(femint_context_t ctx, struct plan *p, int mats)
 {
-  const int n = p->nform * p->nbatch;
+  return batch_buffers_plans(ctx, &p, 1, mats);
+}
+
+int batch_buffers_plans(femint_context_t ctx, struct plan *const *p, int np, int mats)
+{
   size_t total = 0;
-  for (int i = 0; i < n; i++) total += batch_bytes(&p->batches[i], mats);
+  int n = 0;
+  for (int q = 0; q < np; q++)
+    for (int i = 0; i < p[q]->nform * p[q]->nbatch; i++, n++)
+      total += batch_bytes(&p[q]->batches[i], mats);
   void *base;
   if (total > arena_limit() || femint_host_arena(ctx, total, &base)) return 4 * ctx->nworker + 4;
   char *at = base;
-  for (int i = 0; i < n; i++) {
-    struct batch *b = &p->batches[i];
-    const struct group *g = b->g;
-    b->in_arena = 1;
-    b->geo = at;
-    at += align64((size_t)b->ncell * g->geo_size * g->real_size);
-    b->coef = at;
-    at += align64((size_t)b->ncell * g->ncoef * g->real_size);
-    b->mats = mats ? at : NULL;
-    at += mats ? align64((size_t)b->ncell * g->out_size * g->real_size) : 0;
-  }
+  for (int q = 0; q < np; q++)
+    for (int i = 0; i < p[q]->nform * p[q]->nbatch; i++) {
+      struct batch *b = &p[q]->batches[i];
+      const struct group *g = b->g;
+      b->in_arena = 1;
+      b->geo = at;
+      at += align64((size_t)b->ncell * g->geo_size * g->real_size);
+      b->coef = at;
+      at += align64((size_t)b->ncell * g->ncoef * g->real_size);
+      b->mats = mats ? at : NULL;
+      at += mats ? align64((size_t)b->ncell * g->out_size * g->real_size) : 0;
+    }
   return n;
 }
 
@@ -236,6 +244,12 @@ void operator_devices_refresh(struct femint_operator *op)
   femint_context_t ctx = op->ctx;
   if (op->nlost_seen == ctx->nlost) return;
   op->nlost_seen = ctx->nlost;
+  /* a split assembly is split again over the devices left */
+  for (int d = 0; d < op->npart; d++)
+    if (!ctx->cl_driven[op->part[d]->coo_dev]) {
+      operator_coo_split_release(op);
+      break;
+    }
   if (op->coo_dev >= 0 && !ctx->cl_driven[op->coo_dev]) {
     /* the pattern is made again in main memory, by a CPU worker */
     operator_coo_release(op);

@@ -1,0 +1,294 @@
+/* femint_operator_assemble through coordinates over several OpenCL devices: the rows are split
+ * into ranges of scalar modes, one per device, balanced by the entries of element matrices they
+ * receive. A part is an operator of its own over the cells that touch its rows (a cell on the
+ * border of two ranges is integrated by both devices); its pattern keeps the entries of its rows
+ * alone, so that its device sums exactly the CSR values of those rows, which are one slice of the
+ * whole matrix's, and they come back straight into their place. Nothing crosses between the
+ * devices, each uses its own bus, and the host adds nothing. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operator.h"
+
+int operator_coo_parts(const struct femint_operator *op)
+{
+  femint_context_t ctx = op->ctx;
+  const struct plan *p = op->plan;
+  const int k = p->opt.devices;
+  if (op->is_part || op->assembly != FEMINT_ASSEMBLY_COO || op->coo_dev < 0 || k < 2) return 0;
+  int n = 0;
+  for (int d = 0; d < ctx->ncl_dev && d < k; d++)
+    n += ctx->cl_driven[d] && (p->opt.precision == FEMINT_SINGLE || ctx->cl_dev[d].fp64);
+  return n;
+}
+
+void operator_coo_split_release(struct femint_operator *op)
+{
+  if (!op->part) return;
+  for (int d = 0; d < op->npart; d++) femint_operator_destroy(&op->part[d]);
+  free(op->part);
+  op->part = NULL;
+  op->npart = 0;
+  csr_shape_unref(&op->shape);
+}
+
+/* The first scalar mode of each of np ranges (bound[np] = nmode), each receiving about as many
+ * entries of element matrices (a mode of a cell of n rows receives n per component). */
+static int split_modes(const struct femint_operator *op, int np, int64_t *bound)
+{
+  const struct femint_space *s = op->space;
+  const struct plan *p = op->plan;
+  const int64_t nm = s->nmode;
+  double *w = calloc((size_t)nm + 1, sizeof *w);
+  FEMINT_CHECK(w, op->ctx, FEMINT_ENOMEM, "COO assembly over devices: out of memory");
+  double total = 0;
+  for (int k = 0; k < p->ncell; k++) {
+    const int c = p->cells[k];
+    const int64_t off = s->cell_off[c], nsh = s->cell_off[c + 1] - off;
+    for (int64_t l = off; l < off + nsh; l++)
+      if (s->cell_mode[l] >= 0) {
+        w[s->cell_mode[l]] += (double)nsh;
+        total += (double)nsh;
+      }
+  }
+  double sum = 0;
+  int d = 1;
+  bound[0] = 0;
+  for (int64_t m = 0; m < nm && d < np; m++) {
+    sum += w[m];
+    while (d < np && sum >= total * d / np) bound[d++] = m + 1;
+  }
+  while (d < np) bound[d++] = nm;
+  bound[np] = nm;
+  free(w);
+  return 0;
+}
+
+/* Part d: an operator of the plan's cells (in plan order) that have a mode in bound[d] ..
+ * bound[d + 1] - 1, gathering on device dev. */
+static int part_make(struct femint_operator *op, int64_t mlo, int64_t mhi, int dev,
+                     struct femint_operator **part)
+{
+  femint_context_t ctx = op->ctx;
+  const struct femint_space *s = op->space;
+  const struct plan *p = op->plan;
+  int *cells = malloc(((size_t)p->ncell + 1) * sizeof *cells), n = 0;
+  FEMINT_CHECK(cells, ctx, FEMINT_ENOMEM, "COO assembly over devices: out of memory");
+  for (int k = 0; k < p->ncell; k++) {
+    const int c = p->cells[k];
+    for (int64_t l = s->cell_off[c]; l < s->cell_off[c + 1]; l++)
+      if (s->cell_mode[l] >= mlo && s->cell_mode[l] < mhi) {
+        cells[n++] = c;
+        break;
+      }
+  }
+  struct femint_operator_options o = p->opt;
+  o.cells = cells;
+  o.ncells = n;
+  o.devices = 0;
+  o.assembly = FEMINT_ASSEMBLY_COO;
+  o.timeline = NULL;
+  struct femint_operator *q = NULL;
+  int err = femint_operator_create(ctx, op->space, op->nform, (const femint_form_t *)op->forms,
+                                   &o, &q);
+  free(cells);
+  if (err) return err;
+  q->is_part = 1;
+  q->mlo = mlo;
+  q->mhi = mhi;
+  q->coo_dev = dev;
+  q->coo_worker = starpu_worker_get_by_devid(STARPU_OPENCL_WORKER, dev);
+  q->coo_node = starpu_worker_get_memory_node((unsigned)q->coo_worker);
+  q->nlost_seen = ctx->nlost;
+  worker_mask_make(ctx, 0, q->coo_worker, &q->coo_mask);
+  *part = q;
+  return 0;
+}
+
+/* The whole's CSR structure from its parts' (each holding its own rows), into op->shape. */
+static int parts_merge(struct femint_operator *op)
+{
+  femint_context_t ctx = op->ctx;
+  const int64_t ne = op->space->ncomp, n = op->space->nmode * ne;
+  int64_t *rowptr = calloc((size_t)n + 1, sizeof *rowptr), nnz = 0, ncontrib = 0, *colind = NULL;
+  FEMINT_CHECK(rowptr, ctx, FEMINT_ENOMEM, "COO assembly over devices: out of memory");
+  for (int d = 0; d < op->npart; d++) {
+    const struct femint_operator *q = op->part[d];
+    const int64_t *rp = q->shape->rowptr, lo = q->mlo * ne, hi = q->mhi * ne;
+    FEMINT_CHECK(rp[lo] == 0 && rp[hi] == q->nnz && rp[n] == q->nnz, ctx, FEMINT_ERUNTIME,
+                 "COO assembly over devices: part %d (rows %lld..%lld) has values outside its "
+                 "rows",
+                 d, (long long)lo, (long long)hi - 1);
+    for (int64_t r = lo; r < hi; r++) rowptr[r + 1] = rp[r + 1] - rp[r];
+    nnz += q->nnz;
+    ncontrib += q->ncontrib;
+  }
+  for (int64_t r = 0; r < n; r++) rowptr[r + 1] += rowptr[r];
+  if (!(colind = huge_alloc(((size_t)nnz + 1) * sizeof *colind))) {
+    free(rowptr);
+    return femint_seterr(ctx, FEMINT_ENOMEM, "COO assembly over devices: out of memory for %lld "
+                         "columns", (long long)nnz);
+  }
+  for (int d = 0; d < op->npart; d++) {
+    struct femint_operator *q = op->part[d];
+    memcpy(colind + rowptr[q->mlo * ne], q->shape->colind, (size_t)q->nnz * sizeof *colind);
+    csr_shape_unref(&q->shape); /* a part's values go to the whole's matrices */
+  }
+  if (!(op->shape = csr_shape_new(n, nnz, rowptr, colind))) {
+    free(rowptr);
+    free(colind);
+    return femint_seterr(ctx, FEMINT_ENOMEM, "COO assembly over devices: out of memory");
+  }
+  op->nnz = nnz;
+  op->ncontrib = ncontrib;
+  return 0;
+}
+
+/* The parts, over the first devices that operator_coo_parts counts, and their patterns. */
+static int parts_make(struct femint_operator *op, int np, struct femint_stats *st)
+{
+  femint_context_t ctx = op->ctx;
+  int64_t bound[FEMINT_MAX_CL_DEVICES + 1];
+  int dev[FEMINT_MAX_CL_DEVICES], n = 0;
+  for (int d = 0; d < ctx->ncl_dev && n < np; d++)
+    if (ctx->cl_driven[d] &&
+        (op->plan->opt.precision == FEMINT_SINGLE || ctx->cl_dev[d].fp64))
+      dev[n++] = d;
+  FEMINT_CALL(split_modes(op, n, bound));
+  op->part = calloc((size_t)n, sizeof *op->part);
+  FEMINT_CHECK(op->part, ctx, FEMINT_ENOMEM, "COO assembly over devices: out of memory");
+  int err = 0;
+  const double t0 = femint_now();
+  for (int d = 0; d < n && !err; d++) {
+    if (bound[d] == bound[d + 1]) continue; /* no rows: the device has nothing to do */
+    struct femint_operator **q = &op->part[op->npart];
+    err = part_make(op, bound[d], bound[d + 1], dev[d], q);
+    if (!err && (*q)->plan->ncell == 0) { /* no cell touches its rows: they are empty */
+      femint_operator_destroy(q);
+      continue;
+    }
+    if (!err) op->npart++;
+    if (!err) err = coo_call_ready(*q, st);
+  }
+  if (!err) err = parts_merge(op);
+  st->pattern_built = 1;
+  st->t_pattern = femint_now() - t0 - st->t_programs;
+  femint_trace("COO assembly over %d devices: parts and patterns made", op->npart);
+  if (err) operator_coo_split_release(op);
+  return err;
+}
+
+/* Counts the values that reached main memory (coo_call_acquire's callbacks). */
+struct arrivals {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  int n;
+};
+
+static void arrived(void *arg)
+{
+  struct arrivals *a = arg;
+  pthread_mutex_lock(&a->lock);
+  a->n++;
+  pthread_cond_signal(&a->cond);
+  pthread_mutex_unlock(&a->lock);
+}
+
+/* Add a part's statistics to the whole's: tasks, per worker, and the times of the steps (the
+ * parts ran side by side: the longest). */
+static void stats_add(struct femint_stats *st, const struct femint_stats *q)
+{
+  st->ntask += q->ntask;
+  st->calibrating += q->calibrating;
+  st->tasks_cpu += q->tasks_cpu;
+  st->tasks_opencl += q->tasks_opencl;
+  st->t_programs += q->t_programs;
+  st->t_pack += q->t_pack;
+#define MAX_OF(x) st->x = st->x > q->x ? st->x : q->x
+  MAX_OF(t_integrate);
+  MAX_OF(t_sum);
+  MAX_OF(t_download);
+  MAX_OF(t_tasks);
+#undef MAX_OF
+  for (int w = 0; w < FEMINT_MAX_WORKERS; w++) {
+    st->worker_tasks_integrate[w] += q->worker_tasks_integrate[w];
+    st->worker_tasks_assemble[w] += q->worker_tasks_assemble[w];
+    st->worker_busy[w] += q->worker_busy[w];
+  }
+}
+
+int operator_coo_split(struct femint_operator *op, femint_matrix_t *A, struct femint_stats *st)
+{
+  femint_context_t ctx = op->ctx;
+  const int nform = op->nform;
+  if (!op->part) FEMINT_CALL(parts_make(op, operator_coo_parts(op), st));
+  const int np = op->npart;
+  struct coo_call *c = calloc((size_t)np, sizeof *c);
+  struct femint_stats *pst = calloc((size_t)np, sizeof *pst);
+  double **into = calloc((size_t)np * nform, sizeof *into);
+  struct plan **plans = calloc((size_t)np, sizeof *plans);
+  int err = c && pst && into && plans
+                ? 0
+                : femint_seterr(ctx, FEMINT_ENOMEM, "COO assembly over devices: out of memory");
+  /* the whole's matrices, lent pinned memory from the third call as on one device */
+  int out_double = 1;
+  for (int d = 0; d < np; d++) out_double &= ctx->cl_dev[op->part[d]->coo_dev].fp64;
+  const int lend = out_double && op->coo_calls >= 2;
+  for (int f = 0; f < nform && !err; f++)
+    err = lend ? femint_host_matrix(ctx, op->shape, &A[f]) : matrix_create(ctx, op->shape, 1, &A[f]);
+  const int64_t ne = op->space->ncomp;
+  for (int d = 0; d < np && !err; d++) {
+    struct femint_operator *q = op->part[d];
+    for (int f = 0; f < nform; f++)
+      into[d * nform + f] = A[f]->values + op->shape->rowptr[q->mlo * ne];
+    plans[d] = q->plan;
+    stats_plan(q, &pst[d]);
+    c[d] = (struct coo_call){
+        .op = q, .into = into + d * nform, .whole_calls = op->coo_calls, .st = &pst[d]};
+  }
+  if (!err) batch_buffers_plans(ctx, plans, np, 0);
+  for (int d = 0; d < np && !err; d++) c[d].err = coo_call_begin(&c[d]);
+  /* the batches of the parts in turn, so that every device starts at once */
+  for (int k = 0, more = 1; more && !err; k++) {
+    more = 0;
+    for (int d = 0; d < np; d++)
+      if (!c[d].err && k < c[d].nb) {
+        c[d].err = coo_call_integrate(&c[d], k);
+        more = 1;
+      }
+  }
+  for (int d = 0; d < np && !err; d++)
+    if (c[d].tasks) {
+      coo_call_integrated(&c[d]);
+      coo_call_sums(&c[d]);
+    }
+  for (int d = 0; d < np && !err; d++) coo_call_wait(&c[d]);
+  /* the values of every part on their way at once, each device on its own bus */
+  const double td = femint_now();
+  struct arrivals arr = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+  int expect = 0;
+  for (int d = 0; d < np && !err; d++) expect += coo_call_acquire(&c[d], arrived, &arr);
+  pthread_mutex_lock(&arr.lock);
+  while (arr.n < expect) pthread_cond_wait(&arr.cond, &arr.lock);
+  pthread_mutex_unlock(&arr.lock);
+  for (int d = 0; c && d < np; d++) {
+    const int e = c[d].op ? coo_call_end(&c[d]) : 0;
+    if (e && !err) err = e;
+    stats_add(st, &pst[d]);
+  }
+  st->t_download = femint_now() - td;
+  free(c);
+  free(pst);
+  free(into);
+  free(plans);
+  if (!err) op->coo_calls++;
+  st->assembly = FEMINT_ASSEMBLY_COO;
+  st->on_device = 1;
+  st->ncontrib = op->ncontrib;
+  st->nnz = op->nnz;
+  if (err)
+    for (int f = 0; f < nform; f++) femint_matrix_destroy(&A[f]);
+  femint_trace("COO assembly over %d devices: done", np);
+  return err;
+}
