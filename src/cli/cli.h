@@ -159,8 +159,9 @@ struct cli_check {
 /* The help of --devices (femint run, bp and residual: femint_operator_options.devices). */
 #define CLI_DEVICES_HELP \
   "OpenCL devices the tasks may use: 0 lets femint choose (every device where the results go to " \
-  "main memory, the first alone where they are summed on a device); N, the first N, the COO " \
-  "assembly's rows split among them (default 0)"
+  "main memory, every GPU for the COO assembly, the first alone where the apply and residual " \
+  "sum on a device); N, the first N; the COO assembly splits its rows among its devices " \
+  "(default 0)"
 /* H1 (one form A): symmetry, null space (rigid modes, constants) or 1^T M 1 = volume, positive
  * diagonal. H(curl) (A[0] = T, A[1] = S): symmetry of both, positive diagonal of T, S applied to
  * discrete gradients of random vertex values. Returns 0, a negative femint code, or EXIT_RUNTIME

@@ -106,7 +106,7 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
   struct femint_operator_options aopt = {.precision = opt->precision, .where = FEMINT_WHERE_CPU,
                                          .max_batch = 1 << 30, .symmetric = opt->symmetric};
   const struct femint_form *const forms[1] = {form};
-  if ((err = plan_create(ctx, space, 1, forms, &aopt, &p))) goto done;
+  if ((err = plan_create(ctx, space, 1, forms, &aopt, 0, &p))) goto done;
   struct group *g = &p->groups[0];
   const int ncell = mesh->ncell, nq = g->re->nq;
   const size_t rs = g->real_size, out_per = g->out_size;

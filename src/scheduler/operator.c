@@ -119,6 +119,13 @@ int femint_operator_create(femint_context_t ctx, femint_space_t space, int nform
                            const femint_form_t *forms, const struct femint_operator_options *opt,
                            femint_operator_t *out)
 {
+  return operator_create(ctx, space, nform, forms, opt, 0, out);
+}
+
+int operator_create(femint_context_t ctx, femint_space_t space, int nform,
+                    const femint_form_t *forms, const struct femint_operator_options *opt,
+                    int nworker, femint_operator_t *out)
+{
   static const struct femint_operator_options defaults = {0};
   FEMINT_CHECK(ctx, NULL, FEMINT_EINVAL, "femint_operator_create: NULL context");
   FEMINT_CHECK(out, ctx, FEMINT_EINVAL, "femint_operator_create: op (output) is NULL");
@@ -152,7 +159,7 @@ int femint_operator_create(femint_context_t ctx, femint_space_t space, int nform
     o.timeline = NULL; /* each verb takes it from the caller's options below */
     femint_trace("femint_operator_create");
     err = choose_path(op, &o);
-    if (!err) err = plan_create(ctx, space, nform, op->forms, &o, &op->plan);
+    if (!err) err = plan_create(ctx, space, nform, op->forms, &o, nworker, &op->plan);
     femint_trace("femint_operator_create: plan made (programs built)");
     if (!err) {
       op->plan->opt.timeline = op->timeline;

@@ -143,7 +143,7 @@ void operator_coo_release(struct femint_operator *op);
 
 /* One COO assembly of an operator in flight, in steps, so that the parts of a split assembly
  * run side by side: coo_call_begin (the pattern on the first call, the element matrices' and
- * values' memory), coo_call_integrate for k < nb (the integration tasks of batch-form k),
+ * values' memory), coo_call_pack, coo_call_integrate for k < nb (the integration tasks of batch-form k),
  * coo_call_integrated, coo_call_sums, then coo_call_end (the waits, the values to the host,
  * statistics, and everything freed, also after an error, which it returns). */
 struct coo_run;
@@ -165,6 +165,8 @@ struct coo_call {
 /* The COO kernels on the operator's device and its pattern (built by the first call). */
 int coo_call_ready(struct femint_operator *op, struct femint_stats *st);
 int coo_call_begin(struct coo_call *c);
+/* With options.phases, the inputs of every batch, before the tasks (else each as it goes). */
+int coo_call_pack(struct coo_call *c);
 int coo_call_integrate(struct coo_call *c, int k);
 void coo_call_integrated(struct coo_call *c);
 int coo_call_sums(struct coo_call *c);
@@ -176,8 +178,12 @@ void coo_call_wait(struct coo_call *c);
 int coo_call_acquire(struct coo_call *c, void (*done)(void *), void *arg);
 int coo_call_end(struct coo_call *c);
 
-/* operator_coo_split.c: how many devices the COO assembly is split over (0 or 1: not split): the
- * first `devices` devices that are driven and take the precision, when there are 2 or more. */
+/* femint_operator_create with the batches cut for nworker workers (0: every worker). */
+int operator_create(femint_context_t ctx, femint_space_t space, int nform,
+                    const femint_form_t *forms, const struct femint_operator_options *opt,
+                    int nworker, femint_operator_t *out);
+/* operator_coo_split.c: how many devices the COO assembly is split over (0 or 1: not split): of
+ * the first `devices` devices (0: every GPU), those that are driven and take the precision. */
 int operator_coo_parts(const struct femint_operator *op);
 /* The COO assembly of an operator split over devices: each device integrates the cells of its
  * rows and sums them; the values come back into their place in the whole's matrices. */

@@ -390,9 +390,17 @@ int coo_call_begin(struct coo_call *c)
    * the inputs packed as the tasks go (with phases, all of them before, so that the integration
    * is timed alone). */
   if (!c->into) batch_buffers(ctx, p, 0);
+  c->ti = femint_now();
+  return 0;
+}
+
+int coo_call_pack(struct coo_call *c)
+{
+  struct plan *p = c->op->plan;
+  int err = 0;
   const double tp = femint_now();
   for (int i = 0; p->opt.phases && i < c->nb && !err; i++) err = plan_pack_batch(p, &p->batches[i]);
-  st->t_pack += femint_now() - tp;
+  c->st->t_pack += femint_now() - tp;
   c->ti = femint_now();
   return err;
 }
@@ -562,11 +570,59 @@ int coo_call_acquire(struct coo_call *c, void (*done)(void *), void *arg)
   return n;
 }
 
+/* Device memory that the pattern and one assembly of the operator take (bytes per entry of the
+ * element matrices: rows, columns and values of the entries, the sort's scratch, perm, seg and
+ * the columns; then the element matrices of every form and the CSR values). */
+static double coo_device_bytes(const struct femint_operator *op)
+{
+  const struct plan *p = op->plan;
+  double entries = 0, values = 0;
+  for (int j = 0; j < p->nbatch; j++) {
+    const struct group *g = p->batches[j].g;
+    entries += (double)p->batches[j].ncell * g->n * g->n;
+    values += (double)p->batches[j].ncell * (double)g->out_size * (double)g->real_size;
+  }
+  return 80 * entries + p->nform * (values + 8 * entries);
+}
+
+/* Before the first COO assembly on devices: when its share (1 / k of the whole over k devices)
+ * would not fit in 90% of a device's memory, the assembly goes by rows (auto) or sums in main
+ * memory (COO asked for), with a warning, instead of failing there. */
+static void coo_fit(struct femint_operator *op)
+{
+  femint_context_t ctx = op->ctx;
+  if (op->h_perm || op->part || op->coo_dev < 0 || ctx->ncpu == 0) return;
+  const int k = operator_coo_parts(op) > 1 ? operator_coo_parts(op) : 1;
+  const double need = coo_device_bytes(op) / k;
+  double have = 0;
+  for (int d = 0; d < ctx->ncl_dev; d++)
+    if (ctx->cl_driven[d] && (have == 0 || ctx->cl_dev[d].global_mem < have))
+      have = (double)ctx->cl_dev[d].global_mem;
+  if (need <= 0.9 * have) return;
+  const int rows = op->plan->opt.assembly == FEMINT_ASSEMBLY_AUTO && ctx->ncpu > 0;
+  fprintf(stderr,
+          "femint: warning: femint_operator_assemble: the COO pattern and sums would take %.1f "
+          "GB of device memory on each of %d device(s) (%.1f GB each): %s\n",
+          need / 1e9, k, have / 1e9,
+          rows ? "assembled by rows instead" : "summed in main memory instead");
+  operator_coo_split_release(op);
+  if (rows) op->assembly = FEMINT_ASSEMBLY_ROWS;
+  op->coo_dev = op->coo_worker = -1;
+  op->coo_node = STARPU_MAIN_RAM;
+  worker_mask_make(ctx, op->plan->opt.devices, -1, &op->coo_mask);
+}
+
 int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_stats *st)
 {
+  coo_fit(op);
+  if (op->assembly != FEMINT_ASSEMBLY_COO) {
+    int first = 0;
+    return operator_rows(op, A, NULL, NULL, &first, st);
+  }
   if (operator_coo_parts(op) > 1) return operator_coo_split(op, A, st);
   struct coo_call c = {.op = op, .A = A, .st = st};
   c.err = coo_call_begin(&c);
+  if (!c.err) c.err = coo_call_pack(&c);
   for (int k = 0; !c.err && k < c.nb; k++) c.err = coo_call_integrate(&c, k);
   if (c.tasks) {
     coo_call_integrated(&c);

@@ -11,15 +11,23 @@
 
 #include "operator.h"
 
-int operator_coo_parts(const struct femint_operator *op)
+/* Whether device d may take a part: driven, in the precision, and (when femint chooses, k = 0)
+ * a GPU: a device that is itself a CPU shares the host with the CPU workers. */
+static int part_device(const struct femint_operator *op, int d)
 {
   femint_context_t ctx = op->ctx;
   const struct plan *p = op->plan;
-  const int k = p->opt.devices;
-  if (op->is_part || op->assembly != FEMINT_ASSEMBLY_COO || op->coo_dev < 0 || k < 2) return 0;
+  return ctx->cl_driven[d] && (p->opt.precision == FEMINT_SINGLE || ctx->cl_dev[d].fp64) &&
+         (p->opt.devices > 0 || !(ctx->cl_dev[d].type & CL_DEVICE_TYPE_CPU));
+}
+
+int operator_coo_parts(const struct femint_operator *op)
+{
+  femint_context_t ctx = op->ctx;
+  const int k = op->plan->opt.devices;
+  if (op->is_part || op->assembly != FEMINT_ASSEMBLY_COO || op->coo_dev < 0 || k == 1) return 0;
   int n = 0;
-  for (int d = 0; d < ctx->ncl_dev && d < k; d++)
-    n += ctx->cl_driven[d] && (p->opt.precision == FEMINT_SINGLE || ctx->cl_dev[d].fp64);
+  for (int d = 0; d < ctx->ncl_dev && (k == 0 || d < k); d++) n += part_device(op, d);
   return n;
 }
 
@@ -65,9 +73,9 @@ static int split_modes(const struct femint_operator *op, int np, int64_t *bound)
   return 0;
 }
 
-/* Part d: an operator of the plan's cells (in plan order) that have a mode in bound[d] ..
- * bound[d + 1] - 1, gathering on device dev. */
-static int part_make(struct femint_operator *op, int64_t mlo, int64_t mhi, int dev,
+/* A part of nparts: an operator of the plan's cells (in plan order) that have a mode in mlo ..
+ * mhi - 1, gathering on device dev. */
+static int part_make(struct femint_operator *op, int nparts, int64_t mlo, int64_t mhi, int dev,
                      struct femint_operator **part)
 {
   femint_context_t ctx = op->ctx;
@@ -89,9 +97,12 @@ static int part_make(struct femint_operator *op, int64_t mlo, int64_t mhi, int d
   o.devices = 0;
   o.assembly = FEMINT_ASSEMBLY_COO;
   o.timeline = NULL;
+  /* the batches cut for the workers that take them: the device and a share of the CPU
+   * workers, so that the parts together make about as many tasks as one device would */
+  const int nw = 1 + (o.where != FEMINT_WHERE_OPENCL ? ctx->ncpu / nparts : 0);
   struct femint_operator *q = NULL;
-  int err = femint_operator_create(ctx, op->space, op->nform, (const femint_form_t *)op->forms,
-                                   &o, &q);
+  int err = operator_create(ctx, op->space, op->nform, (const femint_form_t *)op->forms, &o, nw,
+                            &q);
   free(cells);
   if (err) return err;
   q->is_part = 1;
@@ -145,6 +156,34 @@ static int parts_merge(struct femint_operator *op)
   return 0;
 }
 
+/* fn(arg + i size) for i < n, each on a thread of its own (the calling thread takes i = 0, and
+ * any for which no thread could be made), so that the devices work at once. */
+static void on_threads(int n, void *(*fn)(void *), void *arg, size_t size)
+{
+  pthread_t th[FEMINT_MAX_CL_DEVICES];
+  int started[FEMINT_MAX_CL_DEVICES] = {0};
+  for (int i = 1; i < n; i++)
+    started[i] = pthread_create(&th[i], NULL, fn, (char *)arg + (size_t)i * size) == 0;
+  for (int i = 0; i < n; i++)
+    if (i == 0 || !started[i]) fn((char *)arg + (size_t)i * size);
+  for (int i = 1; i < n; i++)
+    if (started[i]) pthread_join(th[i], NULL);
+}
+
+/* A part's pattern (a thread's function). */
+struct part_ready {
+  struct femint_operator *q;
+  struct femint_stats st;
+  int err;
+};
+
+static void *part_ready(void *arg)
+{
+  struct part_ready *r = arg;
+  r->err = coo_call_ready(r->q, &r->st);
+  return NULL;
+}
+
 /* The parts, over the first devices that operator_coo_parts counts, and their patterns. */
 static int parts_make(struct femint_operator *op, int np, struct femint_stats *st)
 {
@@ -152,9 +191,7 @@ static int parts_make(struct femint_operator *op, int np, struct femint_stats *s
   int64_t bound[FEMINT_MAX_CL_DEVICES + 1];
   int dev[FEMINT_MAX_CL_DEVICES], n = 0;
   for (int d = 0; d < ctx->ncl_dev && n < np; d++)
-    if (ctx->cl_driven[d] &&
-        (op->plan->opt.precision == FEMINT_SINGLE || ctx->cl_dev[d].fp64))
-      dev[n++] = d;
+    if (part_device(op, d)) dev[n++] = d;
   FEMINT_CALL(split_modes(op, n, bound));
   op->part = calloc((size_t)n, sizeof *op->part);
   FEMINT_CHECK(op->part, ctx, FEMINT_ENOMEM, "COO assembly over devices: out of memory");
@@ -163,13 +200,20 @@ static int parts_make(struct femint_operator *op, int np, struct femint_stats *s
   for (int d = 0; d < n && !err; d++) {
     if (bound[d] == bound[d + 1]) continue; /* no rows: the device has nothing to do */
     struct femint_operator **q = &op->part[op->npart];
-    err = part_make(op, bound[d], bound[d + 1], dev[d], q);
+    err = part_make(op, n, bound[d], bound[d + 1], dev[d], q);
     if (!err && (*q)->plan->ncell == 0) { /* no cell touches its rows: they are empty */
       femint_operator_destroy(q);
       continue;
     }
     if (!err) op->npart++;
-    if (!err) err = coo_call_ready(*q, st);
+  }
+  struct part_ready r[FEMINT_MAX_CL_DEVICES];
+  memset(r, 0, sizeof r);
+  for (int d = 0; d < op->npart; d++) r[d].q = op->part[d];
+  if (!err) on_threads(op->npart, part_ready, r, sizeof *r);
+  for (int d = 0; d < op->npart && !err; d++) {
+    err = r[d].err;
+    st->t_programs = st->t_programs > r[d].st.t_programs ? st->t_programs : r[d].st.t_programs;
   }
   if (!err) err = parts_merge(op);
   st->pattern_built = 1;
@@ -204,8 +248,8 @@ static void stats_add(struct femint_stats *st, const struct femint_stats *q)
   st->tasks_cpu += q->tasks_cpu;
   st->tasks_opencl += q->tasks_opencl;
   st->t_programs += q->t_programs;
-  st->t_pack += q->t_pack;
 #define MAX_OF(x) st->x = st->x > q->x ? st->x : q->x
+  MAX_OF(t_pack);
   MAX_OF(t_integrate);
   MAX_OF(t_sum);
   MAX_OF(t_download);
@@ -216,6 +260,22 @@ static void stats_add(struct femint_stats *st, const struct femint_stats *q)
     st->worker_tasks_assemble[w] += q->worker_tasks_assemble[w];
     st->worker_busy[w] += q->worker_busy[w];
   }
+}
+
+/* The integration tasks of a part, and its end (threads' functions). */
+static void *part_end(void *arg)
+{
+  struct coo_call *c = arg;
+  if (c->op) c->err = coo_call_end(c);
+  return NULL;
+}
+
+static void *part_submit(void *arg)
+{
+  struct coo_call *c = arg;
+  if (!c->err) c->err = coo_call_pack(c);
+  for (int k = 0; !c->err && k < c->nb; k++) c->err = coo_call_integrate(c, k);
+  return NULL;
 }
 
 int operator_coo_split(struct femint_operator *op, femint_matrix_t *A, struct femint_stats *st)
@@ -249,15 +309,10 @@ int operator_coo_split(struct femint_operator *op, femint_matrix_t *A, struct fe
   }
   if (!err) batch_buffers_plans(ctx, plans, np, 0);
   for (int d = 0; d < np && !err; d++) c[d].err = coo_call_begin(&c[d]);
-  /* the batches of the parts in turn, so that every device starts at once */
-  for (int k = 0, more = 1; more && !err; k++) {
-    more = 0;
-    for (int d = 0; d < np; d++)
-      if (!c[d].err && k < c[d].nb) {
-        c[d].err = coo_call_integrate(&c[d], k);
-        more = 1;
-      }
-  }
+  /* each part's batches packed and submitted by a thread of its own (the calling thread takes
+   * the first part): the host's work per task does not add up over the devices */
+  if (!err) on_threads(np, part_submit, c, sizeof *c);
+  femint_trace("COO assembly over %d devices: integration tasks submitted", np);
   for (int d = 0; d < np && !err; d++)
     if (c[d].tasks) {
       coo_call_integrated(&c[d]);
@@ -272,9 +327,10 @@ int operator_coo_split(struct femint_operator *op, femint_matrix_t *A, struct fe
   pthread_mutex_lock(&arr.lock);
   while (arr.n < expect) pthread_cond_wait(&arr.cond, &arr.lock);
   pthread_mutex_unlock(&arr.lock);
+  /* the values that come back through bounce buffers (the first calls), all at once too */
+  if (c) on_threads(np, part_end, c, sizeof *c);
   for (int d = 0; c && d < np; d++) {
-    const int e = c[d].op ? coo_call_end(&c[d]) : 0;
-    if (e && !err) err = e;
+    if (c[d].op && c[d].err && !err) err = c[d].err;
     stats_add(st, &pst[d]);
   }
   st->t_download = femint_now() - td;

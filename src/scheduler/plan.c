@@ -164,15 +164,15 @@ int group_cl_configure(const struct femint_cl_device *dev, const struct group *g
 }
 
 /* Cells per batch: H1, about 32 MiB of element matrices; H(curl), about 8 MiB and at least 16
- * cells (the sizes that measured best on the H200); in both at least four batches per worker. */
-static int batch_size(const struct femint_context *ctx, const struct group *g, int ncell_group,
-                      int max_batch)
+ * cells (the sizes that measured best on the H200); in both at least four batches per worker
+ * (of nw workers). */
+static int batch_size(int nw, const struct group *g, int ncell_group, int max_batch)
 {
   if (max_batch > 0) return max_batch;
   const double bytes = (double)g->out_size * g->real_size;
   const double target = g->family == FEMINT_HCURL ? 8.0 * 1024 * 1024 : 32.0 * 1024 * 1024;
   int by_bytes = (int)(target / bytes);
-  int nw = ctx->nworker > 0 ? ctx->nworker : 1;
+  if (nw < 1) nw = 1;
   int spread = (ncell_group + 4 * nw - 1) / (4 * nw);
   int size = by_bytes < spread ? by_bytes : spread;
   if (g->family == FEMINT_HCURL && size < 16) size = 16;
@@ -238,7 +238,7 @@ static int check_forms(femint_context_t ctx, const struct femint_space *space, i
 
 int plan_create(femint_context_t ctx, const struct femint_space *space, int nform,
                 const struct femint_form *const *forms, const struct femint_operator_options *opt,
-                struct plan **out)
+                int nworker, struct plan **out)
 {
   const struct femint_mesh *mesh = space->mesh;
   const int ncell = mesh->ncell, pmax = refel_max_order(mesh->topo->shape, space->family);
@@ -285,7 +285,8 @@ int plan_create(femint_context_t ctx, const struct femint_space *space, int nfor
       g->iform = f;
     }
     const struct group *g0 = &p->groups[i];
-    const int start = pos, size = batch_size(ctx, g0, count[order], opt->max_batch);
+    const int nw = nworker > 0 ? nworker : ctx->nworker;
+    const int start = pos, size = batch_size(nw, g0, count[order], opt->max_batch);
     for (int k = 0; k < nsel; k++)
       if (space->order[SELECTED(k)] == order) p->cells[pos++] = SELECTED(k);
     for (int b0 = start; b0 < pos; b0 += size) {

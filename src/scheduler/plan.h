@@ -22,10 +22,11 @@ struct plan {
 };
 
 /* Group and batch the cells of opt (every cell when opt->cells is NULL) for the forms, and
- * build the OpenCL programs of the groups. The forms must suit the space (checked, named). */
+ * build the OpenCL programs of the groups. The forms must suit the space (checked, named).
+ * Batches are cut for nworker workers (0: every worker of the context). */
 int plan_create(femint_context_t ctx, const struct femint_space *space, int nform,
                 const struct femint_form *const *forms, const struct femint_operator_options *opt,
-                struct plan **plan);
+                int nworker, struct plan **plan);
 void plan_destroy(struct plan **plan);
 /* The inputs of a batch in its group's precision (b->geo, b->coef; allocated unless the batch
  * is in the arena): H1, the Jacobian terms at the points of the rule or (JAC variants) the

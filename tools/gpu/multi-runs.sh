@@ -11,6 +11,8 @@
 #   bp        femint bp: BP5 applications and 100 CG iterations on 48^3 hexahedra, p = 3 and 7
 #   residual  femint residual --bench: P1 Poisson with a field on 8.4 M triangles, P1 elasticity
 #             on 1.6 M tetrahedra
+#   split     the COO assembly split over the N devices (--devices N): the Maxwell matrices
+#             (box 17^3 and 26^3) and the prisms (orders 1-4 and 4-6, --coexec)
 #   all       every set (default)
 # Each set writes OUTDIR/multi-SET.txt, each run headed by its command and N.
 set -u
@@ -33,7 +35,18 @@ each() { # each NAME femint-arguments...: the run with 1, 2 and 4 devices
     STARPU_NOPENCL=$n femint "$@" >>"$out/multi-$name.txt" 2>&1
   done
 }
+each_split() { # each_split femint-arguments...: with 1, 2 and 4 devices, the COO split over them
+  [ "$set" = all ] || [ "$set" = split ] || return 0
+  for n in "${counts[@]}"; do
+    echo "== N=$n: femint $* --devices $n" >>"$out/multi-split.txt"
+    STARPU_NOPENCL=$n femint "$@" --devices "$n" >>"$out/multi-split.txt" 2>&1
+  done
+}
 femint info >"$out/multi-info.txt" 2>&1
+each_split bench --element tet --order 3 --mesh box:17,17,17 --curved 0.1 --runs 5
+each_split bench --element tet --order 3 --mesh box:26,26,26 --curved 0.1 --runs 5
+each_split bench --coexec --mesh box:32,32,16 --order 1-4 --precision single --runs 6
+each_split bench --coexec --mesh box:24,24,12 --order 4-6 --precision single --runs 6
 each prism bench --coexec --mesh box:32,32,16 --order 1-4 --precision single --runs 6
 each prism bench --coexec --mesh box:24,24,12 --order 4-6 --precision single --runs 6
 each integrate bench --coexec --mesh box:32,32,16 --order 1-4 --precision single --runs 6 \
