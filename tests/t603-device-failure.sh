@@ -4,7 +4,8 @@
 # memory: each verb (prisms assembled by rows and by the COO sums on the device, the Maxwell
 # matrices of H(curl) tetrahedra, the matrix-free CG of BP3) warns, leaves the device out and ends
 # with the results of the CPU workers; with OpenCL workers alone it fails naming the device, or,
-# with a second device, the work (the pointwise residual, the CG, the COO sums) moves there. A kernel that does not build (a broken copy in FEMINT_KERNEL_DIR) is named
+# with a second device, the work (the pointwise residual, the CG, the COO sums, the COO assembly
+# split over both) moves there. A kernel that does not build (a broken copy in FEMINT_KERNEL_DIR) is named
 # with its file and line, and the CPU workers integrate; FEMINT_KERNEL_DIR and FEMINT_FAULT_DEVICE
 # that make no sense are refused before StarPU starts.
 
@@ -25,7 +26,7 @@ if ! "$FEMINT" info >info.txt 2>&1 || ! grep -q " [1-9][0-9]* OpenCL worker" inf
   echo "1..0 # SKIP no OpenCL worker here"
   exit 0
 fi
-echo "1..14"
+echo "1..15"
 
 # femint with device 0 failing; the eager scheduler gives the device tasks before it fails
 faulty() { FEMINT_FAULT_DEVICE=0 STARPU_SCHED=eager "$FEMINT" "$@"; }
@@ -88,8 +89,18 @@ if STARPU_NOPENCL=2 POCL_DEVICES="pthread pthread" "$FEMINT" info 2>&1 | grep -q
   r=$?
   ok $r "two devices, COO sums: device 1 assembles the matrix of the CPU workers"
   [ $r -eq 0 ] || { echo "# exit status $st"; diag two.err; }
+  # the COO assembly split over both: device 0 fails in its part's pattern, while device 1 waits
+  # for its columns' place; the warning names device 0's own failure
+  two run --mesh box:4,4,2 --order 2 --assembly coo --devices 2 --output split.mtx >split.out \
+    2>split.err
+  st=$?
+  [ $st -eq 0 ] && grep -q "^result *PASS" split.out && warned split.err &&
+    grep -q "device 0 .*FEMINT_FAULT_DEVICE=0" split.err && same_matrix split.mtx cpu-prism.mtx
+  r=$?
+  ok $r "two devices, the COO assembly split over both (--devices 2): device 0 fails, named; device 1 assembles the matrix of the CPU workers"
+  [ $r -eq 0 ] || { echo "# exit status $st"; diag split.err; }
 else
-  for what in residual "BP3 CG" "COO sums"; do
+  for what in residual "BP3 CG" "COO sums" "COO split"; do
     skip "two devices, $what" "PoCL does not give two devices here"
   done
 fi

@@ -38,6 +38,7 @@ struct femint_operator {
    * that touch its rows, summing the rows of the scalar modes mlo..mhi - 1 on its device */
   int64_t mlo, mhi;               /* 0, nmode: every row */
   int is_part;                    /* this operator is a part of another */
+  int gpu_alone;                  /* a part on a GPU: its device integrates every batch it can */
   int npart;                      /* parts made (0: none) */
   struct femint_operator **part;  /* [npart] */
   int64_t nvalue;                 /* values of one form's element matrices */
@@ -162,8 +163,15 @@ struct coo_call {
   struct coo_run *run;
   uint32_t *len;
 };
-/* The COO kernels on the operator's device and its pattern (built by the first call). */
-int coo_call_ready(struct femint_operator *op, struct femint_stats *st);
+/* Where the CSR columns of a part of a split assembly go: place() is called by the part's pattern
+ * with its number of columns (-1 after an error) once its device has sorted, and returns where
+ * its first column goes in the whole's columns (NULL: the pattern fails). */
+struct coo_columns {
+  int64_t *(*place)(struct coo_columns *c, const struct femint_operator *part, int64_t nnz);
+};
+/* The COO kernels on the operator's device and its pattern (built by the first call; cols NULL,
+ * or for a part, where its columns go). */
+int coo_call_ready(struct femint_operator *op, struct femint_stats *st, struct coo_columns *cols);
 int coo_call_begin(struct coo_call *c);
 /* With options.phases, the inputs of every batch, before the tasks (else each as it goes). */
 int coo_call_pack(struct coo_call *c);

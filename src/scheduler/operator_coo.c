@@ -151,8 +151,11 @@ int download_bounced(femint_context_t ctx, int dev, unsigned node, starpu_data_h
   return 0;
 }
 
-/* The pattern (first call): one task on the gathering node, then the CSR structure to the host. */
-static int coo_call_pattern(struct femint_operator *op, struct femint_stats *st)
+/* The pattern (first call): one task on the gathering node, then the CSR structure to the host:
+ * the operator's shape, or for a part of a split assembly (cols set) its row pointers alone, its
+ * columns going where cols places them (in the whole's). */
+static int coo_call_pattern(struct femint_operator *op, struct femint_stats *st,
+                            struct coo_columns *cols)
 {
   femint_context_t ctx = op->ctx;
   const struct plan *p = op->plan;
@@ -171,7 +174,7 @@ static int coo_call_pattern(struct femint_operator *op, struct femint_stats *st)
                         "COO assembly: %lld entries of element matrices (at most 2^32 - 1 in one "
                         "assembly)",
                         (long long)nentry);
-  else if (!(colind = huge_alloc(((size_t)nentry + 1) * sizeof *colind)))
+  else if (!cols && !(colind = huge_alloc(((size_t)nentry + 1) * sizeof *colind)))
     err = femint_seterr(ctx, FEMINT_ENOMEM, "COO pattern: out of memory for %lld columns",
                         (long long)nentry);
   if (err) {
@@ -188,7 +191,8 @@ static int coo_call_pattern(struct femint_operator *op, struct femint_stats *st)
   starpu_vector_data_register(&op->h_seg, -1, 0, (uint32_t)(nentry + 1), sizeof(int64_t));
   starpu_vector_data_register(&h_rowptr, STARPU_MAIN_RAM, (uintptr_t)rowptr, (uint32_t)(n + 1),
                               sizeof(int64_t));
-  starpu_vector_data_register(&h_colind, STARPU_MAIN_RAM, (uintptr_t)colind,
+  /* a part's columns stay on its device until their place in the whole's is known */
+  starpu_vector_data_register(&h_colind, cols ? -1 : STARPU_MAIN_RAM, (uintptr_t)colind,
                               (uint32_t)(nentry + 1), sizeof(int64_t));
   struct pattern_arg arg = {.ctx = ctx,
                             .space = op->space,
@@ -220,7 +224,7 @@ static int coo_call_pattern(struct femint_operator *op, struct femint_stats *st)
   struct starpu_task *slot = NULL;
   err = task_submit(ctx, t, &slot, "COO pattern");
   /* while a device sorts, the threads map the pages the columns will come back to */
-  if (!err && op->coo_dev >= 0) {
+  if (!err && op->coo_dev >= 0 && !cols) {
 #pragma omp parallel for schedule(static)
     for (int64_t k = 0; k <= nentry; k++) colind[k] = 0;
   }
@@ -229,7 +233,26 @@ static int coo_call_pattern(struct femint_operator *op, struct femint_stats *st)
   if (slot) starpu_task_destroy(slot);
   femint_trace("COO pattern: task done");
   if (!err && arg.status) err = femint_seterr(ctx, arg.status, "%s", arg.msg);
-  if (!err) {
+  int64_t *place = NULL;
+  if (cols) { /* every part waits there for the others' counts */
+    place = cols->place(cols, op, err ? -1 : arg.nnz);
+    if (!place && !err) /* another part failed (its message is the context's) */
+      err = femint_seterr(NULL, FEMINT_ENOMEM, "COO pattern: no place for the columns");
+  }
+  if (!err && cols) {
+    if (arg.nnz > 0) {
+      uint32_t part[2] = {(uint32_t)arg.nnz, (uint32_t)(nentry + 1 - arg.nnz)};
+      struct starpu_data_filter f = {.filter_func = starpu_vector_filter_list, .nchildren = 2,
+                                     .filter_arg_ptr = part};
+      starpu_data_partition(h_colind, &f);
+      err = download_bounced(ctx, op->coo_dev, op->coo_node,
+                             starpu_data_get_sub_data(h_colind, 1, 0), place,
+                             (size_t)arg.nnz * sizeof *place, "COO assembly");
+      starpu_data_unpartition(h_colind, op->coo_node);
+    }
+    starpu_data_acquire(h_rowptr, STARPU_R);
+    starpu_data_release(h_rowptr);
+  } else if (!err) {
     /* Only the nnz columns come back: the buffer was sized for every entry. */
     uint32_t part[2] = {(uint32_t)arg.nnz + 1, (uint32_t)(nentry - arg.nnz)};
     struct starpu_data_filter f = {.filter_func = starpu_vector_filter_list, .nchildren = 2,
@@ -258,6 +281,7 @@ static int coo_call_pattern(struct femint_operator *op, struct femint_stats *st)
   free(voff);
   free(pg);
   femint_trace("COO pattern: handles unregistered");
+  /* a part's shape holds its row pointers alone, for the whole's */
   if (!err && !(op->shape = csr_shape_new(n, arg.nnz, rowptr, colind)))
     err = femint_seterr(ctx, FEMINT_ENOMEM, "COO pattern: out of memory");
   if (err) {
@@ -311,7 +335,7 @@ struct coo_run {
   struct sum_arg sum;
 };
 
-int coo_call_ready(struct femint_operator *op, struct femint_stats *st)
+int coo_call_ready(struct femint_operator *op, struct femint_stats *st, struct coo_columns *cols)
 {
   if (op->coo_dev >= 0) {
     const double tc = femint_now();
@@ -319,7 +343,7 @@ int coo_call_ready(struct femint_operator *op, struct femint_stats *st)
     st->t_programs += femint_now() - tc;
     femint_trace("COO assembly: programs built");
   }
-  if (!op->h_perm) FEMINT_CALL(coo_call_pattern(op, st));
+  if (!op->h_perm) FEMINT_CALL(coo_call_pattern(op, st, cols));
   femint_trace("COO assembly: pattern ready");
   return 0;
 }
@@ -333,7 +357,7 @@ int coo_call_begin(struct coo_call *c)
   const int nform = p->nform, single = p->opt.precision == FEMINT_SINGLE;
   c->nb = nform * p->nbatch;
   c->rs = single ? sizeof(float) : sizeof(double);
-  FEMINT_CALL(coo_call_ready(op, st));
+  FEMINT_CALL(coo_call_ready(op, st, NULL));
   c->tasks = calloc((size_t)2 * c->nb + nform + 1, sizeof *c->tasks);
   c->run = calloc((size_t)nform, sizeof *c->run);
   c->len = malloc(((size_t)p->nbatch + 1) * sizeof *c->len);
@@ -421,6 +445,7 @@ int coo_call_integrate(struct coo_call *c, int k)
   uint32_t where;
   struct starpu_task *t =
       integration_task(p, b, starpu_data_get_sub_data(c->run[f].h_coo, 1, j), &where);
+  if (op->gpu_alone && (where & STARPU_OPENCL)) t->where = where = STARPU_OPENCL;
   worker_mask_set(t, &op->coo_mask);
   c->st->calibrating += !model_calibrated(op->ctx, t, where);
   return task_submit(op->ctx, t, &c->tasks[2 * i], "integration");

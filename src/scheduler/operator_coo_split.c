@@ -5,6 +5,7 @@
  * alone, so that its device sums exactly the CSR values of those rows, which are one slice of the
  * whole matrix's, and they come back straight into their place. Nothing crosses between the
  * devices, each uses its own bus, and the host adds nothing. */
+#include <omp.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,10 @@ static int part_make(struct femint_operator *op, int nparts, int64_t mlo, int64_
   free(cells);
   if (err) return err;
   q->is_part = 1;
+  /* Measured on 4 H200 (performance-parallel.md): beside several GPUs the CPU workers' batches
+   * end after the GPUs' (a fresh Maxwell box 26^3 on 4: integration 0.089 s with them, 0.038 s
+   * without), so that the GPUs of a split take every batch their programs can. */
+  q->gpu_alone = !(ctx->cl_dev[dev].type & CL_DEVICE_TYPE_CPU);
   q->mlo = mlo;
   q->mhi = mhi;
   q->coo_dev = dev;
@@ -117,70 +122,129 @@ static int part_make(struct femint_operator *op, int nparts, int64_t mlo, int64_
   return 0;
 }
 
-/* The whole's CSR structure from its parts' (each holding its own rows), into op->shape. */
-static int parts_merge(struct femint_operator *op)
+/* Where the parts' columns go (struct coo_columns): each part's pattern, once its device has
+ * sorted, says how many columns it has and waits for the others; the last one makes the whole's
+ * columns, and each part's go after those of the parts before it (their rows come first). */
+struct columns {
+  struct coo_columns base;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  int np, arrived, failed;
+  const struct femint_operator *const *part; /* [np] */
+  int64_t nnz[FEMINT_MAX_CL_DEVICES];
+  int done[FEMINT_MAX_CL_DEVICES];
+  int64_t *colind, total;
+};
+
+static int64_t *columns_place(struct coo_columns *base, const struct femint_operator *q,
+                              int64_t nnz)
+{
+  struct columns *c = (struct columns *)base;
+  int d = 0;
+  while (d < c->np && c->part[d] != q) d++;
+  pthread_mutex_lock(&c->lock);
+  c->done[d] = 1;
+  c->nnz[d] = nnz;
+  c->failed |= nnz < 0;
+  if (++c->arrived == c->np) {
+    c->total = 0;
+    for (int e = 0; e < c->np; e++) c->total += c->nnz[e] > 0 ? c->nnz[e] : 0;
+    if (!c->failed) c->colind = huge_alloc(((size_t)c->total + 1) * sizeof *c->colind);
+    c->failed |= !c->colind;
+    pthread_cond_broadcast(&c->cond);
+  }
+  while (c->arrived < c->np) pthread_cond_wait(&c->cond, &c->lock);
+  int64_t off = 0;
+  for (int e = 0; e < d; e++) off += c->nnz[e];
+  int64_t *at = c->failed ? NULL : c->colind + off;
+  pthread_mutex_unlock(&c->lock);
+  return at;
+}
+
+/* The whole's CSR structure from its parts' row pointers (each part its own rows) and the
+ * columns they brought into place, into op->shape. */
+static int parts_merge(struct femint_operator *op, struct columns *cols)
 {
   femint_context_t ctx = op->ctx;
   const int64_t ne = op->space->ncomp, n = op->space->nmode * ne;
-  int64_t *rowptr = calloc((size_t)n + 1, sizeof *rowptr), nnz = 0, ncontrib = 0, *colind = NULL;
+  int64_t *rowptr = calloc((size_t)n + 1, sizeof *rowptr), nnz = 0, ncontrib = 0;
   FEMINT_CHECK(rowptr, ctx, FEMINT_ENOMEM, "COO assembly over devices: out of memory");
   for (int d = 0; d < op->npart; d++) {
     const struct femint_operator *q = op->part[d];
     const int64_t *rp = q->shape->rowptr, lo = q->mlo * ne, hi = q->mhi * ne;
-    FEMINT_CHECK(rp[lo] == 0 && rp[hi] == q->nnz && rp[n] == q->nnz, ctx, FEMINT_ERUNTIME,
-                 "COO assembly over devices: part %d (rows %lld..%lld) has values outside its "
-                 "rows",
-                 d, (long long)lo, (long long)hi - 1);
+    if (rp[lo] != 0 || rp[hi] != q->nnz || rp[n] != q->nnz || cols->nnz[d] != q->nnz) {
+      free(rowptr);
+      return femint_seterr(ctx, FEMINT_ERUNTIME,
+                           "COO assembly over devices: part %d (rows %lld..%lld) has values "
+                           "outside its rows",
+                           d, (long long)lo, (long long)hi - 1);
+    }
     for (int64_t r = lo; r < hi; r++) rowptr[r + 1] = rp[r + 1] - rp[r];
     nnz += q->nnz;
     ncontrib += q->ncontrib;
   }
   for (int64_t r = 0; r < n; r++) rowptr[r + 1] += rowptr[r];
-  if (!(colind = huge_alloc(((size_t)nnz + 1) * sizeof *colind))) {
+  for (int d = 0; d < op->npart; d++) csr_shape_unref(&op->part[d]->shape);
+  if (!(op->shape = csr_shape_new(n, nnz, rowptr, cols->colind))) {
     free(rowptr);
-    return femint_seterr(ctx, FEMINT_ENOMEM, "COO assembly over devices: out of memory for %lld "
-                         "columns", (long long)nnz);
-  }
-  for (int d = 0; d < op->npart; d++) {
-    struct femint_operator *q = op->part[d];
-    memcpy(colind + rowptr[q->mlo * ne], q->shape->colind, (size_t)q->nnz * sizeof *colind);
-    csr_shape_unref(&q->shape); /* a part's values go to the whole's matrices */
-  }
-  if (!(op->shape = csr_shape_new(n, nnz, rowptr, colind))) {
-    free(rowptr);
-    free(colind);
     return femint_seterr(ctx, FEMINT_ENOMEM, "COO assembly over devices: out of memory");
   }
+  cols->colind = NULL; /* the shape's now */
   op->nnz = nnz;
   op->ncontrib = ncontrib;
   return 0;
 }
 
 /* fn(arg + i size) for i < n, each on a thread of its own (the calling thread takes i = 0, and
- * any for which no thread could be made), so that the devices work at once. */
+ * any for which no thread could be made), so that the devices work at once; the OpenMP teams of
+ * their copies share the cores. */
+struct on_thread {
+  void *(*fn)(void *);
+  void *arg;
+  int team;
+};
+
+static void *on_thread(void *arg)
+{
+  const struct on_thread *o = arg;
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(o->team);
+  o->fn(o->arg);
+  omp_set_num_threads(saved);
+  return NULL;
+}
+
 static void on_threads(int n, void *(*fn)(void *), void *arg, size_t size)
 {
   pthread_t th[FEMINT_MAX_CL_DEVICES];
+  struct on_thread o[FEMINT_MAX_CL_DEVICES];
   int started[FEMINT_MAX_CL_DEVICES] = {0};
-  for (int i = 1; i < n; i++)
-    started[i] = pthread_create(&th[i], NULL, fn, (char *)arg + (size_t)i * size) == 0;
+  const int team = n > 0 && omp_get_max_threads() / n > 1 ? omp_get_max_threads() / n : 1;
+  for (int i = 0; i < n; i++) o[i] = (struct on_thread){fn, (char *)arg + (size_t)i * size, team};
+  for (int i = 1; i < n; i++) started[i] = pthread_create(&th[i], NULL, on_thread, &o[i]) == 0;
   for (int i = 0; i < n; i++)
-    if (i == 0 || !started[i]) fn((char *)arg + (size_t)i * size);
+    if (i == 0 || !started[i]) on_thread(&o[i]);
   for (int i = 1; i < n; i++)
     if (started[i]) pthread_join(th[i], NULL);
 }
 
-/* A part's pattern (a thread's function). */
+/* A part's pattern (a thread's function); a part that fails before its columns are placed
+ * says so, so that the others do not wait for it. */
 struct part_ready {
   struct femint_operator *q;
+  struct columns *cols;
+  int d;
   struct femint_stats st;
   int err;
+  char msg[256]; /* the thread's message of err */
 };
 
 static void *part_ready(void *arg)
 {
   struct part_ready *r = arg;
-  r->err = coo_call_ready(r->q, &r->st);
+  r->err = coo_call_ready(r->q, &r->st, &r->cols->base);
+  if (r->err) snprintf(r->msg, sizeof r->msg, "%s", femint_thread_error());
+  if (!r->cols->done[r->d]) columns_place(&r->cols->base, r->q, -1);
   return NULL;
 }
 
@@ -207,15 +271,25 @@ static int parts_make(struct femint_operator *op, int np, struct femint_stats *s
     }
     if (!err) op->npart++;
   }
+  struct columns cols = {.base = {columns_place},
+                         .lock = PTHREAD_MUTEX_INITIALIZER,
+                         .cond = PTHREAD_COND_INITIALIZER,
+                         .np = op->npart,
+                         .part = (const struct femint_operator *const *)op->part};
   struct part_ready r[FEMINT_MAX_CL_DEVICES];
   memset(r, 0, sizeof r);
-  for (int d = 0; d < op->npart; d++) r[d].q = op->part[d];
+  for (int d = 0; d < op->npart; d++)
+    r[d] = (struct part_ready){.q = op->part[d], .cols = &cols, .d = d};
   if (!err) on_threads(op->npart, part_ready, r, sizeof *r);
-  for (int d = 0; d < op->npart && !err; d++) {
-    err = r[d].err;
+  /* the first part that failed of itself, not for want of another's columns */
+  for (int d = 0; d < op->npart; d++)
+    if (r[d].err && cols.nnz[d] < 0 && !err) err = femint_seterr(ctx, r[d].err, "%s", r[d].msg);
+  for (int d = 0; d < op->npart && !err; d++)
+    if (r[d].err) err = femint_seterr(ctx, r[d].err, "%s", r[d].msg);
+  for (int d = 0; d < op->npart; d++)
     st->t_programs = st->t_programs > r[d].st.t_programs ? st->t_programs : r[d].st.t_programs;
-  }
-  if (!err) err = parts_merge(op);
+  if (!err) err = parts_merge(op, &cols);
+  free(cols.colind);
   st->pattern_built = 1;
   st->t_pattern = femint_now() - t0 - st->t_programs;
   femint_trace("COO assembly over %d devices: parts and patterns made", op->npart);
