@@ -160,13 +160,18 @@ void pw_cell_jacobian(const struct pw_eval *e, femint_pointwise_fn const g[4], c
   const struct refel *re = e->re;
   const int dim = e->dim, nc = e->nc, na = e->na, nsh = re->nsh, ng = pw_geo_size(dim);
   const int n = nsh * nc;
+  /* g0..g3 one after the other, the used part zeroed at every point; the terms of the trial
+   * function's value (g0, g2) and gradient (g1, g3) only where the source defines them */
+  const int n0 = nc * nc, n1 = n0 * dim, nall = n0 + 2 * n1 + n1 * dim;
+  const int has_v = g[0] || g[2], has_g = g[1] || g[3];
   memset(J, 0, (size_t)n * n * sizeof *J);
   for (int q = 0; q < re->nq; q++) {
     const double *gq = geo + (size_t)ng * q, *K = gq + 1, *x = gq + 1 + dim * dim;
     const double *phi = re->phi + (size_t)q * (dim + 1) * nsh;
     double u[PW_MAX_NC], du[PW_MAX_NC * 3], a[PW_MAX_NA] = {0}, da[PW_MAX_NA * 3] = {0};
-    double g0[PW_MAX_NC * PW_MAX_NC] = {0}, g1[PW_MAX_NC * PW_MAX_NC * 3] = {0};
-    double g2[PW_MAX_NC * PW_MAX_NC * 3] = {0}, g3[PW_MAX_NC * PW_MAX_NC * 9] = {0};
+    double gall[PW_MAX_NC * PW_MAX_NC * 16];
+    memset(gall, 0, (size_t)nall * sizeof *gall);
+    double *g0 = gall, *g1 = g0 + n0, *g2 = g1 + n1, *g3 = g2 + n1;
     field_at(phi, nsh, dim, K, nc, ue, u, du);
     if (e->aux == FEMINT_AUX_FIELD) field_at(phi, nsh, dim, K, na, ae, a, da);
     else if (e->aux == FEMINT_AUX_CELL) memcpy(a, ae, (size_t)na * sizeof *a);
@@ -189,7 +194,7 @@ void pw_cell_jacobian(const struct pw_eval *e, femint_pointwise_fn const g[4], c
         for (int f = 0; f < nc; f++) {
           const int ce = c * nc + f;
           const double *gi = grad + i * dim;
-          double cv = phi[i] * g0[ce], cg[3];
+          double cv = phi[i] * g0[ce], cg[3] = {0, 0, 0};
           for (int d = 0; d < dim; d++) {
             cv += gi[d] * g2[ce * dim + d];
             double t = phi[i] * g1[ce * dim + d];
@@ -198,11 +203,20 @@ void pw_cell_jacobian(const struct pw_eval *e, femint_pointwise_fn const g[4], c
           }
           cv *= w;
           double *row = J + (size_t)(i * nc + c) * n + f;
-          for (int j = 0; j < nsh; j++) {
-            double t = cv * phi[j];
-            for (int d = 0; d < dim; d++) t += cg[d] * grad[j * dim + d];
-            row[j * nc] += t;
-          }
+          if (has_v && has_g)
+            for (int j = 0; j < nsh; j++) {
+              double t = cv * phi[j];
+              for (int d = 0; d < dim; d++) t += cg[d] * grad[j * dim + d];
+              row[j * nc] += t;
+            }
+          else if (has_g)
+            for (int j = 0; j < nsh; j++) {
+              double t = 0;
+              for (int d = 0; d < dim; d++) t += cg[d] * grad[j * dim + d];
+              row[j * nc] += t;
+            }
+          else if (has_v)
+            for (int j = 0; j < nsh; j++) row[j * nc] += cv * phi[j];
         }
   }
 }

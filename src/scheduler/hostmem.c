@@ -38,6 +38,7 @@ static int pinned_device(femint_context_t ctx)
 static int hostmem_new(femint_context_t ctx, size_t bytes, struct hostmem_block *b)
 {
   int dev = getenv("FEMINT_NO_PINNED") ? -1 : pinned_device(ctx);
+  pthread_mutex_lock(&ctx->lock); /* the parts of a split assembly allocate from their threads */
   if (dev >= 0 && !ctx->pin_queue) {
     cl_device_id id;
     cl_int err;
@@ -46,6 +47,7 @@ static int hostmem_new(femint_context_t ctx, size_t bytes, struct hostmem_block 
     ctx->pin_queue = clCreateCommandQueue(ctx->pin_context, id, 0, &err);
     if (err != CL_SUCCESS) ctx->pin_queue = NULL;
   }
+  pthread_mutex_unlock(&ctx->lock);
   if (dev >= 0 && ctx->pin_queue) {
     cl_int err;
     b->mem = clCreateBuffer(ctx->pin_context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes,

@@ -156,7 +156,7 @@ struct coo_call {
   struct femint_stats *st;
   int err;                  /* the first error of the steps after coo_call_begin */
   int nb;                   /* batch-forms: the integration tasks */
-  int out_double, lend, bounced, held, waited;
+  int out_double, lend, bounced, waited;
   size_t rs, vs, coo_bytes;
   double ti, ts;
   struct starpu_task **tasks;

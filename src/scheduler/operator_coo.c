@@ -282,8 +282,10 @@ static int coo_call_pattern(struct femint_operator *op, struct femint_stats *st,
   free(pg);
   femint_trace("COO pattern: handles unregistered");
   /* a part's shape holds its row pointers alone, for the whole's */
-  if (!err && !(op->shape = csr_shape_new(n, arg.nnz, rowptr, colind)))
+  if (!err && !(op->shape = csr_shape_new(n, arg.nnz, rowptr, colind))) {
+    rowptr = colind = NULL; /* csr_shape_new freed them */
     err = femint_seterr(ctx, FEMINT_ENOMEM, "COO pattern: out of memory");
+  }
   if (err) {
     if (!op->shape) {
       free(rowptr);
@@ -332,6 +334,7 @@ struct coo_run {
   uintptr_t coo_mem;
   starpu_data_handle_t h_coo, h_val;
   void *val;
+  int held; /* h_val acquired by coo_call_acquire */
   struct sum_arg sum;
 };
 
@@ -445,7 +448,8 @@ int coo_call_integrate(struct coo_call *c, int k)
   uint32_t where;
   struct starpu_task *t =
       integration_task(p, b, starpu_data_get_sub_data(c->run[f].h_coo, 1, j), &where);
-  if (op->gpu_alone && (where & STARPU_OPENCL)) t->where = where = STARPU_OPENCL;
+  if (op->gpu_alone && (where & STARPU_OPENCL) && b->g->program[op->coo_dev])
+    t->where = where = STARPU_OPENCL;
   worker_mask_set(t, &op->coo_mask);
   c->st->calibrating += !model_calibrated(op->ctx, t, where);
   return task_submit(op->ctx, t, &c->tasks[2 * i], "integration");
@@ -470,6 +474,7 @@ int coo_call_sums(struct coo_call *c)
   const struct plan *p = op->plan;
   /* The sums where the element matrices are gathered. */
   c->ts = femint_now();
+  if (!c->run) return c->err;
   for (int f = 0; f < p->nform; f++) {
     struct coo_run *r = &c->run[f];
     if (!r->h_coo) continue;
@@ -529,16 +534,18 @@ int coo_call_end(struct coo_call *c)
   for (int f = 0; f < nform && !err && c->bounced; f++)
     err = download_bounced(ctx, op->coo_dev, op->coo_node, c->run[f].h_val, c->run[f].val,
                            (size_t)op->nnz * sizeof(double), "COO assembly");
-  for (int f = 0; c->run && f < nform && (c->held || (!err && !c->bounced)); f++) {
-    if (!c->run[f].h_val) continue;
-    if (!c->held) starpu_data_acquire(c->run[f].h_val, STARPU_R);
+  for (int f = 0; c->run && f < nform; f++) {
+    struct coo_run *r = &c->run[f];
+    if (!r->h_val || (!r->held && (err || c->bounced))) continue;
+    if (!r->held) starpu_data_acquire(r->h_val, STARPU_R);
     double *dst = c->into ? c->into[f] : c->A[f]->values;
-    const float *fs = c->run[f].val;
+    const float *fs = r->val;
     if (!c->out_double && !err) {
 #pragma omp parallel for schedule(static)
       for (int64_t u = 0; u < op->nnz; u++) dst[u] = fs[u];
     }
-    starpu_data_release(c->run[f].h_val);
+    starpu_data_release(r->h_val);
+    r->held = 0;
   }
   st->t_download = femint_now() - td;
   femint_trace("COO assembly: values downloaded");
@@ -586,12 +593,12 @@ int coo_call_acquire(struct coo_call *c, void (*done)(void *), void *arg)
 {
   int n = 0;
   if (c->err || c->bounced || !c->run) return 0;
+  /* one that StarPU refuses is acquired by coo_call_end as on one device */
   for (int f = 0; f < c->op->plan->nform; f++)
-    if (c->run[f].h_val) {
-      starpu_data_acquire_cb(c->run[f].h_val, STARPU_R, done, arg);
+    if (c->run[f].h_val && starpu_data_acquire_cb(c->run[f].h_val, STARPU_R, done, arg) == 0) {
+      c->run[f].held = 1;
       n++;
     }
-  c->held = n > 0;
   return n;
 }
 

@@ -136,13 +136,10 @@ struct columns {
   int64_t *colind, total;
 };
 
-static int64_t *columns_place(struct coo_columns *base, const struct femint_operator *q,
-                              int64_t nnz)
+/* Part d's count (-1: it failed), the whole's columns made by the last to arrive; called with
+ * the lock held. */
+static void columns_arrive(struct columns *c, int d, int64_t nnz)
 {
-  struct columns *c = (struct columns *)base;
-  int d = 0;
-  while (d < c->np && c->part[d] != q) d++;
-  pthread_mutex_lock(&c->lock);
   c->done[d] = 1;
   c->nnz[d] = nnz;
   c->failed |= nnz < 0;
@@ -153,6 +150,16 @@ static int64_t *columns_place(struct coo_columns *base, const struct femint_oper
     c->failed |= !c->colind;
     pthread_cond_broadcast(&c->cond);
   }
+}
+
+static int64_t *columns_place(struct coo_columns *base, const struct femint_operator *q,
+                              int64_t nnz)
+{
+  struct columns *c = (struct columns *)base;
+  int d = 0;
+  while (d < c->np && c->part[d] != q) d++;
+  pthread_mutex_lock(&c->lock);
+  columns_arrive(c, d, nnz);
   while (c->arrived < c->np) pthread_cond_wait(&c->cond, &c->lock);
   int64_t off = 0;
   for (int e = 0; e < d; e++) off += c->nnz[e];
@@ -185,11 +192,9 @@ static int parts_merge(struct femint_operator *op, struct columns *cols)
   }
   for (int64_t r = 0; r < n; r++) rowptr[r + 1] += rowptr[r];
   for (int d = 0; d < op->npart; d++) csr_shape_unref(&op->part[d]->shape);
-  if (!(op->shape = csr_shape_new(n, nnz, rowptr, cols->colind))) {
-    free(rowptr);
-    return femint_seterr(ctx, FEMINT_ENOMEM, "COO assembly over devices: out of memory");
-  }
-  cols->colind = NULL; /* the shape's now */
+  op->shape = csr_shape_new(n, nnz, rowptr, cols->colind);
+  cols->colind = NULL; /* the shape's now, or freed with rowptr by csr_shape_new */
+  FEMINT_CHECK(op->shape, ctx, FEMINT_ENOMEM, "COO assembly over devices: out of memory");
   op->nnz = nnz;
   op->ncontrib = ncontrib;
   return 0;
@@ -214,7 +219,8 @@ static void *on_thread(void *arg)
   return NULL;
 }
 
-static void on_threads(int n, void *(*fn)(void *), void *arg, size_t size)
+static void on_threads(int n, void *(*fn)(void *), void (*unstarted)(void *), void *arg,
+                       size_t size)
 {
   pthread_t th[FEMINT_MAX_CL_DEVICES];
   struct on_thread o[FEMINT_MAX_CL_DEVICES];
@@ -222,8 +228,12 @@ static void on_threads(int n, void *(*fn)(void *), void *arg, size_t size)
   const int team = n > 0 && omp_get_max_threads() / n > 1 ? omp_get_max_threads() / n : 1;
   for (int i = 0; i < n; i++) o[i] = (struct on_thread){fn, (char *)arg + (size_t)i * size, team};
   for (int i = 1; i < n; i++) started[i] = pthread_create(&th[i], NULL, on_thread, &o[i]) == 0;
+  /* one for which no thread could be made: unstarted(its arg) when the others wait for it (it
+   * then does not run), else it runs on the calling thread after the first */
+  for (int i = 1; i < n; i++)
+    if (!started[i] && unstarted) unstarted(o[i].arg);
   for (int i = 0; i < n; i++)
-    if (i == 0 || !started[i]) on_thread(&o[i]);
+    if (i == 0 || (!started[i] && !unstarted)) on_thread(&o[i]);
   for (int i = 1; i < n; i++)
     if (started[i]) pthread_join(th[i], NULL);
 }
@@ -246,6 +256,17 @@ static void *part_ready(void *arg)
   if (r->err) snprintf(r->msg, sizeof r->msg, "%s", femint_thread_error());
   if (!r->cols->done[r->d]) columns_place(&r->cols->base, r->q, -1);
   return NULL;
+}
+
+/* A part without a thread: the others are told not to wait for its columns. */
+static void part_unready(void *arg)
+{
+  struct part_ready *r = arg;
+  r->err = FEMINT_ERUNTIME;
+  snprintf(r->msg, sizeof r->msg, "COO assembly over devices: no thread for part %d", r->d);
+  pthread_mutex_lock(&r->cols->lock);
+  columns_arrive(r->cols, r->d, -1);
+  pthread_mutex_unlock(&r->cols->lock);
 }
 
 /* The parts, over the first devices that operator_coo_parts counts, and their patterns. */
@@ -280,7 +301,7 @@ static int parts_make(struct femint_operator *op, int np, struct femint_stats *s
   memset(r, 0, sizeof r);
   for (int d = 0; d < op->npart; d++)
     r[d] = (struct part_ready){.q = op->part[d], .cols = &cols, .d = d};
-  if (!err) on_threads(op->npart, part_ready, r, sizeof *r);
+  if (!err) on_threads(op->npart, part_ready, part_unready, r, sizeof *r);
   /* the first part that failed of itself, not for want of another's columns */
   for (int d = 0; d < op->npart; d++)
     if (r[d].err && cols.nnz[d] < 0 && !err) err = femint_seterr(ctx, r[d].err, "%s", r[d].msg);
@@ -336,19 +357,34 @@ static void stats_add(struct femint_stats *st, const struct femint_stats *q)
   }
 }
 
-/* The integration tasks of a part, and its end (threads' functions). */
-static void *part_end(void *arg)
+/* A part's call with the message of its first error, kept from the thread that met it (the
+ * context's message is every thread's). */
+struct part_call {
+  struct coo_call c;
+  char msg[256];
+};
+
+static void part_error(struct part_call *p)
 {
-  struct coo_call *c = arg;
-  if (c->op) c->err = coo_call_end(c);
+  if (p->c.err && !p->msg[0]) snprintf(p->msg, sizeof p->msg, "%s", femint_thread_error());
+}
+
+/* The integration tasks of a part, and its end (threads' functions). */
+static void *part_submit(void *arg)
+{
+  struct part_call *p = arg;
+  struct coo_call *c = &p->c;
+  if (!c->err) c->err = coo_call_pack(c);
+  for (int k = 0; !c->err && k < c->nb; k++) c->err = coo_call_integrate(c, k);
+  part_error(p);
   return NULL;
 }
 
-static void *part_submit(void *arg)
+static void *part_end(void *arg)
 {
-  struct coo_call *c = arg;
-  if (!c->err) c->err = coo_call_pack(c);
-  for (int k = 0; !c->err && k < c->nb; k++) c->err = coo_call_integrate(c, k);
+  struct part_call *p = arg;
+  if (p->c.op) p->c.err = coo_call_end(&p->c);
+  part_error(p);
   return NULL;
 }
 
@@ -358,11 +394,11 @@ int operator_coo_split(struct femint_operator *op, femint_matrix_t *A, struct fe
   const int nform = op->nform;
   if (!op->part) FEMINT_CALL(parts_make(op, operator_coo_parts(op), st));
   const int np = op->npart;
-  struct coo_call *c = calloc((size_t)np, sizeof *c);
-  struct femint_stats *pst = calloc((size_t)np, sizeof *pst);
-  double **into = calloc((size_t)np * nform, sizeof *into);
-  struct plan **plans = calloc((size_t)np, sizeof *plans);
-  int err = c && pst && into && plans
+  struct part_call *p = calloc((size_t)np + 1, sizeof *p);
+  struct femint_stats *pst = calloc((size_t)np + 1, sizeof *pst);
+  double **into = calloc((size_t)np * nform + 1, sizeof *into);
+  struct plan **plans = calloc((size_t)np + 1, sizeof *plans);
+  int err = p && pst && into && plans
                 ? 0
                 : femint_seterr(ctx, FEMINT_ENOMEM, "COO assembly over devices: out of memory");
   /* the whole's matrices, lent pinned memory from the third call as on one device */
@@ -370,7 +406,8 @@ int operator_coo_split(struct femint_operator *op, femint_matrix_t *A, struct fe
   for (int d = 0; d < np; d++) out_double &= ctx->cl_dev[op->part[d]->coo_dev].fp64;
   const int lend = out_double && op->coo_calls >= 2;
   for (int f = 0; f < nform && !err; f++)
-    err = lend ? femint_host_matrix(ctx, op->shape, &A[f]) : matrix_create(ctx, op->shape, 1, &A[f]);
+    err = lend ? femint_host_matrix(ctx, op->shape, &A[f])
+               : matrix_create(ctx, op->shape, 1, &A[f]);
   const int64_t ne = op->space->ncomp;
   for (int d = 0; d < np && !err; d++) {
     struct femint_operator *q = op->part[d];
@@ -378,37 +415,44 @@ int operator_coo_split(struct femint_operator *op, femint_matrix_t *A, struct fe
       into[d * nform + f] = A[f]->values + op->shape->rowptr[q->mlo * ne];
     plans[d] = q->plan;
     stats_plan(q, &pst[d]);
-    c[d] = (struct coo_call){
+    p[d].c = (struct coo_call){
         .op = q, .into = into + d * nform, .whole_calls = op->coo_calls, .st = &pst[d]};
   }
   if (!err) batch_buffers_plans(ctx, plans, np, 0);
-  for (int d = 0; d < np && !err; d++) c[d].err = coo_call_begin(&c[d]);
+  for (int d = 0; d < np && !err; d++) {
+    p[d].c.err = coo_call_begin(&p[d].c);
+    part_error(&p[d]);
+  }
   /* each part's batches packed and submitted by a thread of its own (the calling thread takes
    * the first part): the host's work per task does not add up over the devices */
-  if (!err) on_threads(np, part_submit, c, sizeof *c);
+  if (!err) on_threads(np, part_submit, NULL, p, sizeof *p);
   femint_trace("COO assembly over %d devices: integration tasks submitted", np);
   for (int d = 0; d < np && !err; d++)
-    if (c[d].tasks) {
-      coo_call_integrated(&c[d]);
-      coo_call_sums(&c[d]);
+    if (p[d].c.tasks) {
+      coo_call_integrated(&p[d].c);
+      coo_call_sums(&p[d].c);
     }
-  for (int d = 0; d < np && !err; d++) coo_call_wait(&c[d]);
+  for (int d = 0; d < np && !err; d++) {
+    coo_call_wait(&p[d].c);
+    part_error(&p[d]);
+  }
   /* the values of every part on their way at once, each device on its own bus */
   const double td = femint_now();
   struct arrivals arr = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
   int expect = 0;
-  for (int d = 0; d < np && !err; d++) expect += coo_call_acquire(&c[d], arrived, &arr);
+  for (int d = 0; d < np && !err; d++) expect += coo_call_acquire(&p[d].c, arrived, &arr);
   pthread_mutex_lock(&arr.lock);
   while (arr.n < expect) pthread_cond_wait(&arr.cond, &arr.lock);
   pthread_mutex_unlock(&arr.lock);
   /* the values that come back through bounce buffers (the first calls), all at once too */
-  if (c) on_threads(np, part_end, c, sizeof *c);
-  for (int d = 0; c && d < np; d++) {
-    if (c[d].op && c[d].err && !err) err = c[d].err;
+  if (p && pst) on_threads(np, part_end, NULL, p, sizeof *p);
+  for (int d = 0; p && pst && d < np; d++) {
+    if (p[d].c.op && p[d].c.err && !err)
+      err = femint_seterr(ctx, p[d].c.err, "%s", p[d].msg);
     stats_add(st, &pst[d]);
   }
   st->t_download = femint_now() - td;
-  free(c);
+  free(p);
   free(pst);
   free(into);
   free(plans);

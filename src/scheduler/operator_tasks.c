@@ -252,6 +252,7 @@ void operator_devices_refresh(struct femint_operator *op)
     }
   if (op->coo_dev >= 0 && !ctx->cl_driven[op->coo_dev]) {
     /* the pattern is made again in main memory, by a CPU worker */
+    operator_coo_split_release(op);
     operator_coo_release(op);
     csr_shape_unref(&op->shape);
     op->coo_dev = op->coo_worker = -1;

@@ -95,7 +95,10 @@ static void cache_write(const char *path, uint64_t key, cl_program prog)
   unsigned char *bin = malloc(size);
   if (!bin) return;
   char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.part-%ld", path, (long)getpid());
+  /* of this process and thread: the threads of a split assembly may write the same program */
+  static int serial;
+  snprintf(tmp, sizeof tmp, "%s.part-%ld-%d", path, (long)getpid(),
+           __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED));
   FILE *f = NULL;
   if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS &&
       (f = fopen(tmp, "wb"))) {
