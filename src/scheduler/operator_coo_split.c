@@ -7,6 +7,7 @@
  * devices, each uses its own bus, and the host adds nothing. */
 #include <omp.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -394,6 +395,10 @@ int operator_coo_split(struct femint_operator *op, femint_matrix_t *A, struct fe
   const int nform = op->nform;
   if (!op->part) FEMINT_CALL(parts_make(op, operator_coo_parts(op), st));
   const int np = op->npart;
+  if (op->plan->opt.timeline && op->coo_calls == 0)
+    fprintf(stderr, "femint: warning: femint_operator_assemble: the COO assembly split over %d "
+                    "devices writes no timeline to '%s' (devices = 1 keeps one device)\n",
+            np, op->plan->opt.timeline);
   struct part_call *p = calloc((size_t)np + 1, sizeof *p);
   struct femint_stats *pst = calloc((size_t)np + 1, sizeof *pst);
   double **into = calloc((size_t)np * nform + 1, sizeof *into);
