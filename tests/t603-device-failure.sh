@@ -7,7 +7,9 @@
 # with a second device, the work (the pointwise residual, the CG, the COO sums, the COO assembly
 # split over both) moves there. A kernel that does not build (a broken copy in FEMINT_KERNEL_DIR) is named
 # with its file and line, and the CPU workers integrate; FEMINT_KERNEL_DIR and FEMINT_FAULT_DEVICE
-# that make no sense are refused before StarPU starts.
+# that make no sense are refused before StarPU starts. FEMINT_DEVICE_MEMORY, too small for the COO
+# pattern, sends the sums to main memory (COO asked for) or the assembly to the rows (auto), with
+# a warning.
 
 FEMINT=${FEMINT:-./src/femint}
 if [ ! -x "$FEMINT" ]; then
@@ -26,7 +28,7 @@ if ! "$FEMINT" info >info.txt 2>&1 || ! grep -q " [1-9][0-9]* OpenCL worker" inf
   echo "1..0 # SKIP no OpenCL worker here"
   exit 0
 fi
-echo "1..15"
+echo "1..18"
 
 # femint with device 0 failing; the eager scheduler gives the device tasks before it fails
 faulty() { FEMINT_FAULT_DEVICE=0 STARPU_SCHED=eager "$FEMINT" "$@"; }
@@ -99,8 +101,19 @@ if STARPU_NOPENCL=2 POCL_DEVICES="pthread pthread" "$FEMINT" info 2>&1 | grep -q
   r=$?
   ok $r "two devices, the COO assembly split over both (--devices 2): device 0 fails, named; device 1 assembles the matrix of the CPU workers"
   [ $r -eq 0 ] || { echo "# exit status $st"; diag split.err; }
+  # devices too small for the pattern: the sums go to main memory, with a warning
+  FEMINT_DEVICE_MEMORY=1e6 STARPU_NOPENCL=2 POCL_DEVICES="pthread pthread" "$FEMINT" run \
+    --mesh box:4,4,2 --order 2 --assembly coo --devices 2 --output small.mtx >small.out \
+    2>small.err
+  st=$?
+  [ $st -eq 0 ] && grep -q "^result *PASS" small.out && grep -q "^assembly *coo in main memory" small.out &&
+    grep -q "on each of 2 device(s) (0.0 GB each): summed in main memory instead" small.err &&
+    same_matrix small.mtx cpu-prism.mtx
+  r=$?
+  ok $r "FEMINT_DEVICE_MEMORY=1e6 on two devices: the COO sums in main memory, with a warning, the matrix of the CPU workers"
+  [ $r -eq 0 ] || { echo "# exit status $st"; diag small.err small.out; }
 else
-  for what in residual "BP3 CG" "COO sums" "COO split"; do
+  for what in residual "BP3 CG" "COO sums" "COO split" "FEMINT_DEVICE_MEMORY"; do
     skip "two devices, $what" "PoCL does not give two devices here"
   done
 fi
@@ -131,6 +144,21 @@ st=$?
 [ $st -eq 1 ] && [ "$(wc -l <bad.err)" -eq 1 ] && grep -q "FEMINT_KERNEL_DIR='$tmp/nowhere'" bad.err
 r=$?
 ok $r "FEMINT_KERNEL_DIR that is not a folder: exit 1, one line naming it"
+[ $r -eq 0 ] || { echo "# exit status $st"; diag bad.err; }
+# auto (the Maxwell matrices take COO on a device): by rows instead, with a warning
+FEMINT_DEVICE_MEMORY=1e6 "$FEMINT" run --element tet --mesh box:3,3,3 --order 2 >rows.out \
+  2>rows.err
+st=$?
+[ $st -eq 0 ] && grep -q "^result *PASS" rows.out && grep -q "^assembly *rows" rows.out &&
+  grep -q "assembled by rows instead" rows.err
+r=$?
+ok $r "FEMINT_DEVICE_MEMORY=1e6, Maxwell matrices (auto: COO): assembled by rows, with a warning"
+[ $r -eq 0 ] || { echo "# exit status $st"; diag rows.err rows.out; }
+FEMINT_DEVICE_MEMORY=lots "$FEMINT" info >bad.out 2>bad.err
+st=$?
+[ $st -eq 1 ] && grep -q "FEMINT_DEVICE_MEMORY='lots'" bad.err
+r=$?
+ok $r "FEMINT_DEVICE_MEMORY=lots: exit 1 naming it"
 [ $r -eq 0 ] || { echo "# exit status $st"; diag bad.err; }
 for v in abc -1 99; do
   FEMINT_FAULT_DEVICE=$v "$FEMINT" info >bad.out 2>bad.err

@@ -104,6 +104,15 @@ int devices_env(femint_context_t ctx)
                "femint_init: FEMINT_KERNEL_DIR='%s' is not a folder (it holds edited copies of "
                "the kernels/*.cl files; unset it to use the built-in kernels)",
                dir);
+  const char *mem = getenv("FEMINT_DEVICE_MEMORY");
+  if (mem && *mem) {
+    char *e;
+    const double bytes = strtod(mem, &e);
+    FEMINT_CHECK(!*e && bytes >= 1 && bytes < 1e18, NULL, FEMINT_EINVAL,
+                 "femint_init: FEMINT_DEVICE_MEMORY='%s' is not a number of bytes (1 or more)",
+                 mem);
+    ctx->device_memory = bytes;
+  }
   const char *fault = getenv("FEMINT_FAULT_DEVICE");
   if (!fault || !*fault) return 0;
   char *end;

@@ -630,6 +630,7 @@ static void coo_fit(struct femint_operator *op)
   for (int d = 0; d < ctx->ncl_dev; d++)
     if (ctx->cl_driven[d] && (have == 0 || ctx->cl_dev[d].global_mem < have))
       have = (double)ctx->cl_dev[d].global_mem;
+  if (ctx->device_memory > 0 && ctx->device_memory < have) have = ctx->device_memory;
   if (need <= 0.9 * have) return;
   const int rows = op->plan->opt.assembly == FEMINT_ASSEMBLY_AUTO && ctx->ncpu > 0;
   fprintf(stderr,

@@ -49,6 +49,8 @@ struct femint_context {
    * still usable, to which every later task is restricted */
   int cl_failed[FEMINT_MAX_CL_DEVICES];
   int fault_dev;
+  double device_memory;               /* FEMINT_DEVICE_MEMORY: the bytes of a device that the COO
+                                         assembly counts on (0: each device's own) */
   int nlost;
   uint32_t alive[(STARPU_NMAXWORKERS + 31) / 32];
   struct cl_program_entry *programs;
@@ -101,7 +103,8 @@ void cores_bind_workers(femint_context_t ctx);
 /* The first OpenCL device that a worker drives, or -1. */
 int femint_context_first_device(femint_context_t ctx);
 /* At femint_init: FEMINT_KERNEL_DIR must be a folder, FEMINT_FAULT_DEVICE a device number
- * (ctx->fault_dev, else -1). FEMINT_EINVAL naming the variable. */
+ * (ctx->fault_dev, else -1), FEMINT_DEVICE_MEMORY a number of bytes (ctx->device_memory).
+ * FEMINT_EINVAL naming the variable. */
 int devices_env(femint_context_t ctx);
 /* Leave out of all later work the devices a codelet found failed (ctx->cl_failed), each with a
  * warning naming who and why; returns how many. */
