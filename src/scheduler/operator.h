@@ -141,6 +141,9 @@ int operator_rows(struct femint_operator *op, femint_matrix_t *A, femint_element
 int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_stats *st);
 /* Free the COO pattern of an operator. */
 void operator_coo_release(struct femint_operator *op);
+/* From now on the operator's COO pattern and sums are in main memory, made by a CPU worker (its
+ * device was lost, or is too small): what it kept on devices, parts included, is freed. */
+void operator_coo_to_host(struct femint_operator *op);
 
 /* One COO assembly of an operator in flight, in steps, so that the parts of a split assembly
  * run side by side: coo_call_begin (the pattern on the first call, the element matrices' and

@@ -239,38 +239,30 @@ static int coo_call_pattern(struct femint_operator *op, struct femint_stats *st,
     if (!place && !err) /* another part failed (its message is the context's) */
       err = femint_seterr(NULL, FEMINT_ENOMEM, "COO pattern: no place for the columns");
   }
-  if (!err && cols) {
-    if (arg.nnz > 0) {
-      uint32_t part[2] = {(uint32_t)arg.nnz, (uint32_t)(nentry + 1 - arg.nnz)};
+  if (!err) {
+    /* Only the columns come back: the buffer was sized for every entry. A whole's take one value
+     * more; a part's go to their place in the whole's, known once the others have counted. */
+    const int64_t used = cols ? arg.nnz : arg.nnz + 1;
+    int64_t *dst = cols ? place : colind;
+    if (used > 0) {
+      uint32_t part[2] = {(uint32_t)used, (uint32_t)(nentry + 1 - used)};
       struct starpu_data_filter f = {.filter_func = starpu_vector_filter_list, .nchildren = 2,
                                      .filter_arg_ptr = part};
       starpu_data_partition(h_colind, &f);
-      err = download_bounced(ctx, op->coo_dev, op->coo_node,
-                             starpu_data_get_sub_data(h_colind, 1, 0), place,
-                             (size_t)arg.nnz * sizeof *place, "COO assembly");
+      starpu_data_handle_t sub = starpu_data_get_sub_data(h_colind, 1, 0);
+      if (op->coo_dev >= 0) {
+        err = download_bounced(ctx, op->coo_dev, op->coo_node, sub, dst,
+                               (size_t)used * sizeof *dst, "COO assembly");
+      } else {
+        starpu_data_acquire(sub, STARPU_R); /* into colind */
+        starpu_data_release(sub);
+      }
+      if (!cols)
+        huge_trim(colind, (size_t)used * sizeof *colind, ((size_t)nentry + 1) * sizeof *colind);
+      femint_trace("COO pattern: %lld columns in main memory", (long long)arg.nnz);
+      /* gathered where the whole buffer is valid: nothing moves */
       starpu_data_unpartition(h_colind, op->coo_node);
     }
-    starpu_data_acquire(h_rowptr, STARPU_R);
-    starpu_data_release(h_rowptr);
-  } else if (!err) {
-    /* Only the nnz columns come back: the buffer was sized for every entry. */
-    uint32_t part[2] = {(uint32_t)arg.nnz + 1, (uint32_t)(nentry - arg.nnz)};
-    struct starpu_data_filter f = {.filter_func = starpu_vector_filter_list, .nchildren = 2,
-                                   .filter_arg_ptr = part};
-    starpu_data_partition(h_colind, &f);
-    starpu_data_handle_t used = starpu_data_get_sub_data(h_colind, 1, 0);
-    if (op->coo_dev >= 0) {
-      err = download_bounced(ctx, op->coo_dev, op->coo_node, used, colind,
-                             ((size_t)arg.nnz + 1) * sizeof *colind, "COO assembly");
-    } else {
-      starpu_data_acquire(used, STARPU_R); /* into colind */
-      starpu_data_release(used);
-    }
-    huge_trim(colind, ((size_t)arg.nnz + 1) * sizeof *colind,
-              ((size_t)nentry + 1) * sizeof *colind);
-    femint_trace("COO pattern: %lld columns in main memory", (long long)arg.nnz);
-    /* gathered where the whole buffer is valid: nothing moves */
-    starpu_data_unpartition(h_colind, op->coo_node);
     starpu_data_acquire(h_rowptr, STARPU_R);
     starpu_data_release(h_rowptr);
   }
@@ -624,7 +616,7 @@ static void coo_fit(struct femint_operator *op)
 {
   femint_context_t ctx = op->ctx;
   if (op->h_perm || op->part || op->coo_dev < 0 || ctx->ncpu == 0) return;
-  const int k = operator_coo_parts(op) > 1 ? operator_coo_parts(op) : 1;
+  const int parts = operator_coo_parts(op), k = parts > 1 ? parts : 1;
   const double need = coo_device_bytes(op) / k;
   double have = 0;
   for (int d = 0; d < ctx->ncl_dev; d++)
@@ -632,17 +624,24 @@ static void coo_fit(struct femint_operator *op)
       have = (double)ctx->cl_dev[d].global_mem;
   if (ctx->device_memory > 0 && ctx->device_memory < have) have = ctx->device_memory;
   if (need <= 0.9 * have) return;
-  const int rows = op->plan->opt.assembly == FEMINT_ASSEMBLY_AUTO && ctx->ncpu > 0;
+  const int rows = op->plan->opt.assembly == FEMINT_ASSEMBLY_AUTO;
   fprintf(stderr,
           "femint: warning: femint_operator_assemble: the COO pattern and sums would take %.1f "
           "GB of device memory on each of %d device(s) (%.1f GB each): %s\n",
           need / 1e9, k, have / 1e9,
           rows ? "assembled by rows instead" : "summed in main memory instead");
-  operator_coo_split_release(op);
   if (rows) op->assembly = FEMINT_ASSEMBLY_ROWS;
+  operator_coo_to_host(op);
+}
+
+void operator_coo_to_host(struct femint_operator *op)
+{
+  operator_coo_split_release(op);
+  operator_coo_release(op);
+  csr_shape_unref(&op->shape);
   op->coo_dev = op->coo_worker = -1;
   op->coo_node = STARPU_MAIN_RAM;
-  worker_mask_make(ctx, op->plan->opt.devices, -1, &op->coo_mask);
+  worker_mask_make(op->ctx, op->plan->opt.devices, -1, &op->coo_mask);
 }
 
 int operator_coo(struct femint_operator *op, femint_matrix_t *A, struct femint_stats *st)

@@ -250,14 +250,7 @@ void operator_devices_refresh(struct femint_operator *op)
       operator_coo_split_release(op);
       break;
     }
-  if (op->coo_dev >= 0 && !ctx->cl_driven[op->coo_dev]) {
-    /* the pattern is made again in main memory, by a CPU worker */
-    operator_coo_split_release(op);
-    operator_coo_release(op);
-    csr_shape_unref(&op->shape);
-    op->coo_dev = op->coo_worker = -1;
-    op->coo_node = STARPU_MAIN_RAM;
-  }
+  if (op->coo_dev >= 0 && !ctx->cl_driven[op->coo_dev]) operator_coo_to_host(op);
   operator_apply_release(op);
   operator_residual_release(op);
   worker_mask_make(ctx, op->plan->opt.devices, -1, &op->rows_mask);
