@@ -1,12 +1,14 @@
 /* The CPU's residual of a run of cells, compiled with the caller's pointwise source in front of it
  * (scheduler/pointwise_cc.c) so that the compiler knows the sizes (FEMINT_DIM, FEMINT_NC,
- * FEMINT_NA, and whether f0 and f1 are there: FEMINT_HAS_F0, FEMINT_HAS_F1) and inlines f0 and f1:
+ * FEMINT_NA, whether f0 and f1 are there: FEMINT_HAS_F0, FEMINT_HAS_F1, and the cells of a block,
+ * FEMINT_LANES) and inlines f0 and f1:
  * what host/pointwise.c's pw_cell_residual computes. The codelet (codelets/residual.c) gives each
  * thread of its team a range of cells; -1 when there is no memory for the scratch, else 0.
  * ev[cell][nc][nsh] (floats when single) from u at dofs[cell][nsh], the geometry geo[cell][nq][1 +
  * dim^2 + dim] (w |det J|, K, x; floats when single) or, affine, geo[cell][1 + dim^2] (|det J|,
  * K) and geox[cell][dim^2 + dim] (J, x at xi = 0) with the rule's points xq[nq][dim] and
- * weights wq[nq],
+ * weights wq[nq], the cells in blocks of `lanes` (host/pointwise.h's pw_geo_at: 1, or
+ * FEMINT_LANES, when a block's values are read where they are kept),
  * phi[nq][dim + 1][nsh], and the auxiliary values: a field aux at adofs[cell][nsh] (aux_kind 1)
  * or aux[cell][na] (2).
  *
@@ -18,7 +20,6 @@
 #define FEMINT_NGA (1 + 2 * FEMINT_DIM * FEMINT_DIM + FEMINT_DIM)
 #define FEMINT_NGK (1 + FEMINT_DIM * FEMINT_DIM)
 #define FEMINT_NAS (FEMINT_NA > 0 ? FEMINT_NA : 1)
-#define FEMINT_LANES 8
 #include <stdlib.h>
 
 #define FEMINT_L FEMINT_LANES
@@ -31,31 +32,55 @@
 static inline __attribute__((always_inline)) void
 femint_block(const int NSH, int nl, long long c0, int nq, const double *phi,
              const double *xq, const double *wq, int affine, const double *u,
-             const long long *dofs, const void *geo, const void *geox, int single,
+             const long long *dofs, const void *geo, const void *geox, int lanes, int single,
              const double *aux, const long long *adofs, int aux_kind, const double *k, void *ev,
              double *s)
 {
   double *restrict ue = s, *restrict ae = ue + NSH * FEMINT_NC * FEMINT_L;
   double *restrict r = ae + NSH * FEMINT_NAS * FEMINT_L;
   double ac[FEMINT_NAS * FEMINT_L];
+  /* u and a at the cells' functions (a DOF -1: 0), one kind of auxiliary values a loop */
   for (int z = 0; z < FEMINT_L; z++) {
-    const long long cell = c0 + (z < nl ? z : nl - 1);
-    const long long *dk = dofs + cell * NSH;
-    for (int i = 0; i < NSH; i++)
+    const long long *dk = dofs + (c0 + (z < nl ? z : nl - 1)) * NSH;
+    for (int i = 0; i < NSH; i++) {
+      const long long g = dk[i];
       for (int c = 0; c < FEMINT_NC; c++)
-        ue[FEMINT_AT(i * FEMINT_NC + c, z)] = dk[i] >= 0 ? u[dk[i] * FEMINT_NC + c] : 0;
-    for (int c = 0; c < FEMINT_NAS; c++)
-      ac[FEMINT_AT(c, z)] = aux_kind == 2 ? aux[cell * FEMINT_NAS + c] : 0;
-    for (int i = 0; i < NSH; i++)
-      for (int c = 0; c < FEMINT_NA; c++) {
-        const long long g = aux_kind == 1 ? adofs[cell * NSH + i] : -1;
-        ae[FEMINT_AT(i * FEMINT_NAS + c, z)] = g >= 0 ? aux[g * FEMINT_NA + c] : 0;
-      }
+        ue[FEMINT_AT(i * FEMINT_NC + c, z)] = g >= 0 ? u[g * FEMINT_NC + c] : 0;
+    }
   }
-  /* the block's geometry, gs[value][lane]: every point's of curved cells, read in one sweep
-   * per cell; an affine cell's once (|det J|, K, J, x0), w and x made at each point below */
+  for (int i = 0; i < FEMINT_NAS * FEMINT_L; i++) ac[i] = 0;
+  if (aux_kind == 1)
+    for (int z = 0; z < FEMINT_L; z++) {
+      const long long *ak = adofs + (c0 + (z < nl ? z : nl - 1)) * NSH;
+      for (int i = 0; i < NSH; i++) {
+        const long long g = ak[i];
+        for (int c = 0; c < FEMINT_NA; c++)
+          ae[FEMINT_AT(i * FEMINT_NAS + c, z)] = g >= 0 ? aux[g * FEMINT_NA + c] : 0;
+      }
+    }
+  else if (FEMINT_NA > 0)
+    for (int i = 0; i < NSH * FEMINT_NAS * FEMINT_L; i++) ae[i] = 0;
+  if (aux_kind == 2)
+    for (int z = 0; z < FEMINT_L; z++)
+      for (int c = 0; c < FEMINT_NAS; c++)
+        ac[FEMINT_AT(c, z)] = aux[(c0 + (z < nl ? z : nl - 1)) * FEMINT_NAS + c];
+  /* the block's geometry, gb[value][lane]: every point's of curved cells; an affine cell's once
+   * (|det J| and K at gb, J and x0 at gxb), w and x made at each point below. Kept in blocks of
+   * lanes, it is read where it is (double) or converted in one sweep (single); else gathered
+   * into gs a cell at a time. */
   double *restrict gs = r + FEMINT_NC * NSH * FEMINT_L;
-  if (!affine) {
+  const double *gb = gs, *gxb = gs + FEMINT_NGK * FEMINT_L;
+  const int nv = affine ? FEMINT_NGK : nq * FEMINT_NG, nx = affine ? FEMINT_NGA - FEMINT_NGK : 0;
+  if (lanes == FEMINT_L) {
+    const long long at = c0 * nv, atx = c0 * nx;
+    if (!single) {
+      gb = (const double *)geo + at;
+      gxb = affine ? (const double *)geox + atx : gb;
+    } else {
+      for (int i = 0; i < nv * FEMINT_L; i++) gs[i] = ((const float *)geo)[at + i];
+      for (int i = 0; i < nx * FEMINT_L; i++) gs[nv * FEMINT_L + i] = ((const float *)geox)[atx + i];
+    }
+  } else if (!affine) {
     for (int z = 0; z < FEMINT_L; z++) {
       const long long at = (c0 + (z < nl ? z : nl - 1)) * nq * FEMINT_NG;
       for (int i = 0; i < nq * FEMINT_NG; i++)
@@ -73,11 +98,29 @@ femint_block(const int NSH, int nl, long long c0, int nq, const double *phi,
     }
   }
   for (int i = 0; i < FEMINT_NC * NSH * FEMINT_L; i++) r[i] = 0;
+  /* Linear simplices (dim + 1 functions): the functions' reference gradients are the same at
+   * every point, so are those of u and a (made once, gr), and the test against them takes the
+   * sum over the points of the weighted f1 (Gs) */
+  const int cgrad = NSH == FEMINT_DIM + 1;
+  double gr[(FEMINT_NC + FEMINT_NAS) * FEMINT_DIM * FEMINT_L], Gs[FEMINT_NC * FEMINT_DIM * FEMINT_L];
+  if (cgrad) {
+    for (int i = 0; i < FEMINT_NC * FEMINT_DIM * FEMINT_L; i++) Gs[i] = 0;
+    for (int c = 0; c < FEMINT_NC + FEMINT_NA; c++)
+      for (int j = 0; j < FEMINT_DIM; j++)
+#pragma omp simd
+        for (int z = 0; z < FEMINT_L; z++) {
+          double g = 0;
+          for (int i = 0; i < NSH; i++)
+            g += phi[(j + 1) * NSH + i] * (c < FEMINT_NC ? ue[FEMINT_AT(i * FEMINT_NC + c, z)]
+                                                         : ae[FEMINT_AT(i * FEMINT_NAS + c - FEMINT_NC, z)]);
+          gr[FEMINT_AT(c * FEMINT_DIM + j, z)] = g;
+        }
+  }
   for (int q = 0; q < nq; q++) {
     const double *p = phi + (long long)q * (FEMINT_DIM + 1) * NSH;
     /* w |det J| at gw[0], K at gw[1..], x at gx[0..] (affine: J at gx[0..] and x0 after) */
-    const double *gw = affine ? gs : gs + (long long)q * FEMINT_NG * FEMINT_L;
-    const double *gx = gw + (1 + FEMINT_DIM * FEMINT_DIM) * FEMINT_L;
+    const double *gw = affine ? gb : gb + (long long)q * FEMINT_NG * FEMINT_L;
+    const double *gx = affine ? gxb : gw + FEMINT_NGK * FEMINT_L;
     const double wq_q = affine ? wq[q] : 1, ax = affine ? 1 : 0;
     double w0[FEMINT_NC * FEMINT_L], G[FEMINT_NC * FEMINT_DIM * FEMINT_L];
     /* the points of the block's cells, one lane a cell: once the loops inside are unrolled and
@@ -102,7 +145,8 @@ femint_block(const int NSH, int nl, long long c0, int nq, const double *phi,
       for (int c = 0; c < FEMINT_NC + FEMINT_NAS; c++) {
         v[c] = 0;
 #pragma GCC unroll 16
-        for (int j = 0; j < FEMINT_DIM; j++) ref[c * FEMINT_DIM + j] = 0;
+        for (int j = 0; j < FEMINT_DIM; j++)
+          ref[c * FEMINT_DIM + j] = cgrad && c < FEMINT_NC + FEMINT_NA ? gr[FEMINT_AT(c * FEMINT_DIM + j, z)] : 0;
       }
 #pragma GCC unroll 64
       for (int i = 0; i < NSH; i++) {
@@ -112,7 +156,7 @@ femint_block(const int NSH, int nl, long long c0, int nq, const double *phi,
                                           : ae[FEMINT_AT(i * FEMINT_NAS + c - FEMINT_NC, z)];
           v[c] += p[i] * vi;
 #pragma GCC unroll 16
-          for (int j = 0; j < FEMINT_DIM; j++) ref[c * FEMINT_DIM + j] += p[(j + 1) * NSH + i] * vi;
+          for (int j = 0; j < FEMINT_DIM && !cgrad; j++) ref[c * FEMINT_DIM + j] += p[(j + 1) * NSH + i] * vi;
         }
       }
       double uu[FEMINT_NC], du[FEMINT_NC * FEMINT_DIM], a[FEMINT_NAS], da[FEMINT_NAS * FEMINT_DIM];
@@ -169,12 +213,25 @@ femint_block(const int NSH, int nl, long long c0, int nq, const double *phi,
 #pragma omp simd
         for (int z = 0; z < FEMINT_L; z++) {
           double sz = p[i] * w0[FEMINT_AT(c, z)];
-          for (int j = 0; j < FEMINT_DIM; j++)
+          for (int j = 0; j < FEMINT_DIM && !cgrad; j++)
             sz += p[(j + 1) * NSH + i] * G[FEMINT_AT(c * FEMINT_DIM + j, z)];
           r[FEMINT_AT(c * NSH + i, z)] += sz;
         }
       }
+    if (cgrad)
+      for (int i = 0; i < FEMINT_NC * FEMINT_DIM * FEMINT_L; i++) Gs[i] += G[i];
   }
+  if (cgrad)
+    for (int c = 0; c < FEMINT_NC; c++)
+      for (int i = 0; i < NSH; i++) {
+#pragma omp simd
+        for (int z = 0; z < FEMINT_L; z++) {
+          double sz = 0;
+          for (int j = 0; j < FEMINT_DIM; j++)
+            sz += phi[(j + 1) * NSH + i] * Gs[FEMINT_AT(c * FEMINT_DIM + j, z)];
+          r[FEMINT_AT(c * NSH + i, z)] += sz;
+        }
+      }
   for (int z = 0; z < nl; z++) {
     const long long out = (c0 + z) * FEMINT_NC * NSH;
     for (int i = 0; i < FEMINT_NC * NSH; i++) {
@@ -188,12 +245,13 @@ femint_block(const int NSH, int nl, long long c0, int nq, const double *phi,
 #define FEMINT_RUN(NSH)                                                                            \
   for (long long c0 = 0; c0 < ncell; c0 += FEMINT_L)                                               \
   femint_block((NSH), ncell - c0 < FEMINT_L ? (int)(ncell - c0) : FEMINT_L, c0, nq, phi, xq, wq,  \
-               affine, u, dofs, geo, geox, single, aux, adofs, aux_kind, k, ev, s)
+               affine, u, dofs, geo, geox, lanes, single, aux, adofs, aux_kind, k, ev, s)
 
 int femint_residual_cells(int ncell, int nsh, int nq, const double *phi, const double *xq,
                           const double *wq, int affine, const double *u, const long long *dofs,
-                          const void *geo, const void *geox, int single, const double *aux,
-                          const long long *adofs, int aux_kind, const double *k, void *ev)
+                          const void *geo, const void *geox, int lanes, int single,
+                          const double *aux, const long long *adofs, int aux_kind,
+                          const double *k, void *ev)
 {
   /* the geometry's part holds every point's, or an affine cell's; the last point of a curved
    * cell reads zeros past it (times 0: J of an affine cell) */

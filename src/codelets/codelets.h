@@ -129,6 +129,7 @@ struct residual_arg {
   int single;                      /* the geometry and element vectors are floats (the CPU
                                       computes in double from them) */
   int affine;                      /* the geometry once per cell (pw_geometry_affine) */
+  int lanes;                       /* the geometry's cells in blocks of lanes (pw_geo_at) */
   const double *k;                 /* the form's constants */
   femint_pointwise_fn f0, f1;      /* the CPU's functions */
   pw_cells_fn cells;               /* or the loop over cells compiled with them (NULL: none) */
@@ -151,7 +152,7 @@ struct residual_arg {
  * (pw_geometry; with a->affine geo[ncell][pw_affine_size], pw_geometry_affine) and its
  * auxiliary values: a field aux at adofs[ncell][nsh], or aux[ncell][na] per cell; geo and ev
  * reals (floats when a->single); an affine run keeps its cells' |det J| and K, then their J and
- * x0 (pw_affine_head). 0 or FEMINT_ENOMEM. */
+ * x0 (pw_affine_head), the cells in blocks of a->lanes (pw_geo_at). 0 or FEMINT_ENOMEM. */
 int residual_batch(const struct residual_arg *a, const double *u, const int64_t *dofs,
                    const void *geo, const double *aux, const int64_t *adofs, void *ev,
                    int workerid, int nthreads);

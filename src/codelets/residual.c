@@ -43,7 +43,7 @@ static const double *cell_inputs(const struct residual_arg *a, int k, const doub
   *ue = uv;
   *ae = av;
   for (size_t i = 0; i < per; i++) {
-    const size_t at = pw_geo_at(a->affine, a->dim, per, (size_t)a->ncell, (size_t)k, i);
+    const size_t at = pw_geo_at(a->affine, a->dim, a->lanes, per, (size_t)a->ncell, (size_t)k, i);
     gc[i] = a->single ? ((const float *)geo)[at] : ((const double *)geo)[at];
   }
   if (!a->affine) return gc;
@@ -62,20 +62,25 @@ int residual_batch(const struct residual_arg *a, const double *u, const int64_t 
   /* an affine run keeps its cells' |det J| and K, then their J and x0 (pw_affine_head) */
   const size_t head = a->affine ? (size_t)pw_affine_head(a->dim) : per, tail = per - head;
   const size_t rs = a->single ? sizeof(float) : sizeof(double);
-  const char *geox = a->affine ? (const char *)geo + (size_t)a->ncell * head * rs : NULL;
+  const int lanes = a->lanes;
+  const char *geox = a->affine ? (const char *)geo + pw_padded((size_t)a->ncell, lanes) * head * rs
+                               : NULL;
   const struct pw_eval e = {re, a->dim, nc, na, a->aux, a->k, a->f0, a->f1};
   int oom = 0;
-  if (a->cells) { /* the loop compiled with the caller's functions: a range of cells a thread */
+  if (a->cells) { /* the loop compiled with the caller's functions: a range of whole blocks of
+                     lanes a thread */
 #pragma omp parallel num_threads(nthreads) reduction(| : oom)
     {
       if (workerid >= 0) femint_team_bind_thread(a->ctx, workerid, omp_get_thread_num());
       const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-      const int lo = (int)((long long)a->ncell * t / nt), hi = (int)((long long)a->ncell * (t + 1) / nt);
+      const long long n = a->ncell;
+      const int lo = (int)(n * t / nt / lanes * lanes);
+      const int hi = t == nt - 1 ? (int)n : (int)(n * (t + 1) / nt / lanes * lanes);
       if (hi > lo)
         oom = a->cells(hi - lo, nsh, re->nq, re->phi, re->xq, re->wq, a->affine, u,
                        (const long long *)dofs + (size_t)lo * nsh,
                        (const char *)geo + (size_t)lo * head * rs,
-                       geox ? geox + (size_t)lo * tail * rs : NULL, a->single,
+                       geox ? geox + (size_t)lo * tail * rs : NULL, lanes, a->single,
                        a->aux == FEMINT_AUX_CELL ? aux + (size_t)lo * na : aux,
                        adofs ? (const long long *)adofs + (size_t)lo * nsh : NULL, a->aux, a->k,
                        (char *)ev + (size_t)lo * nc * nsh * rs) != 0;

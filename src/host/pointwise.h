@@ -33,8 +33,9 @@ int pw_prelude(char *buf, size_t len, const struct pointwise *pw, int dim, int o
  * out of memory. */
 typedef int (*pw_cells_fn)(int ncell, int nsh, int nq, const double *phi, const double *xq,
                            const double *wq, int affine, const double *u, const long long *dofs,
-                           const void *geo, const void *geox, int single, const double *aux,
-                           const long long *adofs, int aux_kind, const double *k, void *ev);
+                           const void *geo, const void *geox, int lanes, int single,
+                           const double *aux, const long long *adofs, int aux_kind,
+                           const double *k, void *ev);
 
 /* Values per quadrature point of a residual's geometry: w |det J|, K = dxi/dx (K[dim*j + d] =
  * dxi_j / dx_d), the physical point x. */
@@ -50,13 +51,20 @@ static inline int pw_affine_size(int dim) { return 1 + 2 * dim * dim + dim; }
  * the first: every cell's |det J| and K (pw_affine_head values), then every cell's J and x0. */
 static inline int pw_affine_head(int dim) { return 1 + dim * dim; }
 /* Where value i of the k-th of a run of n cells is kept, per values a cell (per point, or
- * affine: the two parts). */
-static inline size_t pw_geo_at(int affine, int dim, size_t per, size_t n, size_t k, size_t i)
+ * affine: the two parts), the cells in blocks of `lanes` (1, or the CPU loop's PW_LANES: value i
+ * of a block's cells at consecutive addresses, the run padded to whole blocks). */
+static inline size_t pw_geo_at(int affine, int dim, int lanes, size_t per, size_t n, size_t k,
+                               size_t i)
 {
-  if (!affine) return k * per + i;
-  const size_t head = (size_t)pw_affine_head(dim);
-  return i < head ? k * head + i : n * head + k * (per - head) + i - head;
+  const size_t l = (size_t)lanes, b = k / l, z = k % l;
+  if (!affine) return (b * per + i) * l + z;
+  const size_t head = (size_t)pw_affine_head(dim), nb = (n + l - 1) / l;
+  return (i < head ? b * head + i : nb * head + b * (per - head) + i - head) * l + z;
 }
+/* The cells of a block of the CPU loop over cells (kernels/residual_cpu.c's FEMINT_LANES). */
+#define PW_LANES 8
+/* n cells padded to whole blocks of lanes. */
+static inline size_t pw_padded(size_t n, int lanes) { return (n + lanes - 1) / lanes * lanes; }
 int pw_geometry_affine(const struct refel *re, int nnode, const double *X, double *g);
 /* The per-point geometry g[nq][pw_geo_size] (as pw_geometry) of an affine cell's ga. */
 void pw_affine_points(const struct refel *re, const double *ga, double *g);

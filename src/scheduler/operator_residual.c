@@ -45,6 +45,7 @@ void operator_residual_release(struct femint_operator *op)
   unregister_all(r->h_adofs, nb);
   if (r->h_none) starpu_data_unregister(r->h_none);
   free(r->geo);
+  free(r->geo_first);
   free(r->adofs);
   for (int d = 0; d < FEMINT_MAX_CL_DEVICES; d++) vec_kernels_destroy(&r->vk[d]);
   ev_sum_destroy(op->ctx, &r->es);
@@ -54,12 +55,28 @@ void operator_residual_release(struct femint_operator *op)
 
 /* Where value i of plan cell k's geometry is kept in geo: a chunk of affine cells keeps every
  * cell's |det J| and K, then every cell's J and x0, so that a form that does not use x reads
- * its cells' first values at consecutive addresses. */
+ * its cells' first values at consecutive addresses; in blocks of r->lanes cells, value i of a
+ * block's cells side by side (the CPU loop's SIMD lanes read them where they are). */
 static size_t geo_at(const struct op_residual *r, const struct ev_sum *e, int k, size_t i)
 {
   const int c = k / e->size;
-  return (size_t)e->first[c] * r->per + pw_geo_at(r->affine, r->re->dim, r->per,
-                                                  (size_t)e->ncell[c], (size_t)(k % e->size), i);
+  return r->geo_first[c] + pw_geo_at(r->affine, r->re->dim, r->lanes, r->per,
+                                     (size_t)e->ncell[c], (size_t)(k % e->size), i);
+}
+
+/* The blocks' spare lanes past each chunk's last cell: copies of that cell (the CPU loop computes
+ * them and writes nothing). */
+static void geo_pad(const struct op_residual *r, const struct ev_sum *e)
+{
+  for (int c = 0; c < e->nchunk; c++) {
+    const int n = e->ncell[c], last = e->first[c] + n - 1;
+    for (int k = n; k < (int)pw_padded((size_t)n, r->lanes); k++)
+      for (size_t i = 0; i < r->per; i++) {
+        const size_t to = r->geo_first[c] + pw_geo_at(r->affine, r->re->dim, r->lanes, r->per,
+                                                      (size_t)n, (size_t)k, i);
+        memcpy(r->geo + to * r->rs, r->geo + geo_at(r, e, last, i) * r->rs, r->rs);
+      }
+  }
 }
 
 /* The chunks, the cells' DOFs and geometry. */
@@ -87,10 +104,17 @@ static int residual_setup(struct femint_operator *op)
                             r->single, &r->es));
   FEMINT_CALL(ev_sum_sort(ctx, r->es, who));
   const struct ev_sum *e = r->es;
+  /* the CPU loop reads its blocks' geometry where it is kept when no OpenCL worker reads it */
+  r->lanes = p->opt.where == FEMINT_WHERE_CPU || ctx->nopencl == 0 ? PW_LANES : 1;
   r->rf = calloc((size_t)op->nform, sizeof *r->rf);
-  r->geo = malloc(((size_t)p->ncell * per + 1) * r->rs);
+  r->geo_first = malloc(((size_t)e->nchunk + 1) * sizeof *r->geo_first);
   r->h_geo = calloc((size_t)e->nchunk + 1, sizeof *r->h_geo);
-  FEMINT_CHECK(r->rf && r->geo && r->h_geo, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  FEMINT_CHECK(r->rf && r->geo_first && r->h_geo, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  r->geo_first[0] = 0;
+  for (int i = 0; i < e->nchunk; i++)
+    r->geo_first[i + 1] = r->geo_first[i] + pw_padded((size_t)e->ncell[i], r->lanes) * per;
+  r->geo = malloc((r->geo_first[e->nchunk] + 1) * r->rs);
+  FEMINT_CHECK(r->geo, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
   int bad = -1, oom = 0;
 #pragma omp parallel reduction(| : oom)
   {
@@ -114,10 +138,11 @@ static int residual_setup(struct femint_operator *op)
   }
   FEMINT_CHECK(!oom, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
   FEMINT_CHECK(bad < 0, ctx, FEMINT_EJACOBIAN, "%s: cell %d has a degenerate Jacobian", who, bad);
+  geo_pad(r, e);
   for (int i = 0; i < e->nchunk; i++)
     starpu_vector_data_register(&r->h_geo[i], STARPU_MAIN_RAM,
-                                (uintptr_t)(r->geo + (size_t)e->first[i] * per * r->rs),
-                                (uint32_t)((size_t)e->ncell[i] * per), r->rs);
+                                (uintptr_t)(r->geo + r->geo_first[i] * r->rs),
+                                (uint32_t)(r->geo_first[i + 1] - r->geo_first[i]), r->rs);
   starpu_vector_data_register(&r->h_none, STARPU_MAIN_RAM, (uintptr_t)&r->none, 1, sizeof(double));
   return 0;
 }
@@ -268,6 +293,7 @@ static int residual_form_prepare(struct femint_operator *op, int f)
     rf->args[i] = (struct residual_arg){.ctx = ctx, .re = r->re, .dim = dim, .nc = pw->ncomp,
                                         .na = pw->naux, .aux = pw->aux, .ncell = e->ncell[i],
                                         .single = r->single, .affine = r->affine,
+                                        .lanes = r->lanes,
                                         .k = pw->k, .f0 = rf->f0,
                                         .f1 = rf->f1, .cells = rf->cells,
                                         .g = rf->g, .jkernel = rf->jkernel,

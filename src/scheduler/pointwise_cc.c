@@ -135,8 +135,9 @@ int pw_compile_cpu(femint_context_t ctx, const struct pointwise *pw, int dim, vo
   pw_prelude(text, len, pw, dim, 0, 0);
   strcat(text, pw->source);
   const size_t at = strlen(text);
-  snprintf(text + at, len - at, "\n#define FEMINT_HAS_F0 %d\n#define FEMINT_HAS_F1 %d\n",
-           pw_defines(pw->source, "f0"), pw_defines(pw->source, "f1"));
+  snprintf(text + at, len - at,
+           "\n#define FEMINT_HAS_F0 %d\n#define FEMINT_HAS_F1 %d\n#define FEMINT_LANES %d\n",
+           pw_defines(pw->source, "f0"), pw_defines(pw->source, "f1"), PW_LANES);
   strcat(text, kernel);
   free(kernel);
   int rc = femint_cache_dir(ctx, dir, sizeof dir);

@@ -55,8 +55,12 @@ struct op_residual {
   int affine;                      /* every cell a straight simplex: geo holds each cell's
                                       geometry once (pw_geometry_affine), not per point */
   size_t per;                      /* geo's values per cell */
+  int lanes;                       /* the cells of geo's blocks (pw_geo_at): PW_LANES when only
+                                      CPU workers read it, else 1 */
   char *geo;                       /* per chunk, [cell][per] reals: [nq][pw_geo_size]; affine,
-                                      [cell][pw_affine_head] then the rest (geo_cell) */
+                                      [cell][pw_affine_head] then the rest (geo_at); the cells
+                                      in blocks of lanes, each chunk padded to whole blocks */
+  size_t *geo_first;               /* [nchunk + 1] where each chunk's geometry starts (reals) */
   starpu_data_handle_t *h_geo;     /* [nchunk] */
   starpu_data_handle_t h_phi;      /* the context's table (double) */
   double none;                     /* a placeholder for absent buffers */
