@@ -54,13 +54,16 @@ int geom_tet_check(const struct refel *re, int nnode, const double *X,
   struct geom_tet_report r = {det0 < 0 ? -1 : 1, INFINITY, {0.25, 0.25, 0.25}};
   if (re)
     for (int q = 0; q < re->nq; q++) signed_det(nnode, X, &re->xq[3 * q], &r, &scale);
-  for (int i = 0; i <= CHECK_LATTICE; i++)
-    for (int j = 0; i + j <= CHECK_LATTICE; j++)
-      for (int k = 0; i + j + k <= CHECK_LATTICE; k++) {
-        const double xi[3] = {(double)i / CHECK_LATTICE, (double)j / CHECK_LATTICE,
-                              (double)k / CHECK_LATTICE};
-        signed_det(nnode, X, xi, &r, &scale);
-      }
+  /* an affine cell has one det J; a quadratic one, a quadratic det J checked on a lattice */
+  if (nnode == 4) signed_det(nnode, X, centroid, &r, &scale);
+  else
+    for (int i = 0; i <= CHECK_LATTICE; i++)
+      for (int j = 0; i + j <= CHECK_LATTICE; j++)
+        for (int k = 0; i + j + k <= CHECK_LATTICE; k++) {
+          const double xi[3] = {(double)i / CHECK_LATTICE, (double)j / CHECK_LATTICE,
+                                (double)k / CHECK_LATTICE};
+          signed_det(nnode, X, xi, &r, &scale);
+        }
   if (rep) *rep = r;
   FEMINT_CHECK(r.detmin > CHECK_MARGIN * scale, NULL, FEMINT_EJACOBIAN,
                "tetrahedron: det J = %g at (%g, %g, %g) against %g at the centroid: the map "
