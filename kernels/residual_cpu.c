@@ -26,6 +26,22 @@
 /* Index of value v of lane z in a block's arrays: lanes innermost. */
 #define FEMINT_AT(v, z) ((v) * FEMINT_L + (z))
 
+/* The values of a field x of nx components at the functions of cells c0 .. c0 + nl - 1 (the spare
+ * lanes repeating the last cell), from their DOFs d[cell][NSH] (-1: 0), into v[NSH][nv][lane]
+ * (nv >= nx). */
+static inline __attribute__((always_inline)) void
+femint_gather(const int NSH, int nl, long long c0, const long long *d, const double *x, int nx,
+              int nv, double *restrict v)
+{
+  for (int z = 0; z < FEMINT_L; z++) {
+    const long long *dk = d + (c0 + (z < nl ? z : nl - 1)) * NSH;
+    for (int i = 0; i < NSH; i++) {
+      const long long g = dk[i];
+      for (int c = 0; c < nx; c++) v[FEMINT_AT(i * nv + c, z)] = g >= 0 ? x[g * nx + c] : 0;
+    }
+  }
+}
+
 /* Cells c0 .. c0 + nl - 1 (nl <= FEMINT_LANES) of NSH functions each; s: scratch for ue[NSH *
  * NC], ae[NSH * NAS], r[NC * NSH] and the geometry (every point's, [nq][NG], or an affine cell's
  * [NGA]), each value FEMINT_LANES wide. */
@@ -39,25 +55,11 @@ femint_block(const int NSH, int nl, long long c0, int nq, const double *phi,
   double *restrict ue = s, *restrict ae = ue + NSH * FEMINT_NC * FEMINT_L;
   double *restrict r = ae + NSH * FEMINT_NAS * FEMINT_L;
   double ac[FEMINT_NAS * FEMINT_L];
-  /* u and a at the cells' functions (a DOF -1: 0), one kind of auxiliary values a loop */
-  for (int z = 0; z < FEMINT_L; z++) {
-    const long long *dk = dofs + (c0 + (z < nl ? z : nl - 1)) * NSH;
-    for (int i = 0; i < NSH; i++) {
-      const long long g = dk[i];
-      for (int c = 0; c < FEMINT_NC; c++)
-        ue[FEMINT_AT(i * FEMINT_NC + c, z)] = g >= 0 ? u[g * FEMINT_NC + c] : 0;
-    }
-  }
+  /* u and a at the cells' functions, one kind of auxiliary values a loop */
+  femint_gather(NSH, nl, c0, dofs, u, FEMINT_NC, FEMINT_NC, ue);
   for (int i = 0; i < FEMINT_NAS * FEMINT_L; i++) ac[i] = 0;
   if (aux_kind == 1)
-    for (int z = 0; z < FEMINT_L; z++) {
-      const long long *ak = adofs + (c0 + (z < nl ? z : nl - 1)) * NSH;
-      for (int i = 0; i < NSH; i++) {
-        const long long g = ak[i];
-        for (int c = 0; c < FEMINT_NA; c++)
-          ae[FEMINT_AT(i * FEMINT_NAS + c, z)] = g >= 0 ? aux[g * FEMINT_NA + c] : 0;
-      }
-    }
+    femint_gather(NSH, nl, c0, adofs, aux, FEMINT_NA, FEMINT_NAS, ae);
   else if (FEMINT_NA > 0)
     for (int i = 0; i < NSH * FEMINT_NAS * FEMINT_L; i++) ae[i] = 0;
   if (aux_kind == 2)

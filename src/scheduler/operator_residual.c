@@ -79,6 +79,12 @@ static void geo_pad(const struct op_residual *r, const struct ev_sum *e)
   }
 }
 
+/* Whether OpenCL workers may take the residual's tasks (else the CPU workers alone). */
+static int opencl_may_run(const struct femint_operator *op)
+{
+  return op->plan->opt.where != FEMINT_WHERE_CPU && op->ctx->nopencl > 0;
+}
+
 /* The chunks, the cells' DOFs and geometry. */
 static int residual_setup(struct femint_operator *op)
 {
@@ -105,7 +111,7 @@ static int residual_setup(struct femint_operator *op)
   FEMINT_CALL(ev_sum_sort(ctx, r->es, who));
   const struct ev_sum *e = r->es;
   /* the CPU loop reads its blocks' geometry where it is kept when no OpenCL worker reads it */
-  r->lanes = p->opt.where == FEMINT_WHERE_CPU || ctx->nopencl == 0 ? PW_LANES : 1;
+  r->lanes = opencl_may_run(op) ? 1 : PW_LANES;
   r->rf = calloc((size_t)op->nform, sizeof *r->rf);
   r->geo_first = malloc(((size_t)e->nchunk + 1) * sizeof *r->geo_first);
   r->h_geo = calloc((size_t)e->nchunk + 1, sizeof *r->h_geo);
@@ -189,7 +195,7 @@ static int residual_programs(struct femint_operator *op, int f)
   struct residual_form *rf = &op->residual->rf[f];
   femint_context_t ctx = op->ctx;
   const struct refel *re = op->residual->re;
-  if (!pw->source || op->plan->opt.where == FEMINT_WHERE_CPU || ctx->nopencl == 0) return 0;
+  if (!pw->source || !opencl_may_run(op)) return 0;
   FEMINT_CHECK(pw_defines(pw->source, "f0") || pw_defines(pw->source, "f1"), ctx, FEMINT_EBUILD,
                "%s defines neither f0 nor f1 (FEMINT_POINTWISE void f0(...) { ... })", pw->name);
   char *kernel = femint_kernel_text("residual.cl");
