@@ -10,7 +10,9 @@
  * S values of one tile in registers. The work-group computes one block (its part) of the matrices
  * of elems_per_group elements, ELEMS at a time: for each chunk of QC quadrature points it first
  * computes sqrt(W_q) Psi_d[q][i] for the block's rows and columns into local memory, then every
- * work-item updates its tile from there. Symmetric forms compute the upper half only (HALF). */
+ * work-item updates its tile from there. Symmetric forms compute the upper half only (HALF).
+ * With STAGE > 0 (one part) the work-group gathers the matrices of STAGE elements at a time in
+ * local memory, mirrored half included, and writes them out in consecutive words. */
 #ifndef FEMINT_COMMON_CLH
 #include "common.clh"
 #endif
@@ -73,6 +75,12 @@
 #if NQ % QC != 0
 #error "QC must divide NQ"
 #endif
+#ifndef STAGE
+#define STAGE 0
+#endif
+#if STAGE && (NPARTS != 1 || STAGE > ELEMS)
+#error "STAGE needs one part and at most ELEMS elements"
+#endif
 
 /* Derivatives used (ND of them from D0) and S values per (i, j). */
 #if FORM_KIND == FORM_MASS
@@ -111,6 +119,9 @@ femint_volume_gemm(int ncell, int elems_per_group, __global const REAL *restrict
   __local REAL psi_c[PSI_SIZE];
   __local REAL jac_l[ELEMS * QC * JAC_NTERMS];
   __local REAL coef_l[ELEMS * NCOEF];
+#if STAGE
+  __local REAL stage[STAGE * OUT_SIZE];
+#endif
   out += out_off; /* the batch's part of a vector of several batches */
 
   const int lid = (int)get_local_id(0);
@@ -261,54 +272,71 @@ femint_volume_gemm(int ncell, int elems_per_group, __global const REAL *restrict
       }
     }
 
-    /* The element matrix entries of the tile. */
-#if HALF
-    /* in a diagonal block, the tiles below the diagonal are left out */
-    if (slot < nvalid && !(diag && lr > lc)) {
+    /* The element matrix entries of the tile: straight to global memory, or (STAGE) into local
+     * memory, STAGE elements at a time, then out in consecutive words. */
+#if STAGE
+    for (int s0 = 0; s0 < nvalid; s0 += STAGE) {
+      const int ns = min(STAGE, nvalid - s0);
+      if (slot >= s0 && slot < s0 + ns) {
+        __local REAL *A = stage + (slot - s0) * OUT_SIZE;
 #else
-    if (slot < nvalid) {
+    {
+      {
+        __global REAL *A = out + (size_t)(cell0 + slot) * OUT_SIZE;
 #endif
-      __global REAL *A = out + (size_t)(cell0 + slot) * OUT_SIZE;
-      __local const REAL *c = coef_l + slot * NCOEF;
-#pragma unroll
-      for (int ti = 0; ti < TILE; ti++)
-#pragma unroll
-        for (int tj = 0; tj < TILE; tj++) {
-          const int i = row0 + lr * TILE + ti, j = col0 + lc * TILE + tj;
-          if (i >= NSH || j >= NSH) continue;
 #if HALF
-          if (i > j) continue;
+        /* in a diagonal block, the tiles below the diagonal are left out */
+        const int skip = slot >= nvalid || (diag && lr > lc);
+#else
+        const int skip = slot >= nvalid;
 #endif
-          REAL K[NE][NE];
+        __local const REAL *c = coef_l + slot * NCOEF;
+#pragma unroll
+        for (int ti = 0; ti < TILE; ti++)
+#pragma unroll
+          for (int tj = 0; tj < TILE; tj++) {
+            const int i = row0 + lr * TILE + ti, j = col0 + lc * TILE + tj;
+            if (skip || i >= NSH || j >= NSH) continue;
+#if HALF
+            if (i > j) continue;
+#endif
+            REAL K[NE][NE];
 #if FORM_KIND == FORM_ELASTICITY
-          const REAL lambda = c[0], mu = c[1];
-          REAL tr = 0;
-          for (int x = 0; x < DIM; x++) tr += acc[(DIM + 1) * x][ti][tj];
-          tr *= mu;
-          for (int x = 0; x < DIM; x++)
-            for (int y = 0; y < DIM; y++)
-              K[x][y] = lambda * acc[DIM * x + y][ti][tj] + mu * acc[DIM * y + x][ti][tj] +
-                        (x == y ? tr : (REAL)0);
+            const REAL lambda = c[0], mu = c[1];
+            REAL tr = 0;
+            for (int x = 0; x < DIM; x++) tr += acc[(DIM + 1) * x][ti][tj];
+            tr *= mu;
+            for (int x = 0; x < DIM; x++)
+              for (int y = 0; y < DIM; y++)
+                K[x][y] = lambda * acc[DIM * x + y][ti][tj] + mu * acc[DIM * y + x][ti][tj] +
+                          (x == y ? tr : (REAL)0);
 #elif FORM_KIND == FORM_GENERIC
-          for (int x = 0; x < NE; x++)
-            for (int y = 0; y < NE; y++) {
-              REAL v = 0;
-              for (int p = 0; p < NPAIR; p++) v += c[(NE * x + y) * NPAIR + p] * acc[p][ti][tj];
-              K[x][y] = v;
-            }
+            for (int x = 0; x < NE; x++)
+              for (int y = 0; y < NE; y++) {
+                REAL v = 0;
+                for (int p = 0; p < NPAIR; p++) v += c[(NE * x + y) * NPAIR + p] * acc[p][ti][tj];
+                K[x][y] = v;
+              }
 #else
-          for (int x = 0; x < NE; x++)
-            for (int y = 0; y < NE; y++) K[x][y] = x == y ? c[0] * acc[0][ti][tj] : (REAL)0;
+            for (int x = 0; x < NE; x++)
+              for (int y = 0; y < NE; y++) K[x][y] = x == y ? c[0] * acc[0][ti][tj] : (REAL)0;
 #endif
-          for (int x = 0; x < NE; x++)
-            for (int y = 0; y < NE; y++) {
-              if (SYMMETRIC && i == j && x > y) continue;
-              A[OUT_INDEX(i * NE + x, j * NE + y)] = K[x][y];
+            for (int x = 0; x < NE; x++)
+              for (int y = 0; y < NE; y++) {
+                if (SYMMETRIC && i == j && x > y) continue;
+                A[OUT_INDEX(i * NE + x, j * NE + y)] = K[x][y];
 #if HALF && !SYMMETRIC
-              if (i != j) A[OUT_INDEX(j * NE + y, i * NE + x)] = K[x][y];
+                if (i != j) A[OUT_INDEX(j * NE + y, i * NE + x)] = K[x][y];
 #endif
-            }
-        }
+              }
+          }
+      }
+#if STAGE
+      barrier(CLK_LOCAL_MEM_FENCE);
+      __global REAL *o = out + (size_t)(cell0 + s0) * OUT_SIZE;
+      for (int k = lid; k < ns * (int)OUT_SIZE; k += WG_SIZE) o[k] = stage[k];
+      barrier(CLK_LOCAL_MEM_FENCE);
+#endif
     }
   }
 }

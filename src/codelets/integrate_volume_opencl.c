@@ -21,10 +21,12 @@
 #define VOLUME_CL_MAX_WG 1024
 /* SHM: at most this many blocks per thread (their indices are kept in registers). */
 #define VOLUME_CL_MAX_BPT 8
-/* GEMM: the largest quadrature chunk; full storage of symmetric forms computes all pairs (no
- * mirrored writes) up to this many shape functions. */
+/* GEMM: the largest quadrature chunk; full storage of symmetric forms in several parts computes
+ * all pairs (no mirrored writes) up to this many shape functions; one part (the whole matrix) at
+ * most this many work-items per element. */
 #define VOLUME_CL_GEMM_QCHUNK 16
 #define VOLUME_CL_GEMM_MIRROR_NSH 20
+#define VOLUME_CL_GEMM_ONE_BLOCK 512
 
 int femint_cl_device_query(cl_device_id dev, struct femint_cl_device *info)
 {
@@ -214,7 +216,7 @@ static int gemm_default_block(int nsh, int tile)
 
 /* GEMM: the derived sizes of given tiles; 0 or an error when they do not fit the device. */
 static int plan_gemm_tiles(const struct femint_cl_device *dev, struct volume_cl_config *cfg,
-                           int tile, int block, int qchunk, int elems, int half)
+                           int tile, int block, int qchunk, int elems, int half, int stage)
 {
   const size_t rs = real_size(cfg);
   const int ntr = (cfg->nsh + tile - 1) / tile;
@@ -242,10 +244,20 @@ static int plan_gemm_tiles(const struct femint_cl_device *dev, struct volume_cl_
     }
   }
   if ((size_t)(elems * wpe) > cap) elems = (int)(cap / (size_t)wpe);
+  /* One part: as many elements' matrices as half the local memory holds are gathered there and
+   * written out in consecutive words (stage < 0: the default, 0: none, else at most stage). */
+  const int nparts = half ? nb * (nb + 1) / 2 : nb * nb;
+  int sg = 0;
+  if (nparts == 1 && stage != 0) {
+    const size_t fit = (size_t)dev->local_mem / 2 / (volume_cl_out_size(cfg) * rs);
+    sg = fit < (size_t)elems ? (int)fit : elems;
+    if (stage > 0 && stage < sg) sg = stage;
+  }
   const int rw = block * tile;
-  /* The quadrature chunk: a divisor of nq, as large as half the local memory allows. */
-  const size_t budget = (size_t)dev->local_mem / 2;
-  const size_t fixed = ((size_t)elems * cfg->ncoef) * rs;
+  /* The quadrature chunk: a divisor of nq, as large as the other half allows. */
+  const size_t stage_bytes = (size_t)sg * volume_cl_out_size(cfg) * rs;
+  const size_t budget = (size_t)dev->local_mem / 2 + stage_bytes;
+  const size_t fixed = (size_t)elems * cfg->ncoef * rs + stage_bytes;
   size_t per_q = ((size_t)elems * (2 * (size_t)nd * rw + volume_cl_nterms(cfg))) * rs;
   int qc = 0;
   for (int c = 1; c <= cfg->nq && c <= qchunk; c++)
@@ -261,16 +273,17 @@ static int plan_gemm_tiles(const struct femint_cl_device *dev, struct volume_cl_
   cfg->wpe = wpe;
   cfg->qchunk = qc;
   cfg->half = half;
-  cfg->nparts = half ? nb * (nb + 1) / 2 : nb * nb;
+  cfg->stage = sg;
+  cfg->nparts = nparts;
   cfg->blocks_per_thread = 1;
   cfg->wg_size = (size_t)elems * (size_t)wpe;
   cfg->local_bytes = fixed + per_q * (size_t)qc;
   return 0;
 }
 
-/* Whether the GEMM kernel computes the upper half only: always for symmetric storage, never for
- * the generic form; for full storage of the symmetric forms from p = 3 on (on the H200 the
- * mirrored, uncoalesced writes of p = 1, 2 cost more than the products they save). */
+/* Whether the GEMM kernel of several parts computes the upper half only: always for symmetric
+ * storage, never for the generic form; for full storage of the symmetric forms from p = 3 on (on
+ * the H200 the mirrored, uncoalesced writes of p = 1, 2 cost more than the products they save). */
 static int gemm_default_half(const struct volume_cl_config *cfg)
 {
   if (cfg->symmetric) return 1;
@@ -280,14 +293,25 @@ static int gemm_default_half(const struct volume_cl_config *cfg)
 
 /* GEMM defaults, from the H200 measurements of tools/gpu/kernel-timing (elasticity): tiles of
  * 1 x 1 pairs up to nsh = 80 (p <= 4: more work-groups, less padding), 2 x 2 beyond (twice as
- * large for the Laplace and mass forms, which accumulate one value per pair); blocks of 16 x 16
- * tiles, or 8 x 8 when they pad the matrix less; chunks of up to 16 points. */
+ * large for the Laplace and mass forms, which accumulate one value per pair); one block of the
+ * whole matrix, its upper half computed and mirrored in local memory, when it takes at most
+ * VOLUME_CL_GEMM_ONE_BLOCK work-items and an element's matrix fits half the local memory (p = 2
+ * prisms: 2.2-2.8x faster than parts of 8 x 8); else blocks of 16 x 16 tiles, or 8 x 8 when they
+ * pad the matrix less; chunks of up to 16 points. */
 static int plan_gemm(const struct femint_cl_device *dev, struct volume_cl_config *cfg)
 {
   int tile = cfg->nsh <= 80 ? 1 : 2;
   if (cfg->form_kind == FORM_LAPLACE || cfg->form_kind == FORM_MASS) tile *= 2;
+  const int ntr = (cfg->nsh + tile - 1) / tile, half = cfg->form_kind != FORM_GENERIC;
+  struct volume_cl_config one = *cfg;
+  if ((half ? ntr * (ntr + 1) / 2 : ntr * ntr) <= VOLUME_CL_GEMM_ONE_BLOCK &&
+      plan_gemm_tiles(dev, &one, tile, ntr, VOLUME_CL_GEMM_QCHUNK, 0, half, -1) == 0 &&
+      one.stage > 0) {
+    *cfg = one;
+    return 0;
+  }
   return plan_gemm_tiles(dev, cfg, tile, gemm_default_block(cfg->nsh, tile),
-                         VOLUME_CL_GEMM_QCHUNK, 0, gemm_default_half(cfg));
+                         VOLUME_CL_GEMM_QCHUNK, 0, gemm_default_half(cfg), -1);
 }
 
 int volume_cl_configure(const struct femint_cl_device *dev, int dim, int nsh, int nq, int ne,
@@ -338,15 +362,15 @@ int volume_cl_configure(const struct femint_cl_device *dev, int dim, int nsh, in
 }
 
 int volume_cl_set_gemm(const struct femint_cl_device *dev, struct volume_cl_config *cfg, int tile,
-                       int block, int qchunk, int elems, int half)
+                       int block, int qchunk, int elems, int half, int stage)
 {
   FEMINT_CHECK(cfg->variant == FEMINT_VARIANT_GEMM, NULL, FEMINT_EINVAL,
                "volume kernel: tiles belong to the GEMM variant, not %s",
                femint_variant_name(cfg->variant));
   FEMINT_CHECK(tile >= 0 && tile <= 8 && block >= 0 && qchunk >= 0 && elems >= 0 && half >= -1 &&
-                   half <= 1,
-               NULL, FEMINT_EINVAL, "volume kernel: invalid GEMM tiles (%d, %d, %d, %d, %d)",
-               tile, block, qchunk, elems, half);
+                   half <= 1 && stage >= -1,
+               NULL, FEMINT_EINVAL, "volume kernel: invalid GEMM tiles (%d, %d, %d, %d, %d, %d)",
+               tile, block, qchunk, elems, half, stage);
   if (half < 0) half = gemm_default_half(cfg);
   FEMINT_CHECK((half || !cfg->symmetric) && (!half || cfg->form_kind != FORM_GENERIC), NULL,
                FEMINT_EINVAL, "volume kernel: half = %d with %s storage of a %s form", half,
@@ -354,7 +378,7 @@ int volume_cl_set_gemm(const struct femint_cl_device *dev, struct volume_cl_conf
   struct volume_cl_config c = *cfg;
   if (!tile) tile = cfg->tile;
   FEMINT_CALL(plan_gemm_tiles(dev, &c, tile, block ? block : gemm_default_block(cfg->nsh, tile),
-                              qchunk ? qchunk : VOLUME_CL_GEMM_QCHUNK, elems, half));
+                              qchunk ? qchunk : VOLUME_CL_GEMM_QCHUNK, elems, half, stage));
   *cfg = c;
   return 0;
 }
@@ -369,10 +393,10 @@ int volume_cl_replan(const struct femint_cl_device *dev, struct volume_cl_config
     /* Fewer elements at a time, then smaller blocks. */
     if (cfg->elems > 1)
       FEMINT_CALL(plan_gemm_tiles(dev, &c, cfg->tile, cfg->block, cfg->qchunk, cfg->elems / 2,
-                                  cfg->half));
+                                  cfg->half, cfg->stage ? -1 : 0));
     else
       FEMINT_CALL(plan_gemm_tiles(dev, &c, cfg->tile, cfg->block / 2 > 0 ? cfg->block / 2 : 1,
-                                  cfg->qchunk, 1, cfg->half));
+                                  cfg->qchunk, 1, cfg->half, cfg->stage ? -1 : 0));
     FEMINT_CHECK(c.wg_size < cfg->wg_size, NULL, FEMINT_ENOTSUP,
                  "volume kernel: device %s cannot run the kernel with any work-group size",
                  dev->name);
@@ -397,8 +421,9 @@ int volume_cl_options(const struct volume_cl_config *cfg, char *buf, size_t len)
     int m;
     if (cfg->variant == FEMINT_VARIANT_GEMM)
       m = snprintf(buf + n, len - (size_t)n,
-                   " -DTILE=%d -DBLK=%d -DELEMS=%d -DWPE=%d -DQC=%d -DHALF=%d -DGEO_NODES=%d",
-                   cfg->tile, cfg->block, cfg->elems, cfg->wpe, cfg->qchunk, cfg->half,
+                   " -DTILE=%d -DBLK=%d -DELEMS=%d -DWPE=%d -DQC=%d -DHALF=%d -DSTAGE=%d "
+                   "-DGEO_NODES=%d",
+                   cfg->tile, cfg->block, cfg->elems, cfg->wpe, cfg->qchunk, cfg->half, cfg->stage,
                    cfg->geo_nodes);
     else
       m = snprintf(buf + n, len - (size_t)n, " -DGEO_JAC=%d -DBPT=%d",
@@ -680,9 +705,11 @@ int volume_cl_describe(const struct femint_cl_device *dev, const struct volume_c
     int m = snprintf(buf + w, len - (size_t)w,
                      "tile: %d x %d pairs, blocks of %d x %d tiles, %s\n"
                      "elements at a time per work-group: %d (%d work-items each)\n"
-                     "quadrature points per chunk: %d\n",
+                     "quadrature points per chunk: %d\n"
+                     "element matrices gathered in local memory: %d\n",
                      cfg->tile, cfg->tile, cfg->block, cfg->block,
-                     cfg->half ? "upper half" : "all pairs", cfg->elems, cfg->wpe, cfg->qchunk);
+                     cfg->half ? "upper half" : "all pairs", cfg->elems, cfg->wpe, cfg->qchunk,
+                     cfg->stage);
     w = m < 0 ? m : w + m;
   }
   if (w >= 0 && (size_t)w < len) {

@@ -56,6 +56,9 @@ struct volume_cl_config {
    * points per local-memory chunk, half = 1 when only the upper half is computed (symmetric
    * forms), and mirrored in full storage. */
   int tile, block, elems, wpe, qchunk, half;
+  /* GEMM with one part: the elements whose matrices the work-group gathers in local memory
+   * before writing them out in consecutive words (0: each work-item writes its entries) */
+  int stage;
   /* GEMM: the geometric nodes per cell from which the kernel maps the cells at its points (geo =
    * X[ncell][geo_nodes][dim], quad = geom_table_fill's table); 0: it reads Jacobian terms */
   int geo_nodes;
@@ -75,10 +78,11 @@ int volume_cl_configure(const struct femint_cl_device *dev, int dim, int nsh, in
 /* Plan the GEMM variant again with given tiles, for tuning: tile side, block side in tiles,
  * largest quadrature chunk, elements per work-group (0: the planned tile, the default block and
  * chunk, elements from the work-group size), half (1: upper half only and mirrored, 0: all
- * pairs, -1: the default). Returns 0, or FEMINT_EINVAL (also for half = 0 with symmetric storage
- * or half = 1 with the generic form) / FEMINT_ENOTSUP as volume_cl_configure. */
+ * pairs, -1: the default), stage (elements gathered in local memory with one part: -1 as many as
+ * fit, 0 none, else at most that many). Returns 0, or FEMINT_EINVAL (also for half = 0 with
+ * symmetric storage or half = 1 with the generic form) / FEMINT_ENOTSUP as volume_cl_configure. */
 int volume_cl_set_gemm(const struct femint_cl_device *dev, struct volume_cl_config *cfg, int tile,
-                       int block, int qchunk, int elems, int half);
+                       int block, int qchunk, int elems, int half, int stage);
 
 /* Make the GEMM kernel map its cells from nnode geometric nodes each (0: read Jacobian terms, as
  * volume_cl_configure plans it). Returns 0, or FEMINT_EINVAL for another variant or more nodes

@@ -187,8 +187,8 @@ static void report(const struct volume_cl_config *cfg, int p, const char *label,
          p >= 2 ? gtx580_best[p] / us : 0.0, cfg->wg_size, cfg->nparts,
          cfg->variant == FEMINT_VARIANT_GEMM ? "" : "\n");
   if (cfg->variant == FEMINT_VARIANT_GEMM)
-    printf(" T%d B%d E%d Q%d H%d  diff %.2g\n", cfg->tile, cfg->block, cfg->elems, cfg->qchunk,
-           cfg->half, diff);
+    printf(" T%d B%d E%d Q%d H%d S%d  diff %.2g\n", cfg->tile, cfg->block, cfg->elems,
+           cfg->qchunk, cfg->half, cfg->stage, diff);
   fflush(stdout);
 }
 
@@ -270,30 +270,27 @@ int main(int argc, char **argv)
         report(&c, p, "gemm symmetric", t, 0);
       }
       if (sweep) {
-        /* Tiles, blocks and half around the defaults (all pairs only at the lower orders). */
-        static const int tiles[] = {1, 2, 3}, blocks[] = {8, 16};
-        int done[24][5], ndone = 0;
+        /* Tiles, blocks, half and staging around the defaults (all pairs only at the lower
+         * orders). */
+        static const int tiles[] = {1, 2, 3}, blocks[] = {8, 16, 64};
+        int done[72][6], ndone = 0;
         for (int half = 1; half >= 0; half--)
-          for (size_t ti = 0; ti < 3; ti++)
-            for (size_t bi = 0; bi < 2; bi++) {
-              struct volume_cl_config c = cfg;
-              if (!half && re->nsh > 80) continue;
-              if (volume_cl_set_gemm(&e.info, &c, tiles[ti], blocks[bi], 0, 0, half)) continue;
-              /* Same plan as one already timed: skip. */
-              int seen = 0;
-              for (int k = 0; k < ndone; k++)
-                seen = seen || (done[k][0] == c.tile && done[k][1] == c.block &&
-                                done[k][2] == c.qchunk && done[k][3] == c.elems &&
-                                done[k][4] == c.half);
-              if (seen || ndone == 24) continue;
-              done[ndone][0] = c.tile;
-              done[ndone][1] = c.block;
-              done[ndone][2] = c.qchunk;
-              done[ndone][3] = c.elems;
-              done[ndone++][4] = c.half;
-              double t = time_kernel(&e, &c, &in, out, 3, got, ncheck);
-              report(&c, p, "gemm sweep", t, reldiff(got, ref, ncheck * per, single));
-            }
+          for (int stage = -1; stage <= 0; stage++)
+            for (size_t ti = 0; ti < 3; ti++)
+              for (size_t bi = 0; bi < 3; bi++) {
+                struct volume_cl_config c = cfg;
+                if (!half && re->nsh > 80) continue;
+                if (volume_cl_set_gemm(&e.info, &c, tiles[ti], blocks[bi], 0, 0, half, stage))
+                  continue;
+                /* Same plan as one already timed: skip. */
+                const int key[6] = {c.tile, c.block, c.qchunk, c.elems, c.half, c.stage};
+                int seen = 0;
+                for (int k = 0; k < ndone; k++) seen = seen || !memcmp(done[k], key, sizeof key);
+                if (seen || ndone == 72) continue;
+                memcpy(done[ndone++], key, sizeof key);
+                double t = time_kernel(&e, &c, &in, out, 3, got, ncheck);
+                report(&c, p, "gemm sweep", t, reldiff(got, ref, ncheck * per, single));
+              }
       }
       free(ref);
       free(got);
