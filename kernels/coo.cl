@@ -11,8 +11,9 @@
  * earlier work-items; 8-bit digits would need 256 * WG counters, more local memory than most
  * devices have at useful work-group sizes. A pass is a count kernel (the digits of each tile, to
  * hist[digit * ngroups + group]), the device scan of hist, and a scatter kernel (the same ranking,
- * plus the scanned offset of its (digit, group)). Only the digits of n^2 are sorted. Both sorts are
- * stable and start from slot order, so they give the same permutation.
+ * plus the scanned offset of its (digit, group), which puts the tile in digit order in local
+ * memory and writes each digit's run out in consecutive words). Only the digits of n^2 are
+ * sorted. Both sorts are stable and start from slot order, so they give the same permutation.
  *
  * The scan is work-efficient and multi-level: coo_scan_block scans tiles of SCAN_IPT values per
  * work-item (Blelloch's up- and down-sweep over the work-items in local memory) and writes each
@@ -130,19 +131,31 @@ static long scan_local(__local long *a)
   return total;
 }
 
-/* The stable ranking of the tile of this group on the digit at shift: work-item t owns the keys
- * tile + t * RADIX_IPT + e (e < RADIX_IPT) and their digits dig[e]; on return
+/* The tile's keys in local memory, work-item t's RADIX_IPT consecutive ones padded by a word so
+ * that the work-items of a warp read different banks. */
+#define LK(i) ((i) + (i) / RADIX_IPT)
+#define LK_SIZE LK(RADIX_TILE)
+
+/* The stable ranking of the tile of this group on the digit at shift: the tile's keys are read
+ * in consecutive words into lk; work-item t owns the keys tile + t * RADIX_IPT + e (e <
+ * RADIX_IPT), kv[e], and their digits dig[e] (RADIX past the m keys); on return
  * cnt[CNT(d * WG + t)] is the place, in the tile's order by digit, of the first of them with
  * digit d. */
-static void radix_rank(long m, int shift, __global const ulong *key, uchar *dig,
-                       __local uint *cnt, __local long *part)
+static void radix_rank(long m, int shift, __global const ulong *key, ulong *kv, uchar *dig,
+                       __local uint *cnt, __local long *part, __local ulong *lk)
 {
   const uint lid = get_local_id(0);
-  const long base = (long)get_group_id(0) * RADIX_TILE + (long)lid * RADIX_IPT;
-  for (int d = 0; d < RADIX; d++) cnt[CNT(d * WG + lid)] = 0;
+  const long tile0 = (long)get_group_id(0) * RADIX_TILE;
   for (int e = 0; e < RADIX_IPT; e++) {
-    const long k = base + e;
-    dig[e] = k < m ? (uchar)((key[k] >> shift) & (RADIX - 1)) : (uchar)RADIX;
+    const int i = e * WG + (int)lid;
+    lk[LK(i)] = tile0 + i < m ? key[tile0 + i] : 0;
+  }
+  for (int d = 0; d < RADIX; d++) cnt[CNT(d * WG + lid)] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const long base = tile0 + (long)lid * RADIX_IPT;
+  for (int e = 0; e < RADIX_IPT; e++) {
+    kv[e] = lk[LK((int)lid * RADIX_IPT + e)];
+    dig[e] = base + e < m ? (uchar)((kv[e] >> shift) & (RADIX - 1)) : (uchar)RADIX;
     if (dig[e] < RADIX) cnt[CNT(dig[e] * WG + lid)]++;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -166,8 +179,10 @@ coo_radix_count(long m, int shift, __global const ulong *key, __global long *his
 {
   __local uint cnt[CNT_SIZE];
   __local long part[WG];
+  __local ulong lk[LK_SIZE];
+  ulong kv[RADIX_IPT];
   uchar dig[RADIX_IPT];
-  radix_rank(m, shift, key, dig, cnt, part);
+  radix_rank(m, shift, key, kv, dig, cnt, part, lk);
   const uint lid = get_local_id(0), g = get_group_id(0), ngroups = get_num_groups(0);
   if (lid < RADIX) {
     const long tile = min((long)RADIX_TILE, m - (long)g * RADIX_TILE);
@@ -177,7 +192,8 @@ coo_radix_count(long m, int shift, __global const ulong *key, __global long *his
 }
 
 /* One pass: (key, slot) to their place (key_out, slot_out), hist holding the exclusive scan of
- * the counts of coo_radix_count. */
+ * the counts of coo_radix_count. The tile is put in order by digit in local memory, keys then
+ * slots, and written out from there: each digit's run of the tile goes to consecutive words. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 coo_radix_scatter(long m, int shift, __global const ulong *key, __global const long *slot,
                   __global const long *hist, __global ulong *key_out, __global long *slot_out)
@@ -185,22 +201,46 @@ coo_radix_scatter(long m, int shift, __global const ulong *key, __global const l
   __local uint cnt[CNT_SIZE];
   __local long part[WG];
   __local long offset[RADIX];
+  __local ulong lk[LK_SIZE];
+  __local uchar ld[RADIX_TILE];
+  ulong kv[RADIX_IPT];
   uchar dig[RADIX_IPT];
-  radix_rank(m, shift, key, dig, cnt, part);
+  radix_rank(m, shift, key, kv, dig, cnt, part, lk);
   const uint lid = get_local_id(0), g = get_group_id(0), ngroups = get_num_groups(0);
+  const long tile0 = (long)g * RADIX_TILE;
+  const int tile = (int)min((long)RADIX_TILE, m - tile0);
   /* Where the group's keys of digit d go, less their place in the tile's order. */
   if (lid < RADIX) offset[lid] = hist[(long)lid * ngroups + g] - cnt[CNT(lid * WG)];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const long base = (long)g * RADIX_TILE + (long)lid * RADIX_IPT;
+  /* Each key's place in the tile's order by digit. */
+  int at[RADIX_IPT];
   for (int e = 0; e < RADIX_IPT; e++) {
     const uint d = dig[e];
-    if (d >= RADIX) break;
     uint before = 0;
     for (int f = 0; f < e; f++) before += dig[f] == d;
-    const long at = offset[d] + cnt[CNT(d * WG + lid)] + before;
-    key_out[at] = key[base + e];
-    slot_out[at] = slot[base + e];
+    at[e] = d < RADIX ? (int)(cnt[CNT(d * WG + lid)] + before) : -1;
   }
+  /* lk was read in radix_rank by every work-item before its last barrier */
+  for (int e = 0; e < RADIX_IPT; e++)
+    if (at[e] >= 0) {
+      lk[at[e]] = kv[e];
+      ld[at[e]] = dig[e];
+    }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int i = (int)lid; i < tile; i += WG) key_out[offset[ld[i]] + i] = lk[i];
+  /* The slots the same way, through lk again. */
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int e = 0; e < RADIX_IPT; e++) {
+    const int i = e * WG + (int)lid;
+    if (i < tile) lk[LK(i)] = (ulong)slot[tile0 + i];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  long sv[RADIX_IPT];
+  for (int e = 0; e < RADIX_IPT; e++) sv[e] = (long)lk[LK((int)lid * RADIX_IPT + e)];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int e = 0; e < RADIX_IPT; e++)
+    if (at[e] >= 0) lk[at[e]] = (ulong)sv[e];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int i = (int)lid; i < tile; i += WG) slot_out[offset[ld[i]] + i] = (long)lk[i];
 }
 
 /* First level of the exclusive scan of in[0..m): each group scans its tile of SCAN_TILE values

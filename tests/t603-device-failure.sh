@@ -118,14 +118,16 @@ else
   done
 fi
 
-# A kernel that does not build: a line of the GEMM kernel broken in an edited copy
+# A kernel that does not build: a line of the GEMM kernel broken in an edited copy (before its
+# first check of the build options, which every build reads)
 mkdir -p broken && cp "$tests_dir"/../kernels/* broken/ &&
-  sed -i '18s/^/this is not OpenCL;\n/' broken/volume_gemm.cl
+  line=$(grep -n '^#if !defined(NSH)' broken/volume_gemm.cl | cut -d: -f1) &&
+  sed -i "${line}s/^/this is not OpenCL;\n/" broken/volume_gemm.cl
 FEMINT_KERNEL_DIR=$tmp/broken "$FEMINT" run --mesh box:3,3,2 --order 2 --variant gemm \
   --output broken.mtx >broken.out 2>broken.err
 st=$?
 "$FEMINT" run --mesh box:3,3,2 --order 2 --where cpu --output good.mtx >good.out 2>&1
-[ $st -eq 0 ] && grep -q "^result *PASS" broken.out && grep -q "broken/volume_gemm.cl:18" broken.err &&
+[ $st -eq 0 ] && grep -q "^result *PASS" broken.out && grep -q "broken/volume_gemm.cl:$line" broken.err &&
   grep -q "the CPU workers integrate" broken.err && same_matrix broken.mtx good.mtx
 r=$?
 ok $r "a kernel that does not build: its file and line named, the CPU workers integrate, verified"
@@ -133,7 +135,7 @@ ok $r "a kernel that does not build: its file and line named, the CPU workers in
 FEMINT_KERNEL_DIR=$tmp/broken "$FEMINT" run --mesh box:3,3,2 --order 2 --variant gemm \
   --where opencl >broken2.out 2>broken2.err
 st=$?
-[ $st -eq 1 ] && grep -q "broken/volume_gemm.cl:18" broken2.err
+[ $st -eq 1 ] && grep -q "broken/volume_gemm.cl:$line" broken2.err
 r=$?
 ok $r "the same with OpenCL workers alone: exit 1 with the file and line"
 [ $r -eq 0 ] || { echo "# exit status $st"; diag broken2.err; }

@@ -134,10 +134,12 @@ int coo_cl_create(cl_context ctx, cl_device_id dev, int single, struct coo_cl *k
   FEMINT_CHECK(single || info.fp64, NULL, FEMINT_ENOTSUP,
                "COO on the device: %s has no double precision", info.name);
   /* Local memory of a radix pass: RADIX counters per work-item and a word of padding every 32,
-   * a partial sum per work-item, RADIX offsets. */
+   * a partial sum per work-item, RADIX offsets, the tile's keys (a word of padding per
+   * work-item) and digits. */
   size_t wg = 256;
   while (wg > info.max_wg || (RADIX * wg * 33 / 32) * sizeof(cl_uint) + wg * sizeof(cl_long) +
-                                     RADIX * sizeof(cl_long) >
+                                     RADIX * sizeof(cl_long) +
+                                     wg * (RADIX_IPT + 1) * sizeof(cl_ulong) + wg * RADIX_IPT >
                                  info.local_mem)
     wg /= 2;
   char *src = femint_kernel_text("coo.cl");

@@ -44,6 +44,7 @@ struct femint_operator {
   int64_t nvalue;                 /* values of one form's element matrices */
   int64_t ncontrib, nnz;
   starpu_data_handle_t h_perm, h_seg;
+  struct coo_columns_job *columns; /* the first pattern's columns under way (operator_coo.c) */
   struct coo_cl *coo_cl[FEMINT_MAX_CL_DEVICES];
   struct cl_program_entry *sum_prog[FEMINT_MAX_CL_DEVICES];
   /* matrix-free application: what the first femint_operator_apply made (operator_apply.c) */

@@ -10,6 +10,7 @@
  *                          worker
  *   sum (per form)         the CSR values as segmented sums of the vector, gathered on its node
  *                          by unpartitioning: only the CSR values come back from a device. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,46 @@ int download_bounced(femint_context_t ctx, int dev, unsigned node, starpu_data_h
   return 0;
 }
 
+/* The first pattern's CSR columns on their way from the device to main memory, on a thread of
+ * their own while the caller's thread goes on with the integration (coo_columns_join waits). */
+struct coo_columns_job {
+  pthread_t th;
+  femint_context_t ctx;
+  int dev, err;
+  unsigned node;
+  starpu_data_handle_t h_colind, sub;
+  int64_t *colind, used, nentry;
+  char msg[256]; /* the thread's message of err */
+};
+
+static void *coo_columns_run(void *arg)
+{
+  struct coo_columns_job *j = arg;
+  j->err = download_bounced(j->ctx, j->dev, j->node, j->sub, j->colind,
+                            (size_t)j->used * sizeof *j->colind, "COO assembly");
+  if (j->err) snprintf(j->msg, sizeof j->msg, "%s", femint_thread_error());
+  huge_trim(j->colind, (size_t)j->used * sizeof *j->colind,
+            ((size_t)j->nentry + 1) * sizeof *j->colind);
+  return NULL;
+}
+
+/* Wait for the columns of the first pattern (none: 0); their error, if any, becomes the
+ * context's. */
+static int coo_columns_join(struct femint_operator *op)
+{
+  struct coo_columns_job *j = op->columns;
+  if (!j) return 0;
+  op->columns = NULL;
+  pthread_join(j->th, NULL);
+  femint_trace("COO pattern: %lld columns in main memory", (long long)j->used - 1);
+  /* gathered where the whole buffer is valid: nothing moves */
+  starpu_data_unpartition(j->h_colind, j->node);
+  starpu_data_unregister_no_coherency(j->h_colind);
+  const int err = j->err ? femint_seterr(op->ctx, j->err, "%s", j->msg) : 0;
+  free(j);
+  return err;
+}
+
 /* The pattern (first call): one task on the gathering node, then the CSR structure to the host:
  * the operator's shape, or for a part of a split assembly (cols set) its row pointers alone, its
  * columns going where cols places them (in the whole's). */
@@ -240,6 +281,10 @@ static int coo_call_pattern(struct femint_operator *op, struct femint_stats *st,
       err = femint_seterr(NULL, FEMINT_ENOMEM, "COO pattern: no place for the columns");
   }
   if (!err) {
+    /* The row pointers first: the columns' transfer, once under way, would hold them up. */
+    starpu_data_acquire(h_rowptr, STARPU_R);
+    starpu_data_release(h_rowptr);
+    femint_trace("COO pattern: row pointers in main memory");
     /* Only the columns come back: the buffer was sized for every entry. A whole's take one value
      * more; a part's go to their place in the whole's, known once the others have counted. */
     const int64_t used = cols ? arg.nnz : arg.nnz + 1;
@@ -250,25 +295,40 @@ static int coo_call_pattern(struct femint_operator *op, struct femint_stats *st,
                                      .filter_arg_ptr = part};
       starpu_data_partition(h_colind, &f);
       starpu_data_handle_t sub = starpu_data_get_sub_data(h_colind, 1, 0);
-      if (op->coo_dev >= 0) {
+      /* a whole's columns from a device come back while the integration runs */
+      struct coo_columns_job *j = op->coo_dev >= 0 && !cols ? malloc(sizeof *j) : NULL;
+      if (j) {
+        *j = (struct coo_columns_job){.ctx = ctx, .dev = op->coo_dev, .node = op->coo_node,
+                                      .h_colind = h_colind, .sub = sub, .colind = colind,
+                                      .used = used, .nentry = nentry};
+        if (pthread_create(&j->th, NULL, coo_columns_run, j) == 0) {
+          op->columns = j;
+          h_colind = NULL; /* the job's now */
+        } else {
+          free(j);
+        }
+      }
+      if (!h_colind) {
+        /* under way */
+      } else if (op->coo_dev >= 0) {
         err = download_bounced(ctx, op->coo_dev, op->coo_node, sub, dst,
                                (size_t)used * sizeof *dst, "COO assembly");
       } else {
         starpu_data_acquire(sub, STARPU_R); /* into colind */
         starpu_data_release(sub);
       }
-      if (!cols)
-        huge_trim(colind, (size_t)used * sizeof *colind, ((size_t)nentry + 1) * sizeof *colind);
-      femint_trace("COO pattern: %lld columns in main memory", (long long)arg.nnz);
-      /* gathered where the whole buffer is valid: nothing moves */
-      starpu_data_unpartition(h_colind, op->coo_node);
+      if (h_colind) {
+        if (!cols)
+          huge_trim(colind, (size_t)used * sizeof *colind, ((size_t)nentry + 1) * sizeof *colind);
+        femint_trace("COO pattern: %lld columns in main memory", (long long)arg.nnz);
+        /* gathered where the whole buffer is valid: nothing moves */
+        starpu_data_unpartition(h_colind, op->coo_node);
+      }
     }
-    starpu_data_acquire(h_rowptr, STARPU_R);
-    starpu_data_release(h_rowptr);
   }
   starpu_data_unregister(h_dof);
   starpu_data_unregister(h_rowptr);
-  starpu_data_unregister_no_coherency(h_colind);
+  if (h_colind) starpu_data_unregister_no_coherency(h_colind);
   free(cdof);
   free(voff);
   free(pg);
@@ -279,6 +339,7 @@ static int coo_call_pattern(struct femint_operator *op, struct femint_stats *st,
     err = femint_seterr(ctx, FEMINT_ENOMEM, "COO pattern: out of memory");
   }
   if (err) {
+    coo_columns_join(op); /* before its buffer goes */
     if (!op->shape) {
       free(rowptr);
       free(colind);
@@ -295,6 +356,7 @@ static int coo_call_pattern(struct femint_operator *op, struct femint_stats *st,
 
 void operator_coo_release(struct femint_operator *op)
 {
+  coo_columns_join(op);
   op->coo_calls = 0;
   if (op->h_perm) starpu_data_unregister_no_coherency(op->h_perm);
   if (op->h_seg) starpu_data_unregister_no_coherency(op->h_seg);
@@ -521,8 +583,10 @@ int coo_call_end(struct coo_call *c)
   coo_call_wait(c);
   int err = c->err;
 
-  /* The CSR values to the host. */
+  /* The CSR columns of a first assembly, then its values to the host. */
   const double td = femint_now();
+  const int cerr = coo_columns_join(op);
+  if (!err) err = cerr;
   for (int f = 0; f < nform && !err && c->bounced; f++)
     err = download_bounced(ctx, op->coo_dev, op->coo_node, c->run[f].h_val, c->run[f].val,
                            (size_t)op->nnz * sizeof(double), "COO assembly");
