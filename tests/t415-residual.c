@@ -461,27 +461,52 @@ static void jacobian_times(femint_context_t ctx, femint_space_t s, femint_form_t
   femint_operator_destroy(&op);
 }
 
+/* A form with all four pointwise derivatives: f0 = u du_0 + u^3, f1 = (1 + u^2) grad u. */
+static const char every_g[] =
+    "FEMINT_POINTWISE void f0(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+    "                         const REAL *da, const REAL *x, const REAL *k, REAL *f)\n"
+    "{ f[0] = u[0] * du[0] + u[0] * u[0] * u[0]; }\n"
+    "FEMINT_POINTWISE void g0(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+    "                         const REAL *da, const REAL *x, const REAL *k, REAL *g)\n"
+    "{ g[0] = du[0] + 3 * u[0] * u[0]; }\n"
+    "FEMINT_POINTWISE void g1(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+    "                         const REAL *da, const REAL *x, const REAL *k, REAL *g)\n"
+    "{ for (int d = 0; d < dim; d++) g[d] = d == 0 ? u[0] : 0; }\n"
+    "FEMINT_POINTWISE void f1(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+    "                         const REAL *da, const REAL *x, const REAL *k, REAL *f)\n"
+    "{ for (int d = 0; d < dim; d++) f[d] = (1 + u[0] * u[0]) * du[d]; }\n"
+    "FEMINT_POINTWISE void g2(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+    "                         const REAL *da, const REAL *x, const REAL *k, REAL *g)\n"
+    "{ for (int d = 0; d < dim; d++) g[d] = 2 * u[0] * du[d]; }\n"
+    "FEMINT_POINTWISE void g3(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+    "                         const REAL *da, const REAL *x, const REAL *k, REAL *g)\n"
+    "{ for (int d = 0; d < dim * dim; d++) g[d] = d % (dim + 1) == 0 ? 1 + u[0] * u[0] : 0; }\n";
+
 /* The Jacobian from g0..g3: J v against central differences of the residual, for every gallery
- * form, from the OpenCL kernel; the CPU workers' (every kind of worker's for Poisson) the same
- * to rounding, and in single precision to 1e-5 (elasticity); Poisson's at another u the same
- * bits (linear). */
+ * form and one with all four derivatives, from the OpenCL kernel; the CPU workers' (every kind
+ * of worker's for Poisson) the same to rounding, and in single precision to 1e-5 (elasticity);
+ * Poisson's at another u the same bits (linear). Poisson and the p-Laplacian at order 2,
+ * elasticity and Bratu (g0) at order 1, which the CPU sums over the points first on straight
+ * cells, the form of every derivative at both. */
 static void check_jacobian(femint_context_t ctx, femint_mesh_t m)
 {
   const int dim = m->topo->dim;
-  static const char *names[4] = {"poisson", "elasticity", "plaplace", "bratu"};
-  const double consts[4][3] = {{1}, {0.8, 1.3}, {3, 0.7, 0.1}, {0.9}};
-  const int nconst[4] = {1, 2, 3, 1};
-  for (int g = 0; g < 4; g++) {
-    const int nc = g == 1 ? dim : 1, field = g == 0;
+  static const char *names[6] = {"poisson", "elasticity", "plaplace", "bratu", "every_g.c",
+                                 "every_g.c"};
+  const double consts[6][3] = {{1}, {0.8, 1.3}, {3, 0.7, 0.1}, {0.9}, {0}, {0}};
+  const int nconst[6] = {1, 2, 3, 1, 0, 0}, order[6] = {2, 1, 2, 1, 1, 2};
+  for (int g = 0; g < 6; g++) {
+    const int nc = g == 1 ? dim : 1, field = g == 0, p = order[g];
     femint_space_t s, sa = NULL;
-    TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, nc, NULL, 2, &s));
-    if (field) TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, 1, NULL, 2, &sa));
+    TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, nc, NULL, p, &s));
+    if (field) TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, 1, NULL, p, &sa));
     const int64_t n = femint_space_num_dofs(s);
     double *u = malloc(n * sizeof *u), *v = malloc(n * sizeof *v), *w = malloc(n * sizeof *w);
     double *Jv = malloc(n * sizeof *Jv), *Fp = malloc(n * sizeof *Fp), *Fm = malloc(n * sizeof *Fm);
     unsigned st = 99u + (unsigned)g;
     for (int64_t i = 0; i < n; i++) u[i] = 0.5 * (urand(&st) - 0.5), v[i] = urand(&st) - 0.5;
-    struct femint_pointwise pw = {.source = femint_pointwise_gallery(names[g]), .name = names[g],
+    struct femint_pointwise pw = {.source = g < 4 ? femint_pointwise_gallery(names[g]) : every_g,
+                                  .name = names[g],
                                   .ncomp = nc, .aux = field ? FEMINT_AUX_FIELD : FEMINT_AUX_NONE,
                                   .naux = field, .nconst = nconst[g], .constants = consts[g]};
     femint_form_t f;
@@ -506,8 +531,8 @@ static void check_jacobian(femint_context_t ctx, femint_mesh_t m)
     /* the CPU workers' (every kind's for Poisson) */
     jacobian_times(ctx, s, f, g == 0 ? FEMINT_WHERE_ANY : FEMINT_WHERE_CPU, 0, vu, va, v, w);
     double d = tap_reldiff(w, Jv, (size_t)n);
-    tap_ok(d < 1e-13, "%s, %s: the Jacobian of the %s workers = the OpenCL kernel's (%.1e)",
-           m->topo->plural, names[g], g == 0 ? "CPU and OpenCL" : "CPU", d);
+    tap_ok(d < 1e-13, "%s, %s, p = %d: the Jacobian of the %s workers = the OpenCL kernel's (%.1e)",
+           m->topo->plural, names[g], p, g == 0 ? "CPU and OpenCL" : "CPU", d);
     if (g == 1)
       for (int where = FEMINT_WHERE_CPU; where <= FEMINT_WHERE_OPENCL;
            where += FEMINT_WHERE_OPENCL - FEMINT_WHERE_CPU) {

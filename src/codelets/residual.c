@@ -65,7 +65,7 @@ int residual_batch(const struct residual_arg *a, const double *u, const int64_t 
   const int lanes = a->lanes;
   const char *geox = a->affine ? (const char *)geo + pw_padded((size_t)a->ncell, lanes) * head * rs
                                : NULL;
-  const struct pw_eval e = {re, a->dim, nc, na, a->aux, a->k, a->f0, a->f1};
+  const struct pw_eval e = {re, a->dim, nc, na, a->aux, a->k, a->f0, a->f1, a->affine};
   int oom = 0;
   if (a->cells) { /* the loop compiled with the caller's functions: a range of whole blocks of
                      lanes a thread */
@@ -222,7 +222,7 @@ static void jacobian_cpu(void *buffers[], void *arg)
   const int64_t *adofs = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[5]);
   void *mats = (void *)STARPU_VECTOR_GET_PTR(buffers[6]);
   const size_t n = (size_t)a->re->nsh * a->nc, nn = n * n;
-  const struct pw_eval e = {a->re, a->dim, a->nc, a->na, a->aux, a->k, NULL, NULL};
+  const struct pw_eval e = {a->re, a->dim, a->nc, a->na, a->aux, a->k, NULL, NULL, a->affine};
   const int workerid = starpu_worker_get_id();
   int oom = 0;
 #pragma omp parallel num_threads(femint_team_enter(a->ctx)) reduction(| : oom)

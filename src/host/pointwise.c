@@ -154,30 +154,99 @@ int pw_defines_g(const char *source)
                     pw_defines(source, "g2") || pw_defines(source, "g3"));
 }
 
+/* The pointwise derivatives g0..g3 at point q of a cell (gall zeroed first, then g0, g1, g2, g3
+ * one after the other) from the cell's values and geometry gq at the point. */
+static void jacobian_point(const struct pw_eval *e, femint_pointwise_fn const g[4], int q,
+                           const double *gq, const double *ue, const double *ae, double *gall,
+                           int nall)
+{
+  const struct refel *re = e->re;
+  const int dim = e->dim, nc = e->nc, na = e->na, nsh = re->nsh;
+  const double *K = gq + 1, *x = gq + 1 + dim * dim;
+  const double *phi = re->phi + (size_t)q * (dim + 1) * nsh;
+  double u[PW_MAX_NC], du[PW_MAX_NC * 3], a[PW_MAX_NA] = {0}, da[PW_MAX_NA * 3] = {0};
+  memset(gall, 0, (size_t)nall * sizeof *gall);
+  const int n0 = nc * nc, n1 = n0 * dim;
+  double *out[4] = {gall, gall + n0, gall + n0 + n1, gall + n0 + 2 * n1};
+  field_at(phi, nsh, dim, K, nc, ue, u, du);
+  if (e->aux == FEMINT_AUX_FIELD) field_at(phi, nsh, dim, K, na, ae, a, da);
+  else if (e->aux == FEMINT_AUX_CELL) memcpy(a, ae, (size_t)na * sizeof *a);
+  for (int k = 0; k < 4; k++)
+    if (g[k]) g[k](dim, u, du, a, da, x, e->k, out[k]);
+}
+
+/* pw_cell_jacobian of a straight simplex of order 1, whose functions' gradients are the same at
+ * every point: g0..g3 weighted by the functions' values summed over the points first, then
+ * every entry once. */
+static void jacobian_linear(const struct pw_eval *e, femint_pointwise_fn const g[4],
+                            const double *geo, const double *ue, const double *ae, double *J)
+{
+  const struct refel *re = e->re;
+  const int dim = e->dim, nc = e->nc, nsh = re->nsh, ng = pw_geo_size(dim), n = nsh * nc;
+  const int n0 = nc * nc, n1 = n0 * dim, nall = n0 + 2 * n1 + n1 * dim;
+  double gall[PW_MAX_NC * PW_MAX_NC * 16], grad[4 * 3];
+  /* G0[i][j][ce], G1[i][ce][d], G2[j][ce][d], G3[ce][d1][d] */
+  double G0[4 * 4 * PW_MAX_NC * PW_MAX_NC] = {0}, G1[4 * PW_MAX_NC * PW_MAX_NC * 3] = {0},
+         G2[4 * PW_MAX_NC * PW_MAX_NC * 3] = {0}, G3[PW_MAX_NC * PW_MAX_NC * 9] = {0};
+  const double *K = geo + 1;
+  for (int i = 0; i < nsh; i++)
+    for (int d = 0; d < dim; d++) {
+      double s = 0;
+      for (int j = 0; j < dim; j++) s += K[dim * j + d] * re->phi[(j + 1) * nsh + i];
+      grad[i * dim + d] = s;
+    }
+  for (int q = 0; q < re->nq; q++) {
+    const double *gq = geo + (size_t)ng * q, *phi = re->phi + (size_t)q * (dim + 1) * nsh;
+    jacobian_point(e, g, q, gq, ue, ae, gall, nall);
+    const double w = gq[0], *g0 = gall, *g1 = g0 + n0, *g2 = g1 + n1, *g3 = g2 + n1;
+    if (g[0])
+      for (int i = 0; i < nsh; i++)
+        for (int j = 0; j < nsh; j++)
+          for (int ce = 0; ce < n0; ce++) G0[(i * nsh + j) * n0 + ce] += w * phi[i] * phi[j] * g0[ce];
+    for (int i = 0; i < nsh; i++)
+      for (int m = 0; m < n1; m++) {
+        if (g[1]) G1[i * n1 + m] += w * phi[i] * g1[m];
+        if (g[2]) G2[i * n1 + m] += w * phi[i] * g2[m];
+      }
+    if (g[3])
+      for (int m = 0; m < n1 * dim; m++) G3[m] += w * g3[m];
+  }
+  for (int i = 0; i < nsh; i++)
+    for (int c = 0; c < nc; c++)
+      for (int j = 0; j < nsh; j++)
+        for (int f = 0; f < nc; f++) {
+          const int ce = c * nc + f;
+          const double *gi = grad + i * dim, *gj = grad + j * dim;
+          double v = G0[(i * nsh + j) * n0 + ce];
+          for (int d = 0; d < dim; d++) {
+            v += G1[i * n1 + ce * dim + d] * gj[d] + gi[d] * G2[j * n1 + ce * dim + d];
+            for (int d1 = 0; d1 < dim; d1++) v += gi[d1] * G3[(ce * dim + d1) * dim + d] * gj[d];
+          }
+          J[(size_t)(i * nc + c) * n + j * nc + f] = v;
+        }
+}
+
 void pw_cell_jacobian(const struct pw_eval *e, femint_pointwise_fn const g[4], const double *geo,
                       const double *ue, const double *ae, double *J)
 {
   const struct refel *re = e->re;
-  const int dim = e->dim, nc = e->nc, na = e->na, nsh = re->nsh, ng = pw_geo_size(dim);
+  const int dim = e->dim, nc = e->nc, nsh = re->nsh, ng = pw_geo_size(dim);
   const int n = nsh * nc;
+  if (e->affine && nsh == dim + 1) {
+    jacobian_linear(e, g, geo, ue, ae, J);
+    return;
+  }
   /* g0..g3 one after the other, the used part zeroed at every point; the terms of the trial
    * function's value (g0, g2) and gradient (g1, g3) only where the source defines them */
   const int n0 = nc * nc, n1 = n0 * dim, nall = n0 + 2 * n1 + n1 * dim;
   const int has_v = g[0] || g[2], has_g = g[1] || g[3];
   memset(J, 0, (size_t)n * n * sizeof *J);
   for (int q = 0; q < re->nq; q++) {
-    const double *gq = geo + (size_t)ng * q, *K = gq + 1, *x = gq + 1 + dim * dim;
+    const double *gq = geo + (size_t)ng * q, *K = gq + 1;
     const double *phi = re->phi + (size_t)q * (dim + 1) * nsh;
-    double u[PW_MAX_NC], du[PW_MAX_NC * 3], a[PW_MAX_NA] = {0}, da[PW_MAX_NA * 3] = {0};
     double gall[PW_MAX_NC * PW_MAX_NC * 16];
-    memset(gall, 0, (size_t)nall * sizeof *gall);
-    double *g0 = gall, *g1 = g0 + n0, *g2 = g1 + n1, *g3 = g2 + n1;
-    field_at(phi, nsh, dim, K, nc, ue, u, du);
-    if (e->aux == FEMINT_AUX_FIELD) field_at(phi, nsh, dim, K, na, ae, a, da);
-    else if (e->aux == FEMINT_AUX_CELL) memcpy(a, ae, (size_t)na * sizeof *a);
-    double *out[4] = {g0, g1, g2, g3};
-    for (int k = 0; k < 4; k++)
-      if (g[k]) g[k](dim, u, du, a, da, x, e->k, out[k]);
+    jacobian_point(e, g, q, gq, ue, ae, gall, nall);
+    const double *g0 = gall, *g1 = g0 + n0, *g2 = g1 + n1, *g3 = g2 + n1;
     /* the physical gradients of the functions at the point */
     double grad[64 * 3];
     for (int i = 0; i < nsh && i < 64; i++)

@@ -75,6 +75,7 @@ struct pw_eval {
   int dim, nc, na, aux;     /* aux: enum femint_aux */
   const double *k;
   femint_pointwise_fn f0, f1; /* NULL: 0 */
+  int affine;                 /* the cells are straight simplices (K the same at every point) */
 };
 /* The residual of one cell, r[nc][nsh] (component-major, the element vectors of the sum), from
  * its geometry g (pw_geometry), its values ue[nsh * nc] (local function i, component c at i nc +
