@@ -211,6 +211,15 @@ static void jacobian_linear(const struct pw_eval *e, femint_pointwise_fn const g
     if (g[3])
       for (int m = 0; m < n1 * dim; m++) G3[m] += w * g3[m];
   }
+  /* H[i][ce][d]: the test function's side, G1 and grad phi_i G3, against the trial gradient */
+  double H[4 * PW_MAX_NC * PW_MAX_NC * 3];
+  for (int i = 0; i < nsh; i++)
+    for (int m = 0; m < n1; m++) {
+      const int ce = m / dim, d = m % dim;
+      double h = G1[i * n1 + m];
+      for (int d1 = 0; d1 < dim; d1++) h += grad[i * dim + d1] * G3[(ce * dim + d1) * dim + d];
+      H[i * n1 + m] = h;
+    }
   for (int i = 0; i < nsh; i++)
     for (int c = 0; c < nc; c++)
       for (int j = 0; j < nsh; j++)
@@ -218,10 +227,8 @@ static void jacobian_linear(const struct pw_eval *e, femint_pointwise_fn const g
           const int ce = c * nc + f;
           const double *gi = grad + i * dim, *gj = grad + j * dim;
           double v = G0[(i * nsh + j) * n0 + ce];
-          for (int d = 0; d < dim; d++) {
-            v += G1[i * n1 + ce * dim + d] * gj[d] + gi[d] * G2[j * n1 + ce * dim + d];
-            for (int d1 = 0; d1 < dim; d1++) v += gi[d1] * G3[(ce * dim + d1) * dim + d] * gj[d];
-          }
+          for (int d = 0; d < dim; d++)
+            v += H[i * n1 + ce * dim + d] * gj[d] + gi[d] * G2[j * n1 + ce * dim + d];
           J[(size_t)(i * nc + c) * n + j * nc + f] = v;
         }
 }
