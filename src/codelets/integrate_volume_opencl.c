@@ -302,11 +302,11 @@ static int plan_gemm(const struct femint_cl_device *dev, struct volume_cl_config
 {
   int tile = cfg->nsh <= 80 ? 1 : 2;
   if (cfg->form_kind == FORM_LAPLACE || cfg->form_kind == FORM_MASS) tile *= 2;
-  const int ntr = (cfg->nsh + tile - 1) / tile, half = cfg->form_kind != FORM_GENERIC;
+  const int ntr = (cfg->nsh + tile - 1) / tile;
   struct volume_cl_config one = *cfg;
-  if ((half ? ntr * (ntr + 1) / 2 : ntr * ntr) <= VOLUME_CL_GEMM_ONE_BLOCK &&
-      plan_gemm_tiles(dev, &one, tile, ntr, VOLUME_CL_GEMM_QCHUNK, 0, half, -1) == 0 &&
-      one.stage > 0) {
+  if (plan_gemm_tiles(dev, &one, tile, ntr, VOLUME_CL_GEMM_QCHUNK, 0,
+                      cfg->form_kind != FORM_GENERIC, -1) == 0 &&
+      one.wpe <= VOLUME_CL_GEMM_ONE_BLOCK && one.stage > 0) {
     *cfg = one;
     return 0;
   }

@@ -154,6 +154,19 @@ int pw_defines_g(const char *source)
                     pw_defines(source, "g2") || pw_defines(source, "g3"));
 }
 
+/* The physical gradients grad[i * dim + d] of the first n functions at a point, from their
+ * reference derivatives there (phi as at the point: value, then d/dxi_j at (j + 1) nsh + i). */
+static void function_gradients(const double *phi, int nsh, int n, int dim, const double *K,
+                               double *grad)
+{
+  for (int i = 0; i < n; i++)
+    for (int d = 0; d < dim; d++) {
+      double s = 0;
+      for (int j = 0; j < dim; j++) s += K[dim * j + d] * phi[(j + 1) * nsh + i];
+      grad[i * dim + d] = s;
+    }
+}
+
 /* The pointwise derivatives g0..g3 at point q of a cell (gall zeroed first, then g0, g1, g2, g3
  * one after the other) from the cell's values and geometry gq at the point. */
 static void jacobian_point(const struct pw_eval *e, femint_pointwise_fn const g[4], int q,
@@ -188,13 +201,7 @@ static void jacobian_linear(const struct pw_eval *e, femint_pointwise_fn const g
   /* G0[i][j][ce], G1[i][ce][d], G2[j][ce][d], G3[ce][d1][d] */
   double G0[4 * 4 * PW_MAX_NC * PW_MAX_NC] = {0}, G1[4 * PW_MAX_NC * PW_MAX_NC * 3] = {0},
          G2[4 * PW_MAX_NC * PW_MAX_NC * 3] = {0}, G3[PW_MAX_NC * PW_MAX_NC * 9] = {0};
-  const double *K = geo + 1;
-  for (int i = 0; i < nsh; i++)
-    for (int d = 0; d < dim; d++) {
-      double s = 0;
-      for (int j = 0; j < dim; j++) s += K[dim * j + d] * re->phi[(j + 1) * nsh + i];
-      grad[i * dim + d] = s;
-    }
+  function_gradients(re->phi, nsh, nsh, dim, geo + 1, grad);
   for (int q = 0; q < re->nq; q++) {
     const double *gq = geo + (size_t)ng * q, *phi = re->phi + (size_t)q * (dim + 1) * nsh;
     jacobian_point(e, g, q, gq, ue, ae, gall, nall);
@@ -256,12 +263,7 @@ void pw_cell_jacobian(const struct pw_eval *e, femint_pointwise_fn const g[4], c
     const double *g0 = gall, *g1 = g0 + n0, *g2 = g1 + n1, *g3 = g2 + n1;
     /* the physical gradients of the functions at the point */
     double grad[64 * 3];
-    for (int i = 0; i < nsh && i < 64; i++)
-      for (int d = 0; d < dim; d++) {
-        double s = 0;
-        for (int j = 0; j < dim; j++) s += K[dim * j + d] * phi[(j + 1) * nsh + i];
-        grad[i * dim + d] = s;
-      }
+    function_gradients(phi, nsh, nsh < 64 ? nsh : 64, dim, K, grad);
     /* per test function and components, the coefficients of the trial function's value and
      * gradient, then every trial function */
     const double w = gq[0];

@@ -175,21 +175,27 @@ static void *coo_columns_run(void *arg)
   return NULL;
 }
 
-/* Wait for the columns of the first pattern (none: 0); their error, if any, becomes the
- * context's. */
+/* The columns in main memory: the handle given back and the job freed; its error, if any,
+ * becomes the context's. */
+static int coo_columns_finish(struct coo_columns_job *j)
+{
+  femint_trace("COO pattern: %lld columns in main memory", (long long)j->used - 1);
+  /* gathered where the whole buffer is valid: nothing moves */
+  starpu_data_unpartition(j->h_colind, j->node);
+  starpu_data_unregister_no_coherency(j->h_colind);
+  const int err = j->err ? femint_seterr(j->ctx, j->err, "%s", j->msg) : 0;
+  free(j);
+  return err;
+}
+
+/* Wait for the columns of the first pattern (none: 0), as coo_columns_finish. */
 static int coo_columns_join(struct femint_operator *op)
 {
   struct coo_columns_job *j = op->columns;
   if (!j) return 0;
   op->columns = NULL;
   pthread_join(j->th, NULL);
-  femint_trace("COO pattern: %lld columns in main memory", (long long)j->used - 1);
-  /* gathered where the whole buffer is valid: nothing moves */
-  starpu_data_unpartition(j->h_colind, j->node);
-  starpu_data_unregister_no_coherency(j->h_colind);
-  const int err = j->err ? femint_seterr(op->ctx, j->err, "%s", j->msg) : 0;
-  free(j);
-  return err;
+  return coo_columns_finish(j);
 }
 
 /* The pattern (first call): one task on the gathering node, then the CSR structure to the host:
@@ -295,21 +301,20 @@ static int coo_call_pattern(struct femint_operator *op, struct femint_stats *st,
                                      .filter_arg_ptr = part};
       starpu_data_partition(h_colind, &f);
       starpu_data_handle_t sub = starpu_data_get_sub_data(h_colind, 1, 0);
-      /* a whole's columns from a device come back while the integration runs */
+      /* a whole's columns from a device come back while the integration runs (here, when no
+       * thread can be made) */
       struct coo_columns_job *j = op->coo_dev >= 0 && !cols ? malloc(sizeof *j) : NULL;
       if (j) {
         *j = (struct coo_columns_job){.ctx = ctx, .dev = op->coo_dev, .node = op->coo_node,
                                       .h_colind = h_colind, .sub = sub, .colind = colind,
                                       .used = used, .nentry = nentry};
+        h_colind = NULL; /* the job's now */
         if (pthread_create(&j->th, NULL, coo_columns_run, j) == 0) {
           op->columns = j;
-          h_colind = NULL; /* the job's now */
         } else {
-          free(j);
+          coo_columns_run(j);
+          err = coo_columns_finish(j);
         }
-      }
-      if (!h_colind) {
-        /* under way */
       } else if (op->coo_dev >= 0) {
         err = download_bounced(ctx, op->coo_dev, op->coo_node, sub, dst,
                                (size_t)used * sizeof *dst, "COO assembly");
