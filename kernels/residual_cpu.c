@@ -123,7 +123,7 @@ femint_block(const int NSH, int nl, long long c0, int nq, const double *phi,
     /* w |det J| at gw[0], K at gw[1..], x at gx[0..] (affine: J at gx[0..] and x0 after) */
     const double *gw = affine ? gb : gb + (long long)q * FEMINT_NG * FEMINT_L;
     const double *gx = affine ? gxb : gw + FEMINT_NGK * FEMINT_L;
-    const double wq_q = affine ? wq[q] : 1, ax = affine ? 1 : 0;
+    const double wq_q = affine ? wq[q] : 1;
     double w0[FEMINT_NC * FEMINT_L], G[FEMINT_NC * FEMINT_DIM * FEMINT_L];
     /* the points of the block's cells, one lane a cell: once the loops inside are unrolled and
      * the small arrays made scalars, the loop over the lanes vectorizes (an omp simd pragma would
@@ -135,9 +135,12 @@ femint_block(const int NSH, int nl, long long c0, int nq, const double *phi,
 #pragma GCC unroll 16
       for (int a = 0; a < FEMINT_DIM; a++) {
         double xa = gx[FEMINT_AT(affine ? FEMINT_DIM * FEMINT_DIM + a : a, z)];
+        /* an affine cell's x = x0 + J xi; a curved cell's J is not there (its gx holds x alone:
+         * reading past it would read the next point's values, or past the last block's) */
+        if (affine)
 #pragma GCC unroll 16
-        for (int b = 0; b < FEMINT_DIM; b++)
-          xa += ax * gx[FEMINT_AT(FEMINT_DIM * a + b, z)] * xq[FEMINT_DIM * q + b];
+          for (int b = 0; b < FEMINT_DIM; b++)
+            xa += gx[FEMINT_AT(FEMINT_DIM * a + b, z)] * xq[FEMINT_DIM * q + b];
         x[a] = xa;
       }
       /* u, a field a, their reference gradients, then the physical ones (per-cell a: no
@@ -255,8 +258,8 @@ int femint_residual_cells(int ncell, int nsh, int nq, const double *phi, const d
                           const double *aux, const long long *adofs, int aux_kind,
                           const double *k, void *ev)
 {
-  /* the geometry's part holds every point's, or an affine cell's; the last point of a curved
-   * cell reads zeros past it (times 0: J of an affine cell) */
+  /* scratch: the element's values, and the geometry of a block (every point's, or an affine
+   * cell's) where it is gathered or converted */
   double *s = calloc(((size_t)nsh * (2 * FEMINT_NC + FEMINT_NAS) + (size_t)nq * FEMINT_NG +
                       FEMINT_NGA) * FEMINT_L, sizeof *s);
   if (!s) return -1;

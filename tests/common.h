@@ -51,6 +51,33 @@ static inline femint_context_t test_init(void)
   return ctx;
 }
 
+/* A pointwise form whose coefficients depend on the point x (the geometry's x at every point). */
+static inline const char *test_pointwise_with_x(void)
+{
+  return "FEMINT_POINTWISE void f0(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+         "                         const REAL *da, const REAL *x, const REAL *k, REAL *f)\n"
+         "{\n  f[0] = u[0] * (1 + x[0]) - x[dim - 1] * x[1];\n}\n"
+         "FEMINT_POINTWISE void f1(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
+         "                         const REAL *da, const REAL *x, const REAL *k, REAL *f)\n"
+         "{\n  for (int d = 0; d < dim; d++) f[d] = (1 + x[d] * x[d]) * du[d];\n}\n";
+}
+
+/* test_init with two OpenCL devices (PoCL's CPU device twice); the test is skipped where PoCL
+ * does not give them. */
+static inline femint_context_t test_init_two_devices(void)
+{
+  setenv("POCL_DEVICES", "pthread pthread", 1);
+  setenv("STARPU_NOPENCL", "2", 1);
+  femint_context_t ctx = test_init();
+  int ncpu = 0, nopencl = 0, team = 0;
+  femint_context_workers(ctx, &ncpu, &nopencl, &team);
+  if (nopencl < 2) {
+    femint_finalize(&ctx);
+    tap_skip_all("two OpenCL devices are needed (PoCL with POCL_DEVICES='pthread pthread')");
+  }
+  return ctx;
+}
+
 /* A femint_element_fn: y += A_e x over the batches (double precision, full storage); seen[c]
  * counts the cells handed over. */
 struct test_sink {

@@ -22,14 +22,6 @@ static const char *const case_names[NCASE] = {"poisson (aux field)", "poisson (a
                                               "poisson", "elasticity", "plaplace", "bratu",
                                               "coefficients of x"};
 
-/* A form whose coefficients depend on the point x (the geometry's x at every point). */
-static const char with_x[] =
-    "FEMINT_POINTWISE void f0(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
-    "                         const REAL *da, const REAL *x, const REAL *k, REAL *f)\n"
-    "{\n  f[0] = u[0] * (1 + x[0]) - x[dim - 1] * x[1];\n}\n"
-    "FEMINT_POINTWISE void f1(int dim, const REAL *u, const REAL *du, const REAL *a,\n"
-    "                         const REAL *da, const REAL *x, const REAL *k, REAL *f)\n"
-    "{\n  for (int d = 0; d < dim; d++) f[d] = (1 + x[d] * x[d]) * du[d];\n}\n";
 
 static int which; /* the case the plain functions compute */
 
@@ -155,7 +147,8 @@ static void check_case(femint_context_t ctx, femint_mesh_t m, int p, int kase)
     const int single = variant >= 3, on_cl = variant == 1 || variant == 4;
     /* single precision on three of the cases (each is a program to build on PoCL) */
     if (single && kase != POISSON_FIELD && kase != ELASTICITY && kase != BRATU) continue;
-    const char *text = kase == WITH_X ? with_x : femint_pointwise_gallery(gallery[kase]);
+    const char *text =
+        kase == WITH_X ? test_pointwise_with_x() : femint_pointwise_gallery(gallery[kase]);
     struct femint_pointwise pw = {.source = variant != 2 ? text : NULL,
                                   .name = gallery[kase], .ncomp = nc,
                                   .aux = kase == POISSON_FIELD  ? FEMINT_AUX_FIELD
