@@ -143,6 +143,14 @@ __kernel void vec_cg_direction(long n, int in0, int in1, __global const double *
   p[i] = z[i] + beta * p[i];
 }
 
+/* Values between the parts of a split vector: dst[idx[2 k]] = src[idx[2 k + 1]], k < n. */
+__kernel void vec_move(long n, __global double *dst, __global const double *src,
+                       __global const long *idx)
+{
+  const long k = get_global_id(0);
+  if (k < n) dst[idx[2 * k]] = src[idx[2 * k + 1]];
+}
+
 /* s[slot_j] = the sum of part[j][0 .. NRANGE) for j < nd (one work-group); with rr, rr[0] =
  * s[rrslot], rr[1] = s[pqslot]. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void

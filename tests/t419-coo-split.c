@@ -156,15 +156,7 @@ static void tets(femint_context_t ctx)
 
 int main(void)
 {
-  setenv("POCL_DEVICES", "pthread pthread", 1);
-  setenv("STARPU_NOPENCL", "2", 1);
-  femint_context_t ctx = test_init();
-  int ncpu = 0, nopencl = 0, team = 0;
-  femint_context_workers(ctx, &ncpu, &nopencl, &team);
-  if (nopencl < 2) {
-    femint_finalize(&ctx);
-    tap_skip_all("two OpenCL devices are needed (PoCL with POCL_DEVICES='pthread pthread')");
-  }
+  femint_context_t ctx = test_init_two_devices();
   prisms(ctx);
   tets(ctx);
   femint_finalize(&ctx);

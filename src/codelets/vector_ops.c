@@ -131,6 +131,26 @@ static void vec_cpu(void *buffers[], void *cl_arg)
     }
     break;
   }
+  case VEC_MOVE: {
+    double *dst = VPTR(0);
+    const double *src = VPTR(1);
+    const int64_t *idx = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t k = 0; k < n; k++) dst[idx[2 * k]] = src[idx[2 * k + 1]];
+    break;
+  }
+  case VEC_SLOTS_SUM:
+    for (int j = 0; j < VEC_NSLOT; j++) {
+      if (!(a->sum_slots >> j & 1)) continue;
+      double t = 0;
+      for (int d = 0; d < a->nsum; d++) t += VPTR(d)[j];
+      for (int d = 0; d < a->nsum; d++) VPTR(d)[j] = t;
+    }
+    if (a->with_rr) {
+      VPTR(a->nsum)[0] = VPTR(0)[SLOT_RR];
+      VPTR(a->nsum)[1] = VPTR(0)[SLOT_PQ];
+    }
+    break;
   case VEC_CG_DIRECTION: {
     double *p = VPTR(0);
     const double *z = VPTR(1), *s = VPTR(2);
@@ -144,8 +164,8 @@ static void vec_cpu(void *buffers[], void *cl_arg)
 
 /* ---- OpenCL ---- */
 
-static const char *const kernel_names[VEC_NOP] = {"vec_ev_sum", "vec_dot", "vec_cg_start",
-                                                  "vec_cg_update", "vec_cg_direction"};
+static const char *const kernel_names[VEC_NOP] = {
+    "vec_ev_sum", "vec_dot", "vec_cg_start", "vec_cg_update", "vec_cg_direction", "vec_move"};
 
 int vec_kernels_create(int dev, const char *source, struct vec_kernels **out)
 {
@@ -290,6 +310,12 @@ static void vec_opencl(void *buffers[], void *cl_arg)
     const cl_mem p = DEV(0), z = DEV(1), sv = DEV(2);
     const struct karg k[] = {KARG(n), KARG(in0), KARG(in1), KARG(sv), KARG(p), KARG(z)};
     err = femint_cl_run(queue, kern, (size_t)n, VEC_WG, 6, k, WHO);
+    break;
+  }
+  case VEC_MOVE: {
+    const cl_mem dst = DEV(0), src = DEV(1), idx = DEV(2);
+    const struct karg k[] = {KARG(n), KARG(dst), KARG(src), KARG(idx)};
+    if (n > 0) err = femint_cl_run(queue, kern, (size_t)n, VEC_WG, 4, k, WHO);
     break;
   }
   }

@@ -31,8 +31,13 @@ enum vec_op {
                      s[PQ], x += alpha p, r -= alpha q, z = dinv r, s[out] = r . z (r . r),
                      s[RR] = r . r; rr = {r . r, p . q} */
   VEC_CG_DIRECTION, /* p (RW), z (R), s (R): p = z + (s[in0] / s[in1]) p */
+  VEC_MOVE,       /* dst (RW), src (R), idx (R): dst[idx[2 k]] = src[idx[2 k + 1]] for k < n
+                     (values between the parts of a split vector) */
   VEC_NOP,        /* the number of operations with an OpenCL kernel */
-  VEC_COPY        /* a (R), b (W): b = a, bytes (CPU workers only: the CPU's copy rate) */
+  VEC_COPY,       /* a (R), b (W): b = a, bytes (CPU workers only: the CPU's copy rate) */
+  VEC_SLOTS_SUM   /* s_0 .. s_{nsum - 1} (RW) [, rr (W)] (CPU workers only): each slot of
+                     sum_slots (a bit each) summed over the parts in order and written back to
+                     every part's; with rr, rr = {s[RR], s[PQ]} */
 };
 
 /* The OpenCL kernels of the operations on one device (one program), and its partial sums. */
@@ -59,6 +64,9 @@ struct vec_arg {
   int nchunk;                     /* VEC_EV_SUM: chunks, and the DOFs of each, chunk_nu[i]: its */
   const int64_t *chunk_nu;        /* map is udof[nu], ptr[nu + 1], places[ptr[nu]] */
   struct vec_kernels *const *kern; /* [FEMINT_MAX_CL_DEVICES] */
+  int nsum;                       /* VEC_SLOTS_SUM: the parts' slot vectors, */
+  unsigned sum_slots;             /* the slots summed (bit j: slot j), */
+  int with_rr;                    /* and whether rr follows them */
   int *counts;                    /* NULL, or tasks run counted: [0] CPU, [1] OpenCL */
   int status;
   char msg[128];

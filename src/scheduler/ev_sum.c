@@ -126,6 +126,21 @@ static int chunk_size(const struct femint_operator *op, size_t per_cell, int onl
   return size < 1 ? 1 : size;
 }
 
+/* Mode g in the numbering of the operator's vectors: g itself, or in a part of a split
+ * (op->ghost) g - mlo for its own modes, then its ghosts after them. */
+static int64_t vector_index(const struct femint_operator *op, int64_t g)
+{
+  if (!op->ghost || g < 0) return g;
+  if (g >= op->mlo && g < op->mhi) return g - op->mlo;
+  int64_t lo = 0, hi = op->nghost;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (op->ghost[mid] < g) lo = mid + 1;
+    else hi = mid;
+  }
+  return op->mhi - op->mlo + lo;
+}
+
 int ev_sum_create(struct femint_operator *op, const char *who, int np, const int *local,
                   size_t per_cell, int only_cl, int single, struct ev_sum **pe)
 {
@@ -139,6 +154,8 @@ int ev_sum_create(struct femint_operator *op, const char *who, int np, const int
   e->np = np;
   e->single = single;
   e->rs = single ? sizeof(float) : sizeof(double);
+  /* the modes summed: the space's, or a part's own (its ghosts are summed by their owners) */
+  const int64_t nown = e->nown = op->ghost ? op->mhi - op->mlo : s->nmode;
   const size_t per_ev = ((size_t)e->nc * e->rs + 8) * np;
   e->size = chunk_size(op, per_cell > per_ev ? per_cell : per_ev, only_cl && ctx->nopencl > 0);
   const int nb = e->nchunk = p->ncell ? (p->ncell + e->size - 1) / e->size : 0;
@@ -148,7 +165,7 @@ int ev_sum_create(struct femint_operator *op, const char *who, int np, const int
   e->h_ev = calloc((size_t)nb + 1, sizeof *e->h_ev);
   e->h_dofs = calloc((size_t)nb + 1, sizeof *e->h_dofs);
   e->h_map = calloc((size_t)nb + 1, sizeof *e->h_map);
-  e->occ_ptr = calloc((size_t)s->nmode + 1, sizeof *e->occ_ptr);
+  e->occ_ptr = calloc((size_t)nown + 1, sizeof *e->occ_ptr);
   e->occ = malloc(((size_t)p->ncell * np + 1) * sizeof *e->occ);
   e->dofs = malloc(((size_t)p->ncell * np + 1) * sizeof *e->dofs);
   /* the element vectors in pinned memory (where there is a GPU), so that they cross the bus at
@@ -163,7 +180,7 @@ int ev_sum_create(struct femint_operator *op, const char *who, int np, const int
     e->ncell[i] = i == nb - 1 ? p->ncell - i * e->size : e->size;
   }
   /* a part of the sum per CPU worker, of 4096 DOFs at least */
-  const int64_t parts = s->nmode / 4096 < ctx->ncpu ? s->nmode / 4096 : ctx->ncpu;
+  const int64_t parts = op->ghost ? 0 : s->nmode / 4096 < ctx->ncpu ? s->nmode / 4096 : ctx->ncpu;
   if (parts > 1) {
     e->part_arg = calloc((size_t)parts, sizeof *e->part_arg);
     FEMINT_CHECK(e->part_arg, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
@@ -174,18 +191,18 @@ int ev_sum_create(struct femint_operator *op, const char *who, int np, const int
   for (int k = 0; k < p->ncell; k++) {
     const int64_t *gm = &s->cell_mode[s->cell_off[p->cells[k]]];
     for (int n = 0; n < np; n++) {
-      const int64_t g = e->dofs[(size_t)k * np + n] = gm[local ? local[n] : n];
-      if (g >= 0) e->occ_ptr[g + 1]++;
+      const int64_t g = e->dofs[(size_t)k * np + n] = vector_index(op, gm[local ? local[n] : n]);
+      if (g >= 0 && g < nown) e->occ_ptr[g + 1]++;
     }
   }
-  for (int64_t g = 0; g < s->nmode; g++) e->occ_ptr[g + 1] += e->occ_ptr[g];
-  int64_t *fill = malloc(((size_t)s->nmode + 1) * sizeof *fill);
+  for (int64_t g = 0; g < nown; g++) e->occ_ptr[g + 1] += e->occ_ptr[g];
+  int64_t *fill = malloc(((size_t)nown + 1) * sizeof *fill);
   FEMINT_CHECK(fill, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
-  memcpy(fill, e->occ_ptr, (size_t)s->nmode * sizeof *fill);
+  memcpy(fill, e->occ_ptr, (size_t)nown * sizeof *fill);
   for (int k = 0; k < p->ncell; k++)
     for (int n = 0; n < np; n++) {
       const int64_t g = e->dofs[(size_t)k * np + n];
-      if (g >= 0) e->occ[fill[g]++] = (int64_t)k * e->nc * np + n;
+      if (g >= 0 && g < nown) e->occ[fill[g]++] = (int64_t)k * e->nc * np + n;
     }
   free(fill);
   for (int i = 0; i < nb; i++) {
@@ -196,7 +213,7 @@ int ev_sum_create(struct femint_operator *op, const char *who, int np, const int
                                 (uintptr_t)(e->dofs + (size_t)e->first[i] * np),
                                 (uint32_t)((size_t)e->ncell[i] * np), sizeof(int64_t));
   }
-  return chunk_maps(ctx, who, s->nmode, e);
+  return chunk_maps(ctx, who, nown, e);
 }
 
 /* A task of the sum: y (W), then each chunk's element vectors and map (R), on worker home or
@@ -241,7 +258,7 @@ int ev_sum_submit(struct femint_operator *op, struct ev_sum *e, struct femint_ve
 {
   femint_context_t ctx = op->ctx;
   const int nb = e->nchunk, nc = e->nc;
-  const struct vec_arg arg = {.ctx = ctx, .op = VEC_EV_SUM, .n = op->space->nmode * nc, .nc = nc,
+  const struct vec_arg arg = {.ctx = ctx, .op = VEC_EV_SUM, .n = e->nown * nc, .nc = nc,
                               .np = e->np, .single = e->single,
                               .chunk_sorted = e->chunk_sorted, .kern = vk, .counts = counts,
                               .nchunk = nb, .chunk_nu = e->nu};
@@ -297,8 +314,10 @@ int ev_home_choose(struct femint_operator *op, const int *usable, struct vec_ker
   if (op->plan->opt.where == FEMINT_WHERE_CPU) return 0;
   char *source = NULL;
   for (int dev = 0; dev < op->ctx->ncl_dev && *home < 0; dev++) {
-    if (!usable[dev]) continue;
-    if (op->plan->opt.where == FEMINT_WHERE_ANY && (op->ctx->cl_dev[dev].type & CL_DEVICE_TYPE_CPU))
+    if (!usable[dev] || (op->ghost && dev != op->coo_dev)) continue;
+    /* a part of a split sums on its own device, whatever its type */
+    if (op->plan->opt.where == FEMINT_WHERE_ANY && !op->ghost &&
+        (op->ctx->cl_dev[dev].type & CL_DEVICE_TYPE_CPU))
       continue;
     if (!source) source = femint_kernel_text("vector_ops.cl");
     FEMINT_CHECK(source, op->ctx, FEMINT_ENOMEM, "the OpenCL source of the vector kernels is missing");

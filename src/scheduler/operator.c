@@ -190,6 +190,7 @@ int femint_operator_destroy(femint_operator_t *op)
   free(o->forms);
   free(o->cells);
   free(o->timeline);
+  free(o->ghost);
   free(o);
   *op = NULL;
   return 0;

@@ -49,6 +49,12 @@ struct femint_operator {
   struct cl_program_entry *sum_prog[FEMINT_MAX_CL_DEVICES];
   /* matrix-free application: what the first femint_operator_apply made (operator_apply.c) */
   struct op_apply *apply;
+  /* the apply over several devices (apply_split.c): its parts, or NULL */
+  struct apply_split *split;
+  int split_tried;                /* whether the split was made or found impossible */
+  /* a part of a split apply: its vectors hold its own modes mlo..mhi - 1, then the nghost
+   * modes of its cells outside them (ghost[], ascending); NULL: the space's numbering */
+  int64_t *ghost, nghost;
   /* residuals: what the first femint_operator_residual made (operator_residual.c) */
   struct op_residual *residual;
   int nlost_seen;                 /* the context's devices left out when the above were made */
@@ -76,6 +82,8 @@ static inline int64_t vector_part_first(int64_t nmode, int i, int nparts)
 {
   return nmode * i / nparts;
 }
+/* A vector of n values of the space (not its DOFs: a part's of a split, struct apply_split). */
+int vector_create_n(const struct femint_space *space, int64_t n, struct femint_vector **v);
 /* whether v is a vector of the operator's space, not lent (errors name who and name). */
 int vector_check(const struct femint_operator *op, const struct femint_vector *v, const char *who,
                  const char *name);
@@ -224,6 +232,7 @@ int operator_apply_kernel(struct femint_operator *op, int form, const double *ue
 
 struct ev_sum {
   int nc, np, single;              /* components, values per cell and component, floats */
+  int64_t nown;                    /* the modes summed: the space's, or a split part's own */
   size_t rs;                       /* bytes of a value */
   int nchunk, size;                /* chunks of size consecutive plan cells (the last fewer) */
   int *first, *ncell;              /* chunk i: ncell[i] cells from plan cell first[i] */
@@ -278,6 +287,43 @@ int starpu_size_check(femint_context_t ctx, int64_t n, const char *who, const ch
 /* How many devices the tasks of a verb whose output is gathered on a device use. */
 int operator_gather_devices(const struct femint_operator *op);
 
+/* operator_coo_split.c: what the verbs split over devices share. Whether device d may take a
+ * part: driven, of double precision where the operator's is or fp64 is set, and (when femint
+ * chooses, the option devices 0) a GPU: a device that is itself a CPU shares the host with the
+ * CPU workers. */
+int operator_part_device(const struct femint_operator *op, int d, int fp64);
+/* The first scalar mode of each of np ranges (bound[np] = nmode), each receiving about as many
+ * entries of element matrices (a mode of a cell of n rows receives n per component). */
+int operator_split_modes(const struct femint_operator *op, int np, int64_t *bound);
+/* A part of nparts: an operator of the plan's cells (in plan order) that have a mode in mlo ..
+ * mhi - 1, on device dev (its coo_dev and coo_worker). */
+int operator_part_make(struct femint_operator *op, int nparts, int64_t mlo, int64_t mhi, int dev,
+                       struct femint_operator **part);
+
+/* apply_split.c: femint_operator_apply and femint_operator_cg over several devices. */
+struct apply_split;
+/* The split of the operator for form (checked, *kind its kind) into *sp, made on the first call:
+ * NULL when the verbs run on one device (one device allowed or able, or op a part). */
+int apply_split_prepare(struct femint_operator *op, int form, int *kind, struct apply_split **sp);
+void apply_split_release(struct femint_operator *op);
+/* y = A x of host arrays of the space's values (st may be NULL). */
+int apply_split_run(struct apply_split *sp, int form, int kind, const double *x, double *y,
+                    struct femint_stats *st);
+/* The parts, and part d's operator. */
+int apply_split_nparts(const struct apply_split *sp);
+struct femint_operator *apply_split_part(const struct apply_split *sp, int d);
+/* Vectors of the parts (v[d]: part d's own modes, then its ghosts), made or destroyed. */
+int apply_split_vectors(struct apply_split *sp, struct femint_vector **v);
+void apply_split_vectors_destroy(struct apply_split *sp, struct femint_vector **v);
+/* The values of the parts' vectors from a host array of the space's (own modes and ghosts), or
+ * the own modes' back into one. */
+int apply_split_scatter(struct apply_split *sp, const double *x, struct femint_vector **v);
+int apply_split_gather(struct apply_split *sp, struct femint_vector **v, double *x);
+/* Submit the exchange of v's ghosts: each part's from their owners. */
+int apply_split_exchange(struct apply_split *sp, struct femint_vector **v);
+/* The first error the parts' apply tasks and the exchange recorded (its message naming who). */
+int apply_split_status(struct apply_split *sp, const char *who);
+
 /* The home of a verb's vectors: the first driven OpenCL device with usable[dev] set (with every
  * kind of worker allowed, not a device that is itself a CPU: the CPU workers run the vector
  * operations without a driver's launch costs) whose vector kernels build (into vk[dev]); *home its
@@ -305,6 +351,12 @@ void operator_apply_release(struct femint_operator *op);
  * form (*kind: enum hex_apply_kind) and make what its application needs (the tables, the form's
  * quadrature data, the OpenCL programs). */
 int apply_prepare(struct femint_operator *op, int form, int *kind);
+/* The checks of apply_prepare alone: a hexahedral mesh, a form with a matrix-free kernel, CPU
+ * workers. */
+int apply_check(const struct femint_operator *op, int form, int *kind);
+/* Of a prepared operator: the vectors' home (an OpenCL worker, or -1), the chunks. */
+int apply_home(const struct femint_operator *op);
+int apply_nchunk(const struct femint_operator *op);
 /* Submit y = A x for a prepared form, without waiting: the apply tasks of the chunks (in
  * tasks[0 .. nchunk) when tasks is set, else detached), then the sum into y on the vectors' home
  * (apply_task_home); counts, when set, counts them by kind of worker ([0] CPU, [1] OpenCL). Returns the

@@ -51,6 +51,7 @@ struct op_apply {
 void operator_apply_release(struct femint_operator *op)
 {
   struct op_apply *a = op->apply;
+  apply_split_release(op);
   if (!a) return;
   const int nb = a->es ? a->es->nchunk : 0;
   for (int i = 0; a->h_qd && i < op->nform * nb; i++)
@@ -112,8 +113,6 @@ static int apply_setup(struct femint_operator *op)
   a->tab = malloc((2 * (size_t)a->tensor->Q * a->tensor->P + 2 * a->tensor->Q) * a->rs);
   FEMINT_CHECK(a->qd && a->h_qd && a->args && a->tab, ctx, FEMINT_ENOMEM,
                "femint_operator_apply: out of memory for %d cells", p->ncell);
-  FEMINT_CALL(femint_vector_create(op->space, &a->vx));
-  FEMINT_CALL(femint_vector_create(op->space, &a->vy));
   const size_t qp = (size_t)a->tensor->Q * a->tensor->P;
   const size_t Q = (size_t)a->tensor->Q;
   for (size_t i = 0; i < qp; i++) {
@@ -226,7 +225,7 @@ static int apply_programs(struct femint_operator *op, int kind, int evec)
     while (ne > 1 && (kernel_local_bytes(a->tensor, kind, ne) + 1024 > d->local_mem ||
                       (size_t)(m * m * ne) > d->max_wg))
       ne--;
-    if (!ctx->cl_driven[dev] || !d->fp64 ||
+    if (!ctx->cl_driven[dev] || !d->fp64 || (op->ghost && dev != op->coo_dev) ||
         kernel_local_bytes(a->tensor, kind, ne) + 1024 > d->local_mem || d->max_wg < (size_t)(m * m))
       continue;
     a->ne[kind][dev] = ne;
@@ -265,7 +264,7 @@ static uint32_t apply_where(const struct femint_operator *op, int kind, int evec
 
 /* What the matrix-free path takes: hexahedra, a mass, Laplace or elasticity form (3
  * components). */
-static int apply_check(const struct femint_operator *op, int form, int *kind)
+int apply_check(const struct femint_operator *op, int form, int *kind)
 {
   static const char who[] = "femint_operator_apply";
   femint_context_t ctx = op->ctx;
@@ -322,6 +321,10 @@ int apply_prepare(struct femint_operator *op, int form, int *kind)
   if (!a->home_chosen) FEMINT_CALL(apply_choose_home(op, *kind));
   return 0;
 }
+
+int apply_home(const struct femint_operator *op) { return op->apply->home; }
+
+int apply_nchunk(const struct femint_operator *op) { return op->apply->es->nchunk; }
 
 struct vec_kernels *const *apply_vec_kernels(const struct femint_operator *op)
 {
@@ -417,8 +420,17 @@ int operator_apply(struct femint_operator *op, int form, const double *x, double
   FEMINT_CHECK(x != y, op->ctx, FEMINT_EINVAL, "femint_operator_apply: x and y are the same array");
   const double t0 = femint_now();
   int kind;
+  struct apply_split *sp;
+  FEMINT_CALL(apply_split_prepare(op, form, &kind, &sp));
+  if (sp) {
+    FEMINT_CALL(apply_split_run(sp, form, kind, x, y, st));
+    if (st) st->t_total = femint_now() - t0;
+    return 0;
+  }
   FEMINT_CALL(apply_prepare(op, form, &kind));
   struct op_apply *a = op->apply;
+  if (!a->vx) FEMINT_CALL(femint_vector_create(op->space, &a->vx));
+  if (!a->vy) FEMINT_CALL(femint_vector_create(op->space, &a->vy));
   FEMINT_CALL(femint_vector_set_values(a->vx, x));
   FEMINT_CALL(apply_wait(op, form, kind, a->vx->h, a->vy, st));
   FEMINT_CALL(femint_vector_get_values(a->vy, y));
@@ -528,7 +540,7 @@ int apply_diagonal(struct femint_operator *op, int form, int kind, double *d)
   }
   /* occ holds k nc np + n for node n of plan cell k */
 #pragma omp parallel for schedule(static)
-  for (int64_t g = 0; g < op->space->nmode; g++)
+  for (int64_t g = 0; g < a->es->nown; g++)
     for (int c = 0; c < nc; c++) {
       double sum = 0;
       for (int64_t o = a->es->occ_ptr[g]; o < a->es->occ_ptr[g + 1]; o++) {

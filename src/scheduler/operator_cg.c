@@ -2,8 +2,12 @@
  * femint_operator_cg. A solve submits every step as a task on the home of its vectors
  * (apply_home: the first device with the kernels, else the CPU workers), the apply tasks
  * wherever the scheduler puts them; only the residual norm comes back per iteration, and the
- * next iteration's application is submitted before it is read. */
+ * next iteration's application is submitted before it is read. Over several devices
+ * (apply_split.c) each part of the operator does the same on its own values, the dot products
+ * summed over the parts and the ghosts of the direction exchanged before each application; the
+ * caller's vectors then go through main memory at the start and the end. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,10 +25,25 @@ int femint_operator_apply_vector(femint_operator_t op, int form, femint_vector_t
   const double t0 = femint_now();
   int kind;
   operator_devices_refresh(op);
-  FEMINT_CALL(apply_prepare(op, form, &kind));
   struct femint_stats st;
   memset(&st, 0, sizeof st);
   stats_plan(op, &st);
+  struct apply_split *sp;
+  FEMINT_CALL(apply_split_prepare(op, form, &kind, &sp));
+  if (sp) { /* over several devices: through main memory */
+    double *xa, *ya;
+    FEMINT_CALL(femint_vector_get_array(x, FEMINT_READ, &xa));
+    int err = femint_vector_get_array(y, FEMINT_WRITE, &ya);
+    if (!err) {
+      err = apply_split_run(sp, form, kind, xa, ya, &st);
+      femint_vector_restore_array(y, &ya);
+    }
+    femint_vector_restore_array(x, &xa);
+    st.t_total = femint_now() - t0;
+    if (stats) *stats = st;
+    return err;
+  }
+  FEMINT_CALL(apply_prepare(op, form, &kind));
   int err = apply_wait(op, form, kind, x->h, y, &st);
   if (operator_retry(op, err, who)) {
     FEMINT_CALL(apply_prepare(op, form, &kind));
@@ -48,36 +67,70 @@ int femint_operator_apply_kernel(femint_operator_t op, int form, const double *u
   return err;
 }
 
+/* d (the space's values) = the diagonal, each part's own modes from its part. */
+static int split_diagonal(struct apply_split *sp, int form, int kind, double *d)
+{
+  struct femint_vector *v[FEMINT_MAX_CL_DEVICES] = {0};
+  int err = apply_split_vectors(sp, v);
+  for (int i = 0; i < apply_split_nparts(sp) && !err; i++) {
+    double *a;
+    err = femint_vector_get_array(v[i], FEMINT_WRITE, &a);
+    if (err) break;
+    err = apply_diagonal(apply_split_part(sp, i), form, kind, a);
+    femint_vector_restore_array(v[i], &a);
+  }
+  if (!err) err = apply_split_gather(sp, v, d);
+  apply_split_vectors_destroy(sp, v);
+  return err;
+}
+
 int femint_operator_diagonal(femint_operator_t op, int form, femint_vector_t d)
 {
   static const char who[] = "femint_operator_diagonal";
   FEMINT_CHECK(op, NULL, FEMINT_EINVAL, "%s: NULL operator", who);
   FEMINT_CALL(vector_check(op, d, who, "d"));
   int kind;
-  FEMINT_CALL(apply_prepare(op, form, &kind));
+  struct apply_split *sp;
+  FEMINT_CALL(apply_split_prepare(op, form, &kind, &sp));
+  if (!sp) FEMINT_CALL(apply_prepare(op, form, &kind));
   double *a;
   FEMINT_CALL(femint_vector_get_array(d, FEMINT_WRITE, &a));
-  const int err = apply_diagonal(op, form, kind, a);
+  const int err = sp ? split_diagonal(sp, form, kind, a) : apply_diagonal(op, form, kind, a);
   femint_vector_restore_array(d, &a);
   return err;
 }
 
 /* ---- conjugate gradients ---- */
 
-/* The work of one solve: its vectors, the scalars on the home, the residuals read back. */
-struct cg {
+/* A solve's work on one part of the operator (the operator itself on one device): its vectors,
+ * its scalars, the arguments of its tasks (start, dot, update and direction of even and odd
+ * iterations). */
+struct cg_part {
   femint_operator_t op;
-  int form, kind, jacobi;
+  struct femint_vector *b, *x;   /* the caller's (one part), or the part's copies */
   struct femint_vector *r, *p, *q, *z, *dinv;
   double s[VEC_NSLOT];
-  double rr[2][2];               /* r . r and p . A p of two iterations in turn */
-  starpu_data_handle_t hs, hrr[2];
-  /* the tasks' arguments: start, dot, update and direction of even and odd iterations */
+  double rr[2];                  /* over several parts: the part's own, not read */
+  starpu_data_handle_t hs, hrr;
   struct vec_arg start, dot, update[2], direction[2];
+};
+
+/* The work of one solve: its parts, the residuals read back. Over several devices each part's
+ * dot products are summed over the parts by a task of the CPU workers (VEC_SLOTS_SUM) that
+ * writes the sums back to every part, and the ghosts of p are exchanged before each
+ * application. */
+struct cg {
+  femint_operator_t op;
+  struct apply_split *sp;        /* NULL: one part, the operator */
+  int form, kind, jacobi, np;
+  struct cg_part part[FEMINT_MAX_CL_DEVICES];
+  double rr[2][2];               /* r . r and p . A p of two iterations in turn */
+  starpu_data_handle_t hrr[2];
+  struct vec_arg sum[3];         /* the sums after the start, the dot and the update */
   int counts[2];                 /* tasks run on CPU and OpenCL workers */
 };
 
-static int cg_task(struct cg *c, struct vec_arg *arg, int n, const starpu_data_handle_t *h,
+static int cg_task(struct cg_part *q, struct vec_arg *arg, int n, const starpu_data_handle_t *h,
                    const enum starpu_data_access_mode *m)
 {
   struct starpu_task *t = starpu_task_create();
@@ -88,41 +141,100 @@ static int cg_task(struct cg *c, struct vec_arg *arg, int n, const starpu_data_h
     t->handles[i] = h[i];
     t->modes[i] = m[i];
   }
-  apply_task_home(c->op, t);
+  apply_task_home(q->op, t);
+  return task_submit(q->op->ctx, t, NULL, "femint_operator_cg");
+}
+
+/* Over several parts: the slots (a bit each) of every part's scalars summed, and with rr (not
+ * NULL) rr = {r . r, p . A p}. */
+static int cg_sum(struct cg *c, struct vec_arg *arg, unsigned slots, starpu_data_handle_t rr)
+{
+  if (c->np == 1) return 0;
+  *arg = (struct vec_arg){.ctx = c->op->ctx, .op = VEC_SLOTS_SUM, .nsum = c->np,
+                          .sum_slots = slots, .with_rr = rr != NULL, .counts = c->counts};
+  struct starpu_task *t = starpu_task_create();
+  t->cl = &femint_cl_vec;
+  t->cl_arg = arg;
+  t->where = STARPU_CPU;
+  t->nbuffers = c->np + (rr != NULL);
+  for (int d = 0; d < c->np; d++) {
+    t->handles[d] = c->part[d].hs;
+    t->modes[d] = STARPU_RW;
+  }
+  if (rr) {
+    t->handles[c->np] = rr;
+    t->modes[c->np] = STARPU_W;
+  }
   return task_submit(c->op->ctx, t, NULL, "femint_operator_cg");
+}
+
+/* y = A v on every part (v's ghosts brought from their owners first) */
+static int cg_apply_parts(struct cg *c, int which_v, int which_y)
+{
+  struct femint_vector *v[FEMINT_MAX_CL_DEVICES];
+  for (int d = 0; d < c->np; d++) v[d] = which_v ? c->part[d].p : c->part[d].x;
+  if (c->sp) FEMINT_CALL(apply_split_exchange(c->sp, v));
+  for (int d = 0; d < c->np; d++) {
+    struct cg_part *q = &c->part[d];
+    const int n = apply_submit(q->op, c->form, c->kind, v[d]->h, which_y ? q->q : q->r, NULL,
+                               c->counts);
+    if (n < 0) return n;
+  }
+  return 0;
 }
 
 /* q = A p and s[PQ] = p . q */
 static int cg_apply(struct cg *c)
 {
-  const int n = apply_submit(c->op, c->form, c->kind, c->p->h, c->q, NULL, c->counts);
-  if (n < 0) return n;
-  const starpu_data_handle_t h[3] = {c->p->h, c->q->h, c->hs};
+  FEMINT_CALL(cg_apply_parts(c, 1, 1));
   static const enum starpu_data_access_mode m[3] = {STARPU_R, STARPU_R, STARPU_RW};
-  return cg_task(c, &c->dot, 3, h, m);
+  for (int d = 0; d < c->np; d++) {
+    struct cg_part *q = &c->part[d];
+    const starpu_data_handle_t h[3] = {q->p->h, q->q->h, q->hs};
+    FEMINT_CALL(cg_task(q, &q->dot, 3, h, m));
+  }
+  return cg_sum(c, &c->sum[1], 1u << SLOT_PQ, NULL);
 }
 
 /* iteration k: x += alpha p, r -= alpha q, z = dinv r, then p = z + beta p */
-static int cg_step(struct cg *c, struct femint_vector *x, int k)
+static int cg_step(struct cg *c, int k)
 {
-  const starpu_data_handle_t hu[8] = {x->h, c->r->h, c->p->h, c->q->h, c->hs, c->hrr[k & 1],
-                                      c->jacobi ? c->dinv->h : NULL, c->jacobi ? c->z->h : NULL};
   static const enum starpu_data_access_mode mu[8] = {STARPU_RW, STARPU_RW, STARPU_R, STARPU_R,
                                                      STARPU_RW, STARPU_W, STARPU_R, STARPU_W};
-  FEMINT_CALL(cg_task(c, &c->update[k & 1], c->jacobi ? 8 : 6, hu, mu));
-  const starpu_data_handle_t hd[3] = {c->p->h, c->jacobi ? c->z->h : c->r->h, c->hs};
+  for (int d = 0; d < c->np; d++) {
+    struct cg_part *q = &c->part[d];
+    const starpu_data_handle_t hu[8] = {q->x->h, q->r->h, q->p->h, q->q->h, q->hs,
+                                        c->np == 1 ? c->hrr[k & 1] : q->hrr,
+                                        c->jacobi ? q->dinv->h : NULL, c->jacobi ? q->z->h : NULL};
+    FEMINT_CALL(cg_task(q, &q->update[k & 1], c->jacobi ? 8 : 6, hu, mu));
+  }
+  const int out = k & 1 ? SLOT_RZ0 : SLOT_RZ1;
+  FEMINT_CALL(cg_sum(c, &c->sum[2], 1u << out | 1u << SLOT_RR, c->hrr[k & 1]));
   static const enum starpu_data_access_mode md[3] = {STARPU_RW, STARPU_R, STARPU_R};
-  return cg_task(c, &c->direction[k & 1], 3, hd, md);
+  for (int d = 0; d < c->np; d++) {
+    struct cg_part *q = &c->part[d];
+    const starpu_data_handle_t hd[3] = {q->p->h, c->jacobi ? q->z->h : q->r->h, q->hs};
+    FEMINT_CALL(cg_task(q, &q->direction[k & 1], 3, hd, md));
+  }
+  return 0;
 }
 
 static void cg_release(struct cg *c)
 {
-  femint_vector_destroy(&c->r);
-  femint_vector_destroy(&c->p);
-  femint_vector_destroy(&c->q);
-  femint_vector_destroy(&c->z);
-  femint_vector_destroy(&c->dinv);
-  if (c->hs) starpu_data_unregister(c->hs);
+  for (int d = 0; d < c->np; d++) {
+    struct cg_part *q = &c->part[d];
+    if (c->sp) {
+      femint_vector_destroy(&q->b);
+      femint_vector_destroy(&q->x);
+    }
+    femint_vector_destroy(&q->r);
+    femint_vector_destroy(&q->p);
+    femint_vector_destroy(&q->q);
+    femint_vector_destroy(&q->z);
+    femint_vector_destroy(&q->dinv);
+    if (q->hs) starpu_data_unregister(q->hs);
+    if (q->hrr) starpu_data_unregister(q->hrr);
+  }
   for (int i = 0; i < 2; i++)
     if (c->hrr[i]) starpu_data_unregister(c->hrr[i]);
 }
@@ -130,74 +242,128 @@ static void cg_release(struct cg *c)
 /* The first error a task of the solve recorded. */
 static int cg_status(struct cg *c)
 {
-  const struct vec_arg *args[6] = {&c->start, &c->dot, &c->update[0], &c->update[1],
-                                   &c->direction[0], &c->direction[1]};
-  for (int i = 0; i < 6; i++)
-    if (args[i]->status)
-      return femint_seterr(c->op->ctx, args[i]->status, "femint_operator_cg: %s", args[i]->msg);
-  return apply_status(c->op, "femint_operator_cg");
+  for (int d = 0; d < c->np; d++) {
+    const struct cg_part *q = &c->part[d];
+    const struct vec_arg *args[6] = {&q->start, &q->dot, &q->update[0], &q->update[1],
+                                     &q->direction[0], &q->direction[1]};
+    for (int i = 0; i < 6; i++)
+      if (args[i]->status)
+        return femint_seterr(c->op->ctx, args[i]->status, "femint_operator_cg: %s", args[i]->msg);
+  }
+  return c->sp ? apply_split_status(c->sp, "femint_operator_cg")
+               : apply_status(c->op, "femint_operator_cg");
 }
 
-/* The work vectors, the inverse of the diagonal (Jacobi) and the scalars' handles. */
-static int cg_setup(struct cg *c)
+/* The vectors of every part at offset off of struct cg_part: over several parts, a part's own
+ * values and ghosts each; else the space's. */
+static int cg_vectors(struct cg *c, size_t off)
 {
-  femint_operator_t op = c->op;
-  const struct femint_space *s = op->space;
-  FEMINT_CALL(femint_vector_create((femint_space_t)s, &c->r));
-  FEMINT_CALL(femint_vector_create((femint_space_t)s, &c->p));
-  FEMINT_CALL(femint_vector_create((femint_space_t)s, &c->q));
+  struct femint_vector *w[FEMINT_MAX_CL_DEVICES] = {0};
+  int err = c->sp ? apply_split_vectors(c->sp, w)
+                  : femint_vector_create((femint_space_t)c->op->space, &w[0]);
+  for (int d = 0; d < c->np; d++) *(struct femint_vector **)((char *)&c->part[d] + off) = w[d];
+  return err;
+}
+
+/* Part d's inverse of its diagonal (Jacobi), its scalars and its tasks'
+ * arguments. */
+static int cg_part_setup(struct cg *c, int d)
+{
+  struct cg_part *q = &c->part[d];
+  /* over several parts, the values summed are the part's own modes */
+  const int64_t n = c->sp ? (q->op->mhi - q->op->mlo) * c->op->space->ncomp : q->r->n;
   if (c->jacobi) {
-    FEMINT_CALL(femint_vector_create((femint_space_t)s, &c->z));
-    FEMINT_CALL(femint_vector_create((femint_space_t)s, &c->dinv));
-    double *d;
-    FEMINT_CALL(femint_vector_get_array(c->dinv, FEMINT_WRITE, &d));
-    const int err = apply_diagonal(op, c->form, c->kind, d);
-    for (int64_t i = 0; i < c->dinv->n && !err; i++) d[i] = d[i] > 0 ? 1.0 / d[i] : 0.0;
-    femint_vector_restore_array(c->dinv, &d);
+    double *a;
+    FEMINT_CALL(femint_vector_get_array(q->dinv, FEMINT_WRITE, &a));
+    const int err = apply_diagonal(q->op, c->form, c->kind, a);
+    for (int64_t i = 0; i < n && !err; i++) a[i] = a[i] > 0 ? 1.0 / a[i] : 0.0;
+    femint_vector_restore_array(q->dinv, &a);
     FEMINT_CALL(err);
   }
-  starpu_vector_data_register(&c->hs, STARPU_MAIN_RAM, (uintptr_t)c->s, VEC_NSLOT, sizeof(double));
-  for (int i = 0; i < 2; i++)
-    starpu_vector_data_register(&c->hrr[i], STARPU_MAIN_RAM, (uintptr_t)c->rr[i], 2, sizeof(double));
-  const struct vec_arg base = {.ctx = op->ctx, .n = c->r->n, .jacobi = c->jacobi,
-                               .kern = apply_vec_kernels(op), .counts = c->counts};
-  c->start = base;
-  c->start.op = VEC_CG_START;
-  c->start.out = SLOT_RZ0;
-  c->dot = base;
-  c->dot.op = VEC_DOT;
-  c->dot.out = SLOT_PQ;
+  starpu_vector_data_register(&q->hs, STARPU_MAIN_RAM, (uintptr_t)q->s, VEC_NSLOT, sizeof(double));
+  starpu_vector_data_register(&q->hrr, STARPU_MAIN_RAM, (uintptr_t)q->rr, 2, sizeof(double));
+  const struct vec_arg base = {.ctx = c->op->ctx, .n = n, .jacobi = c->jacobi,
+                               .kern = apply_vec_kernels(q->op), .counts = c->counts};
+  q->start = base;
+  q->start.op = VEC_CG_START;
+  q->start.out = SLOT_RZ0;
+  q->dot = base;
+  q->dot.op = VEC_DOT;
+  q->dot.out = SLOT_PQ;
   for (int k = 0; k < 2; k++) {
     const int cur = k ? SLOT_RZ1 : SLOT_RZ0, next = k ? SLOT_RZ0 : SLOT_RZ1;
-    c->update[k] = base;
-    c->update[k].op = VEC_CG_UPDATE;
-    c->update[k].in0 = cur;
-    c->update[k].out = next;
-    c->direction[k] = base;
-    c->direction[k].op = VEC_CG_DIRECTION;
-    c->direction[k].in0 = next;
-    c->direction[k].in1 = cur;
+    q->update[k] = base;
+    q->update[k].op = VEC_CG_UPDATE;
+    q->update[k].in0 = cur;
+    q->update[k].out = next;
+    q->direction[k] = base;
+    q->direction[k].op = VEC_CG_DIRECTION;
+    q->direction[k].in0 = next;
+    q->direction[k].in1 = cur;
   }
   return 0;
 }
 
+/* The parts (the operator alone, or its split with copies of b and x), their setup and the
+ * residuals' handles. */
+static int cg_setup(struct cg *c, struct femint_vector *b, struct femint_vector *x)
+{
+  c->np = c->sp ? apply_split_nparts(c->sp) : 1;
+  for (int d = 0; d < c->np; d++) c->part[d].op = c->sp ? apply_split_part(c->sp, d) : c->op;
+  for (int i = 0; i < 2; i++)
+    starpu_vector_data_register(&c->hrr[i], STARPU_MAIN_RAM, (uintptr_t)c->rr[i], 2, sizeof(double));
+  if (!c->sp) {
+    c->part[0].b = b;
+    c->part[0].x = x;
+  } else {
+    struct femint_vector *vb[FEMINT_MAX_CL_DEVICES] = {0}, *vx[FEMINT_MAX_CL_DEVICES] = {0};
+    int err = apply_split_vectors(c->sp, vb);
+    if (!err) err = apply_split_vectors(c->sp, vx);
+    for (int d = 0; d < c->np; d++) {
+      c->part[d].b = vb[d];
+      c->part[d].x = vx[d];
+    }
+    FEMINT_CALL(err);
+    double *a;
+    FEMINT_CALL(femint_vector_get_array(b, FEMINT_READ, &a));
+    err = apply_split_scatter(c->sp, a, vb);
+    femint_vector_restore_array(b, &a);
+    FEMINT_CALL(err);
+    FEMINT_CALL(femint_vector_get_array(x, FEMINT_READ, &a));
+    err = apply_split_scatter(c->sp, a, vx);
+    femint_vector_restore_array(x, &a);
+    FEMINT_CALL(err);
+  }
+  FEMINT_CALL(cg_vectors(c, offsetof(struct cg_part, r)));
+  FEMINT_CALL(cg_vectors(c, offsetof(struct cg_part, p)));
+  FEMINT_CALL(cg_vectors(c, offsetof(struct cg_part, q)));
+  if (c->jacobi) {
+    FEMINT_CALL(cg_vectors(c, offsetof(struct cg_part, z)));
+    FEMINT_CALL(cg_vectors(c, offsetof(struct cg_part, dinv)));
+  }
+  for (int d = 0; d < c->np; d++) FEMINT_CALL(cg_part_setup(c, d));
+  return 0;
+}
+
 /* The iterations from x: r = b - A x, then until |r| <= target (or max_it when fixed). */
-static int cg_iterate(struct cg *c, struct femint_vector *b, struct femint_vector *x,
-                      const struct femint_cg_options *o, struct femint_cg_result *res)
+static int cg_iterate(struct cg *c, const struct femint_cg_options *o, struct femint_cg_result *res)
 {
   femint_context_t ctx = c->op->ctx;
-  const int n = apply_submit(c->op, c->form, c->kind, x->h, c->r, NULL, c->counts);
-  if (n < 0) return n;
-  const starpu_data_handle_t hs[6] = {b->h, c->r->h, c->p->h, c->hs,
-                                      c->jacobi ? c->dinv->h : NULL, c->jacobi ? c->z->h : NULL};
+  FEMINT_CALL(cg_apply_parts(c, 0, 0));
   static const enum starpu_data_access_mode ms[6] = {STARPU_R, STARPU_RW, STARPU_W,
                                                      STARPU_RW, STARPU_R, STARPU_W};
-  FEMINT_CALL(cg_task(c, &c->start, c->jacobi ? 6 : 4, hs, ms));
-  if (starpu_data_acquire(c->hs, STARPU_R))
+  for (int d = 0; d < c->np; d++) {
+    struct cg_part *q = &c->part[d];
+    const starpu_data_handle_t hs[6] = {q->b->h, q->r->h, q->p->h, q->hs,
+                                        c->jacobi ? q->dinv->h : NULL, c->jacobi ? q->z->h : NULL};
+    FEMINT_CALL(cg_task(q, &q->start, c->jacobi ? 6 : 4, hs, ms));
+  }
+  FEMINT_CALL(cg_sum(c, &c->sum[0], 1u << SLOT_RZ0 | 1u << SLOT_RR | 1u << SLOT_BB, NULL));
+  if (starpu_data_acquire(c->part[0].hs, STARPU_R))
     return femint_seterr(ctx, FEMINT_ERUNTIME, "femint_operator_cg: cannot read the residual");
-  res->bnorm = sqrt(c->s[SLOT_BB]);
-  res->rnorm = res->rnorm0 = sqrt(c->s[SLOT_RR]);
-  starpu_data_release(c->hs);
+  res->bnorm = sqrt(c->part[0].s[SLOT_BB]);
+  res->rnorm = res->rnorm0 = sqrt(c->part[0].s[SLOT_RR]);
+  starpu_data_release(c->part[0].hs);
   FEMINT_CALL(cg_status(c));
   FEMINT_CHECK(isfinite(res->bnorm), ctx, FEMINT_EINVAL,
                "femint_operator_cg: b holds values that are not finite (|b| = %g)", res->bnorm);
@@ -206,10 +372,12 @@ static int cg_iterate(struct cg *c, struct femint_vector *b, struct femint_vecto
                "(|b - A x| = %g)",
                res->rnorm0);
   if (res->bnorm == 0) { /* the solution is zero */
-    double *v;
-    FEMINT_CALL(femint_vector_get_array(x, FEMINT_WRITE, &v));
-    memset(v, 0, (size_t)x->n * sizeof *v);
-    femint_vector_restore_array(x, &v);
+    for (int d = 0; d < c->np; d++) {
+      double *v;
+      FEMINT_CALL(femint_vector_get_array(c->part[d].x, FEMINT_WRITE, &v));
+      memset(v, 0, (size_t)c->part[d].x->n * sizeof *v);
+      femint_vector_restore_array(c->part[d].x, &v);
+    }
     res->rnorm = 0;
     res->converged = 1;
     return 0;
@@ -219,7 +387,7 @@ static int cg_iterate(struct cg *c, struct femint_vector *b, struct femint_vecto
   if ((res->converged && !o->fixed) || o->max_it == 0) return 0;
   FEMINT_CALL(cg_apply(c));
   for (int k = 0; k < o->max_it; k++) {
-    FEMINT_CALL(cg_step(c, x, k));
+    FEMINT_CALL(cg_step(c, k));
     if (k + 1 < o->max_it) FEMINT_CALL(cg_apply(c));
     if (starpu_data_acquire(c->hrr[k & 1], STARPU_R))
       return femint_seterr(ctx, FEMINT_ERUNTIME, "femint_operator_cg: cannot read the residual");
@@ -243,11 +411,23 @@ static int cg_once(femint_operator_t op, int form, femint_vector_t b, femint_vec
   memset(r, 0, sizeof *r);
   const double t0 = femint_now();
   struct cg c = {.op = op, .form = form, .jacobi = o->jacobi};
-  int err = apply_prepare(op, form, &c.kind);
-  if (!err) err = cg_setup(&c);
+  int err = apply_split_prepare(op, form, &c.kind, &c.sp);
+  if (!err && !c.sp) err = apply_prepare(op, form, &c.kind);
+  if (!err) err = cg_setup(&c, b, x);
   const double t1 = femint_now();
   r->t_setup = t1 - t0;
-  if (!err) err = cg_iterate(&c, b, x, o, r);
+  if (!err) err = cg_iterate(&c, o, r);
+  if (!err) err = cg_status(&c);
+  if (!err && c.sp) { /* the parts' own values of the solution into x */
+    double *a;
+    err = femint_vector_get_array(x, FEMINT_WRITE, &a);
+    if (!err) {
+      struct femint_vector *v[FEMINT_MAX_CL_DEVICES];
+      for (int d = 0; d < c.np; d++) v[d] = c.part[d].x;
+      err = apply_split_gather(c.sp, v, a);
+      femint_vector_restore_array(x, &a);
+    }
+  }
   r->t_solve = femint_now() - t1;
   /* the tasks still in flight end before their data go */
   cg_release(&c);

@@ -13,13 +13,11 @@
 
 #include "operator.h"
 
-/* Whether device d may take a part: driven, in the precision, and (when femint chooses, k = 0)
- * a GPU: a device that is itself a CPU shares the host with the CPU workers. */
-static int part_device(const struct femint_operator *op, int d)
+int operator_part_device(const struct femint_operator *op, int d, int fp64)
 {
   femint_context_t ctx = op->ctx;
   const struct plan *p = op->plan;
-  return ctx->cl_driven[d] && (p->opt.precision == FEMINT_SINGLE || ctx->cl_dev[d].fp64) &&
+  return ctx->cl_driven[d] && ((p->opt.precision == FEMINT_SINGLE && !fp64) || ctx->cl_dev[d].fp64) &&
          (p->opt.devices > 0 || !(ctx->cl_dev[d].type & CL_DEVICE_TYPE_CPU));
 }
 
@@ -29,7 +27,7 @@ int operator_coo_parts(const struct femint_operator *op)
   const int k = op->plan->opt.devices;
   if (op->is_part || op->assembly != FEMINT_ASSEMBLY_COO || op->coo_dev < 0 || k == 1) return 0;
   int n = 0;
-  for (int d = 0; d < ctx->ncl_dev && (k == 0 || d < k); d++) n += part_device(op, d);
+  for (int d = 0; d < ctx->ncl_dev && (k == 0 || d < k); d++) n += operator_part_device(op, d, 0);
   return n;
 }
 
@@ -43,9 +41,7 @@ void operator_coo_split_release(struct femint_operator *op)
   csr_shape_unref(&op->shape);
 }
 
-/* The first scalar mode of each of np ranges (bound[np] = nmode), each receiving about as many
- * entries of element matrices (a mode of a cell of n rows receives n per component). */
-static int split_modes(const struct femint_operator *op, int np, int64_t *bound)
+int operator_split_modes(const struct femint_operator *op, int np, int64_t *bound)
 {
   const struct femint_space *s = op->space;
   const struct plan *p = op->plan;
@@ -75,9 +71,7 @@ static int split_modes(const struct femint_operator *op, int np, int64_t *bound)
   return 0;
 }
 
-/* A part of nparts: an operator of the plan's cells (in plan order) that have a mode in mlo ..
- * mhi - 1, gathering on device dev. */
-static int part_make(struct femint_operator *op, int nparts, int64_t mlo, int64_t mhi, int dev,
+int operator_part_make(struct femint_operator *op, int nparts, int64_t mlo, int64_t mhi, int dev,
                      struct femint_operator **part)
 {
   femint_context_t ctx = op->ctx;
@@ -277,8 +271,8 @@ static int parts_make(struct femint_operator *op, int np, struct femint_stats *s
   int64_t bound[FEMINT_MAX_CL_DEVICES + 1];
   int dev[FEMINT_MAX_CL_DEVICES], n = 0;
   for (int d = 0; d < ctx->ncl_dev && n < np; d++)
-    if (part_device(op, d)) dev[n++] = d;
-  FEMINT_CALL(split_modes(op, n, bound));
+    if (operator_part_device(op, d, 0)) dev[n++] = d;
+  FEMINT_CALL(operator_split_modes(op, n, bound));
   op->part = calloc((size_t)n, sizeof *op->part);
   FEMINT_CHECK(op->part, ctx, FEMINT_ENOMEM, "COO assembly over devices: out of memory");
   int err = 0;
@@ -286,7 +280,7 @@ static int parts_make(struct femint_operator *op, int np, struct femint_stats *s
   for (int d = 0; d < n && !err; d++) {
     if (bound[d] == bound[d + 1]) continue; /* no rows: the device has nothing to do */
     struct femint_operator **q = &op->part[op->npart];
-    err = part_make(op, n, bound[d], bound[d + 1], dev[d], q);
+    err = operator_part_make(op, n, bound[d], bound[d + 1], dev[d], q);
     if (!err && (*q)->plan->ncell == 0) { /* no cell touches its rows: they are empty */
       femint_operator_destroy(q);
       continue;

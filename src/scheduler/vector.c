@@ -12,18 +12,23 @@ int femint_vector_create(femint_space_t space, femint_vector_t *v)
   FEMINT_CHECK(v, space ? space->ctx : NULL, FEMINT_EINVAL, "femint_vector_create: v is NULL");
   *v = NULL;
   FEMINT_CHECK(space, NULL, FEMINT_EINVAL, "femint_vector_create: space is NULL");
+  return vector_create_n(space, space->nmode * space->ncomp, v);
+}
+
+int vector_create_n(const struct femint_space *space, int64_t n, struct femint_vector **v)
+{
   femint_context_t ctx = space->ctx;
-  FEMINT_CALL(starpu_size_check(ctx, space->nmode * space->ncomp, "femint_vector_create",
-                                "values"));
+  *v = NULL;
+  FEMINT_CALL(starpu_size_check(ctx, n, "femint_vector_create", "values"));
   struct femint_vector *w = calloc(1, sizeof *w);
   FEMINT_CHECK(w, ctx, FEMINT_ENOMEM, "femint_vector_create: out of memory");
   w->ctx = ctx;
   w->space = space;
-  w->n = space->nmode * space->ncomp;
+  w->n = n;
   if (femint_host_alloc(ctx, ((size_t)w->n + 1) * sizeof *w->a, (void **)&w->a)) {
     free(w);
     return femint_seterr(ctx, FEMINT_ENOMEM, "femint_vector_create: out of memory for %lld values",
-                         (long long)space->nmode * space->ncomp);
+                         (long long)n);
   }
   memset(w->a, 0, ((size_t)w->n + 1) * sizeof *w->a);
   /* StarPU takes no empty vector: one value more than the space's */

@@ -1,0 +1,386 @@
+/* femint_operator_apply and femint_operator_cg over several OpenCL devices. The space's modes are
+ * split into ranges, one per device (operator_split_modes, as the COO assembly splits its rows),
+ * and each range's part is an operator of the cells that touch it (operator_part_make, a cell on
+ * the border of two ranges applied by both devices). Its device computes exactly the values of
+ * its own modes: every place of each, summed in plan order, as one device would. A part's vectors
+ * hold its own modes, then its ghosts (the other modes of its cells); before an application the
+ * ghosts get their owners' values (apply_split_exchange: each part packs the values the others
+ * read, each part reads the packs it needs), through main memory, so that what crosses the bus
+ * per application is the values on the borders between the ranges. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "operator.h"
+
+struct split_part {
+  struct femint_operator *op;      /* the part: its own modes op->mlo .. op->mhi - 1 */
+  int64_t own;                     /* op->mhi - op->mlo */
+  /* its pack: the values of its own modes that other parts read, one after the other */
+  int64_t npack;                   /* pairs (place in the pack, value in its vectors) */
+  int64_t *pack_idx;
+  double *pack;
+  starpu_data_handle_t h_pack, h_pack_idx;
+  struct vec_arg pack_arg;
+  /* what it reads from part e: pairs (its ghost value, place in e's pack) */
+  int64_t nread[FEMINT_MAX_CL_DEVICES];
+  int64_t *read_idx[FEMINT_MAX_CL_DEVICES];
+  starpu_data_handle_t h_read_idx[FEMINT_MAX_CL_DEVICES];
+  struct vec_arg read_arg[FEMINT_MAX_CL_DEVICES];
+};
+
+struct apply_split {
+  struct femint_operator *op;
+  int npart, nc;
+  struct split_part part[FEMINT_MAX_CL_DEVICES];
+  struct femint_vector *vx[FEMINT_MAX_CL_DEVICES], *vy[FEMINT_MAX_CL_DEVICES];
+};
+
+void apply_split_release(struct femint_operator *op)
+{
+  struct apply_split *sp = op->split;
+  op->split_tried = 0;
+  if (!sp) return;
+  apply_split_vectors_destroy(sp, sp->vx);
+  apply_split_vectors_destroy(sp, sp->vy);
+  for (int d = 0; d < sp->npart; d++) {
+    struct split_part *q = &sp->part[d];
+    if (q->h_pack) starpu_data_unregister(q->h_pack);
+    if (q->h_pack_idx) starpu_data_unregister(q->h_pack_idx);
+    for (int e = 0; e < sp->npart; e++) {
+      if (q->h_read_idx[e]) starpu_data_unregister(q->h_read_idx[e]);
+      free(q->read_idx[e]);
+    }
+    femint_host_free(op->ctx, q->pack);
+    free(q->pack_idx);
+    femint_operator_destroy(&q->op);
+  }
+  free(sp);
+  op->split = NULL;
+}
+
+/* The devices a split takes: none for a part, with the CPU workers alone, or unless the option
+ * devices is k >= 2 (by default one device applies: doc/performance-parallel.md); else those of
+ * the first k that operator_part_device allows (of double precision: the apply kernel's). */
+static int split_devices(const struct femint_operator *op, int *dev)
+{
+  const int k = op->plan->opt.devices;
+  int n = 0;
+  if (op->is_part || op->plan->opt.where == FEMINT_WHERE_CPU || k < 2) return 0;
+  for (int d = 0; d < op->ctx->ncl_dev && d < k; d++)
+    if (operator_part_device(op, d, 1)) dev[n++] = d;
+  return n;
+}
+
+/* Part d's ghosts: the modes of its cells outside its range, ascending; mark[] (nmode, zero
+ * on entry and on return) marks them. */
+static int part_ghosts(struct femint_operator *q, char *mark)
+{
+  const struct femint_space *s = q->space;
+  const struct plan *p = q->plan;
+  int64_t n = 0;
+  for (int k = 0; k < p->ncell; k++) {
+    const int c = p->cells[k];
+    for (int64_t l = s->cell_off[c]; l < s->cell_off[c + 1]; l++) {
+      const int64_t g = s->cell_mode[l];
+      if (g >= 0 && (g < q->mlo || g >= q->mhi) && !mark[g]) {
+        mark[g] = 1;
+        n++;
+      }
+    }
+  }
+  q->ghost = malloc(((size_t)n + 1) * sizeof *q->ghost);
+  FEMINT_CHECK(q->ghost, q->ctx, FEMINT_ENOMEM, "femint_operator_apply over devices: out of memory");
+  q->nghost = 0;
+  for (int64_t g = 0; g < s->nmode && q->nghost < n; g++)
+    if (mark[g]) {
+      q->ghost[q->nghost++] = g;
+      mark[g] = 0;
+    }
+  return 0;
+}
+
+/* A task of the exchange: dst (mode: W for a whole pack, RW for a vector's ghosts), src (R),
+ * idx (R) on the home of part op. */
+static int move_task(struct femint_operator *op, struct vec_arg *arg,
+                     enum starpu_data_access_mode mode, starpu_data_handle_t dst,
+                     starpu_data_handle_t src, starpu_data_handle_t idx)
+{
+  struct starpu_task *t = starpu_task_create();
+  t->cl = &femint_cl_vec;
+  t->cl_arg = arg;
+  t->nbuffers = 3;
+  t->handles[0] = dst;
+  t->handles[1] = src;
+  t->handles[2] = idx;
+  t->modes[0] = mode;
+  t->modes[1] = t->modes[2] = STARPU_R;
+  apply_task_home(op, t);
+  return task_submit(op->ctx, t, NULL, "the exchange between devices");
+}
+
+/* The packs and what each part reads of them; owner[g]: the part that owns mode g, at[g]: its
+ * place in that part's pack (-1: none reads it). */
+static int split_exchange_make(struct apply_split *sp, const int64_t *bound, int64_t *at)
+{
+  femint_context_t ctx = sp->op->ctx;
+  const int nc = sp->nc;
+  for (int d = 0; d < sp->npart; d++) {
+    const struct femint_operator *q = sp->part[d].op;
+    for (int64_t j = 0; j < q->nghost; j++) at[q->ghost[j]] = 0;
+  }
+  for (int e = 0; e < sp->npart; e++) {
+    struct split_part *pe = &sp->part[e];
+    for (int64_t g = bound[e]; g < bound[e + 1]; g++)
+      if (at[g] == 0) at[g] = ++pe->npack; /* place + 1 */
+    pe->pack_idx = malloc((2 * (size_t)pe->npack * nc + 2) * sizeof *pe->pack_idx);
+    FEMINT_CHECK(pe->pack_idx && !femint_host_alloc(ctx, ((size_t)pe->npack * nc + 1) * sizeof(double),
+                                                    (void **)&pe->pack),
+                 ctx, FEMINT_ENOMEM, "femint_operator_apply over devices: out of memory");
+    for (int64_t g = bound[e]; g < bound[e + 1]; g++)
+      if (at[g] > 0)
+        for (int c = 0; c < nc; c++) {
+          const int64_t k = (at[g] - 1) * nc + c;
+          pe->pack_idx[2 * k] = k;
+          pe->pack_idx[2 * k + 1] = (g - bound[e]) * nc + c;
+        }
+  }
+  for (int d = 0; d < sp->npart; d++) {
+    struct split_part *pd = &sp->part[d];
+    const struct femint_operator *q = pd->op;
+    /* the ghosts are ascending, and so are the ranges: each owner's run after the other */
+    int64_t j = 0;
+    for (int e = 0; e < sp->npart; e++) {
+      int64_t j1 = j;
+      while (j1 < q->nghost && q->ghost[j1] < bound[e + 1]) j1++;
+      if (j1 == j) continue;
+      pd->nread[e] = (j1 - j) * nc;
+      pd->read_idx[e] = malloc(2 * (size_t)pd->nread[e] * sizeof *pd->read_idx[e]);
+      FEMINT_CHECK(pd->read_idx[e], ctx, FEMINT_ENOMEM,
+                   "femint_operator_apply over devices: out of memory");
+      for (int64_t i = j; i < j1; i++)
+        for (int c = 0; c < nc; c++) {
+          const int64_t k = (i - j) * nc + c;
+          pd->read_idx[e][2 * k] = (pd->own + i) * nc + c;
+          pd->read_idx[e][2 * k + 1] = (at[q->ghost[i]] - 1) * nc + c;
+        }
+      starpu_vector_data_register(&pd->h_read_idx[e], STARPU_MAIN_RAM, (uintptr_t)pd->read_idx[e],
+                                  (uint32_t)(2 * pd->nread[e]), sizeof(int64_t));
+      j = j1;
+    }
+  }
+  for (int e = 0; e < sp->npart; e++) {
+    struct split_part *pe = &sp->part[e];
+    starpu_vector_data_register(&pe->h_pack, STARPU_MAIN_RAM, (uintptr_t)pe->pack,
+                                (uint32_t)(pe->npack * nc + 1), sizeof(double));
+    starpu_vector_data_register(&pe->h_pack_idx, STARPU_MAIN_RAM, (uintptr_t)pe->pack_idx,
+                                (uint32_t)(2 * pe->npack * nc + 2), sizeof(int64_t));
+  }
+  return 0;
+}
+
+/* The parts over the devices dev[0 .. n), their ghosts and exchange. */
+static int split_make(struct femint_operator *op, const int *dev, int n)
+{
+  femint_context_t ctx = op->ctx;
+  const int64_t nmode = op->space->nmode;
+  int64_t bound[FEMINT_MAX_CL_DEVICES + 1];
+  FEMINT_CALL(operator_split_modes(op, n, bound));
+  struct apply_split *sp = op->split = calloc(1, sizeof *sp);
+  FEMINT_CHECK(sp, ctx, FEMINT_ENOMEM, "femint_operator_apply over devices: out of memory");
+  sp->op = op;
+  sp->nc = op->space->ncomp;
+  int64_t b[FEMINT_MAX_CL_DEVICES + 1];
+  b[0] = 0;
+  for (int d = 0; d < n; d++) {
+    if (bound[d] == bound[d + 1]) continue; /* no mode: the device has nothing to do */
+    struct split_part *q = &sp->part[sp->npart];
+    FEMINT_CALL(operator_part_make(op, n, bound[d], bound[d + 1], dev[d], &q->op));
+    q->own = bound[d + 1] - bound[d];
+    b[++sp->npart] = bound[d + 1];
+  }
+  char *mark = calloc((size_t)nmode + 1, 1);
+  int64_t *at = malloc(((size_t)nmode + 1) * sizeof *at);
+  int err = mark && at ? 0 : femint_seterr(ctx, FEMINT_ENOMEM, "femint_operator_apply over devices: out of memory");
+  for (int d = 0; d < sp->npart && !err; d++) err = part_ghosts(sp->part[d].op, mark);
+  if (!err) {
+    for (int64_t g = 0; g < nmode; g++) at[g] = -1;
+    err = split_exchange_make(sp, b, at);
+  }
+  free(mark);
+  free(at);
+  for (int d = 0; d < sp->npart && !err; d++) {
+    const struct femint_operator *q = sp->part[d].op;
+    femint_trace("apply over %d devices: part %d on device %d, %d cells, modes %lld..%lld, %lld "
+                 "ghosts, packs %lld",
+                 sp->npart, d, q->coo_dev, q->plan->ncell, (long long)q->mlo,
+                 (long long)q->mhi - 1, (long long)q->nghost, (long long)sp->part[d].npack);
+  }
+  return err;
+}
+
+int apply_split_prepare(struct femint_operator *op, int form, int *kind, struct apply_split **out)
+{
+  *out = NULL;
+  if (!op->split_tried) {
+    op->split_tried = 1;
+    int dev[FEMINT_MAX_CL_DEVICES];
+    const int n = split_devices(op, dev);
+    if (n < 2) return 0;
+    FEMINT_CALL(apply_check(op, form, kind));
+    const int err = split_make(op, dev, n);
+    if (err) {
+      apply_split_release(op);
+      op->split_tried = 1;
+      return err;
+    }
+  }
+  struct apply_split *sp = op->split;
+  if (!sp) return 0;
+  for (int d = 0; d < sp->npart; d++) {
+    struct femint_operator *q = sp->part[d].op;
+    FEMINT_CALL(apply_prepare(q, form, kind));
+    FEMINT_CHECK(apply_home(q) == q->coo_worker, op->ctx, FEMINT_EOPENCL,
+                 "femint_operator_apply over devices: OpenCL device %d cannot run the vector "
+                 "operations of its part (set the option devices to 1)",
+                 q->coo_dev);
+  }
+  *out = sp;
+  return 0;
+}
+
+int apply_split_nparts(const struct apply_split *sp) { return sp->npart; }
+
+struct femint_operator *apply_split_part(const struct apply_split *sp, int d)
+{
+  return sp->part[d].op;
+}
+
+int apply_split_vectors(struct apply_split *sp, struct femint_vector **v)
+{
+  for (int d = 0; d < sp->npart; d++) {
+    const struct femint_operator *q = sp->part[d].op;
+    if (!v[d]) FEMINT_CALL(vector_create_n(q->space, (sp->part[d].own + q->nghost) * sp->nc, &v[d]));
+  }
+  return 0;
+}
+
+void apply_split_vectors_destroy(struct apply_split *sp, struct femint_vector **v)
+{
+  for (int d = 0; d < sp->npart; d++) femint_vector_destroy(&v[d]);
+}
+
+/* Copy between a host array x of the space's values and part d's vector a: own modes, then,
+ * with ghosts set, the ghosts; to_part: into a. */
+static void part_copy(const struct apply_split *sp, int d, double *x, double *a, int ghosts,
+                      int to_part)
+{
+  const struct femint_operator *q = sp->part[d].op;
+  const int64_t nc = sp->nc, own = sp->part[d].own, n = own + (ghosts ? q->nghost : 0);
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; i++) {
+    const int64_t g = i < own ? q->mlo + i : q->ghost[i - own];
+    for (int64_t c = 0; c < nc; c++) {
+      if (to_part) a[i * nc + c] = x[g * nc + c];
+      else x[g * nc + c] = a[i * nc + c];
+    }
+  }
+}
+
+int apply_split_scatter(struct apply_split *sp, const double *x, struct femint_vector **v)
+{
+  for (int d = 0; d < sp->npart; d++) {
+    double *a;
+    FEMINT_CALL(femint_vector_get_array(v[d], FEMINT_WRITE, &a));
+    part_copy(sp, d, (double *)x, a, 1, 1);
+    a[v[d]->n] = 0;
+    femint_vector_restore_array(v[d], &a);
+  }
+  return 0;
+}
+
+int apply_split_gather(struct apply_split *sp, struct femint_vector **v, double *x)
+{
+  for (int d = 0; d < sp->npart; d++) {
+    double *a;
+    FEMINT_CALL(femint_vector_get_array(v[d], FEMINT_READ, &a));
+    part_copy(sp, d, x, a, 0, 0);
+    femint_vector_restore_array(v[d], &a);
+  }
+  return 0;
+}
+
+int apply_split_exchange(struct apply_split *sp, struct femint_vector **v)
+{
+  femint_context_t ctx = sp->op->ctx;
+  for (int e = 0; e < sp->npart; e++) {
+    struct split_part *pe = &sp->part[e];
+    if (!pe->npack) continue;
+    /* the arguments are set once (tasks of an earlier exchange may still read them) */
+    struct vec_arg *a = &pe->pack_arg;
+    if (!a->ctx)
+      *a = (struct vec_arg){.ctx = ctx, .op = VEC_MOVE, .n = pe->npack * sp->nc,
+                            .kern = apply_vec_kernels(pe->op)};
+    FEMINT_CALL(move_task(pe->op, a, STARPU_W, pe->h_pack, v[e]->h, pe->h_pack_idx));
+  }
+  for (int d = 0; d < sp->npart; d++) {
+    struct split_part *pd = &sp->part[d];
+    for (int e = 0; e < sp->npart; e++) {
+      if (!pd->nread[e]) continue;
+      struct vec_arg *a = &pd->read_arg[e];
+      if (!a->ctx)
+        *a = (struct vec_arg){.ctx = ctx, .op = VEC_MOVE, .n = pd->nread[e],
+                              .kern = apply_vec_kernels(pd->op)};
+      FEMINT_CALL(move_task(pd->op, a, STARPU_RW, v[d]->h, sp->part[e].h_pack, pd->h_read_idx[e]));
+    }
+  }
+  return 0;
+}
+
+/* The first error the exchange's tasks recorded. */
+static int exchange_status(const struct apply_split *sp, const char *who)
+{
+  for (int d = 0; d < sp->npart; d++) {
+    const struct split_part *q = &sp->part[d];
+    for (int e = -1; e < sp->npart; e++) {
+      const struct vec_arg *a = e < 0 ? &q->pack_arg : &q->read_arg[e];
+      if (a->status) return femint_seterr(sp->op->ctx, a->status, "%s: %s", who, a->msg);
+    }
+  }
+  return 0;
+}
+
+int apply_split_status(struct apply_split *sp, const char *who)
+{
+  for (int d = 0; d < sp->npart; d++) FEMINT_CALL(apply_status(sp->part[d].op, who));
+  return exchange_status(sp, who);
+}
+
+int apply_split_run(struct apply_split *sp, int form, int kind, const double *x, double *y,
+                    struct femint_stats *st)
+{
+  static const char who[] = "femint_operator_apply";
+  femint_context_t ctx = sp->op->ctx;
+  FEMINT_CALL(apply_split_vectors(sp, sp->vx));
+  FEMINT_CALL(apply_split_vectors(sp, sp->vy));
+  FEMINT_CALL(apply_split_scatter(sp, x, sp->vx));
+  int ntask = 0;
+  for (int d = 0; d < sp->npart; d++) ntask += apply_nchunk(sp->part[d].op) + 1;
+  struct starpu_task **tasks = calloc((size_t)ntask + 1, sizeof *tasks);
+  FEMINT_CHECK(tasks, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  int err = 0, at = 0;
+  for (int d = 0; d < sp->npart && !err; d++) {
+    const int n = apply_submit(sp->part[d].op, form, kind, sp->vx[d]->h, sp->vy[d], tasks + at, NULL);
+    if (n < 0) err = n;
+    else at += n;
+  }
+  for (int i = 0; i < at; i++) {
+    if (starpu_task_wait(tasks[i]) && !err)
+      err = femint_seterr(ctx, FEMINT_ERUNTIME, "%s: a task failed", who);
+    if (st) stats_task(st, tasks[i], tasks[i]->cl == &femint_cl_apply);
+    starpu_task_destroy(tasks[i]);
+  }
+  free(tasks);
+  if (!err) err = apply_split_status(sp, who);
+  if (!err) err = apply_split_gather(sp, sp->vy, y);
+  return err;
+}

@@ -1,0 +1,168 @@
+/* Test: the matrix-free verbs split over two OpenCL devices (PoCL's CPU device twice,
+ * femint_operator_options.devices = 2; each device owns a range of the DOFs and applies the
+ * cells that touch it, the ghosts exchanged through main memory) give the results of one device:
+ * femint_operator_apply and femint_operator_apply_vector the same bits (each DOF's places summed
+ * in plan order by its owner), the diagonal the same bits, CG the same iterations and the
+ * solution to rounding (the dot products are summed per device); for BP5 (Laplace on the
+ * Gauss-Lobatto nodes, boundary DOFs removed) with and without Jacobi, the mass (BP1) and
+ * elasticity (3 components); both devices run apply tasks; with the CPU workers beside them
+ * (which dmda may give every task) the results to rounding; a solve and an application again on the same operator reuse the
+ * split; an operator over a subset of the cells too. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+/* An operator of form f with devices k (where OpenCL unless any is set). */
+static femint_operator_t make_op(femint_context_t ctx, femint_space_t s, femint_form_t f, int k,
+                                 int any, int rule, const int *cells, int ncells)
+{
+  const struct femint_operator_options o = {.where = any ? FEMINT_WHERE_ANY : FEMINT_WHERE_OPENCL,
+                                            .devices = k, .apply_rule = rule, .cells = cells,
+                                            .ncells = ncells};
+  femint_operator_t op;
+  TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &f, &o, &op));
+  return op;
+}
+
+static double reldiff(const double *a, const double *b, int64_t n)
+{
+  double d = 0, m = 0;
+  for (int64_t i = 0; i < n; i++) {
+    d = fmax(d, fabs(a[i] - b[i]));
+    m = fmax(m, fabs(a[i]));
+  }
+  return m > 0 ? d / m : d;
+}
+
+/* The OpenCL workers that ran apply tasks in st. */
+static int devices_busy(const struct femint_stats *st)
+{
+  int n = 0;
+  for (int w = 0; w < st->nworker; w++) n += st->worker_is_opencl[w] && st->worker_tasks_integrate[w] > 0;
+  return n;
+}
+
+/* y = A x on one and two devices (and again on two), the vector verb and the diagonal: the same
+ * bits; a CG solve on both. */
+static void compare(femint_context_t ctx, const char *name, femint_space_t s, femint_form_t f,
+                    int rule, int any, const int *cells, int ncells, int jacobi)
+{
+  const int64_t n = femint_space_num_dofs(s);
+  femint_operator_t one = make_op(ctx, s, f, 1, 0, rule, cells, ncells);
+  femint_operator_t two = make_op(ctx, s, f, 2, any, rule, cells, ncells);
+  double *x = malloc(n * sizeof *x), *y1 = malloc(n * sizeof *y1), *y2 = malloc(n * sizeof *y2);
+  double *y3 = malloc(n * sizeof *y3);
+  for (int64_t i = 0; i < n; i++) x[i] = drand48() - 0.5;
+  struct femint_stats st;
+  TAP_CALL(ctx, femint_operator_apply(one, 0, x, y1, NULL));
+  TAP_CALL(ctx, femint_operator_apply(two, 0, x, y2, &st));
+  TAP_CALL(ctx, femint_operator_apply(two, 0, x, y3, NULL));
+  const double tol = any ? 1e-13 : 0;
+  const double dapply = fmax(reldiff(y1, y2, n), reldiff(y1, y3, n));
+  tap_ok(dapply <= tol && (any || devices_busy(&st) == 2),
+         "%s: apply on 2 devices%s gives y of 1 device (difference %.2g), twice; devices with "
+         "apply tasks: %d",
+         name, any ? " and the CPU workers" : "", dapply, devices_busy(&st));
+  femint_vector_t vx, vy;
+  TAP_CALL(ctx, femint_vector_create(s, &vx));
+  TAP_CALL(ctx, femint_vector_create(s, &vy));
+  TAP_CALL(ctx, femint_vector_set_values(vx, x));
+  TAP_CALL(ctx, femint_operator_apply_vector(two, 0, vx, vy, NULL));
+  TAP_CALL(ctx, femint_vector_get_values(vy, y2));
+  tap_ok(reldiff(y1, y2, n) <= tol, "%s: apply_vector on 2 devices gives y of 1 device", name);
+  TAP_CALL(ctx, femint_operator_diagonal(one, 0, vy));
+  TAP_CALL(ctx, femint_vector_get_values(vy, y1));
+  TAP_CALL(ctx, femint_operator_diagonal(two, 0, vy));
+  TAP_CALL(ctx, femint_vector_get_values(vy, y2));
+  tap_ok(memcmp(y1, y2, n * sizeof *y1) == 0, "%s: the diagonal on 2 devices is that of 1", name);
+  /* CG from a nonzero guess, twice on the split operator (the second reuses it) */
+  const struct femint_cg_options o = {.rtol = 1e-10, .jacobi = jacobi};
+  struct femint_cg_result r1, r2, r3;
+  for (int64_t i = 0; i < n; i++) y1[i] = y2[i] = y3[i] = 0.01 * x[(i * 7) % n];
+  TAP_CALL(ctx, femint_vector_set_values(vx, x));
+  TAP_CALL(ctx, femint_vector_set_values(vy, y1));
+  TAP_CALL(ctx, femint_operator_cg(one, 0, vx, vy, &o, &r1));
+  TAP_CALL(ctx, femint_vector_get_values(vy, y1));
+  for (int k = 0; k < 2; k++) {
+    TAP_CALL(ctx, femint_vector_set_values(vy, y3));
+    TAP_CALL(ctx, femint_operator_cg(two, 0, vx, vy, &o, k ? &r3 : &r2));
+  }
+  TAP_CALL(ctx, femint_vector_get_values(vy, y2));
+  /* the true residual of the split's solution, by the one-device operator */
+  TAP_CALL(ctx, femint_operator_apply(one, 0, y2, y3, NULL));
+  double rr = 0, bb = 0;
+  for (int64_t i = 0; i < n; i++) {
+    rr += (x[i] - y3[i]) * (x[i] - y3[i]);
+    bb += x[i] * x[i];
+  }
+  const double dsol = reldiff(y1, y2, n), rel = sqrt(rr / bb);
+  tap_ok(r1.converged && r2.converged && abs(r1.iterations - r2.iterations) <= 1 &&
+             (any || (r2.iterations == r3.iterations && r2.rnorm == r3.rnorm)) && dsol < 1e-8 &&
+             rel < 2e-10 &&
+             r2.tasks_opencl > 0 && (any || r2.tasks_cpu > 0),
+         "%s: CG%s on 2 devices: %d iterations (1 device %d), the solution of 1 device to %.2g, "
+         "|b - A x| / |b| = %.2g, tasks %d CPU (sums) + %d OpenCL; the same again",
+         name, jacobi ? " with Jacobi" : "", r2.iterations, r1.iterations, dsol, rel, r2.tasks_cpu,
+         r2.tasks_opencl);
+  femint_vector_destroy(&vx);
+  femint_vector_destroy(&vy);
+  femint_operator_destroy(&one);
+  femint_operator_destroy(&two);
+  free(x);
+  free(y1);
+  free(y2);
+  free(y3);
+}
+
+int main(void)
+{
+  femint_context_t ctx = test_init_two_devices();
+  srand48(5);
+  femint_mesh_t m;
+  TAP_CALL(ctx, femint_mesh_create_box(ctx, FEMINT_HEX, 5, 4, 3, 1.2, 1.0, 0.8, 0.2, 11, &m));
+  femint_space_t s1, s3;
+  TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, 1, NULL, 3, &s1));
+  TAP_CALL(ctx, femint_space_remove_boundary_dofs(s1, 0, NULL));
+  TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, 3, NULL, 2, &s3));
+  TAP_CALL(ctx, femint_space_remove_boundary_dofs(s3, 0, NULL));
+  const double one = 1.0, E = 2.0, nu = 0.3;
+  femint_form_t lap, mass, el;
+  TAP_CALL(ctx, femint_form_create_laplace(ctx, 1, 1, &one, &lap));
+  TAP_CALL(ctx, femint_form_create_mass(ctx, 1, 1, &one, &mass));
+  TAP_CALL(ctx, femint_form_create_elasticity(ctx, 1, &E, &nu, &el));
+  compare(ctx, "BP5, p = 3", s1, lap, 1, 0, NULL, 0, 0);
+  compare(ctx, "BP5, p = 3", s1, lap, 1, 0, NULL, 0, 1);
+  compare(ctx, "BP3, p = 3, 2 devices and the CPU workers", s1, lap, 0, 1, NULL, 0, 1);
+  compare(ctx, "BP1, p = 3", s1, mass, 0, 0, NULL, 0, 0);
+  compare(ctx, "elasticity, p = 2", s3, el, 0, 0, NULL, 0, 1);
+  /* a subset of the cells: the mass on the first 40 (SPD on the DOFs they touch, whose other
+   * rows are zero: a solve is not asked) */
+  int cells[40];
+  for (int i = 0; i < 40; i++) cells[i] = 59 - i;
+  femint_operator_t a = make_op(ctx, s1, mass, 1, 0, 0, cells, 40);
+  femint_operator_t b = make_op(ctx, s1, mass, 2, 0, 0, cells, 40);
+  const int64_t n = femint_space_num_dofs(s1);
+  double *x = malloc(n * sizeof *x), *ya = malloc(n * sizeof *ya), *yb = malloc(n * sizeof *yb);
+  for (int64_t i = 0; i < n; i++) x[i] = drand48();
+  struct femint_stats st;
+  TAP_CALL(ctx, femint_operator_apply(a, 0, x, ya, NULL));
+  TAP_CALL(ctx, femint_operator_apply(b, 0, x, yb, &st));
+  tap_ok(memcmp(ya, yb, n * sizeof *ya) == 0 && devices_busy(&st) == 2,
+         "40 of the 60 cells: apply on 2 devices gives y of 1 device, devices busy %d",
+         devices_busy(&st));
+  femint_operator_destroy(&a);
+  femint_operator_destroy(&b);
+  free(x);
+  free(ya);
+  free(yb);
+  femint_form_destroy(&lap);
+  femint_form_destroy(&mass);
+  femint_form_destroy(&el);
+  femint_space_destroy(&s1);
+  femint_space_destroy(&s3);
+  femint_mesh_destroy(&m);
+  femint_finalize(&ctx);
+  return tap_done();
+}
