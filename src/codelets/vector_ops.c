@@ -35,6 +35,22 @@ static double range_sum(const double *part, int j)
   return s;
 }
 
+/* The buffer of an operation's scalars (s). */
+static int slots_buffer(int op)
+{
+  return op == VEC_CG_UPDATE ? 4 : op == VEC_CG_START ? 3 : 2;
+}
+
+/* put[slot] = the sum over the parts of their published values, in the parts' order. */
+static void gather_sum(struct vec_arg *a)
+{
+  for (int i = 0; i < a->ngather; i++) {
+    double t = 0;
+    for (int d = 0; d < a->nsum; d++) t += a->gather[i].src[d][a->gather[i].slot];
+    a->put[a->gather[i].slot] = t;
+  }
+}
+
 static void vec_cpu(void *buffers[], void *cl_arg)
 {
   struct vec_arg *a = cl_arg;
@@ -42,6 +58,11 @@ static void vec_cpu(void *buffers[], void *cl_arg)
   if (a->counts) __atomic_fetch_add(&a->counts[0], 1, __ATOMIC_RELAXED);
   const int64_t n = a->n;
   double part[3 * VEC_NRANGE];
+  double *slots = a->ngather || a->publish ? VPTR(slots_buffer(a->op)) : NULL;
+  gather_sum(a);
+  for (int i = 0; i < a->ngather; i++) slots[a->gather[i].slot] = a->put[a->gather[i].slot];
+  if (a->op == VEC_MOVE && a->load)
+    memcpy(VPTR(1), a->load, (size_t)a->nload * sizeof(double));
   switch (a->op) {
   case VEC_EV_SUM: { /* y holds the DOFs lo .. lo + n / nc - 1 */
     double *y = VPTR(0);
@@ -139,18 +160,6 @@ static void vec_cpu(void *buffers[], void *cl_arg)
     for (int64_t k = 0; k < n; k++) dst[idx[2 * k]] = src[idx[2 * k + 1]];
     break;
   }
-  case VEC_SLOTS_SUM:
-    for (int j = 0; j < VEC_NSLOT; j++) {
-      if (!(a->sum_slots >> j & 1)) continue;
-      double t = 0;
-      for (int d = 0; d < a->nsum; d++) t += VPTR(d)[j];
-      for (int d = 0; d < a->nsum; d++) VPTR(d)[j] = t;
-    }
-    if (a->with_rr) {
-      VPTR(a->nsum)[0] = VPTR(0)[SLOT_RR];
-      VPTR(a->nsum)[1] = VPTR(0)[SLOT_PQ];
-    }
-    break;
   case VEC_CG_DIRECTION: {
     double *p = VPTR(0);
     const double *z = VPTR(1), *s = VPTR(2);
@@ -160,6 +169,9 @@ static void vec_cpu(void *buffers[], void *cl_arg)
     break;
   }
   }
+  if (a->publish) memcpy(a->publish, slots, VEC_NSLOT * sizeof(double));
+  if (a->op == VEC_MOVE && a->store)
+    memcpy(a->store, VPTR(0), (size_t)a->nstore * sizeof(double));
 }
 
 /* ---- OpenCL ---- */
@@ -254,7 +266,21 @@ static void vec_opencl(void *buffers[], void *cl_arg)
   const cl_int jacobi = a->jacobi, nc = a->nc, np = a->np, in0 = a->in0, in1 = a->in1;
   const size_t ranges = (size_t)VEC_NRANGE * VEC_WG;
   int err = 0;
-  switch (a->op) {
+  /* the sums over the parts into s, and a pack from main memory, before the kernels (put and
+   * load stay until the task ends: its end waits for the queue) */
+  gather_sum(a);
+  const cl_mem slots = a->ngather || a->publish ? DEV(slots_buffer(a->op)) : NULL;
+  for (int i = 0; i < a->ngather && !err; i++) {
+    const size_t at = (size_t)a->gather[i].slot * sizeof(double);
+    if (clEnqueueWriteBuffer(queue, slots, CL_FALSE, at, sizeof(double), &a->put[a->gather[i].slot],
+                             0, NULL, NULL) != CL_SUCCESS)
+      err = femint_seterr(NULL, FEMINT_EOPENCL, WHO ": the sums over the devices not written");
+  }
+  if (!err && a->op == VEC_MOVE && a->load && a->nload > 0 &&
+      clEnqueueWriteBuffer(queue, DEV(1), CL_FALSE, 0, (size_t)a->nload * sizeof(double), a->load,
+                           0, NULL, NULL) != CL_SUCCESS)
+    err = femint_seterr(NULL, FEMINT_EOPENCL, WHO ": a pack not written");
+  switch (err ? -1 : a->op) {
   case VEC_EV_SUM: {
     const double zero = 0;
     cl_mem y = DEV(0);
@@ -319,6 +345,15 @@ static void vec_opencl(void *buffers[], void *cl_arg)
     break;
   }
   }
+  /* the scalars, or a pack, to main memory after the kernels (done when the task ends) */
+  if (!err && a->publish &&
+      clEnqueueReadBuffer(queue, slots, CL_FALSE, 0, VEC_NSLOT * sizeof(double), a->publish, 0,
+                          NULL, NULL) != CL_SUCCESS)
+    err = femint_seterr(NULL, FEMINT_EOPENCL, WHO ": the scalars not read back");
+  if (!err && a->op == VEC_MOVE && a->store && a->nstore > 0 &&
+      clEnqueueReadBuffer(queue, DEV(0), CL_FALSE, 0, (size_t)a->nstore * sizeof(double), a->store,
+                          0, NULL, NULL) != CL_SUCCESS)
+    err = femint_seterr(NULL, FEMINT_EOPENCL, WHO ": a pack not read back");
   err = femint_cl_status(a->ctx, dev, err);
   if (err) {
     a->status = err;

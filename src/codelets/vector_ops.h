@@ -31,13 +31,12 @@ enum vec_op {
                      s[PQ], x += alpha p, r -= alpha q, z = dinv r, s[out] = r . z (r . r),
                      s[RR] = r . r; rr = {r . r, p . q} */
   VEC_CG_DIRECTION, /* p (RW), z (R), s (R): p = z + (s[in0] / s[in1]) p */
-  VEC_MOVE,       /* dst (RW), src (R), idx (R): dst[idx[2 k]] = src[idx[2 k + 1]] for k < n
-                     (values between the parts of a split vector) */
+  VEC_MOVE,       /* dst (RW or W), src (R or W), idx (R): dst[idx[2 k]] = src[idx[2 k + 1]]
+                     for k < n (values between the parts of a split vector); with load, src's
+                     nload values from main memory first; with store, dst's nstore values to
+                     main memory after */
   VEC_NOP,        /* the number of operations with an OpenCL kernel */
-  VEC_COPY,       /* a (R), b (W): b = a, bytes (CPU workers only: the CPU's copy rate) */
-  VEC_SLOTS_SUM   /* s_0 .. s_{nsum - 1} (RW) [, rr (W)] (CPU workers only): each slot of
-                     sum_slots (a bit each) summed over the parts in order and written back to
-                     every part's; with rr, rr = {s[RR], s[PQ]} */
+  VEC_COPY        /* a (R), b (W): b = a, bytes (CPU workers only: the CPU's copy rate) */
 };
 
 /* The OpenCL kernels of the operations on one device (one program), and its partial sums. */
@@ -64,9 +63,21 @@ struct vec_arg {
   int nchunk;                     /* VEC_EV_SUM: chunks, and the DOFs of each, chunk_nu[i]: its */
   const int64_t *chunk_nu;        /* map is udof[nu], ptr[nu + 1], places[ptr[nu]] */
   struct vec_kernels *const *kern; /* [FEMINT_MAX_CL_DEVICES] */
-  int nsum;                       /* VEC_SLOTS_SUM: the parts' slot vectors, */
-  unsigned sum_slots;             /* the slots summed (bit j: slot j), */
-  int with_rr;                    /* and whether rr follows them */
+  /* Over several parts (a split solve; the tasks that published are done first, by declared
+   * dependencies): before the kernels, slot gather[i].slot of s is the sum over the nsum parts
+   * of gather[i].src[part][slot] (written from put[]); after them, s is read into publish (NULL:
+   * not). VEC_MOVE: load, nload and store, nstore (NULL: none). Scalars and packs go through
+   * main memory within the tasks, not as data StarPU moves. */
+  int nsum, ngather;
+  struct vec_gather {
+    int slot;
+    const double *const *src;
+  } gather[2];
+  double put[VEC_NSLOT];
+  double *publish;
+  const double *load;
+  double *store;
+  int64_t nload, nstore;
   int *counts;                    /* NULL, or tasks run counted: [0] CPU, [1] OpenCL */
   int status;
   char msg[128];

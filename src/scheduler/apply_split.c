@@ -5,8 +5,10 @@
  * its own modes: every place of each, summed in plan order, as one device would. A part's vectors
  * hold its own modes, then its ghosts (the other modes of its cells); before an application the
  * ghosts get their owners' values (apply_split_exchange: each part packs the values the others
- * read, each part reads the packs it needs), through main memory, so that what crosses the bus
- * per application is the values on the borders between the ranges. */
+ * read into main memory, each part loads the packs it needs when the packing tasks are done), so
+ * that what crosses the bus per application is the values on the borders between the ranges.
+ * The packs go through main memory within the tasks, ordered by declared dependencies, not as
+ * data that StarPU moves: each of its transfers between devices costs a wait of its own. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,13 +20,14 @@ struct split_part {
   /* its pack: the values of its own modes that other parts read, one after the other */
   int64_t npack;                   /* pairs (place in the pack, value in its vectors) */
   int64_t *pack_idx;
-  double *pack;
-  starpu_data_handle_t h_pack, h_pack_idx;
+  double *pack;                    /* the pack in main memory (pinned) */
+  starpu_data_handle_t h_pack, h_pack_idx; /* the pack on the device (no home), its pairs */
   struct vec_arg pack_arg;
-  /* what it reads from part e: pairs (its ghost value, place in e's pack) */
+  /* what it reads from part e: pairs (its ghost value, place in e's pack), e's pack on its
+   * device (no home) */
   int64_t nread[FEMINT_MAX_CL_DEVICES];
   int64_t *read_idx[FEMINT_MAX_CL_DEVICES];
-  starpu_data_handle_t h_read_idx[FEMINT_MAX_CL_DEVICES];
+  starpu_data_handle_t h_read_idx[FEMINT_MAX_CL_DEVICES], h_recv[FEMINT_MAX_CL_DEVICES];
   struct vec_arg read_arg[FEMINT_MAX_CL_DEVICES];
 };
 
@@ -44,10 +47,11 @@ void apply_split_release(struct femint_operator *op)
   apply_split_vectors_destroy(sp, sp->vy);
   for (int d = 0; d < sp->npart; d++) {
     struct split_part *q = &sp->part[d];
-    if (q->h_pack) starpu_data_unregister(q->h_pack);
+    if (q->h_pack) starpu_data_unregister_no_coherency(q->h_pack);
     if (q->h_pack_idx) starpu_data_unregister(q->h_pack_idx);
     for (int e = 0; e < sp->npart; e++) {
       if (q->h_read_idx[e]) starpu_data_unregister(q->h_read_idx[e]);
+      if (q->h_recv[e]) starpu_data_unregister_no_coherency(q->h_recv[e]);
       free(q->read_idx[e]);
     }
     femint_host_free(op->ctx, q->pack);
@@ -99,11 +103,14 @@ static int part_ghosts(struct femint_operator *q, char *mark)
   return 0;
 }
 
-/* A task of the exchange: dst (mode: W for a whole pack, RW for a vector's ghosts), src (R),
- * idx (R) on the home of part op. */
+/* A task of the exchange on the home of part op: dst (mode: W for a whole pack, RW for a
+ * vector's ghosts), src (mode: R, or W when the task loads it), idx (R); after the tasks deps[0
+ * .. ndep) end; kept in *slot (to be waited for and destroyed) unless it is NULL. */
 static int move_task(struct femint_operator *op, struct vec_arg *arg,
                      enum starpu_data_access_mode mode, starpu_data_handle_t dst,
-                     starpu_data_handle_t src, starpu_data_handle_t idx)
+                     enum starpu_data_access_mode smode, starpu_data_handle_t src,
+                     starpu_data_handle_t idx, struct starpu_task **deps, int ndep,
+                     struct starpu_task **slot)
 {
   struct starpu_task *t = starpu_task_create();
   t->cl = &femint_cl_vec;
@@ -113,9 +120,11 @@ static int move_task(struct femint_operator *op, struct vec_arg *arg,
   t->handles[1] = src;
   t->handles[2] = idx;
   t->modes[0] = mode;
-  t->modes[1] = t->modes[2] = STARPU_R;
+  t->modes[1] = smode;
+  t->modes[2] = STARPU_R;
   apply_task_home(op, t);
-  return task_submit(op->ctx, t, NULL, "the exchange between devices");
+  if (ndep) starpu_task_declare_deps_array(t, (unsigned)ndep, deps);
+  return task_submit(op->ctx, t, slot, "the exchange between devices");
 }
 
 /* The packs and what each part reads of them; owner[g]: the part that owns mode g, at[g]: its
@@ -165,13 +174,15 @@ static int split_exchange_make(struct apply_split *sp, const int64_t *bound, int
         }
       starpu_vector_data_register(&pd->h_read_idx[e], STARPU_MAIN_RAM, (uintptr_t)pd->read_idx[e],
                                   (uint32_t)(2 * pd->nread[e]), sizeof(int64_t));
+      starpu_vector_data_register(&pd->h_recv[e], -1, 0,
+                                  (uint32_t)(sp->part[e].npack * nc + 1), sizeof(double));
       j = j1;
     }
   }
   for (int e = 0; e < sp->npart; e++) {
     struct split_part *pe = &sp->part[e];
-    starpu_vector_data_register(&pe->h_pack, STARPU_MAIN_RAM, (uintptr_t)pe->pack,
-                                (uint32_t)(pe->npack * nc + 1), sizeof(double));
+    starpu_vector_data_register(&pe->h_pack, -1, 0, (uint32_t)(pe->npack * nc + 1),
+                                sizeof(double));
     starpu_vector_data_register(&pe->h_pack_idx, STARPU_MAIN_RAM, (uintptr_t)pe->pack_idx,
                                 (uint32_t)(2 * pe->npack * nc + 2), sizeof(int64_t));
   }
@@ -309,18 +320,22 @@ int apply_split_gather(struct apply_split *sp, struct femint_vector **v, double 
   return 0;
 }
 
-int apply_split_exchange(struct apply_split *sp, struct femint_vector **v)
+int apply_split_exchange(struct apply_split *sp, struct femint_vector **v,
+                         struct starpu_task **packs)
 {
   femint_context_t ctx = sp->op->ctx;
   for (int e = 0; e < sp->npart; e++) {
     struct split_part *pe = &sp->part[e];
+    packs[e] = NULL;
     if (!pe->npack) continue;
     /* the arguments are set once (tasks of an earlier exchange may still read them) */
     struct vec_arg *a = &pe->pack_arg;
     if (!a->ctx)
       *a = (struct vec_arg){.ctx = ctx, .op = VEC_MOVE, .n = pe->npack * sp->nc,
-                            .kern = apply_vec_kernels(pe->op)};
-    FEMINT_CALL(move_task(pe->op, a, STARPU_W, pe->h_pack, v[e]->h, pe->h_pack_idx));
+                            .kern = apply_vec_kernels(pe->op), .store = pe->pack,
+                            .nstore = pe->npack * sp->nc};
+    FEMINT_CALL(move_task(pe->op, a, STARPU_W, pe->h_pack, STARPU_R, v[e]->h, pe->h_pack_idx, NULL,
+                          0, &packs[e]));
   }
   for (int d = 0; d < sp->npart; d++) {
     struct split_part *pd = &sp->part[d];
@@ -329,8 +344,10 @@ int apply_split_exchange(struct apply_split *sp, struct femint_vector **v)
       struct vec_arg *a = &pd->read_arg[e];
       if (!a->ctx)
         *a = (struct vec_arg){.ctx = ctx, .op = VEC_MOVE, .n = pd->nread[e],
-                              .kern = apply_vec_kernels(pd->op)};
-      FEMINT_CALL(move_task(pd->op, a, STARPU_RW, v[d]->h, sp->part[e].h_pack, pd->h_read_idx[e]));
+                              .kern = apply_vec_kernels(pd->op), .load = sp->part[e].pack,
+                              .nload = sp->part[e].npack * sp->nc};
+      FEMINT_CALL(move_task(pd->op, a, STARPU_RW, v[d]->h, STARPU_W, pd->h_recv[e],
+                            pd->h_read_idx[e], &packs[e], 1, NULL));
     }
   }
   return 0;

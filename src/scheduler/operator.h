@@ -319,8 +319,10 @@ void apply_split_vectors_destroy(struct apply_split *sp, struct femint_vector **
  * the own modes' back into one. */
 int apply_split_scatter(struct apply_split *sp, const double *x, struct femint_vector **v);
 int apply_split_gather(struct apply_split *sp, struct femint_vector **v, double *x);
-/* Submit the exchange of v's ghosts: each part's from their owners. */
-int apply_split_exchange(struct apply_split *sp, struct femint_vector **v);
+/* Submit the exchange of v's ghosts: each part's from their owners; packs[part] the packing
+ * tasks (NULL where none), for the caller to wait for and destroy. */
+int apply_split_exchange(struct apply_split *sp, struct femint_vector **v,
+                         struct starpu_task **packs);
 /* The first error the parts' apply tasks and the exchange recorded (its message naming who). */
 int apply_split_status(struct apply_split *sp, const char *who);
 

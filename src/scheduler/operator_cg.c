@@ -103,8 +103,10 @@ int femint_operator_diagonal(femint_operator_t op, int form, femint_vector_t d)
 /* ---- conjugate gradients ---- */
 
 /* A solve's work on one part of the operator (the operator itself on one device): its vectors,
- * its scalars, the arguments of its tasks (start, dot, update and direction of even and odd
- * iterations). */
+ * its scalars, the arguments of its tasks (start, dot, update of the first and of even and odd
+ * iterations, direction of even and odd ones). Over several parts, its partial dot products
+ * published in main memory by the tasks that make them (start, dot, update), and those tasks,
+ * kept until the tasks that sum them are submitted and the solve has read them. */
 struct cg_part {
   femint_operator_t op;
   struct femint_vector *b, *x;   /* the caller's (one part), or the part's copies */
@@ -112,26 +114,33 @@ struct cg_part {
   double s[VEC_NSLOT];
   double rr[2];                  /* over several parts: the part's own, not read */
   starpu_data_handle_t hs, hrr;
-  struct vec_arg start, dot, update[2], direction[2];
+  struct vec_arg start, dot, update[2], update0, direction[2];
+  double pub_start[VEC_NSLOT], pub_dot[VEC_NSLOT], pub_upd[VEC_NSLOT];
+  struct starpu_task *t_start, *t_dot[2], *t_upd[2], *t_pack[3];
 };
 
 /* The work of one solve: its parts, the residuals read back. Over several devices each part's
- * dot products are summed over the parts by a task of the CPU workers (VEC_SLOTS_SUM) that
- * writes the sums back to every part, and the ghosts of p are exchanged before each
- * application. */
+ * tasks sum the parts' published partials before their kernels (struct vec_arg's gather), the
+ * tasks that use a sum declared dependent on those that published its terms, and the ghosts of
+ * p are exchanged before each application: nothing but the borders' values and the scalars
+ * crosses between the devices, and StarPU moves no data between them. */
 struct cg {
   femint_operator_t op;
   struct apply_split *sp;        /* NULL: one part, the operator */
   int form, kind, jacobi, np;
   struct cg_part part[FEMINT_MAX_CL_DEVICES];
-  double rr[2][2];               /* r . r and p . A p of two iterations in turn */
+  const double *src_start[FEMINT_MAX_CL_DEVICES], *src_dot[FEMINT_MAX_CL_DEVICES],
+      *src_upd[FEMINT_MAX_CL_DEVICES];
+  double rr[2][2];               /* one part: r . r and p . A p of two iterations in turn */
   starpu_data_handle_t hrr[2];
-  struct vec_arg sum[3];         /* the sums after the start, the dot and the update */
   int counts[2];                 /* tasks run on CPU and OpenCL workers */
 };
 
+/* A task on part q's home, after deps[0 .. ndep); kept in *slot (over several parts, the tasks
+ * whose results others sum) or detached (slot NULL). */
 static int cg_task(struct cg_part *q, struct vec_arg *arg, int n, const starpu_data_handle_t *h,
-                   const enum starpu_data_access_mode *m)
+                   const enum starpu_data_access_mode *m, struct starpu_task **deps, int ndep,
+                   struct starpu_task **slot)
 {
   struct starpu_task *t = starpu_task_create();
   t->cl = &femint_cl_vec;
@@ -142,38 +151,32 @@ static int cg_task(struct cg_part *q, struct vec_arg *arg, int n, const starpu_d
     t->modes[i] = m[i];
   }
   apply_task_home(q->op, t);
-  return task_submit(q->op->ctx, t, NULL, "femint_operator_cg");
+  if (ndep) starpu_task_declare_deps_array(t, (unsigned)ndep, deps);
+  return task_submit(q->op->ctx, t, slot, "femint_operator_cg");
 }
 
-/* Over several parts: the slots (a bit each) of every part's scalars summed, and with rr (not
- * NULL) rr = {r . r, p . A p}. */
-static int cg_sum(struct cg *c, struct vec_arg *arg, unsigned slots, starpu_data_handle_t rr)
+/* Wait for a kept task and destroy it (NULL: none); 1 when it failed. */
+static int cg_drop(struct starpu_task **t)
 {
-  if (c->np == 1) return 0;
-  *arg = (struct vec_arg){.ctx = c->op->ctx, .op = VEC_SLOTS_SUM, .nsum = c->np,
-                          .sum_slots = slots, .with_rr = rr != NULL, .counts = c->counts};
-  struct starpu_task *t = starpu_task_create();
-  t->cl = &femint_cl_vec;
-  t->cl_arg = arg;
-  t->where = STARPU_CPU;
-  t->nbuffers = c->np + (rr != NULL);
-  for (int d = 0; d < c->np; d++) {
-    t->handles[d] = c->part[d].hs;
-    t->modes[d] = STARPU_RW;
-  }
-  if (rr) {
-    t->handles[c->np] = rr;
-    t->modes[c->np] = STARPU_W;
-  }
-  return task_submit(c->op->ctx, t, NULL, "femint_operator_cg");
+  if (!*t) return 0;
+  const int failed = starpu_task_wait(*t) != 0;
+  starpu_task_destroy(*t);
+  *t = NULL;
+  return failed;
 }
 
-/* y = A v on every part (v's ghosts brought from their owners first) */
-static int cg_apply_parts(struct cg *c, int which_v, int which_y)
+/* y = A v on every part (v's ghosts brought from their owners first, the packing tasks kept in
+ * t_pack[pack]) */
+static int cg_apply_parts(struct cg *c, int which_v, int which_y, int pack)
 {
   struct femint_vector *v[FEMINT_MAX_CL_DEVICES];
+  struct starpu_task *packs[FEMINT_MAX_CL_DEVICES];
   for (int d = 0; d < c->np; d++) v[d] = which_v ? c->part[d].p : c->part[d].x;
-  if (c->sp) FEMINT_CALL(apply_split_exchange(c->sp, v));
+  if (c->sp) {
+    const int err = apply_split_exchange(c->sp, v, packs);
+    for (int d = 0; d < c->np; d++) c->part[d].t_pack[pack] = packs[d];
+    FEMINT_CALL(err);
+  }
   for (int d = 0; d < c->np; d++) {
     struct cg_part *q = &c->part[d];
     const int n = apply_submit(q->op, c->form, c->kind, v[d]->h, which_y ? q->q : q->r, NULL,
@@ -183,44 +186,66 @@ static int cg_apply_parts(struct cg *c, int which_v, int which_y)
   return 0;
 }
 
-/* q = A p and s[PQ] = p . q */
-static int cg_apply(struct cg *c)
+/* q = A p and s[PQ] = p . q (over several parts: each its own, published), for iteration k */
+static int cg_apply(struct cg *c, int k)
 {
-  FEMINT_CALL(cg_apply_parts(c, 1, 1));
+  FEMINT_CALL(cg_apply_parts(c, 1, 1, k & 1));
   static const enum starpu_data_access_mode m[3] = {STARPU_R, STARPU_R, STARPU_RW};
   for (int d = 0; d < c->np; d++) {
     struct cg_part *q = &c->part[d];
     const starpu_data_handle_t h[3] = {q->p->h, q->q->h, q->hs};
-    FEMINT_CALL(cg_task(q, &q->dot, 3, h, m));
+    FEMINT_CALL(cg_task(q, &q->dot, 3, h, m, NULL, 0, c->sp ? &q->t_dot[k & 1] : NULL));
   }
-  return cg_sum(c, &c->sum[1], 1u << SLOT_PQ, NULL);
+  return 0;
 }
 
-/* iteration k: x += alpha p, r -= alpha q, z = dinv r, then p = z + beta p */
+/* iteration k: x += alpha p, r -= alpha q, z = dinv r, then p = z + beta p; over several parts
+ * each update after every part's dot product, each direction after every part's update */
 static int cg_step(struct cg *c, int k)
 {
   static const enum starpu_data_access_mode mu[8] = {STARPU_RW, STARPU_RW, STARPU_R, STARPU_R,
                                                      STARPU_RW, STARPU_W, STARPU_R, STARPU_W};
+  struct starpu_task *deps[FEMINT_MAX_CL_DEVICES];
+  for (int e = 0; e < c->np; e++) deps[e] = c->part[e].t_dot[k & 1];
   for (int d = 0; d < c->np; d++) {
     struct cg_part *q = &c->part[d];
     const starpu_data_handle_t hu[8] = {q->x->h, q->r->h, q->p->h, q->q->h, q->hs,
                                         c->np == 1 ? c->hrr[k & 1] : q->hrr,
                                         c->jacobi ? q->dinv->h : NULL, c->jacobi ? q->z->h : NULL};
-    FEMINT_CALL(cg_task(q, &q->update[k & 1], c->jacobi ? 8 : 6, hu, mu));
+    FEMINT_CALL(cg_task(q, k == 0 && c->sp ? &q->update0 : &q->update[k & 1], c->jacobi ? 8 : 6,
+                        hu, mu, deps, c->sp ? c->np : 0, c->sp ? &q->t_upd[k & 1] : NULL));
   }
-  const int out = k & 1 ? SLOT_RZ0 : SLOT_RZ1;
-  FEMINT_CALL(cg_sum(c, &c->sum[2], 1u << out | 1u << SLOT_RR, c->hrr[k & 1]));
+  for (int e = 0; e < c->np; e++) deps[e] = c->part[e].t_upd[k & 1];
   static const enum starpu_data_access_mode md[3] = {STARPU_RW, STARPU_R, STARPU_R};
   for (int d = 0; d < c->np; d++) {
     struct cg_part *q = &c->part[d];
     const starpu_data_handle_t hd[3] = {q->p->h, c->jacobi ? q->z->h : q->r->h, q->hs};
-    FEMINT_CALL(cg_task(q, &q->direction[k & 1], 3, hd, md));
+    FEMINT_CALL(cg_task(q, &q->direction[k & 1], 3, hd, md, deps, c->sp ? c->np : 0, NULL));
   }
   return 0;
 }
 
+/* Over several parts: wait for the tasks of iteration k kept and destroy them. */
+static void cg_drop_iteration(struct cg *c, int k)
+{
+  for (int d = 0; d < c->np; d++) {
+    cg_drop(&c->part[d].t_upd[k & 1]);
+    cg_drop(&c->part[d].t_dot[k & 1]);
+    cg_drop(&c->part[d].t_pack[k & 1]);
+  }
+}
+
 static void cg_release(struct cg *c)
 {
+  for (int d = 0; d < c->np; d++) {
+    struct cg_part *q = &c->part[d];
+    cg_drop(&q->t_start);
+    for (int i = 0; i < 3; i++) cg_drop(&q->t_pack[i]);
+    for (int i = 0; i < 2; i++) {
+      cg_drop(&q->t_dot[i]);
+      cg_drop(&q->t_upd[i]);
+    }
+  }
   for (int d = 0; d < c->np; d++) {
     struct cg_part *q = &c->part[d];
     if (c->sp) {
@@ -244,9 +269,10 @@ static int cg_status(struct cg *c)
 {
   for (int d = 0; d < c->np; d++) {
     const struct cg_part *q = &c->part[d];
-    const struct vec_arg *args[6] = {&q->start, &q->dot, &q->update[0], &q->update[1],
-                                     &q->direction[0], &q->direction[1]};
-    for (int i = 0; i < 6; i++)
+    const struct vec_arg *args[7] = {&q->start,          &q->dot,          &q->update[0],
+                                     &q->update[1],      &q->update0,      &q->direction[0],
+                                     &q->direction[1]};
+    for (int i = 0; i < 7; i++)
       if (args[i]->status)
         return femint_seterr(c->op->ctx, args[i]->status, "femint_operator_cg: %s", args[i]->msg);
   }
@@ -265,8 +291,7 @@ static int cg_vectors(struct cg *c, size_t off)
   return err;
 }
 
-/* Part d's inverse of its diagonal (Jacobi), its scalars and its tasks'
- * arguments. */
+/* Part d's inverse of its diagonal (Jacobi), its scalars and its tasks' arguments. */
 static int cg_part_setup(struct cg *c, int d)
 {
   struct cg_part *q = &c->part[d];
@@ -283,7 +308,8 @@ static int cg_part_setup(struct cg *c, int d)
   starpu_vector_data_register(&q->hs, STARPU_MAIN_RAM, (uintptr_t)q->s, VEC_NSLOT, sizeof(double));
   starpu_vector_data_register(&q->hrr, STARPU_MAIN_RAM, (uintptr_t)q->rr, 2, sizeof(double));
   const struct vec_arg base = {.ctx = c->op->ctx, .n = n, .jacobi = c->jacobi,
-                               .kern = apply_vec_kernels(q->op), .counts = c->counts};
+                               .kern = apply_vec_kernels(q->op), .counts = c->counts,
+                               .nsum = c->np};
   q->start = base;
   q->start.op = VEC_CG_START;
   q->start.out = SLOT_RZ0;
@@ -300,6 +326,21 @@ static int cg_part_setup(struct cg *c, int d)
     q->direction[k].op = VEC_CG_DIRECTION;
     q->direction[k].in0 = next;
     q->direction[k].in1 = cur;
+    if (!c->sp) continue;
+    /* the sums: p . A p before an update, the new r . z before a direction (the current one
+     * summed by the direction before, or, for the first update, from the start's) */
+    q->update[k].ngather = 1;
+    q->update[k].gather[0] = (struct vec_gather){SLOT_PQ, c->src_dot};
+    q->update[k].publish = q->pub_upd;
+    q->direction[k].ngather = 1;
+    q->direction[k].gather[0] = (struct vec_gather){next, c->src_upd};
+  }
+  q->update0 = q->update[0];
+  if (c->sp) {
+    q->start.publish = q->pub_start;
+    q->dot.publish = q->pub_dot;
+    q->update0.ngather = 2;
+    q->update0.gather[1] = (struct vec_gather){SLOT_RZ0, c->src_start};
   }
   return 0;
 }
@@ -309,7 +350,12 @@ static int cg_part_setup(struct cg *c, int d)
 static int cg_setup(struct cg *c, struct femint_vector *b, struct femint_vector *x)
 {
   c->np = c->sp ? apply_split_nparts(c->sp) : 1;
-  for (int d = 0; d < c->np; d++) c->part[d].op = c->sp ? apply_split_part(c->sp, d) : c->op;
+  for (int d = 0; d < c->np; d++) {
+    c->part[d].op = c->sp ? apply_split_part(c->sp, d) : c->op;
+    c->src_start[d] = c->part[d].pub_start;
+    c->src_dot[d] = c->part[d].pub_dot;
+    c->src_upd[d] = c->part[d].pub_upd;
+  }
   for (int i = 0; i < 2; i++)
     starpu_vector_data_register(&c->hrr[i], STARPU_MAIN_RAM, (uintptr_t)c->rr[i], 2, sizeof(double));
   if (!c->sp) {
@@ -345,25 +391,74 @@ static int cg_setup(struct cg *c, struct femint_vector *b, struct femint_vector 
   return 0;
 }
 
-/* The iterations from x: r = b - A x, then until |r| <= target (or max_it when fixed). */
-static int cg_iterate(struct cg *c, const struct femint_cg_options *o, struct femint_cg_result *res)
+/* The sums of slot over the parts' published values (src). */
+static double cg_total(const struct cg *c, const double *const *src, int slot)
 {
-  femint_context_t ctx = c->op->ctx;
-  FEMINT_CALL(cg_apply_parts(c, 0, 0));
+  double t = 0;
+  for (int d = 0; d < c->np; d++) t += src[d][slot];
+  return t;
+}
+
+/* r = b - A x; |b|^2 and |r|^2 into bb and rr. */
+static int cg_start(struct cg *c, double *bb, double *rr)
+{
+  FEMINT_CALL(cg_apply_parts(c, 0, 0, 2));
   static const enum starpu_data_access_mode ms[6] = {STARPU_R, STARPU_RW, STARPU_W,
                                                      STARPU_RW, STARPU_R, STARPU_W};
   for (int d = 0; d < c->np; d++) {
     struct cg_part *q = &c->part[d];
     const starpu_data_handle_t hs[6] = {q->b->h, q->r->h, q->p->h, q->hs,
                                         c->jacobi ? q->dinv->h : NULL, c->jacobi ? q->z->h : NULL};
-    FEMINT_CALL(cg_task(q, &q->start, c->jacobi ? 6 : 4, hs, ms));
+    FEMINT_CALL(cg_task(q, &q->start, c->jacobi ? 6 : 4, hs, ms, NULL, 0,
+                        c->sp ? &q->t_start : NULL));
   }
-  FEMINT_CALL(cg_sum(c, &c->sum[0], 1u << SLOT_RZ0 | 1u << SLOT_RR | 1u << SLOT_BB, NULL));
+  if (c->sp) {
+    int failed = 0;
+    for (int d = 0; d < c->np; d++) {
+      failed |= cg_drop(&c->part[d].t_start);
+      failed |= cg_drop(&c->part[d].t_pack[2]);
+    }
+    FEMINT_CHECK(!failed, c->op->ctx, FEMINT_ERUNTIME, "femint_operator_cg: a task failed");
+    *bb = cg_total(c, c->src_start, SLOT_BB);
+    *rr = cg_total(c, c->src_start, SLOT_RR);
+    return 0;
+  }
   if (starpu_data_acquire(c->part[0].hs, STARPU_R))
-    return femint_seterr(ctx, FEMINT_ERUNTIME, "femint_operator_cg: cannot read the residual");
-  res->bnorm = sqrt(c->part[0].s[SLOT_BB]);
-  res->rnorm = res->rnorm0 = sqrt(c->part[0].s[SLOT_RR]);
+    return femint_seterr(c->op->ctx, FEMINT_ERUNTIME, "femint_operator_cg: cannot read the residual");
+  *bb = c->part[0].s[SLOT_BB];
+  *rr = c->part[0].s[SLOT_RR];
   starpu_data_release(c->part[0].hs);
+  return 0;
+}
+
+/* r . r and p . A p of iteration k. */
+static int cg_read(struct cg *c, int k, double *rr, double *pq)
+{
+  if (c->sp) {
+    int failed = 0;
+    for (int d = 0; d < c->np; d++) failed |= cg_drop(&c->part[d].t_upd[k & 1]);
+    FEMINT_CHECK(!failed, c->op->ctx, FEMINT_ERUNTIME, "femint_operator_cg: a task failed");
+    *rr = cg_total(c, c->src_upd, SLOT_RR);
+    *pq = c->part[0].pub_upd[SLOT_PQ]; /* the sum, gathered before the update */
+    cg_drop_iteration(c, k);
+    return 0;
+  }
+  if (starpu_data_acquire(c->hrr[k & 1], STARPU_R))
+    return femint_seterr(c->op->ctx, FEMINT_ERUNTIME, "femint_operator_cg: cannot read the residual");
+  *rr = c->rr[k & 1][0];
+  *pq = c->rr[k & 1][1];
+  starpu_data_release(c->hrr[k & 1]);
+  return 0;
+}
+
+/* The iterations from x: r = b - A x, then until |r| <= target (or max_it when fixed). */
+static int cg_iterate(struct cg *c, const struct femint_cg_options *o, struct femint_cg_result *res)
+{
+  femint_context_t ctx = c->op->ctx;
+  double bb = 0, rr0 = 0;
+  FEMINT_CALL(cg_start(c, &bb, &rr0));
+  res->bnorm = sqrt(bb);
+  res->rnorm = res->rnorm0 = sqrt(rr0);
   FEMINT_CALL(cg_status(c));
   FEMINT_CHECK(isfinite(res->bnorm), ctx, FEMINT_EINVAL,
                "femint_operator_cg: b holds values that are not finite (|b| = %g)", res->bnorm);
@@ -385,14 +480,12 @@ static int cg_iterate(struct cg *c, const struct femint_cg_options *o, struct fe
   const double target = o->rtol * res->bnorm;
   res->converged = res->rnorm <= target;
   if ((res->converged && !o->fixed) || o->max_it == 0) return 0;
-  FEMINT_CALL(cg_apply(c));
+  FEMINT_CALL(cg_apply(c, 0));
   for (int k = 0; k < o->max_it; k++) {
     FEMINT_CALL(cg_step(c, k));
-    if (k + 1 < o->max_it) FEMINT_CALL(cg_apply(c));
-    if (starpu_data_acquire(c->hrr[k & 1], STARPU_R))
-      return femint_seterr(ctx, FEMINT_ERUNTIME, "femint_operator_cg: cannot read the residual");
-    const double rr = c->rr[k & 1][0], pq = c->rr[k & 1][1];
-    starpu_data_release(c->hrr[k & 1]);
+    if (k + 1 < o->max_it) FEMINT_CALL(cg_apply(c, k + 1));
+    double rr = 0, pq = 0;
+    FEMINT_CALL(cg_read(c, k, &rr, &pq));
     res->iterations = k + 1;
     FEMINT_CHECK(pq > 0 && isfinite(pq) && isfinite(rr), ctx, FEMINT_ESOLVE,
                  "femint_operator_cg: p^T A p = %g at iteration %d: the operator (form %d) is not "
