@@ -28,7 +28,7 @@ if ! "$FEMINT" info >info.txt 2>&1 || ! grep -q " [1-9][0-9]* OpenCL worker" inf
   echo "1..0 # SKIP no OpenCL worker here"
   exit 0
 fi
-echo "1..18"
+echo "1..19"
 
 # femint with device 0 failing; the eager scheduler gives the device tasks before it fails
 faulty() { FEMINT_FAULT_DEVICE=0 STARPU_SCHED=eager "$FEMINT" "$@"; }
@@ -85,6 +85,13 @@ if STARPU_NOPENCL=2 POCL_DEVICES="pthread pthread" "$FEMINT" info 2>&1 | grep -q
   r=$?
   ok $r "two devices, BP3 CG: device 1 solves it"
   [ $r -eq 0 ] || { echo "# exit status $st"; diag bp2.err bp2.json; }
+  two bp --problem bp5 --order 3 --mesh box:3,3,3 --runs 1 --solves 1 --devices 2 --json \
+    >bp3.json 2>bp3.err
+  st=$?
+  [ $st -eq 0 ] && warned bp3.err && converged bp3.json
+  r=$?
+  ok $r "two devices, BP5 split over both (--devices 2): device 0 fails, device 1 solves it"
+  [ $r -eq 0 ] || { echo "# exit status $st"; diag bp3.err bp3.json; }
   two run --mesh box:4,4,2 --order 2 --assembly coo --output two.mtx >two.out 2>two.err
   st=$?
   [ $st -eq 0 ] && grep -q "^result *PASS" two.out && warned two.err && same_matrix two.mtx cpu-prism.mtx
@@ -113,7 +120,7 @@ if STARPU_NOPENCL=2 POCL_DEVICES="pthread pthread" "$FEMINT" info 2>&1 | grep -q
   ok $r "FEMINT_DEVICE_MEMORY=1e6 on two devices: the COO sums in main memory, with a warning, the matrix of the CPU workers"
   [ $r -eq 0 ] || { echo "# exit status $st"; diag small.err small.out; }
 else
-  for what in residual "BP3 CG" "COO sums" "COO split" "FEMINT_DEVICE_MEMORY"; do
+  for what in residual "BP3 CG" "BP5 split" "COO sums" "COO split" "FEMINT_DEVICE_MEMORY"; do
     skip "two devices, $what" "PoCL does not give two devices here"
   done
 fi

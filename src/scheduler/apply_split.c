@@ -9,6 +9,7 @@
  * that what crosses the bus per application is the values on the borders between the ranges.
  * The packs go through main memory within the tasks, ordered by declared dependencies, not as
  * data that StarPU moves: each of its transfers between devices costs a wait of its own. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -250,10 +251,16 @@ int apply_split_prepare(struct femint_operator *op, int form, int *kind, struct 
   for (int d = 0; d < sp->npart; d++) {
     struct femint_operator *q = sp->part[d].op;
     FEMINT_CALL(apply_prepare(q, form, kind));
-    FEMINT_CHECK(apply_home(q) == q->coo_worker, op->ctx, FEMINT_EOPENCL,
-                 "femint_operator_apply over devices: OpenCL device %d cannot run the vector "
-                 "operations of its part (set the option devices to 1)",
-                 q->coo_dev);
+    if (apply_home(q) != q->coo_worker) {
+      /* its vector kernels did not build there: one device applies instead */
+      fprintf(stderr,
+              "femint: warning: femint_operator_apply over %d devices: OpenCL device %d cannot "
+              "run the vector operations of its part; one device applies instead\n",
+              sp->npart, q->coo_dev);
+      apply_split_release(op);
+      op->split_tried = 1;
+      return 0;
+    }
   }
   *out = sp;
   return 0;

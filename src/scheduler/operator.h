@@ -303,7 +303,8 @@ int operator_part_make(struct femint_operator *op, int nparts, int64_t mlo, int6
 /* apply_split.c: femint_operator_apply and femint_operator_cg over several devices. */
 struct apply_split;
 /* The split of the operator for form (checked, *kind its kind) into *sp, made on the first call:
- * NULL when the verbs run on one device (one device allowed or able, or op a part). */
+ * NULL when the verbs run on one device (one device allowed or able, op a part, or a part's
+ * device without the vector kernels: a warning). */
 int apply_split_prepare(struct femint_operator *op, int form, int *kind, struct apply_split **sp);
 void apply_split_release(struct femint_operator *op);
 /* y = A x of host arrays of the space's values (st may be NULL). */

@@ -14,6 +14,29 @@
 #include "codelets/vector_ops.h"
 #include "operator.h"
 
+/* y = A x once: over several devices through main memory (apply_split_run), else on the
+ * vectors' home. */
+static int apply_vector_once(femint_operator_t op, int form, femint_vector_t x, femint_vector_t y,
+                             struct femint_stats *st)
+{
+  int kind;
+  struct apply_split *sp;
+  FEMINT_CALL(apply_split_prepare(op, form, &kind, &sp));
+  if (!sp) {
+    FEMINT_CALL(apply_prepare(op, form, &kind));
+    return apply_wait(op, form, kind, x->h, y, st);
+  }
+  double *xa, *ya;
+  FEMINT_CALL(femint_vector_get_array(x, FEMINT_READ, &xa));
+  int err = femint_vector_get_array(y, FEMINT_WRITE, &ya);
+  if (!err) {
+    err = apply_split_run(sp, form, kind, xa, ya, st);
+    femint_vector_restore_array(y, &ya);
+  }
+  femint_vector_restore_array(x, &xa);
+  return err;
+}
+
 int femint_operator_apply_vector(femint_operator_t op, int form, femint_vector_t x,
                                  femint_vector_t y, struct femint_stats *stats)
 {
@@ -23,32 +46,13 @@ int femint_operator_apply_vector(femint_operator_t op, int form, femint_vector_t
   FEMINT_CALL(vector_check(op, y, who, "y"));
   FEMINT_CHECK(x != y, op->ctx, FEMINT_EINVAL, "%s: x and y are the same vector", who);
   const double t0 = femint_now();
-  int kind;
   operator_devices_refresh(op);
   struct femint_stats st;
   memset(&st, 0, sizeof st);
   stats_plan(op, &st);
-  struct apply_split *sp;
-  FEMINT_CALL(apply_split_prepare(op, form, &kind, &sp));
-  if (sp) { /* over several devices: through main memory */
-    double *xa, *ya;
-    FEMINT_CALL(femint_vector_get_array(x, FEMINT_READ, &xa));
-    int err = femint_vector_get_array(y, FEMINT_WRITE, &ya);
-    if (!err) {
-      err = apply_split_run(sp, form, kind, xa, ya, &st);
-      femint_vector_restore_array(y, &ya);
-    }
-    femint_vector_restore_array(x, &xa);
-    st.t_total = femint_now() - t0;
-    if (stats) *stats = st;
-    return err;
-  }
-  FEMINT_CALL(apply_prepare(op, form, &kind));
-  int err = apply_wait(op, form, kind, x->h, y, &st);
-  if (operator_retry(op, err, who)) {
-    FEMINT_CALL(apply_prepare(op, form, &kind));
-    err = apply_wait(op, form, kind, x->h, y, &st);
-  }
+  int err = apply_vector_once(op, form, x, y, &st);
+  /* a device that failed: left out, the application done again without it */
+  if (operator_retry(op, err, who)) err = apply_vector_once(op, form, x, y, &st);
   st.t_total = femint_now() - t0;
   if (stats) *stats = st;
   return err;
