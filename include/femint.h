@@ -549,8 +549,8 @@ struct femint_operator_options {
   int devices;        /**< OpenCL devices the tasks may use. 0: femint chooses: every device
                            where results go to main memory (rows assembly, integrate), every GPU
                            for the COO assembly, one for apply, CG and residual; k > 0: the first
-                           k. The COO assembly splits the rows among its devices, apply and CG
-                           (k >= 2) the DOFs: each device computes its own */
+                           k. The COO assembly splits the rows among its devices, apply, CG and
+                           residual (k >= 2) the DOFs: each device computes its own */
   const char *timeline; /**< NULL, or a CSV file (the path is copied) that each verb writes its
                              tasks to (worker, kind, codelet, order, cells, start and end in
                              seconds, batch, ready time): a Gantt chart's data */

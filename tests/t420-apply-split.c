@@ -1,4 +1,4 @@
-/* Test: the matrix-free verbs split over two OpenCL devices (PoCL's CPU device twice,
+/* Test: the matrix-free verbs and the residual split over two OpenCL devices (PoCL's CPU device twice,
  * femint_operator_options.devices = 2; each device owns a range of the DOFs and applies the
  * cells that touch it, the ghosts exchanged through main memory) give the results of one device:
  * femint_operator_apply and femint_operator_apply_vector the same bits (each DOF's places summed
@@ -7,7 +7,8 @@
  * Gauss-Lobatto nodes, boundary DOFs removed) with and without Jacobi, the mass (BP1) and
  * elasticity (3 components); both devices run apply tasks; with the CPU workers beside them
  * (which dmda may give every task) the results to rounding; a solve and an application again on the same operator reuse the
- * split; an operator over a subset of the cells too. */
+ * split; an operator over a subset of the cells too; the residual of pointwise forms on
+ * tetrahedra (an auxiliary field, 3 components) the bits of one device. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,60 @@ static void compare(femint_context_t ctx, const char *name, femint_space_t s, fe
   free(y3);
 }
 
+/* The residual of a gallery form on tetrahedra of order p on one and two devices (OpenCL
+ * workers, the same kernels): the same bits (each DOF's places summed in plan order by its
+ * owner), twice. */
+static void check_residual(femint_context_t ctx, femint_mesh_t m, int p, const char *name,
+                           int field)
+{
+  const int nc = strcmp(name, "elasticity") == 0 ? 3 : 1;
+  femint_space_t s, sa = NULL;
+  TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, nc, NULL, p, &s));
+  if (field) TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, 1, NULL, p, &sa));
+  const double k[2] = {0.8, 1.3};
+  struct femint_pointwise pw = {.source = femint_pointwise_gallery(name), .name = name,
+                                .ncomp = nc, .aux = field ? FEMINT_AUX_FIELD : FEMINT_AUX_NONE,
+                                .naux = field, .nconst = nc == 3 ? 2 : 1, .constants = k};
+  femint_form_t f;
+  TAP_CALL(ctx, femint_form_create_pointwise(ctx, &pw, &f));
+  const int64_t n = femint_space_num_dofs(s);
+  double *u = malloc(n * sizeof *u), *F[3];
+  for (int64_t i = 0; i < n; i++) u[i] = drand48() - 0.5;
+  femint_vector_t vu, vF, va = NULL;
+  TAP_CALL(ctx, femint_vector_create(s, &vu));
+  TAP_CALL(ctx, femint_vector_create(s, &vF));
+  TAP_CALL(ctx, femint_vector_set_values(vu, u));
+  if (sa) {
+    const int64_t na = femint_space_num_dofs(sa);
+    double *a = malloc(na * sizeof *a);
+    for (int64_t i = 0; i < na; i++) a[i] = 1 + drand48();
+    TAP_CALL(ctx, femint_vector_create(sa, &va));
+    TAP_CALL(ctx, femint_vector_set_values(va, a));
+    free(a);
+  }
+  for (int run = 0; run < 3; run++) {
+    femint_operator_t op = make_op(ctx, s, f, run ? 2 : 1, 0, 0, NULL, 0);
+    F[run] = malloc(n * sizeof *F[run]);
+    TAP_CALL(ctx, femint_operator_residual(op, 0, vu, va, vF));
+    TAP_CALL(ctx, femint_vector_get_values(vF, F[run]));
+    femint_operator_destroy(&op);
+  }
+  double norm = 0;
+  for (int64_t i = 0; i < n; i++) norm += F[0][i] * F[0][i];
+  tap_ok(norm > 0 && memcmp(F[0], F[1], n * sizeof *F[0]) == 0 &&
+             memcmp(F[0], F[2], n * sizeof *F[0]) == 0,
+         "residual of %s%s, tetrahedra of order %d: 2 devices give the bits of 1 device, twice",
+         name, field ? " (aux field)" : "", p);
+  for (int run = 0; run < 3; run++) free(F[run]);
+  free(u);
+  femint_vector_destroy(&vu);
+  femint_vector_destroy(&vF);
+  femint_vector_destroy(&va);
+  femint_form_destroy(&f);
+  femint_space_destroy(&s);
+  femint_space_destroy(&sa);
+}
+
 int main(void)
 {
   femint_context_t ctx = test_init_two_devices();
@@ -156,6 +211,11 @@ int main(void)
   free(x);
   free(ya);
   free(yb);
+  femint_mesh_t tets;
+  TAP_CALL(ctx, femint_mesh_create_box(ctx, FEMINT_TET, 4, 3, 3, 1, 1, 1, 0.2, 5, &tets));
+  check_residual(ctx, tets, 2, "poisson", 1);
+  check_residual(ctx, tets, 1, "elasticity", 0);
+  femint_mesh_destroy(&tets);
   femint_form_destroy(&lap);
   femint_form_destroy(&mass);
   femint_form_destroy(&el);

@@ -160,8 +160,8 @@ struct cli_check {
 #define CLI_DEVICES_HELP \
   "OpenCL devices the tasks may use: 0 lets femint choose (every device where the results go to " \
   "main memory, every GPU for the COO assembly, the first alone where the apply and residual " \
-  "sum on a device); N, the first N; the COO assembly, the apply and CG split the DOFs among " \
-  "their devices (default 0)"
+  "sum on a device); N, the first N; the COO assembly, the apply, CG and the residual split " \
+  "the rows or DOFs among their devices (default 0)"
 /* H1 (one form A): symmetry, null space (rigid modes, constants) or 1^T M 1 = volume, positive
  * diagonal. H(curl) (A[0] = T, A[1] = S): symmetry of both, positive diagonal of T, S applied to
  * discrete gradients of random vertex values. Returns 0, a negative femint code, or EXIT_RUNTIME

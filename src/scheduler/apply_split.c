@@ -222,31 +222,37 @@ static int split_make(struct femint_operator *op, const int *dev, int n)
   free(at);
   for (int d = 0; d < sp->npart && !err; d++) {
     const struct femint_operator *q = sp->part[d].op;
-    femint_trace("apply over %d devices: part %d on device %d, %d cells, modes %lld..%lld, %lld "
-                 "ghosts, packs %lld",
+    femint_trace("the operator over %d devices: part %d on device %d, %d cells, modes %lld..%lld, "
+                 "%lld ghosts, packs %lld",
                  sp->npart, d, q->coo_dev, q->plan->ncell, (long long)q->mlo,
                  (long long)q->mhi - 1, (long long)q->nghost, (long long)sp->part[d].npack);
   }
   return err;
 }
 
-int apply_split_prepare(struct femint_operator *op, int form, int *kind, struct apply_split **out)
+int operator_split(struct femint_operator *op, struct apply_split **out)
 {
-  *out = NULL;
   if (!op->split_tried) {
     op->split_tried = 1;
     int dev[FEMINT_MAX_CL_DEVICES];
     const int n = split_devices(op, dev);
-    if (n < 2) return 0;
-    FEMINT_CALL(apply_check(op, form, kind));
-    const int err = split_make(op, dev, n);
+    const int err = n < 2 ? 0 : split_make(op, dev, n);
     if (err) {
       apply_split_release(op);
       op->split_tried = 1;
       return err;
     }
   }
-  struct apply_split *sp = op->split;
+  *out = op->split;
+  return 0;
+}
+
+int apply_split_prepare(struct femint_operator *op, int form, int *kind, struct apply_split **out)
+{
+  *out = NULL;
+  struct apply_split *sp = NULL;
+  FEMINT_CALL(apply_check(op, form, kind));
+  FEMINT_CALL(operator_split(op, &sp));
   if (!sp) return 0;
   for (int d = 0; d < sp->npart; d++) {
     struct femint_operator *q = sp->part[d].op;

@@ -302,6 +302,9 @@ int operator_part_make(struct femint_operator *op, int nparts, int64_t mlo, int6
 
 /* apply_split.c: femint_operator_apply and femint_operator_cg over several devices. */
 struct apply_split;
+/* The parts of the operator over its devices (made on the first call; the verb's checks
+ * first), or NULL when the verbs run on one device. */
+int operator_split(struct femint_operator *op, struct apply_split **sp);
 /* The split of the operator for form (checked, *kind its kind) into *sp, made on the first call:
  * NULL when the verbs run on one device (one device allowed or able, op a part, or a part's
  * device without the vector kernels: a warning). */

@@ -431,18 +431,20 @@ void residual_handles(const struct femint_operator *op, int form, const struct f
   h[5] = aux ? r->h_adofs[i] : r->h_none;
 }
 
-/* The element residuals of every chunk, and (F set) their sum into F; waits for the tasks. */
-static int residual_once(femint_operator_t op, int form, femint_vector_t u, femint_vector_t aux,
-                         femint_vector_t F, const char *name)
+/* Submit the element residuals of every chunk, and (F set) their sum into F: tasks[0 ..
+ * nchunk], to be waited for by residual_finish. */
+static int residual_submit(femint_operator_t op, int form, femint_vector_t u, femint_vector_t aux,
+                           femint_vector_t F, const char *name, struct starpu_task ***out)
 {
   femint_context_t ctx = op->ctx;
+  *out = NULL;
   FEMINT_CALL(residual_prepare(op, form, aux));
   struct op_residual *r = op->residual;
   struct residual_form *rf = &r->rf[form];
   uint32_t where;
   FEMINT_CALL(residual_where(op, form, 0, name, &where));
   const struct ev_sum *e = r->es;
-  struct starpu_task **tasks = calloc((size_t)e->nchunk + 1, sizeof *tasks);
+  struct starpu_task **tasks = *out = calloc((size_t)e->nchunk + 1, sizeof *tasks);
   FEMINT_CHECK(tasks, ctx, FEMINT_ENOMEM, "%s: out of memory", name);
   int err = 0;
   for (int i = 0; i < e->nchunk && !err; i++) {
@@ -460,6 +462,17 @@ static int residual_once(femint_operator_t op, int form, femint_vector_t u, femi
     err = task_submit(ctx, t, &tasks[i], name);
   }
   if (!err && F) err = ev_sum_submit(op, r->es, F, r->vk, r->home, NULL, &tasks[e->nchunk], name);
+  return err;
+}
+
+/* Wait for the tasks residual_submit made (and free them); the first error. */
+static int residual_finish(femint_operator_t op, int form, int sum, struct starpu_task **tasks,
+                           int err, const char *name)
+{
+  femint_context_t ctx = op->ctx;
+  if (!tasks) return err;
+  const struct ev_sum *e = op->residual->es;
+  const struct residual_form *rf = &op->residual->rf[form];
   for (int i = 0; i <= e->nchunk; i++) {
     if (!tasks[i]) continue;
     if (starpu_task_wait(tasks[i]) && !err)
@@ -470,9 +483,53 @@ static int residual_once(femint_operator_t op, int form, femint_vector_t u, femi
   for (int i = 0; i < e->nchunk && !err; i++)
     if (rf->args[i].status) err = femint_seterr(ctx, rf->args[i].status, "%s: %s", name, rf->args[i].msg);
   const char *msg;
-  const int st = F && !err ? ev_sum_status(e, &msg) : 0;
+  const int st = sum && !err ? ev_sum_status(e, &msg) : 0;
   if (st) err = femint_seterr(ctx, st, "%s: %s", name, msg);
   return err;
+}
+
+/* Over several devices (options.devices >= 2, struct apply_split): each part evaluates the
+ * residual of its own DOFs from u's values at its cells (its own and its ghosts), through main
+ * memory; the parts' tasks run at once. */
+static int residual_split(struct apply_split *sp, int form, femint_vector_t u, femint_vector_t aux,
+                          femint_vector_t F)
+{
+  const int np = apply_split_nparts(sp);
+  struct femint_vector *vu[FEMINT_MAX_CL_DEVICES] = {0}, *vf[FEMINT_MAX_CL_DEVICES] = {0};
+  struct starpu_task **tasks[FEMINT_MAX_CL_DEVICES] = {0};
+  int err = apply_split_vectors(sp, vu);
+  if (!err) err = apply_split_vectors(sp, vf);
+  double *a;
+  if (!err && !(err = femint_vector_get_array(u, FEMINT_READ, &a))) {
+    err = apply_split_scatter(sp, a, vu);
+    femint_vector_restore_array(u, &a);
+  }
+  int done = 0;
+  for (; done < np && !err; done++)
+    err = residual_submit(apply_split_part(sp, done), form, vu[done], aux, vf[done], who,
+                          &tasks[done]);
+  for (int d = 0; d < done; d++)
+    err = residual_finish(apply_split_part(sp, d), form, 1, tasks[d], err, who);
+  if (!err && !(err = femint_vector_get_array(F, FEMINT_WRITE, &a))) {
+    err = apply_split_gather(sp, vf, a);
+    femint_vector_restore_array(F, &a);
+  }
+  apply_split_vectors_destroy(sp, vu);
+  apply_split_vectors_destroy(sp, vf);
+  return err;
+}
+
+/* The element residuals of every chunk, and (F set) their sum into F (over several devices when
+ * the operator is split: F only); waits for the tasks. */
+static int residual_once(femint_operator_t op, int form, femint_vector_t u, femint_vector_t aux,
+                         femint_vector_t F, const char *name)
+{
+  struct apply_split *sp = NULL;
+  if (F) FEMINT_CALL(operator_split(op, &sp));
+  if (sp) return residual_split(sp, form, u, aux, F);
+  struct starpu_task **tasks;
+  const int err = residual_submit(op, form, u, aux, F, name, &tasks);
+  return residual_finish(op, form, F != NULL, tasks, err, name);
 }
 
 /* The same, done again without a device that failed. */
