@@ -1,4 +1,6 @@
-/* femint_operator_apply and femint_operator_cg over several OpenCL devices. The space's modes are
+/* femint_operator_apply, femint_operator_cg and femint_operator_residual over several OpenCL
+ * devices (operator_split makes the parts; apply_split_prepare readies them for the apply, the
+ * residual's own prepare for the residual). The space's modes are
  * split into ranges, one per device (operator_split_modes, as the COO assembly splits its rows),
  * and each range's part is an operator of the cells that touch it (operator_part_make, a cell on
  * the border of two ranges applied by both devices). Its device computes exactly the values of
@@ -44,10 +46,10 @@ void apply_split_release(struct femint_operator *op)
   struct apply_split *sp = op->split;
   op->split_tried = 0;
   if (!sp) return;
-  apply_split_vectors_destroy(sp, sp->vx);
-  apply_split_vectors_destroy(sp, sp->vy);
   for (int d = 0; d < sp->npart; d++) {
     struct split_part *q = &sp->part[d];
+    femint_vector_destroy(&sp->vx[d]);
+    femint_vector_destroy(&sp->vy[d]);
     if (q->h_pack) starpu_data_unregister_no_coherency(q->h_pack);
     if (q->h_pack_idx) starpu_data_unregister(q->h_pack_idx);
     for (int e = 0; e < sp->npart; e++) {
@@ -94,7 +96,7 @@ static int part_ghosts(struct femint_operator *q, char *mark)
     }
   }
   q->ghost = malloc(((size_t)n + 1) * sizeof *q->ghost);
-  FEMINT_CHECK(q->ghost, q->ctx, FEMINT_ENOMEM, "femint_operator_apply over devices: out of memory");
+  FEMINT_CHECK(q->ghost, q->ctx, FEMINT_ENOMEM, "the operator over devices: out of memory");
   q->nghost = 0;
   for (int64_t g = 0; g < s->nmode && q->nghost < n; g++)
     if (mark[g]) {
@@ -128,8 +130,9 @@ static int move_task(struct femint_operator *op, struct vec_arg *arg,
   return task_submit(op->ctx, t, slot, "the exchange between devices");
 }
 
-/* The packs and what each part reads of them; owner[g]: the part that owns mode g, at[g]: its
- * place in that part's pack (-1: none reads it). */
+/* The packs and what each part reads of them, the parts' own ranges bound[part .. part + 1);
+ * at[] (nmode, -1 on entry) is left with each mode's place in its owner's pack plus one (-1:
+ * no part reads it). */
 static int split_exchange_make(struct apply_split *sp, const int64_t *bound, int64_t *at)
 {
   femint_context_t ctx = sp->op->ctx;
@@ -145,7 +148,7 @@ static int split_exchange_make(struct apply_split *sp, const int64_t *bound, int
     pe->pack_idx = malloc((2 * (size_t)pe->npack * nc + 2) * sizeof *pe->pack_idx);
     FEMINT_CHECK(pe->pack_idx && !femint_host_alloc(ctx, ((size_t)pe->npack * nc + 1) * sizeof(double),
                                                     (void **)&pe->pack),
-                 ctx, FEMINT_ENOMEM, "femint_operator_apply over devices: out of memory");
+                 ctx, FEMINT_ENOMEM, "the operator over devices: out of memory");
     for (int64_t g = bound[e]; g < bound[e + 1]; g++)
       if (at[g] > 0)
         for (int c = 0; c < nc; c++) {
@@ -166,7 +169,7 @@ static int split_exchange_make(struct apply_split *sp, const int64_t *bound, int
       pd->nread[e] = (j1 - j) * nc;
       pd->read_idx[e] = malloc(2 * (size_t)pd->nread[e] * sizeof *pd->read_idx[e]);
       FEMINT_CHECK(pd->read_idx[e], ctx, FEMINT_ENOMEM,
-                   "femint_operator_apply over devices: out of memory");
+                   "the operator over devices: out of memory");
       for (int64_t i = j; i < j1; i++)
         for (int c = 0; c < nc; c++) {
           const int64_t k = (i - j) * nc + c;
@@ -198,7 +201,7 @@ static int split_make(struct femint_operator *op, const int *dev, int n)
   int64_t bound[FEMINT_MAX_CL_DEVICES + 1];
   FEMINT_CALL(operator_split_modes(op, n, bound));
   struct apply_split *sp = op->split = calloc(1, sizeof *sp);
-  FEMINT_CHECK(sp, ctx, FEMINT_ENOMEM, "femint_operator_apply over devices: out of memory");
+  FEMINT_CHECK(sp, ctx, FEMINT_ENOMEM, "the operator over devices: out of memory");
   sp->op = op;
   sp->nc = op->space->ncomp;
   int64_t b[FEMINT_MAX_CL_DEVICES + 1];
@@ -212,7 +215,7 @@ static int split_make(struct femint_operator *op, const int *dev, int n)
   }
   char *mark = calloc((size_t)nmode + 1, 1);
   int64_t *at = malloc(((size_t)nmode + 1) * sizeof *at);
-  int err = mark && at ? 0 : femint_seterr(ctx, FEMINT_ENOMEM, "femint_operator_apply over devices: out of memory");
+  int err = mark && at ? 0 : femint_seterr(ctx, FEMINT_ENOMEM, "the operator over devices: out of memory");
   for (int d = 0; d < sp->npart && !err; d++) err = part_ghosts(sp->part[d].op, mark);
   if (!err) {
     for (int64_t g = 0; g < nmode; g++) at[g] = -1;
@@ -288,9 +291,13 @@ int apply_split_vectors(struct apply_split *sp, struct femint_vector **v)
   return 0;
 }
 
-void apply_split_vectors_destroy(struct apply_split *sp, struct femint_vector **v)
+int apply_split_io(struct apply_split *sp, struct femint_vector ***x, struct femint_vector ***y)
 {
-  for (int d = 0; d < sp->npart; d++) femint_vector_destroy(&v[d]);
+  FEMINT_CALL(apply_split_vectors(sp, sp->vx));
+  FEMINT_CALL(apply_split_vectors(sp, sp->vy));
+  *x = sp->vx;
+  *y = sp->vy;
+  return 0;
 }
 
 /* Copy between a host array x of the space's values and part d's vector a: own modes, then,
@@ -390,16 +397,16 @@ int apply_split_run(struct apply_split *sp, int form, int kind, const double *x,
 {
   static const char who[] = "femint_operator_apply";
   femint_context_t ctx = sp->op->ctx;
-  FEMINT_CALL(apply_split_vectors(sp, sp->vx));
-  FEMINT_CALL(apply_split_vectors(sp, sp->vy));
-  FEMINT_CALL(apply_split_scatter(sp, x, sp->vx));
+  struct femint_vector **vx, **vy;
+  FEMINT_CALL(apply_split_io(sp, &vx, &vy));
+  FEMINT_CALL(apply_split_scatter(sp, x, vx));
   int ntask = 0;
   for (int d = 0; d < sp->npart; d++) ntask += apply_nchunk(sp->part[d].op) + 1;
   struct starpu_task **tasks = calloc((size_t)ntask + 1, sizeof *tasks);
   FEMINT_CHECK(tasks, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
   int err = 0, at = 0;
   for (int d = 0; d < sp->npart && !err; d++) {
-    const int n = apply_submit(sp->part[d].op, form, kind, sp->vx[d]->h, sp->vy[d], tasks + at, NULL);
+    const int n = apply_submit(sp->part[d].op, form, kind, vx[d]->h, vy[d], tasks + at, NULL);
     if (n < 0) err = n;
     else at += n;
   }
@@ -411,6 +418,6 @@ int apply_split_run(struct apply_split *sp, int form, int kind, const double *x,
   }
   free(tasks);
   if (!err) err = apply_split_status(sp, who);
-  if (!err) err = apply_split_gather(sp, sp->vy, y);
+  if (!err) err = apply_split_gather(sp, vy, y);
   return err;
 }

@@ -316,9 +316,11 @@ int apply_split_run(struct apply_split *sp, int form, int kind, const double *x,
 /* The parts, and part d's operator. */
 int apply_split_nparts(const struct apply_split *sp);
 struct femint_operator *apply_split_part(const struct apply_split *sp, int d);
-/* Vectors of the parts (v[d]: part d's own modes, then its ghosts), made or destroyed. */
+/* Vectors of the parts (v[d]: part d's own modes, then its ghosts), made where v[d] is NULL. */
 int apply_split_vectors(struct apply_split *sp, struct femint_vector **v);
-void apply_split_vectors_destroy(struct apply_split *sp, struct femint_vector **v);
+/* The split's own vectors of an input and an output (made on the first call, kept until the
+ * split goes): the verbs with host arrays stage their values there. */
+int apply_split_io(struct apply_split *sp, struct femint_vector ***x, struct femint_vector ***y);
 /* The values of the parts' vectors from a host array of the space's (own modes and ghosts), or
  * the own modes' back into one. */
 int apply_split_scatter(struct apply_split *sp, const double *x, struct femint_vector **v);

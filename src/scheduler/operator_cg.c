@@ -74,8 +74,8 @@ int femint_operator_apply_kernel(femint_operator_t op, int form, const double *u
 /* d (the space's values) = the diagonal, each part's own modes from its part. */
 static int split_diagonal(struct apply_split *sp, int form, int kind, double *d)
 {
-  struct femint_vector *v[FEMINT_MAX_CL_DEVICES] = {0};
-  int err = apply_split_vectors(sp, v);
+  struct femint_vector **unused, **v;
+  int err = apply_split_io(sp, &unused, &v);
   for (int i = 0; i < apply_split_nparts(sp) && !err; i++) {
     double *a;
     err = femint_vector_get_array(v[i], FEMINT_WRITE, &a);
@@ -84,7 +84,6 @@ static int split_diagonal(struct apply_split *sp, int form, int kind, double *d)
     femint_vector_restore_array(v[i], &a);
   }
   if (!err) err = apply_split_gather(sp, v, d);
-  apply_split_vectors_destroy(sp, v);
   return err;
 }
 

@@ -495,10 +495,9 @@ static int residual_split(struct apply_split *sp, int form, femint_vector_t u, f
                           femint_vector_t F)
 {
   const int np = apply_split_nparts(sp);
-  struct femint_vector *vu[FEMINT_MAX_CL_DEVICES] = {0}, *vf[FEMINT_MAX_CL_DEVICES] = {0};
+  struct femint_vector **vu, **vf;
   struct starpu_task **tasks[FEMINT_MAX_CL_DEVICES] = {0};
-  int err = apply_split_vectors(sp, vu);
-  if (!err) err = apply_split_vectors(sp, vf);
+  int err = apply_split_io(sp, &vu, &vf);
   double *a;
   if (!err && !(err = femint_vector_get_array(u, FEMINT_READ, &a))) {
     err = apply_split_scatter(sp, a, vu);
@@ -514,8 +513,6 @@ static int residual_split(struct apply_split *sp, int form, femint_vector_t u, f
     err = apply_split_gather(sp, vf, a);
     femint_vector_restore_array(F, &a);
   }
-  apply_split_vectors_destroy(sp, vu);
-  apply_split_vectors_destroy(sp, vf);
   return err;
 }
 
