@@ -17,11 +17,11 @@ void apply_batch(const struct apply_arg *a, const void *x, const int64_t *dofs, 
   const int nc = a->ncomp, np = t->P * t->P * t->P, L = HEX_LANES;
   const int nblock = (a->ncell + L - 1) / L;
   const size_t nqd = (size_t)t->Q * t->Q * t->Q * hex_qdata_size(a->kind);
-  /* with the geometry, each lane's quadrature data is made again in scratch; in single
-   * precision, read into doubles there (the CPU computes in double) */
+  /* with the geometry, the kernel makes the quadrature data at each point; in single precision
+   * each lane's data is read into doubles in scratch (the CPU computes in double) */
   const size_t per = a->geo ? HEX_GEO_SIZE : nqd, lanes = hex_apply_lanes_scratch(t, a->kind);
-  const int conv = a->geo || a->single, single = a->single;
-  const size_t nscratch = lanes + (conv ? L * nqd + per : 0);
+  const int conv = a->single, single = a->single;
+  const size_t nscratch = lanes + (conv ? L * per : 0);
   /* elasticity couples the components: all of them go through the kernel at once */
   const int together = a->kind == HEX_APPLY_ELASTICITY ? nc : 1;
   const size_t nu = (size_t)together * np * L;
@@ -42,13 +42,9 @@ void apply_batch(const struct apply_arg *a, const void *x, const int64_t *dofs, 
       for (int z = 0; z < L && !conv; z++)
         q[z] = (const double *)qd + (size_t)(k0 + (z < nk ? z : nk - 1)) * per;
       for (int z = 0; z < L && conv; z++) { /* the padding lanes repeat the last cell's */
-        double *qz = scratch + lanes + z * nqd, *cell = scratch + lanes + L * nqd;
-        if (z < nk && a->geo) {
-          for (size_t i = 0; i < per; i++) cell[i] = real_at(qd, (size_t)(k0 + z) * per + i, single);
-          hex_qdata_geo(t, a->kind, cell, qz);
-        } else if (z < nk) {
-          for (size_t i = 0; i < per; i++) qz[i] = real_at(qd, (size_t)(k0 + z) * per + i, single);
-        }
+        double *qz = scratch + lanes + z * per;
+        for (size_t i = 0; z < nk && i < per; i++)
+          qz[i] = real_at(qd, (size_t)(k0 + z) * per + i, single);
         q[z] = z < nk ? qz : q[nk - 1];
       }
       for (int c0 = 0; c0 < nc; c0 += together) {
@@ -68,7 +64,7 @@ void apply_batch(const struct apply_arg *a, const void *x, const int64_t *dofs, 
             const double *xd = x;
             for (int n = 0; n < np; n++) uc[(size_t)n * L + z] = dof[n] >= 0 ? xd[dof[n] * nc + c] : 0;
           }
-        hex_apply_lanes(t, a->kind, q, u, v, scratch);
+        hex_apply_lanes(t, a->kind, a->geo, q, u, v, scratch);
         for (int c = c0; c < c0 + together; c++)
           for (int z = 0; z < nk; z++) {
             const double *vc = v + (size_t)(c - c0) * np * L;

@@ -51,6 +51,40 @@ static void gather_sum(struct vec_arg *a)
   }
 }
 
+/* VEC_EV_SUM by cells on the CPU: each thread its range of y's DOFs, through the cells whose
+ * places hold them (the blocks' spans), in plan order: every DOF's values added in plan order,
+ * as the sum by DOFs adds them, the element vectors read in order. */
+static void ev_sum_cells(const struct vec_arg *a, void *buffers[], double *y, int nt)
+{
+  const int nc = a->nc, np = a->np, size = a->chunk_size, single = a->single;
+  const int64_t lo = a->lo, hi = lo + a->n / nc;
+#pragma omp parallel num_threads(nt)
+  {
+    const int nth = omp_get_num_threads(), th = omp_get_thread_num();
+    const int64_t tlo = lo + (hi - lo) * th / nth, thi = lo + (hi - lo) * (th + 1) / nth;
+    memset(y + (tlo - lo) * nc, 0, (size_t)(thi - tlo) * nc * sizeof *y);
+    int64_t c0 = INT64_MAX, c1 = -1;
+    for (int64_t b = tlo / EV_SPAN; tlo < thi && b <= (thi - 1) / EV_SPAN; b++)
+      if (a->span[2 * b] >= 0) {
+        if (a->span[2 * b] < c0) c0 = a->span[2 * b];
+        if (a->span[2 * b + 1] > c1) c1 = a->span[2 * b + 1];
+      }
+    for (int64_t cell = c0; cell <= c1; cell++) {
+      const int k = (int)(cell / size);
+      const int64_t kc = cell - (int64_t)k * size;
+      const int64_t *dof = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[2 + 2 * k]) + kc * np;
+      const double *ev = VPTR(1 + 2 * k) + (single ? 0 : kc * nc * np);
+      const float *evf = (const float *)VPTR(1 + 2 * k) + (single ? kc * nc * np : 0);
+      for (int n = 0; n < np; n++) {
+        const int64_t g = dof[n];
+        if (g < tlo || g >= thi) continue;
+        for (int c = 0; c < nc; c++)
+          y[(g - lo) * nc + c] += single ? evf[c * np + n] : ev[c * np + n];
+      }
+    }
+  }
+}
+
 static void vec_cpu(void *buffers[], void *cl_arg)
 {
   struct vec_arg *a = cl_arg;
@@ -68,6 +102,10 @@ static void vec_cpu(void *buffers[], void *cl_arg)
     double *y = VPTR(0);
     const int nc = a->nc, np = a->np;
     const int64_t lo = a->lo, hi = lo + n / nc;
+    if (a->by_cell) {
+      ev_sum_cells(a, buffers, y, nt);
+      break;
+    }
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t i = 0; i < n; i++) y[i] = 0;
     for (int k = 0; k < a->nchunk; k++) {

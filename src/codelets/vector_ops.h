@@ -16,14 +16,16 @@
 #define VEC_WG 256
 /* The most components of element vectors the sum reads in place order (vec_ev_sum_sorted). */
 #define EV_SORTED_MAX_NC 3
+/* DOFs per block of the cell spans of a CPU sum in cell order (vec_arg's span). */
+#define EV_SPAN 1024
 /* The scalars of a solve: p.Aq, two alternating r.z, r.r, b.b. */
 #define VEC_NSLOT 8
 enum vec_slot { SLOT_PQ = 0, SLOT_RZ0 = 1, SLOT_RZ1 = 2, SLOT_RR = 3, SLOT_BB = 4 };
 
 enum vec_op {
-  VEC_EV_SUM,     /* y (W), then each chunk's ev and map (R): y = 0, then chunk after chunk,
-                     y[g nc + c] += each of g's places in the chunk's ev, in order (so that
-                     every DOF's sum runs in plan order, whatever the chunks) */
+  VEC_EV_SUM,     /* y (W), then each chunk's ev and map (R; by_cell: its DOFs): y = 0, then
+                     chunk after chunk, y[g nc + c] += each of g's places in the chunk's ev, in
+                     order (so that every DOF's sum runs in plan order, whatever the chunks) */
   VEC_DOT,        /* a, b (R), s (RW): s[out] = a . b */
   VEC_CG_START,   /* b (R), r (RW: A x in, b - A x out), p (W), s (RW) [, dinv (R), z (W)]:
                      z = dinv r (or r), p = z, s[out] = r . z, s[RR] = r . r, s[BB] = b . b */
@@ -62,6 +64,13 @@ struct vec_arg {
                                      (struct ev_sum's chunk_sorted) */
   int nchunk;                     /* VEC_EV_SUM: chunks, and the DOFs of each, chunk_nu[i]: its */
   const int64_t *chunk_nu;        /* map is udof[nu], ptr[nu + 1], places[ptr[nu]] */
+  /* VEC_EV_SUM on CPU workers, where the chunks are in cell order (chunk_sorted NULL): the
+   * buffers after each ev are the chunks' DOFs ([cell][np], struct ev_sum's dofs) instead of
+   * maps, and the sum goes through the cells in plan order (each value read once, in order);
+   * chunk_size cells per chunk; span[2 b], span[2 b + 1] the first and last cell with a place of
+   * a DOF of block b (EV_SPAN DOFs from 0), -1 for none */
+  int by_cell, chunk_size;
+  const int64_t *span;
   struct vec_kernels *const *kern; /* [FEMINT_MAX_CL_DEVICES] */
   /* Over several parts (a split solve; the tasks that published are done first, by declared
    * dependencies): before the kernels, slot gather[i].slot of s is the sum over the nsum parts

@@ -1,7 +1,7 @@
 /* Matrix-free application on hexahedra by sum factorization (seed 001): the 1D tables of an
- * order and rule, the quadrature data of a cell, and v = A_e u of a block of cells for the mass
- * and Laplace forms, in plain C. Nodes are taken in tensor order (xi index slowest); t2f maps that
- * order to the element's function order (refel_hex.h). */
+ * order and rule, the quadrature data of a cell and the diagonal of A_e, in plain C (the CPU's
+ * v = A_e u of a block of cells is hex_lanes.c). Nodes are taken in tensor order (xi index
+ * slowest); t2f maps that order to the element's function order (refel_hex.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +37,11 @@ int hex_tensor_create(int order, int nq, int lobatto, struct hex_tensor **out)
         t->Bt[a * nq + q] = t->B[q * P + a];
         t->Dt[a * nq + q] = t->D[q * P + a];
       }
+  double Bq[HEX_TENSOR_MAX_Q * HEX_TENSOR_MAX_Q];
+  if (!err && nq >= P) err = basis_1d_matrices(nq, t->xq, nq, t->xq, Bq, t->Dq);
+  if (!err && nq >= P)
+    for (int i = 0; i < nq; i++)
+      for (int j = 0; j < nq; j++) t->Dqt[j * nq + i] = t->Dq[i * nq + j];
   if (!err) err = refel_hex_tensor_map(order, t->t2f);
   if (!err) t->p = order, t->P = P, t->Q = nq, t->lobatto = lobatto;
   if (err) {
@@ -146,189 +151,6 @@ void hex_geo(const double *X, const double *coef, int ncoef, double *geo)
 int hex_qdata_geo(const struct hex_tensor *t, int kind, const double *geo, double *qd)
 {
   return qdata(t, kind, jacobian_geo, geo, geo + 24, qd);
-}
-
-/* ---- v = A_e u on HEX_LANES cells at once: every value is a vector of HEX_LANES doubles, one
- * per cell, so that the innermost loops run over contiguous lanes (libCEED's "blocked" layout).
- * The three contractions of sum factorization, M being m x l (row-major): along the last index
- * out[r][k] = sum_c M[k][c] in[r][c] (n12 rows), along the middle one out[i][k][j] =
- * sum_b M[k][b] in[i][b][j], along the first one out[k][r] = sum_a M[k][a] in[a][r]; going back
- * from the points to the nodes takes the transposed tables (Bt, Dt). They are compiled for
- * AVX-512, AVX2 and the baseline, chosen at run time. ---- */
-
-#define CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#define L HEX_LANES
-
-CLONES static void lanes_k(const double *restrict M, int m, int l, int n12,
-                           const double *restrict in, double *restrict out)
-{
-  for (int r = 0; r < n12; r++)
-    for (int k = 0; k < m; k++) {
-      double acc[L] = {0};
-      const double *row = &M[(size_t)k * l];
-      for (int c = 0; c < l; c++) {
-        const double w = row[c], *u = &in[((size_t)r * l + c) * L];
-#pragma omp simd
-        for (int z = 0; z < L; z++) acc[z] += w * u[z];
-      }
-      double *v = &out[((size_t)r * m + k) * L];
-#pragma omp simd
-      for (int z = 0; z < L; z++) v[z] = acc[z];
-    }
-}
-
-CLONES static void lanes_j(const double *restrict M, int m, int l, int n1, int n3,
-                           const double *restrict in, double *restrict out)
-{
-  const int w3 = n3 * L;
-  for (int i = 0; i < n1; i++)
-    for (int k = 0; k < m; k++) {
-      double *v = &out[((size_t)i * m + k) * w3];
-      for (int e = 0; e < w3; e++) v[e] = 0;
-      for (int b = 0; b < l; b++) {
-        const double w = M[(size_t)k * l + b], *u = &in[((size_t)i * l + b) * w3];
-#pragma omp simd
-        for (int e = 0; e < w3; e++) v[e] += w * u[e];
-      }
-    }
-}
-
-CLONES static void lanes_i(const double *restrict M, int m, int l, int n23,
-                           const double *restrict in, double *restrict out)
-{
-  const int w23 = n23 * L;
-  for (int k = 0; k < m; k++) {
-    double *v = &out[(size_t)k * w23];
-    for (int e = 0; e < w23; e++) v[e] = 0;
-    for (int a = 0; a < l; a++) {
-      const double w = M[(size_t)k * l + a], *u = &in[(size_t)a * w23];
-#pragma omp simd
-      for (int e = 0; e < w23; e++) v[e] += w * u[e];
-    }
-  }
-}
-
-static void lanes_to(const struct hex_tensor *t, const double *Mi, const double *Mj,
-                     const double *Mk, const double *u, double *uq, double *s1, double *s2)
-{
-  const int P = t->P, Q = t->Q;
-  lanes_k(Mk, Q, P, P * P, u, s1);
-  lanes_j(Mj, Q, P, P, Q, s1, s2);
-  lanes_i(Mi, Q, P, Q * Q, s2, uq);
-}
-
-static void lanes_from(const struct hex_tensor *t, const double *Mi, const double *Mj,
-                       const double *Mk, const double *wq, double *v, double *s1, double *s2)
-{
-  const int P = t->P, Q = t->Q;
-  lanes_i(Mi, P, Q, Q * Q, wq, s1);
-  lanes_j(Mj, P, Q, P, Q, s1, s2);
-  lanes_k(Mk, P, Q, P * P, s2, s1);
-  for (int n = 0; n < P * P * P * L; n++) v[n] += s1[n];
-}
-
-size_t hex_apply_lanes_scratch(const struct hex_tensor *t, int kind)
-{
-  const size_t P = (size_t)t->P, Q = (size_t)t->Q, m = P > Q ? P : Q;
-  return L * (2 * m * m * m + (kind == HEX_APPLY_ELASTICITY ? 9 : 3) * Q * Q * Q);
-}
-
-/* The reference gradient of u at the points, g[d] = du/dxi_d ([Q^3][L] each); on the
- * Gauss-Lobatto nodes themselves B is the identity: one contraction per derivative. */
-static void lanes_grad(const struct hex_tensor *t, const double *u, double *const g[3], double *s1,
-                       double *s2)
-{
-  const int P = t->P, Q = t->Q;
-  const double *B = t->B, *D = t->D;
-  if (t->lobatto && Q == P) {
-    lanes_i(D, P, P, P * P, u, g[0]);
-    lanes_j(D, P, P, P, P, u, g[1]);
-    lanes_k(D, P, P, P * P, u, g[2]);
-    return;
-  }
-  lanes_to(t, D, B, B, u, g[0], s1, s2);
-  lanes_to(t, B, D, B, u, g[1], s1, s2);
-  lanes_to(t, B, B, D, u, g[2], s1, s2);
-}
-
-/* v += sum_d (the derivative along d)^T g[d]: the transpose of lanes_grad. */
-static void lanes_div(const struct hex_tensor *t, double *const g[3], double *v, double *s1,
-                      double *s2)
-{
-  const int P = t->P, Q = t->Q;
-  const double *Bt = t->Bt, *Dt = t->Dt;
-  if (t->lobatto && Q == P) {
-    const size_t nv = (size_t)P * P * P * L;
-    lanes_i(Dt, P, P, P * P, g[0], s1);
-    for (size_t e = 0; e < nv; e++) v[e] += s1[e];
-    lanes_j(Dt, P, P, P, P, g[1], s1);
-    for (size_t e = 0; e < nv; e++) v[e] += s1[e];
-    lanes_k(Dt, P, P, P * P, g[2], s1);
-    for (size_t e = 0; e < nv; e++) v[e] += s1[e];
-    return;
-  }
-  lanes_from(t, Dt, Bt, Bt, g[0], v, s1, s2);
-  lanes_from(t, Bt, Dt, Bt, g[1], v, s1, s2);
-  lanes_from(t, Bt, Bt, Dt, g[2], v, s1, s2);
-}
-
-/* Elasticity at the points: from the reference gradients g[3 c + d] = du_c/dxi_d to the fluxes
- * g[3 c + d] = w det J sum_x sigma_cx dxi_d/dx_x, sigma = lambda tr(eps) I + 2 mu eps. */
-static void elastic_points(int nq, const double *const *qd, double *const g[9])
-{
-  for (int q = 0; q < nq; q++)
-    for (int z = 0; z < L; z++) {
-      const double *K = &qd[z][11 * (size_t)q];
-      const size_t e = (size_t)q * L + z;
-      double H[9], S[9]; /* H[3 c + x] = du_c/dx_x */
-      for (int c = 0; c < 3; c++)
-        for (int x = 0; x < 3; x++)
-          H[3 * c + x] = g[3 * c][e] * K[x] + g[3 * c + 1][e] * K[3 + x] + g[3 * c + 2][e] * K[6 + x];
-      const double lt = K[9] * (H[0] + H[4] + H[8]), mu = K[10];
-      for (int c = 0; c < 3; c++)
-        for (int x = 0; x < 3; x++) S[3 * c + x] = mu * (H[3 * c + x] + H[3 * x + c]) + (c == x) * lt;
-      for (int c = 0; c < 3; c++)
-        for (int d = 0; d < 3; d++)
-          g[3 * c + d][e] = S[3 * c] * K[3 * d] + S[3 * c + 1] * K[3 * d + 1] + S[3 * c + 2] * K[3 * d + 2];
-    }
-}
-
-void hex_apply_lanes(const struct hex_tensor *t, int kind, const double *const *qd,
-                     const double *u, double *v, double *scratch)
-{
-  const int P = t->P, Q = t->Q, nq = Q * Q * Q;
-  const size_t m = (size_t)(P > Q ? P : Q), nv = (size_t)P * P * P * L;
-  double *s1 = scratch, *s2 = s1 + m * m * m * L, *g = s2 + m * m * m * L;
-  if (kind == HEX_APPLY_MASS) {
-    memset(v, 0, nv * sizeof *v);
-    lanes_to(t, t->B, t->B, t->B, u, g, s1, s2);
-    for (int q = 0; q < nq; q++)
-      for (int z = 0; z < L; z++) g[q * L + z] *= qd[z][q];
-    lanes_from(t, t->Bt, t->Bt, t->Bt, g, v, s1, s2);
-    return;
-  }
-  if (kind == HEX_APPLY_ELASTICITY) {
-    double *gc[9];
-    for (int f = 0; f < 9; f++) gc[f] = g + (size_t)f * nq * L;
-    memset(v, 0, 3 * nv * sizeof *v);
-    for (int c = 0; c < 3; c++) lanes_grad(t, u + c * nv, gc + 3 * c, s1, s2);
-    elastic_points(nq, qd, gc);
-    for (int c = 0; c < 3; c++) lanes_div(t, gc + 3 * c, v + c * nv, s1, s2);
-    return;
-  }
-  double *const g3[3] = {g, g + (size_t)nq * L, g + 2 * (size_t)nq * L};
-  memset(v, 0, nv * sizeof *v);
-  lanes_grad(t, u, g3, s1, s2);
-  for (int q = 0; q < nq; q++)
-    for (int z = 0; z < L; z++) {
-      const double *G = &qd[z][6 * (size_t)q];
-      const size_t e = (size_t)q * L + z;
-      const double a = g3[0][e], b = g3[1][e], c = g3[2][e];
-      g3[0][e] = G[0] * a + G[1] * b + G[2] * c;
-      g3[1][e] = G[1] * a + G[3] * b + G[4] * c;
-      g3[2][e] = G[2] * a + G[4] * b + G[5] * c;
-    }
-  lanes_div(t, g3, v, s1, s2);
 }
 
 /* out[a][b][c] += sum_ijk Ti[i][a] Tj[j][b] Tk[k][c] in[i][j][k], the tables Q x P. */

@@ -101,6 +101,9 @@ struct hex_tensor {
   double xq[HEX_TENSOR_MAX_Q], w[HEX_TENSOR_MAX_Q];
   double B[HEX_TENSOR_MAX_Q * (HEX_MAX_ORDER + 1)], D[HEX_TENSOR_MAX_Q * (HEX_MAX_ORDER + 1)];
   double Bt[HEX_TENSOR_MAX_Q * (HEX_MAX_ORDER + 1)], Dt[HEX_TENSOR_MAX_Q * (HEX_MAX_ORDER + 1)];
+  /* where Q >= P: Dq[i*Q + j] = the derivative at x_i of the Lagrange polynomial through the Q
+   * points that is 1 at x_j (D = Dq B), Dqt its transpose */
+  double Dq[HEX_TENSOR_MAX_Q * HEX_TENSOR_MAX_Q], Dqt[HEX_TENSOR_MAX_Q * HEX_TENSOR_MAX_Q];
   int *t2f;
 };
 enum hex_apply_kind { HEX_APPLY_MASS = 0, HEX_APPLY_LAPLACE = 1, HEX_APPLY_ELASTICITY = 2 };
@@ -126,13 +129,15 @@ int hex_qdata(const struct hex_tensor *t, int kind, int nnode, const double *X,
 #define HEX_GEO_SIZE 26
 void hex_geo(const double *X, const double *coef, int ncoef, double *geo);
 int hex_qdata_geo(const struct hex_tensor *t, int kind, const double *geo, double *qd);
-/* v = A_e u for HEX_LANES cells at once, in tensor order: u and v [P^3][HEX_LANES] (node-major,
+/* ---- hex_lanes.c: the CPU's sum factorization ----
+ * v = A_e u for HEX_LANES cells at once, in tensor order: u and v [P^3][HEX_LANES] (node-major,
  * a value per cell) for one component of the mass and the Laplacian, [3][P^3][HEX_LANES] (the
- * three components) for elasticity; qd[lane] each cell's quadrature data;
+ * three components) for elasticity; qd[lane] each cell's quadrature data, or with geo its
+ * geometry (hex_geo: the quadrature data made at each point, trilinear cells);
  * hex_apply_lanes_scratch doubles of scratch. */
 #define HEX_LANES 8
 size_t hex_apply_lanes_scratch(const struct hex_tensor *t, int kind);
-void hex_apply_lanes(const struct hex_tensor *t, int kind, const double *const *qd,
+void hex_apply_lanes(const struct hex_tensor *t, int kind, int geo, const double *const *qd,
                      const double *u, double *v, double *scratch);
 /* The diagonal of A_e of one cell, d[P^3] in tensor order (elasticity: d[3][P^3], a value per
  * component), from its quadrature data, by sum factorization with the tables' squares and

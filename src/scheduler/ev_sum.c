@@ -36,6 +36,7 @@ void ev_sum_destroy(femint_context_t ctx, struct ev_sum **pe)
   free(e->map);
   free(e->nu);
   free(e->part_arg);
+  free(e->span);
   free(e);
   *pe = NULL;
 }
@@ -205,6 +206,18 @@ int ev_sum_create(struct femint_operator *op, const char *who, int np, const int
       if (g >= 0 && g < nown) e->occ[fill[g]++] = (int64_t)k * e->nc * np + n;
     }
   free(fill);
+  /* the cells of each block of DOFs, for a sum by cells */
+  const int64_t nspan = (nown + EV_SPAN - 1) / EV_SPAN, per = (int64_t)e->nc * np;
+  e->span = malloc((2 * (size_t)nspan + 1) * sizeof *e->span);
+  FEMINT_CHECK(e->span, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  for (int64_t b = 0; b < nspan; b++) e->span[2 * b] = e->span[2 * b + 1] = -1;
+  for (int64_t g = 0; g < nown; g++) {
+    if (e->occ_ptr[g] == e->occ_ptr[g + 1]) continue;
+    const int64_t b = g / EV_SPAN, c0 = e->occ[e->occ_ptr[g]] / per,
+                  c1 = e->occ[e->occ_ptr[g + 1] - 1] / per;
+    if (e->span[2 * b] < 0 || c0 < e->span[2 * b]) e->span[2 * b] = c0;
+    if (c1 > e->span[2 * b + 1]) e->span[2 * b + 1] = c1;
+  }
   for (int i = 0; i < nb; i++) {
     starpu_vector_data_register(&e->h_ev[i], STARPU_MAIN_RAM,
                                 (uintptr_t)(e->ev + (size_t)e->first[i] * e->nc * np * e->rs),
@@ -236,7 +249,7 @@ static int sum_task(femint_context_t ctx, const struct ev_sum *e, struct vec_arg
   t->dyn_modes[0] = STARPU_W;
   for (int i = 0; i < nb; i++) {
     t->dyn_handles[1 + 2 * i] = e->h_ev[i];
-    t->dyn_handles[2 + 2 * i] = e->h_map[i];
+    t->dyn_handles[2 + 2 * i] = arg->by_cell ? e->h_dofs[i] : e->h_map[i];
     t->dyn_modes[1 + 2 * i] = t->dyn_modes[2 + 2 * i] = STARPU_R;
   }
   if (home >= 0) {
@@ -261,9 +274,13 @@ int ev_sum_submit(struct femint_operator *op, struct ev_sum *e, struct femint_ve
   const struct vec_arg arg = {.ctx = ctx, .op = VEC_EV_SUM, .n = e->nown * nc, .nc = nc,
                               .np = e->np, .single = e->single,
                               .chunk_sorted = e->chunk_sorted, .kern = vk, .counts = counts,
-                              .nchunk = nb, .chunk_nu = e->nu};
+                              .nchunk = nb, .chunk_nu = e->nu,
+                              /* on the CPU, where no writer puts the chunks in place order */
+                              .by_cell = home < 0 && !e->chunk_sorted, .chunk_size = e->size,
+                              .span = e->span};
   if (home >= 0 || !e->nparts) { /* one task */
     if (!e->sum_arg.ctx || e->sum_arg.counts != counts) e->sum_arg = arg;
+    e->sum_arg.by_cell = arg.by_cell; /* the home may change between calls */
     e->sum_arg.status = 0;
     return sum_task(ctx, e, &e->sum_arg, y->h, home, slot, who);
   }

@@ -252,6 +252,7 @@ struct ev_sum {
   int *chunk_sorted;               /* NULL before ev_sum_sort, else [nchunk] how the last writer
                                       of each chunk wrote it (1: place order), what the sum
                                       reads */
+  int64_t *span;                   /* [2 ceil(nown / EV_SPAN)]: vec_arg's span */
   struct vec_arg sum_arg;          /* the sum as one task */
   int nparts;                      /* on the CPU workers: parts of y summed by tasks of their own */
   struct vec_arg *part_arg;        /* [nparts] (NULL: one task) */
