@@ -53,7 +53,8 @@ static void gather_sum(struct vec_arg *a)
 
 /* VEC_EV_SUM by cells on the CPU: each thread its range of y's DOFs, through the cells whose
  * places hold them (the blocks' spans), in plan order: every DOF's values added in plan order,
- * as the sum by DOFs adds them, the element vectors read in order. */
+ * as the sum by DOFs adds them, the element vectors read in order (or, those a writer put in
+ * place order, through the slots). */
 static void ev_sum_cells(const struct vec_arg *a, void *buffers[], double *y, int nt)
 {
   const int nc = a->nc, np = a->np, size = a->chunk_size, single = a->single;
@@ -69,18 +70,26 @@ static void ev_sum_cells(const struct vec_arg *a, void *buffers[], double *y, in
         if (a->span[2 * b] < c0) c0 = a->span[2 * b];
         if (a->span[2 * b + 1] > c1) c1 = a->span[2 * b + 1];
       }
-    for (int64_t cell = c0; cell <= c1; cell++) {
-      const int k = (int)(cell / size);
-      const int64_t kc = cell - (int64_t)k * size;
-      const int64_t *dof = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[2 + 2 * k]) + kc * np;
-      const double *ev = VPTR(1 + 2 * k) + (single ? 0 : kc * nc * np);
-      const float *evf = (const float *)VPTR(1 + 2 * k) + (single ? kc * nc * np : 0);
-      for (int n = 0; n < np; n++) {
-        const int64_t g = dof[n];
-        if (g < tlo || g >= thi) continue;
-        for (int c = 0; c < nc; c++)
-          y[(g - lo) * nc + c] += single ? evf[c * np + n] : ev[c * np + n];
-      }
+    for (int k = c1 < 0 ? 0 : (int)(c0 / size); c1 >= 0 && k <= (int)(c1 / size); k++) {
+      const int64_t k0 = (int64_t)k * size, nk = STARPU_VECTOR_GET_NX(buffers[2 + 2 * k]) / np;
+      const int64_t e0 = c0 > k0 ? c0 - k0 : 0, e1 = c1 - k0 < nk - 1 ? c1 - k0 : nk - 1;
+      const int64_t *dof = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[2 + 2 * k]);
+      const void *ev = VPTR(1 + 2 * k);
+      /* place o of value n of cell kc: in place order, the slot (value c at o nc + c), else
+       * (kc nc + c) np + n */
+      const int32_t *sl = a->chunk_sorted && a->chunk_sorted[k] ? a->slot + k0 * np : NULL;
+      const int64_t step = sl ? 1 : np;
+      for (int64_t kc = e0; kc <= e1; kc++)
+        for (int n = 0; n < np; n++) {
+          const int64_t g = dof[kc * np + n];
+          if (g < tlo || g >= thi) continue;
+          const int64_t o = sl ? (int64_t)sl[kc * np + n] * nc : kc * nc * np + n;
+          double *yg = y + (g - lo) * nc;
+          if (single)
+            for (int c = 0; c < nc; c++) yg[c] += ((const float *)ev)[o + c * step];
+          else
+            for (int c = 0; c < nc; c++) yg[c] += ((const double *)ev)[o + c * step];
+        }
     }
   }
 }

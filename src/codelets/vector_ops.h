@@ -64,13 +64,14 @@ struct vec_arg {
                                      (struct ev_sum's chunk_sorted) */
   int nchunk;                     /* VEC_EV_SUM: chunks, and the DOFs of each, chunk_nu[i]: its */
   const int64_t *chunk_nu;        /* map is udof[nu], ptr[nu + 1], places[ptr[nu]] */
-  /* VEC_EV_SUM on CPU workers, where the chunks are in cell order (chunk_sorted NULL): the
-   * buffers after each ev are the chunks' DOFs ([cell][np], struct ev_sum's dofs) instead of
-   * maps, and the sum goes through the cells in plan order (each value read once, in order);
+  /* VEC_EV_SUM on CPU workers: the buffers after each ev are the chunks' DOFs ([cell][np],
+   * struct ev_sum's dofs) instead of maps, and the sum goes through the cells in plan order
+   * (each value read once, in order; a chunk in place order through slot, struct ev_sum's);
    * chunk_size cells per chunk; span[2 b], span[2 b + 1] the first and last cell with a place of
    * a DOF of block b (EV_SPAN DOFs from 0), -1 for none */
   int by_cell, chunk_size;
   const int64_t *span;
+  const int32_t *slot;
   struct vec_kernels *const *kern; /* [FEMINT_MAX_CL_DEVICES] */
   /* Over several parts (a split solve; the tasks that published are done first, by declared
    * dependencies): before the kernels, slot gather[i].slot of s is the sum over the nsum parts

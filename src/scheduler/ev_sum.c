@@ -275,9 +275,8 @@ int ev_sum_submit(struct femint_operator *op, struct ev_sum *e, struct femint_ve
                               .np = e->np, .single = e->single,
                               .chunk_sorted = e->chunk_sorted, .kern = vk, .counts = counts,
                               .nchunk = nb, .chunk_nu = e->nu,
-                              /* on the CPU, where no writer puts the chunks in place order */
-                              .by_cell = home < 0 && !e->chunk_sorted, .chunk_size = e->size,
-                              .span = e->span};
+                              .by_cell = home < 0, .chunk_size = e->size, .span = e->span,
+                              .slot = e->slot};
   if (home >= 0 || !e->nparts) { /* one task */
     if (!e->sum_arg.ctx || e->sum_arg.counts != counts) e->sum_arg = arg;
     e->sum_arg.by_cell = arg.by_cell; /* the home may change between calls */
