@@ -304,16 +304,19 @@ static int apply_choose_home(struct femint_operator *op, int kind)
 int apply_prepare(struct femint_operator *op, int form, int *kind)
 {
   FEMINT_CALL(apply_check(op, form, kind));
-  if (!op->apply) {
-    const int err = apply_setup(op);
-    if (err) {
-      operator_apply_release(op);
-      return err;
-    }
+  if (!op->apply || !op->apply->qd[form] || !op->apply->programs_built[0][*kind]) {
+    /* the first call's work on this thread: StarPU's idle workers, which poll for tasks, are
+     * paused meanwhile, so that they leave it the cores (nothing here waits for a task) */
+    starpu_pause();
+    const int setup = op->apply ? 0 : apply_setup(op);
+    int err = setup;
+    if (!err && !op->apply->qd[form]) err = apply_form_data(op, form, *kind);
+    if (!err && !op->apply->programs_built[0][*kind]) err = apply_programs(op, *kind, 0);
+    starpu_resume();
+    if (setup) operator_apply_release(op);
+    if (err) return err;
   }
   struct op_apply *a = op->apply;
-  if (!a->qd[form]) FEMINT_CALL(apply_form_data(op, form, *kind));
-  if (!a->programs_built[0][*kind]) FEMINT_CALL(apply_programs(op, *kind, 0));
   FEMINT_CHECK(apply_where(op, *kind, 0), op->ctx, FEMINT_ENOTSUP,
                "femint_operator_apply: OpenCL only, but no device can run the kernel of order %d "
                "(it needs double precision and %zu bytes of local memory)",

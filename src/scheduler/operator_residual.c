@@ -375,14 +375,17 @@ int residual_check(const struct femint_operator *op, const char *who, int form,
 
 int residual_prepare(femint_operator_t op, int form, femint_vector_t aux)
 {
-  if (!op->residual) {
-    const int err = residual_setup(op);
-    if (err) {
-      operator_residual_release(op);
-      return err;
-    }
+  if (!op->residual || !op->residual->rf[form].ready) {
+    /* the first call's work on this thread (the geometry, the compilations): StarPU's idle
+     * workers are paused meanwhile (as for the apply) */
+    starpu_pause();
+    const int setup = op->residual ? 0 : residual_setup(op);
+    int err = setup;
+    if (!err && !op->residual->rf[form].ready) err = residual_form_prepare(op, form);
+    starpu_resume();
+    if (setup) operator_residual_release(op);
+    if (err) return err;
   }
-  if (!op->residual->rf[form].ready) FEMINT_CALL(residual_form_prepare(op, form));
   return aux ? residual_aux_dofs(op, aux->space) : 0;
 }
 
