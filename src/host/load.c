@@ -46,7 +46,32 @@ int load_cell(const struct femint_space *s, const struct refel *re, int c, femin
                re->order);
   double X[3 * MESH_MAX_NODES], J[9], K[9];
   const int nnode = mesh_cell_nodes(m, c, X);
-  (void)work;
+  const int64_t off = s->cell_off[c];
+  const int ne = s->ncomp, nsh = (int)(s->cell_off[c + 1] - off);
+  if (!hcurl && nsh == re->nsh && (size_t)ne * nsh <= LOAD_WORK) {
+    /* H1: the cell's own vector first, each point's values along the functions in order, then
+     * into rhs once (nq x nsh products, far more than the cell's functions) */
+    memset(work, 0, (size_t)ne * nsh * sizeof *work);
+    for (int q = 0; q < re->nq; q++) {
+      double x[3] = {0, 0, 0}, value[5] = {0, 0, 0, 0, 0};
+      const double w = fabs(geom_map(shape, nnode, X, &re->xq[dim * q], x, J)) * re->wq[q];
+      f(x, NULL, 0, user, value);
+      const double *phi = re->phi + (size_t)q * (dim + 1) * nsh;
+      for (int comp = 0; comp < ne; comp++) {
+        const double a = w * value[comp];
+        double *lc = work + (size_t)comp * nsh;
+#pragma omp simd
+        for (int i = 0; i < nsh; i++) lc[i] += a * phi[i];
+      }
+    }
+    for (int i = 0; i < nsh; i++) {
+      const int64_t g = s->cell_mode[off + i];
+      if (g < 0) continue;
+      for (int comp = 0; comp < ne; comp++)
+        rhs[g * ne + comp] += s->cell_sign[off + i] * work[(size_t)comp * nsh + i];
+    }
+    return 0;
+  }
   for (int q = 0; q < re->nq; q++) {
     double x[3] = {0, 0, 0}, value[5] = {0, 0, 0, 0, 0};
     const double det = geom_map(shape, nnode, X, &re->xq[dim * q], x, J);

@@ -6,8 +6,9 @@
 
 #include "host.h"
 
-/* Doubles of work space load_cell and load_face need. */
-#define LOAD_WORK (6 * 512)
+/* Doubles of work space load_cell and load_face need (load_cell: a cell's vector, up to 3
+ * components of the 1331 functions of a hexahedron of order 10). */
+#define LOAD_WORK (6 * 1024)
 
 /* rhs += the integral over cell c of f(x) . v on the points of re (the reference element of the
  * cell's order). FEMINT_EINVAL when re is not the cell's element. */
