@@ -48,11 +48,13 @@ static void reference(const struct hex_tensor *t, int kind, const double *qd, co
           s = D[0] * uq[0];
         } else if (kind == HEX_APPLY_LAPLACE) {
           const double G[3][3] = {{D[0], D[1], D[2]}, {D[1], D[3], D[4]}, {D[2], D[4], D[5]}};
-          for (int d = 0; d < 3; d++) f[0][d] = G[d][0] * g[0][0] + G[d][1] * g[0][1] + G[d][2] * g[0][2];
+          for (int d = 0; d < 3; d++)
+            f[0][d] = G[d][0] * g[0][0] + G[d][1] * g[0][1] + G[d][2] * g[0][2];
         } else { /* H = du/dx through K, sigma, then back through K */
           double H[3][3], S[3][3];
           for (int c = 0; c < 3; c++)
-            for (int x = 0; x < 3; x++) H[c][x] = g[c][0] * D[x] + g[c][1] * D[3 + x] + g[c][2] * D[6 + x];
+            for (int x = 0; x < 3; x++)
+              H[c][x] = g[c][0] * D[x] + g[c][1] * D[3 + x] + g[c][2] * D[6 + x];
           const double lt = D[9] * (H[0][0] + H[1][1] + H[2][2]);
           for (int c = 0; c < 3; c++)
             for (int x = 0; x < 3; x++) S[c][x] = D[10] * (H[c][x] + H[x][c]) + (c == x ? lt : 0);
@@ -121,8 +123,9 @@ static void check(int p, int nq, int lobatto, int kind, const char *what)
       big = fmax(big, fabs(ref[i]));
     }
   }
-  tap_ok(big > 0 && diff <= 1e-12 * big, "p = %d, %s (Q = %d), %s: lanes vs plain sums %.2e (of %.2e)",
-         p, what, nq, kind_name[kind], diff / big, big);
+  tap_ok(big > 0 && diff <= 1e-12 * big,
+         "p = %d, %s (Q = %d), %s: lanes vs plain sums %.2e (of %.2e)", p, what, nq,
+         kind_name[kind], diff / big, big);
   free(qd);
   free(u);
   free(v);
