@@ -20,8 +20,8 @@ void apply_batch(const struct apply_arg *a, const void *x, const int64_t *dofs, 
   /* with the geometry, the kernel makes the quadrature data at each point; in single precision
    * each lane's data is read into doubles in scratch (the CPU computes in double) */
   const size_t per = a->geo ? HEX_GEO_SIZE : nqd, lanes = hex_apply_lanes_scratch(t, a->kind);
-  const int conv = a->single, single = a->single;
-  const size_t nscratch = lanes + (conv ? L * per : 0);
+  const int single = a->single;
+  const size_t nscratch = lanes + (single ? L * per : 0);
   /* elasticity couples the components: all of them go through the kernel at once */
   const int together = a->kind == HEX_APPLY_ELASTICITY ? nc : 1;
   const size_t nu = (size_t)together * np * L;
@@ -39,9 +39,9 @@ void apply_batch(const struct apply_arg *a, const void *x, const int64_t *dofs, 
       const int k0 = blk * L, nk = a->ncell - k0 < L ? a->ncell - k0 : L;
       double *u = scratch + nscratch, *v = u + nu;
       const double *q[HEX_LANES];
-      for (int z = 0; z < L && !conv; z++)
+      for (int z = 0; z < L && !single; z++)
         q[z] = (const double *)qd + (size_t)(k0 + (z < nk ? z : nk - 1)) * per;
-      for (int z = 0; z < L && conv; z++) { /* the padding lanes repeat the last cell's */
+      for (int z = 0; z < L && single; z++) { /* the padding lanes repeat the last cell's */
         double *qz = scratch + lanes + z * per;
         for (size_t i = 0; z < nk && i < per; i++)
           qz[i] = real_at(qd, (size_t)(k0 + z) * per + i, single);

@@ -51,7 +51,7 @@ static void gather_sum(struct vec_arg *a)
   }
 }
 
-/* VEC_EV_SUM by cells on the CPU: each thread its range of y's DOFs, through the cells whose
+/* VEC_EV_SUM on the CPU, by cells: each thread its range of y's DOFs, through the cells whose
  * places hold them (the blocks' spans), in plan order: every DOF's values added in plan order,
  * as the sum by DOFs adds them, the element vectors read in order (or, those a writer put in
  * place order, through the slots). */
@@ -107,45 +107,9 @@ static void vec_cpu(void *buffers[], void *cl_arg)
   if (a->op == VEC_MOVE && a->load)
     memcpy(VPTR(1), a->load, (size_t)a->nload * sizeof(double));
   switch (a->op) {
-  case VEC_EV_SUM: { /* y holds the DOFs lo .. lo + n / nc - 1 */
-    double *y = VPTR(0);
-    const int nc = a->nc, np = a->np;
-    const int64_t lo = a->lo, hi = lo + n / nc;
-    if (a->by_cell) {
-      ev_sum_cells(a, buffers, y, nt);
-      break;
-    }
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t i = 0; i < n; i++) y[i] = 0;
-    for (int k = 0; k < a->nchunk; k++) {
-      const double *ev = VPTR(1 + 2 * k);
-      const float *evf = (const float *)ev; /* single: the element vectors are floats */
-      const int64_t *map = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[2 + 2 * k]);
-      const int64_t nu = a->chunk_nu[k], *ptr = map + nu, *pos = ptr + nu + 1;
-      int64_t j0 = 0, j1 = nu; /* the chunk's DOFs in the part: map is ascending */
-      while (j0 < j1) {
-        const int64_t mid = j0 + (j1 - j0) / 2;
-        if (map[mid] < lo) j0 = mid + 1;
-        else j1 = mid;
-      }
-      for (j1 = j0; j1 < nu && map[j1] < hi; j1++) continue;
-      /* value c of place o: ev[o nc + c] (in place order) or ev[pos[o] + c np] */
-      const int sorted = a->chunk_sorted && a->chunk_sorted[k];
-#pragma omp parallel for num_threads(nt) schedule(static)
-      for (int64_t j = j0; j < j1; j++)
-        for (int c = 0; c < nc; c++) {
-          double s = y[(map[j] - lo) * nc + c];
-          if (sorted)
-            for (int64_t o = ptr[j]; o < ptr[j + 1]; o++)
-              s += a->single ? evf[o * nc + c] : ev[o * nc + c];
-          else
-            for (int64_t o = ptr[j]; o < ptr[j + 1]; o++)
-              s += a->single ? evf[pos[o] + (int64_t)c * np] : ev[pos[o] + (int64_t)c * np];
-          y[(map[j] - lo) * nc + c] = s;
-        }
-    }
+  case VEC_EV_SUM: /* y holds the DOFs lo .. lo + n / nc - 1 */
+    ev_sum_cells(a, buffers, VPTR(0), nt);
     break;
-  }
   case VEC_DOT: {
     const double *x = VPTR(0), *y = VPTR(1);
     RANGES(nt, n, 1, part, acc[0] += x[i] * y[i]);

@@ -23,7 +23,7 @@
 enum vec_slot { SLOT_PQ = 0, SLOT_RZ0 = 1, SLOT_RZ1 = 2, SLOT_RR = 3, SLOT_BB = 4 };
 
 enum vec_op {
-  VEC_EV_SUM,     /* y (W), then each chunk's ev and map (R; by_cell: its DOFs): y = 0, then
+  VEC_EV_SUM,     /* y (W), then each chunk's ev and map (R; CPU: its DOFs): y = 0, then
                      chunk after chunk, y[g nc + c] += each of g's places in the chunk's ev, in
                      order (so that every DOF's sum runs in plan order, whatever the chunks) */
   VEC_DOT,        /* a, b (R), s (RW): s[out] = a . b */
@@ -64,12 +64,12 @@ struct vec_arg {
                                      (struct ev_sum's chunk_sorted) */
   int nchunk;                     /* VEC_EV_SUM: chunks, and the DOFs of each, chunk_nu[i]: its */
   const int64_t *chunk_nu;        /* map is udof[nu], ptr[nu + 1], places[ptr[nu]] */
-  /* VEC_EV_SUM on CPU workers: the buffers after each ev are the chunks' DOFs ([cell][np],
-   * struct ev_sum's dofs) instead of maps, and the sum goes through the cells in plan order
-   * (each value read once, in order; a chunk in place order through slot, struct ev_sum's);
-   * chunk_size cells per chunk; span[2 b], span[2 b + 1] the first and last cell with a place of
-   * a DOF of block b (EV_SPAN DOFs from 0), -1 for none */
-  int by_cell, chunk_size;
+  /* VEC_EV_SUM on CPU workers (the task on no OpenCL worker): the buffers after each ev are the
+   * chunks' DOFs ([cell][np], struct ev_sum's dofs) instead of maps, and the sum goes through
+   * the cells in plan order (each value read once, in order; a chunk in place order through
+   * slot, struct ev_sum's); chunk_size cells per chunk; span[2 b], span[2 b + 1] the first and
+   * last cell with a place of a DOF of block b (EV_SPAN DOFs from 0), -1 for none */
+  int chunk_size;
   const int64_t *span;
   const int32_t *slot;
   struct vec_kernels *const *kern; /* [FEMINT_MAX_CL_DEVICES] */

@@ -87,9 +87,17 @@ INLINE void to_nodes(int P, int Q, const double *Mi, const double *Mj, const dou
   along_k(Mk, P, P, P, Q, s1, v, add);
 }
 
-/* The reference gradient g[d] = du/dxi_d at the points of one component; uq its values there
- * (Q >= P). */
-INLINE void gradient(const struct hex_tensor *t, int P, int Q, const lane *u, const lane *uq,
+/* The values of one component at the points: u itself where collocated. */
+INLINE const lane *at_points(const struct hex_tensor *t, int P, int Q, int colloc, const lane *u,
+                             lane *uq, lane *s1, lane *s2)
+{
+  if (colloc) return u;
+  to_points(P, Q, t->B, t->B, t->B, u, uq, s1, s2);
+  return uq;
+}
+
+/* The reference gradient g[d] = du/dxi_d at the points of one component (w: Q^3 scratch). */
+INLINE void gradient(const struct hex_tensor *t, int P, int Q, int colloc, const lane *u, lane *w,
                      lane *const g[3], lane *s1, lane *s2)
 {
   if (Q < P) {
@@ -98,6 +106,7 @@ INLINE void gradient(const struct hex_tensor *t, int P, int Q, const lane *u, co
     to_points(P, Q, t->B, t->B, t->D, u, g[2], s1, s2);
     return;
   }
+  const lane *uq = at_points(t, P, Q, colloc, u, w, s1, s2);
   along_i(t->Dq, Q, Q, Q, Q, uq, g[0], 0);
   along_j(t->Dq, Q, Q, Q, Q, uq, g[1], 0);
   along_k(t->Dq, Q, Q, Q, Q, uq, g[2], 0);
@@ -118,15 +127,6 @@ INLINE void divergence(const struct hex_tensor *t, int P, int Q, int colloc, lan
   along_j(t->Dqt, Q, Q, Q, Q, g[1], s, 1);
   along_k(t->Dqt, Q, Q, Q, Q, g[2], s, 1);
   if (!colloc) to_nodes(P, Q, t->Bt, t->Bt, t->Bt, w, v, s1, s2, 0);
-}
-
-/* The values of one component at the points: u itself where collocated. */
-INLINE const lane *at_points(const struct hex_tensor *t, int P, int Q, int colloc, const lane *u,
-                             lane *uq, lane *s1, lane *s2)
-{
-  if (colloc) return u;
-  to_points(P, Q, t->B, t->B, t->B, u, uq, s1, s2);
-  return uq;
 }
 
 /* The lanes' values qd[z][i]. */
@@ -245,16 +245,13 @@ INLINE void apply_body(const struct hex_tensor *t, int kind, int geo, const doub
   if (kind == HEX_APPLY_ELASTICITY) {
     lane *gc[9];
     for (int f = 0; f < 9; f++) gc[f] = g + (size_t)f * nq;
-    for (int c = 0; c < 3; c++) {
-      const lane *uq = Q < P ? u : at_points(t, P, Q, colloc, u + c * np, w, s1, s2);
-      gradient(t, P, Q, u + c * np, uq, gc + 3 * c, s1, s2);
-    }
+    for (int c = 0; c < 3; c++) gradient(t, P, Q, colloc, u + c * np, w, gc + 3 * c, s1, s2);
     elastic_points(t, Q, qd, cg, gc);
     for (int c = 0; c < 3; c++) divergence(t, P, Q, colloc, gc + 3 * c, w, v + c * np, s1, s2);
     return;
   }
   lane *const g3[3] = {g, g + nq, g + 2 * nq};
-  gradient(t, P, Q, u, Q < P ? u : at_points(t, P, Q, colloc, u, w, s1, s2), g3, s1, s2);
+  gradient(t, P, Q, colloc, u, w, g3, s1, s2);
   laplace_points(t, Q, qd, cg, g3);
   divergence(t, P, Q, colloc, g3, w, v, s1, s2);
 }

@@ -229,8 +229,8 @@ int ev_sum_create(struct femint_operator *op, const char *who, int np, const int
   return chunk_maps(ctx, who, nown, e);
 }
 
-/* A task of the sum: y (W), then each chunk's element vectors and map (R), on worker home or
- * (-1) a CPU worker. */
+/* A task of the sum: y (W), then each chunk's element vectors and map (R; on a CPU worker its
+ * cells' DOFs), on worker home or (-1) a CPU worker. */
 static int sum_task(femint_context_t ctx, const struct ev_sum *e, struct vec_arg *arg,
                     starpu_data_handle_t y, int home, struct starpu_task **slot, const char *who)
 {
@@ -247,9 +247,11 @@ static int sum_task(femint_context_t ctx, const struct ev_sum *e, struct vec_arg
   }
   t->dyn_handles[0] = y;
   t->dyn_modes[0] = STARPU_W;
+  const int cpu = home < 0 || starpu_worker_get_type(home) == STARPU_CPU_WORKER;
   for (int i = 0; i < nb; i++) {
     t->dyn_handles[1 + 2 * i] = e->h_ev[i];
-    t->dyn_handles[2 + 2 * i] = arg->by_cell ? e->h_dofs[i] : e->h_map[i];
+    /* the CPU sums by cells (their DOFs), a device by DOFs (the maps) */
+    t->dyn_handles[2 + 2 * i] = cpu ? e->h_dofs[i] : e->h_map[i];
     t->dyn_modes[1 + 2 * i] = t->dyn_modes[2 + 2 * i] = STARPU_R;
   }
   if (home >= 0) {
@@ -275,11 +277,9 @@ int ev_sum_submit(struct femint_operator *op, struct ev_sum *e, struct femint_ve
                               .np = e->np, .single = e->single,
                               .chunk_sorted = e->chunk_sorted, .kern = vk, .counts = counts,
                               .nchunk = nb, .chunk_nu = e->nu,
-                              .by_cell = home < 0, .chunk_size = e->size, .span = e->span,
-                              .slot = e->slot};
+                              .chunk_size = e->size, .span = e->span, .slot = e->slot};
   if (home >= 0 || !e->nparts) { /* one task */
     if (!e->sum_arg.ctx || e->sum_arg.counts != counts) e->sum_arg = arg;
-    e->sum_arg.by_cell = arg.by_cell; /* the home may change between calls */
     e->sum_arg.status = 0;
     return sum_task(ctx, e, &e->sum_arg, y->h, home, slot, who);
   }
