@@ -368,6 +368,13 @@ ok $st "bp --problem bp5 --kernel-only: bk5, a time per pass, no solve"
 st=$?
 ok $st "bp --csv: a header and a row per order"
 [ $st -eq 0 ] || diag bp.csv bp3.err
+# --dofs: a box per order, n = round(2000^(1/3) / p): 13^3 cells at p = 1, 6^3 at p = 2 (bp3: the
+# interior nodes, 12^3 and 11^3 DOFs)
+"$FEMINT" bp --order 1,2 --dofs 2000 --runs 1 --solves 1 --csv bpd.csv >/dev/null 2>bpd.err &&
+  grep -q '^bp3,stored,1,2197,1728,' bpd.csv && grep -q '^bp3,stored,2,216,1331,' bpd.csv
+st=$?
+ok $st "bp --dofs 2000: a box of its own per order, about 2000 DOFs each"
+[ $st -eq 0 ] || diag bpd.csv bpd.err
 # Tetrahedra through the same run: the Maxwell matrices T and S of a small curved box, written to
 # PREFIX-T.mtx and PREFIX-S.mtx and summarized with the fields of every run.
 "$FEMINT" run --element tet --space hcurl --problem maxwell --order 2 --mesh box:2,2,2 \
@@ -603,6 +610,8 @@ bad 2 "--variant reg_jac" run --element hex --variant reg_jac
 bad 2 "1..7" refel --element prism --order 8
 bad 2 "bp7" bp --problem bp7
 bad 2 "rect:2,2" bp --mesh rect:2,2
+bad 2 "--dofs and --mesh" bp --dofs 1000 --mesh box:2,2,2
+bad 2 "order 1 would take" bp --dofs 1e9 --order 1-3
 bad 2 "--local-rank" info --opencl-device 0 --local-rank 1
 bad 2 "gallery" residual --pointwise gallery:heat
 bad 1 "missing.c" residual --pointwise missing.c

@@ -33,7 +33,7 @@ struct bp_options {
   struct cli_orders orders;
   struct cli_mesh mesh;
   long runs, solves, iterations, devices;
-  double rtol;
+  double rtol, dofs;
   const char *csv, *plot;
 };
 
@@ -58,6 +58,10 @@ static const struct cli_option options[] = {
            "box:NX,NY,NZ, the unit cube in NX*NY*NZ hexahedra, interior vertices moved by up to "
            "0.2 times the spacing (default box:8,8,8)",
            "box:NX,NY,NZ")},
+  {CLI_OPT("--dofs", CLI_REAL, F(dofs),
+           "instead of --mesh, a box of n^3 cells for each order p, n the nearest integer to "
+           "N^(1/3) / p: about N DOFs at every order (at least 1 cell)",
+           "N"), .lo = 1, .hi = 1e10},
   {CLI_OPT("--where", CLI_CHOICE, F(where),
            "the workers of the apply tasks: any, cpu or opencl (default any)", NULL),
    .choices = cli_where_names},
@@ -104,10 +108,9 @@ const struct cli_command cli_bp_cmd = {
   "bp",
   "the CEED bake-off problems on hexahedra, matrix-free (seed 001): applications and conjugate "
   "gradient solves, DOFs (x iterations) per second",
-  "[--problem bp1|...|bp6|elasticity] [--order LIST] [--mesh box:NX,NY,NZ] [--where W] [--runs N] "
-  "[--solves N] [--rtol R | --iterations N] [--jacobi] [--precision P] [--geometry G] "
-  "[--kernel-only] [--json] "
-  "[--csv FILE] [--plot FILE.png]",
+  "[--problem bp1|...|bp6|elasticity] [--order LIST] [--mesh box:NX,NY,NZ | --dofs N] "
+  "[--where W] [--runs N] [--solves N] [--rtol R | --iterations N] [--jacobi] [--precision P] "
+  "[--geometry G] [--kernel-only] [--json] [--csv FILE] [--plot FILE.png]",
   "Builds the box of hexahedra, the H1 Lagrange space of each order on Gauss-Lobatto-Legendre "
   "nodes (the boundary DOFs removed but for the mass) and the mass, Laplace or elasticity "
   "operator. Times the "
@@ -361,6 +364,24 @@ static int bp_order(femint_context_t ctx, const struct bp_options *o, femint_mes
   return rc;
 }
 
+/* The edge n of the box of order p with --dofs: n^3 cells of (n p + 1)^3 nodes, about dofs. */
+static int bp_box_edge(double dofs, int p)
+{
+  const long n = lround(cbrt(dofs) / p);
+  return n < 1 ? 1 : n > 100000 ? 100000 : (int)n;
+}
+
+/* The mesh of order p: --mesh's once, or with --dofs a box of its own (the previous one
+ * destroyed). */
+static int bp_mesh(femint_context_t ctx, const struct bp_options *o, int p, femint_mesh_t *mesh)
+{
+  if (*mesh && o->dofs == 0) return 0;
+  femint_mesh_destroy(mesh);
+  const int n = o->dofs > 0 ? bp_box_edge(o->dofs, p) : 0;
+  return femint_mesh_create_box(ctx, FEMINT_HEX, n ? n : o->mesh.nx, n ? n : o->mesh.ny,
+                                n ? n : o->mesh.nz, 1, 1, 1, 0.2, 1, mesh);
+}
+
 int cli_bp_command(int argc, char **argv)
 {
   struct bp_options o = {.problem = 2, .runs = 5, .solves = 3, .rtol = 1e-8};
@@ -368,6 +389,8 @@ int cli_bp_command(int argc, char **argv)
   int status = cli_parse(&cli_bp_cmd, argc, argv, &o, &args);
   if (status) return status < 0 ? 0 : status;
   if (o.orders.n == 0) o.orders = (struct cli_orders){6, {1, 2, 3, 4, 5, 6}};
+  if (o.dofs > 0 && o.mesh.kind != CLI_MESH_NONE)
+    return cli_fail_usage("--dofs and --mesh: give one of them (--dofs makes a box per order)");
   if (o.mesh.kind == CLI_MESH_NONE) o.mesh = (struct cli_mesh){CLI_MESH_BOX, 8, 8, 8, NULL};
   char text[300];
   cli_mesh_text(&o.mesh, text, sizeof text);
@@ -375,6 +398,14 @@ int cli_bp_command(int argc, char **argv)
     return cli_fail_usage("--mesh %s: femint bp takes box:NX,NY,NZ", text);
   if ((double)o.mesh.nx * o.mesh.ny * o.mesh.nz > (double)CLI_MAX_CELLS)
     return cli_fail_usage("--mesh %s: too many cells (at most %ld)", text, CLI_MAX_CELLS);
+  for (int k = 0; o.dofs > 0 && k < o.orders.n; k++) {
+    const double n = bp_box_edge(o.dofs, o.orders.p[k]);
+    if (n * n * n > (double)CLI_MAX_CELLS)
+      return cli_fail_usage("--dofs %g: order %d would take %.0f cells (at most %ld)", o.dofs,
+                            o.orders.p[k], n * n * n, CLI_MAX_CELLS);
+  }
+  if (o.dofs > 0)
+    snprintf(text, sizeof text, "box:n,n,n, n = %g^(1/3) / p", o.dofs);
   FILE *csv = NULL;
   if (o.csv && !(csv = fopen(o.csv, "w")))
     return cli_fail_usage("--csv %s: cannot write it (%s)", o.csv, strerror(errno));
@@ -388,8 +419,7 @@ int cli_bp_command(int argc, char **argv)
     return EXIT_RUNTIME;
   }
   status = EXIT_RUNTIME;
-  int rc = femint_mesh_create_box(ctx, FEMINT_HEX, o.mesh.nx, o.mesh.ny, o.mesh.nz, 1, 1, 1, 0.2,
-                                  1, &mesh);
+  int rc = bp_mesh(ctx, &o, o.orders.p[0], &mesh);
   if (rc) {
     cli_fail_runtime(ctx, rc);
     goto done;
@@ -398,10 +428,11 @@ int cli_bp_command(int argc, char **argv)
   struct cli_json j = {0};
   if (o.json) cli_json_open(&j, NULL, '[');
   else
-    printf("femint bp: %s on %s (%d hexahedra), %s, geometry %s; %s: median of %ld; solve: median "
-           "of %ld CG solves%s, %s; copy rate of %s\n%5s %10s %9s %10s %10s %10s %6s %10s %12s "
-           "%12s %8s %8s\n",
-           bp_label(&o), text, femint_mesh_num_cells(mesh), precision_names[o.single],
+    printf("femint bp: %s on %s (%d hexahedra%s), %s, geometry %s; %s: median of %ld; solve: "
+           "median of %ld CG solves%s, %s; copy rate of %s\n%5s %10s %9s %10s %10s %10s %6s %10s "
+           "%12s %12s %8s %8s\n",
+           bp_label(&o), text, femint_mesh_num_cells(mesh), o.dofs > 0 ? " at the first order" : "",
+           precision_names[o.single],
            geometry_names[o.geometry],
            o.kernel_only ? "the element kernel alone" : "apply", o.runs,
            o.kernel_only ? 0 : o.solves, o.jacobi ? " (Jacobi)" : "",
@@ -416,7 +447,8 @@ int cli_bp_command(int argc, char **argv)
     const int p = o.orders.p[k];
     struct bp_result r = {.p = p};
     if (progress) fprintf(stderr, "femint bp: order %d (%d of %d)...\n", p, k + 1, o.orders.n);
-    rc = bp_order(ctx, &o, mesh, p, &r);
+    rc = bp_mesh(ctx, &o, p, &mesh);
+    if (!rc) rc = bp_order(ctx, &o, mesh, p, &r);
     if (!rc) {
       r.flops = bp_flops(&o, femint_mesh_num_cells(mesh), p);
       r.bytes = bp_bytes(&o, femint_mesh_num_cells(mesh), p, r.ndof);
@@ -472,9 +504,13 @@ int cli_bp_command(int argc, char **argv)
   status = 0;
   if (o.plot) {
     char what[400];
-    snprintf(what, sizeof what, "%s on %s (%d hexahedra), %s, %s", bp_label(&o), text,
-             femint_mesh_num_cells(mesh), precision_names[o.single],
-             copy_dev < 0 ? "CPU workers" : "OpenCL device");
+    if (o.dofs > 0)
+      snprintf(what, sizeof what, "%s on boxes of about %g DOFs, %s, %s", bp_label(&o), o.dofs,
+               precision_names[o.single], copy_dev < 0 ? "CPU workers" : "OpenCL device");
+    else
+      snprintf(what, sizeof what, "%s on %s (%d hexahedra), %s, %s", bp_label(&o), text,
+               femint_mesh_num_cells(mesh), precision_names[o.single],
+               copy_dev < 0 ? "CPU workers" : "OpenCL device");
     status = bp_plot(&o, what, all, o.orders.n);
   }
 done:
