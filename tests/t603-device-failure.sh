@@ -60,10 +60,15 @@ r=$?
 ok $r "OpenCL workers alone (--where opencl): exit 1 naming the device"
 [ $r -eq 0 ] || { echo "# exit status $st"; diag only.err; }
 
-# BP3 CG: converged (a solve that the failure interrupted starts again from its last iterate)
+# BP3 CG: converged (a solve that the failure interrupted starts again from its last iterate).
+# The CPU workers may take every apply task of a run when the machine is loaded, so that the
+# device never fails and the run says nothing: such a run is tried again (three times at most).
 converged() { grep -q '"converged":1' "$1"; }
-faulty bp --problem bp3 --order 3 --mesh box:3,3,3 --runs 1 --solves 1 --json >bp.json 2>bp.err
-st=$?
+for try in 1 2 3; do
+  faulty bp --problem bp3 --order 3 --mesh box:3,3,3 --runs 1 --solves 1 --json >bp.json 2>bp.err
+  st=$?
+  grep -q "OpenCL device 0 .* failed" bp.err && break
+done
 [ $st -eq 0 ] && warned bp.err && converged bp.json
 r=$?
 ok $r "BP3 CG: device 0 fails, the solve converges on the CPU workers"
