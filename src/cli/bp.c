@@ -404,8 +404,14 @@ int cli_bp_command(int argc, char **argv)
       return cli_fail_usage("--dofs %g: order %d would take %.0f cells (at most %ld)", o.dofs,
                             o.orders.p[k], n * n * n, CLI_MAX_CELLS);
   }
+  /* what the orders run on, for the header and the plot */
+  const size_t len = strlen(text);
   if (o.dofs > 0)
-    snprintf(text, sizeof text, "box:n,n,n, n = %g^(1/3) / p", o.dofs);
+    snprintf(text, sizeof text, "boxes of about %g DOFs (n^3 hexahedra, n = %g^(1/3) / p)",
+             o.dofs, o.dofs);
+  else
+    snprintf(text + len, sizeof text - len, " (%.0f hexahedra)",
+             (double)o.mesh.nx * o.mesh.ny * o.mesh.nz);
   FILE *csv = NULL;
   if (o.csv && !(csv = fopen(o.csv, "w")))
     return cli_fail_usage("--csv %s: cannot write it (%s)", o.csv, strerror(errno));
@@ -419,21 +425,14 @@ int cli_bp_command(int argc, char **argv)
     return EXIT_RUNTIME;
   }
   status = EXIT_RUNTIME;
-  int rc = bp_mesh(ctx, &o, o.orders.p[0], &mesh);
-  if (rc) {
-    cli_fail_runtime(ctx, rc);
-    goto done;
-  }
   const int copy_dev = cli_copy_device(ctx, o.where);
   struct cli_json j = {0};
   if (o.json) cli_json_open(&j, NULL, '[');
   else
-    printf("femint bp: %s on %s (%d hexahedra%s), %s, geometry %s; %s: median of %ld; solve: "
-           "median of %ld CG solves%s, %s; copy rate of %s\n%5s %10s %9s %10s %10s %10s %6s %10s "
-           "%12s %12s %8s %8s\n",
-           bp_label(&o), text, femint_mesh_num_cells(mesh), o.dofs > 0 ? " at the first order" : "",
-           precision_names[o.single],
-           geometry_names[o.geometry],
+    printf("femint bp: %s on %s, %s, geometry %s; %s: median of %ld; solve: median of %ld CG "
+           "solves%s, %s; copy rate of %s\n%5s %10s %9s %10s %10s %10s %6s %10s %12s %12s %8s "
+           "%8s\n",
+           bp_label(&o), text, precision_names[o.single], geometry_names[o.geometry],
            o.kernel_only ? "the element kernel alone" : "apply", o.runs,
            o.kernel_only ? 0 : o.solves, o.jacobi ? " (Jacobi)" : "",
            o.iterations ? "fixed iterations" : "to --rtol",
@@ -447,7 +446,7 @@ int cli_bp_command(int argc, char **argv)
     const int p = o.orders.p[k];
     struct bp_result r = {.p = p};
     if (progress) fprintf(stderr, "femint bp: order %d (%d of %d)...\n", p, k + 1, o.orders.n);
-    rc = bp_mesh(ctx, &o, p, &mesh);
+    int rc = bp_mesh(ctx, &o, p, &mesh);
     if (!rc) rc = bp_order(ctx, &o, mesh, p, &r);
     if (!rc) {
       r.flops = bp_flops(&o, femint_mesh_num_cells(mesh), p);
@@ -504,13 +503,8 @@ int cli_bp_command(int argc, char **argv)
   status = 0;
   if (o.plot) {
     char what[400];
-    if (o.dofs > 0)
-      snprintf(what, sizeof what, "%s on boxes of about %g DOFs, %s, %s", bp_label(&o), o.dofs,
-               precision_names[o.single], copy_dev < 0 ? "CPU workers" : "OpenCL device");
-    else
-      snprintf(what, sizeof what, "%s on %s (%d hexahedra), %s, %s", bp_label(&o), text,
-               femint_mesh_num_cells(mesh), precision_names[o.single],
-               copy_dev < 0 ? "CPU workers" : "OpenCL device");
+    snprintf(what, sizeof what, "%s on %s, %s, %s", bp_label(&o), text, precision_names[o.single],
+             copy_dev < 0 ? "CPU workers" : "OpenCL device");
     status = bp_plot(&o, what, all, o.orders.n);
   }
 done:

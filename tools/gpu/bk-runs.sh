@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The bake-off kernels alone (bk1, bk3, bk5: femint bp --kernel-only) on meshes sized per order,
-# so that every order moves 10^6 to 10^8 DOFs (doc/performance.md), from the repository root on
-# the GPU host (see ../shared/gpu/README.md):
+# so that every order moves 10^6 to 3 x 10^7 DOFs (doc/performance.md), from the repository root
+# on the GPU host (see ../shared/gpu/README.md):
 #   . .gpu-runtime/env.sh && tools/gpu/bk-runs.sh OUTDIR [LABEL] [PROBLEMS]
 # Orders 1-2 on box 96^3, 3-4 on 64^3, 5-8 on 40^3 (double precision, the OpenCL device, the
 # median of 10 passes). LABEL names the log (bk-LABEL.txt; default "runs"); with
