@@ -4,15 +4,16 @@
  * exclusive scan, the scatter of the distinct pairs, the row pointers, and the segmented sum of
  * any value array through the pattern. A value v with the sign -1 travels as ~v (negative).
  *
- * The sort takes 4-bit digits (the host twin takes 8): a work-group ranks its tile of RADIX_IPT
- * keys per work-item stably by counting each digit per work-item in local memory (16 * WG
- * counters, digit-major) and scanning those counters in their linear order, which puts every
- * element after all the tile's elements of smaller digits and after its own digit's elements of
- * earlier work-items; 8-bit digits would need 256 * WG counters, more local memory than most
- * devices have at useful work-group sizes. A pass is a count kernel (the digits of each tile, to
- * hist[digit * ngroups + group]), the device scan of hist, and a scatter kernel (the same ranking,
- * plus the scanned offset of its (digit, group), which puts the tile in digit order in local
- * memory and writes each digit's run out in consecutive words). Only the digits of n^2 are
+ * The sort takes digits of up to PASS_BITS (8) bits, as many bits a pass as the keys need spread
+ * evenly over the fewest passes (34-bit keys: 5 passes of 7 bits). A pass is a count kernel (the
+ * digits of each tile, counted with local atomics, to hist[digit * ngroups + group]), the device
+ * scan of hist, and a scatter kernel, which sorts its tile stably by the digit in local memory and
+ * writes each digit's run of the tile out in consecutive words from its scanned offset. The tile's
+ * local sort is a sequence of counting passes of 4 bits: each work-item counts the digits of its
+ * RADIX_IPT keys (16 * WG counters, digit-major) and the counters are scanned in their linear
+ * order, which puts every key after all the tile's keys of smaller digits and after its own
+ * digit's keys of earlier work-items (8-bit counters per work-item would take 256 * WG of them,
+ * more local memory than devices have at useful work-group sizes). Only the digits of n^2 are
  * sorted. Both sorts are stable and start from slot order, so they give the same permutation.
  *
  * The scan is work-efficient and multi-level: coo_scan_block scans tiles of SCAN_IPT values per
@@ -30,7 +31,8 @@
  * work-item of the sort> -DSCAN_IPT=<values per work-item of the scan> (defaults below) and
  * -DREAL=float|double (-DFEMINT_FP64), and -DVAL=double (with -DFEMINT_FP64) for sums of floats
  * written as doubles (default: REAL). OpenCL 1.2 only: local memory, barriers and one 32-bit
- * global atomic_min (the first bad slot); no 64-bit atomics, no subgroups. */
+ * global atomic_min (the first bad slot) and 32-bit local atomic_inc; no 64-bit atomics, no
+ * subgroups. */
 #ifdef FEMINT_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
@@ -52,6 +54,15 @@
 
 #define RADIX_BITS 4
 #define RADIX (1 << RADIX_BITS)
+/* The most bits of a pass (its digits' counts per group) and the type that holds a digit. */
+#ifndef PASS_BITS
+#define PASS_BITS 8
+#endif
+#if PASS_BITS > 8
+#define DIGIT ushort
+#else
+#define DIGIT uchar
+#endif
 #define RADIX_TILE (WG * RADIX_IPT)
 /* Counter i of the ranking in local memory, one word of padding every 32: work-item t reads the
  * counters 16 t .. 16 t + 15, which would otherwise fall on two of 32 banks. */
@@ -90,18 +101,19 @@ __kernel void coo_indices(long ncell, int n, int symmetric, long dof_base, long 
 
 /* key = row * n + col for an entry with both, n^2 otherwise; slot[k] = val[k], or k when there
  * are no values (has_val 0). A row or column >= n is an error: the entry is left out and the
- * smallest such entry (up to INT_MAX) goes to *bad, which the host set to INT_MAX. */
+ * smallest such entry (up to INT_MAX) goes to *bad, which the host set to INT_MAX. key and slot
+ * may be row and col, or val and another buffer: entry k is read before it is written. */
 __kernel void coo_keys(long n, long m, __global const long *row, __global const long *col,
                        int has_val, __global const long *val, __global ulong *key,
                        __global long *slot, __global int *bad)
 {
   const long k = get_global_id(0);
   if (k >= m) return;
-  const long r = row[k], c = col[k];
+  const long r = row[k], c = col[k], v = has_val ? val[k] : k;
   if (r >= n || c >= n) atomic_min(bad, (int)min(k, (long)INT_MAX));
   const int valid = r >= 0 && c >= 0 && r < n && c < n;
   key[k] = valid ? (ulong)r * (ulong)n + (ulong)c : (ulong)n * (ulong)n;
-  slot[k] = has_val ? val[k] : k;
+  slot[k] = v;
 }
 
 /* Exclusive scan of a[0..WG) in local memory by the WG work-items of a group (Blelloch: an
@@ -131,33 +143,38 @@ static long scan_local(__local long *a)
   return total;
 }
 
-/* The tile's keys in local memory, work-item t's RADIX_IPT consecutive ones padded by a word so
- * that the work-items of a warp read different banks. */
+/* The tile's keys in local memory, the RADIX_IPT consecutive ones of a work-item padded by a word
+ * so that the work-items of a warp read different banks. */
 #define LK(i) ((i) + (i) / RADIX_IPT)
 #define LK_SIZE LK(RADIX_TILE)
 
-/* The stable ranking of the tile of this group on the digit at shift: the tile's keys are read
- * in consecutive words into lk; work-item t owns the keys tile + t * RADIX_IPT + e (e <
- * RADIX_IPT), kv[e], and their digits dig[e] (RADIX past the m keys); on return
- * cnt[CNT(d * WG + t)] is the place, in the tile's order by digit, of the first of them with
- * digit d. */
-static void radix_rank(long m, int shift, __global const ulong *key, ulong *kv, uchar *dig,
-                       __local uint *cnt, __local long *part, __local ulong *lk)
+/* The digit of nb bits of k at shift. */
+static uint digit(ulong k, int shift, int nb)
+{
+  return (uint)(k >> shift) & ((1u << nb) - 1u);
+}
+
+/* One stable counting pass over the tile in local memory on the digit of nb <= RADIX_BITS bits at
+ * shift: work-item t owns the keys at t * RADIX_IPT + e (e < RADIX_IPT) and their tile indices
+ * li, counts their digits in cnt (RADIX counters per work-item, digit-major), scans the counters
+ * in their linear order, which puts every key after all the tile's keys of smaller digits and
+ * after its own digit's keys of earlier work-items, and moves keys and indices to their places. */
+static void rank_local(int shift, int nb, __local ulong *lk, __local ushort *li,
+                       __local uint *cnt, __local long *part)
 {
   const uint lid = get_local_id(0);
-  const long tile0 = (long)get_group_id(0) * RADIX_TILE;
+  ulong kv[RADIX_IPT];
+  ushort iv[RADIX_IPT];
+  uchar dig[RADIX_IPT];
   for (int e = 0; e < RADIX_IPT; e++) {
-    const int i = e * WG + (int)lid;
-    lk[LK(i)] = tile0 + i < m ? key[tile0 + i] : 0;
+    const int p = (int)lid * RADIX_IPT + e;
+    kv[e] = lk[LK(p)];
+    iv[e] = li[p];
+    dig[e] = (uchar)digit(kv[e], shift, nb);
   }
   for (int d = 0; d < RADIX; d++) cnt[CNT(d * WG + lid)] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
-  const long base = tile0 + (long)lid * RADIX_IPT;
-  for (int e = 0; e < RADIX_IPT; e++) {
-    kv[e] = lk[LK((int)lid * RADIX_IPT + e)];
-    dig[e] = base + e < m ? (uchar)((kv[e] >> shift) & (RADIX - 1)) : (uchar)RADIX;
-    if (dig[e] < RADIX) cnt[CNT(dig[e] * WG + lid)]++;
-  }
+  for (int e = 0; e < RADIX_IPT; e++) cnt[CNT(dig[e] * WG + lid)]++;
   barrier(CLK_LOCAL_MEM_FENCE);
   /* Work-item t scans the counters t * RADIX .. t * RADIX + RADIX - 1 of the linear order. */
   uint s = 0;
@@ -171,76 +188,82 @@ static void radix_rank(long m, int shift, __global const ulong *key, ulong *kv, 
   const uint add = (uint)part[lid];
   for (int j = 0; j < RADIX; j++) cnt[CNT(lid * RADIX + j)] += add;
   barrier(CLK_LOCAL_MEM_FENCE);
-}
-
-/* The number of keys of each digit in the tile of each group: hist[d * ngroups + group]. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-coo_radix_count(long m, int shift, __global const ulong *key, __global long *hist)
-{
-  __local uint cnt[CNT_SIZE];
-  __local long part[WG];
-  __local ulong lk[LK_SIZE];
-  ulong kv[RADIX_IPT];
-  uchar dig[RADIX_IPT];
-  radix_rank(m, shift, key, kv, dig, cnt, part, lk);
-  const uint lid = get_local_id(0), g = get_group_id(0), ngroups = get_num_groups(0);
-  if (lid < RADIX) {
-    const long tile = min((long)RADIX_TILE, m - (long)g * RADIX_TILE);
-    const long end = lid + 1 < RADIX ? cnt[CNT((lid + 1) * WG)] : tile;
-    hist[(long)lid * ngroups + g] = end - cnt[CNT(lid * WG)];
-  }
-}
-
-/* One pass: (key, slot) to their place (key_out, slot_out), hist holding the exclusive scan of
- * the counts of coo_radix_count. The tile is put in order by digit in local memory, keys then
- * slots, and written out from there: each digit's run of the tile goes to consecutive words. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-coo_radix_scatter(long m, int shift, __global const ulong *key, __global const long *slot,
-                  __global const long *hist, __global ulong *key_out, __global long *slot_out)
-{
-  __local uint cnt[CNT_SIZE];
-  __local long part[WG];
-  __local long offset[RADIX];
-  __local ulong lk[LK_SIZE];
-  __local uchar ld[RADIX_TILE];
-  ulong kv[RADIX_IPT];
-  uchar dig[RADIX_IPT];
-  radix_rank(m, shift, key, kv, dig, cnt, part, lk);
-  const uint lid = get_local_id(0), g = get_group_id(0), ngroups = get_num_groups(0);
-  const long tile0 = (long)g * RADIX_TILE;
-  const int tile = (int)min((long)RADIX_TILE, m - tile0);
-  /* Where the group's keys of digit d go, less their place in the tile's order. */
-  if (lid < RADIX) offset[lid] = hist[(long)lid * ngroups + g] - cnt[CNT(lid * WG)];
-  /* Each key's place in the tile's order by digit. */
-  int at[RADIX_IPT];
   for (int e = 0; e < RADIX_IPT; e++) {
     const uint d = dig[e];
     uint before = 0;
     for (int f = 0; f < e; f++) before += dig[f] == d;
-    at[e] = d < RADIX ? (int)(cnt[CNT(d * WG + lid)] + before) : -1;
+    const int at = (int)(cnt[CNT(d * WG + lid)] + before);
+    lk[LK(at)] = kv[e];
+    li[at] = iv[e];
   }
-  /* lk was read in radix_rank by every work-item before its last barrier */
-  for (int e = 0; e < RADIX_IPT; e++)
-    if (at[e] >= 0) {
-      lk[at[e]] = kv[e];
-      ld[at[e]] = dig[e];
-    }
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (int i = (int)lid; i < tile; i += WG) key_out[offset[ld[i]] + i] = lk[i];
-  /* The slots the same way, through lk again. */
+}
+
+/* The number of keys of each digit of bits (<= PASS_BITS) at shift in the tile of each group:
+ * hist[d * ngroups + group]. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+coo_radix_count(long m, int shift, int bits, __global const ulong *key, __global long *hist)
+{
+  __local uint bins[1 << PASS_BITS];
+  const uint lid = get_local_id(0), g = get_group_id(0), ngroups = get_num_groups(0);
+  const int nbins = 1 << bits;
+  for (int d = (int)lid; d < nbins; d += WG) bins[d] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const long tile0 = (long)g * RADIX_TILE;
+  for (int e = 0; e < RADIX_IPT; e++) {
+    const long i = tile0 + e * WG + lid;
+    if (i < m) atomic_inc(&bins[digit(key[i], shift, bits)]);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int d = (int)lid; d < nbins; d += WG) hist[(long)d * ngroups + g] = bins[d];
+}
+
+/* One pass on the digit of bits (<= PASS_BITS) at shift: (key, slot) to their place (key_out,
+ * slot_out), hist holding the exclusive scan of the counts of coo_radix_count. The tile is put in
+ * order by the digit in local memory by stable counting passes of RADIX_BITS bits from the lowest,
+ * keys with their tile indices, and written out from there: each digit's run of the tile goes to
+ * consecutive words; then the slots the same way. Past the m keys the tile holds keys of all
+ * ones, which stay last. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+coo_radix_scatter(long m, int shift, int bits, __global const ulong *key,
+                  __global const long *slot, __global const long *hist, __global ulong *key_out,
+                  __global long *slot_out)
+{
+  __local uint cnt[CNT_SIZE];
+  __local long part[WG];
+  __local long offset[1 << PASS_BITS];
+  __local ulong lk[LK_SIZE];
+  __local ushort li[RADIX_TILE];
+  __local DIGIT ld[RADIX_TILE];
+  const uint lid = get_local_id(0), g = get_group_id(0), ngroups = get_num_groups(0);
+  const long tile0 = (long)g * RADIX_TILE;
+  const int tile = (int)min((long)RADIX_TILE, m - tile0);
+  for (int e = 0; e < RADIX_IPT; e++) {
+    const int i = e * WG + (int)lid;
+    lk[LK(i)] = i < tile ? key[tile0 + i] : ~(ulong)0;
+    li[i] = (ushort)i;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int sub = 0; sub < bits; sub += RADIX_BITS)
+    rank_local(shift + sub, min(RADIX_BITS, bits - sub), lk, li, cnt, part);
+  /* The first key of each digit's run: where the group's keys of that digit go, less its place
+   * in the tile. */
+  for (int i = (int)lid; i < tile; i += WG) {
+    const uint d = digit(lk[LK(i)], shift, bits);
+    ld[i] = (DIGIT)d;
+    if (i == 0 || d != digit(lk[LK(i - 1)], shift, bits))
+      offset[d] = hist[(long)d * ngroups + g] - i;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int i = (int)lid; i < tile; i += WG) key_out[offset[ld[i]] + i] = lk[LK(i)];
+  /* The slots through lk, read in consecutive words. */
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int e = 0; e < RADIX_IPT; e++) {
     const int i = e * WG + (int)lid;
     if (i < tile) lk[LK(i)] = (ulong)slot[tile0 + i];
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  long sv[RADIX_IPT];
-  for (int e = 0; e < RADIX_IPT; e++) sv[e] = (long)lk[LK((int)lid * RADIX_IPT + e)];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int e = 0; e < RADIX_IPT; e++)
-    if (at[e] >= 0) lk[at[e]] = (ulong)sv[e];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int i = (int)lid; i < tile; i += WG) slot_out[offset[ld[i]] + i] = (long)lk[i];
+  for (int i = (int)lid; i < tile; i += WG) slot_out[offset[ld[i]] + i] = (long)lk[LK(li[i])];
 }
 
 /* First level of the exclusive scan of in[0..m): each group scans its tile of SCAN_TILE values

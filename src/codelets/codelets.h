@@ -208,6 +208,7 @@ struct pattern_arg {
   int64_t ncontrib, nnz;     /* out */
   int status;
   char msg[256];
+  int done;                  /* set (atomically) as the codelet ends */
 };
 
 /* A sum task (femint_cl_sum): buffers perm, seg, the COO values of a form, its CSR values. */

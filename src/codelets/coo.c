@@ -37,6 +37,7 @@ static void pattern_cpu(void *buffers[], void *arg)
     snprintf(a->msg, sizeof a->msg, "pattern: %s", femint_thread_error());
   }
   pattern_free(&p);
+  __atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
 }
 
 /* The same on the device: the entries of every group, then the sort, scans and segments; only
@@ -62,12 +63,17 @@ static void pattern_opencl(void *buffers[], void *arg)
                         "no room for the rows, columns and values of %lld entries on OpenCL "
                         "device %d",
                         (long long)a->nentry, dev);
+  femint_trace("COO pattern: task started on OpenCL device %d", dev);
   for (int i = 0; i < a->ngroup && !err; i++) {
     const struct pattern_group *pg = &a->groups[i];
     const int64_t ne = a->space->ncomp;
     err = coo_cl_indices(k, queue, pg->ncell, pg->n, a->symmetric, pg->dof_base, pg->entry_base,
                          pg->value_base, pg->per_cell, a->mlo * ne, a->mhi * ne, m[0], row, col,
                          val);
+  }
+  if (femint_tracing()) { /* the steps' times, each waited for */
+    clFinish(queue);
+    femint_trace("COO pattern: the entries' rows, columns and values made");
   }
   if (!err)
     err = coo_cl_build(k, queue, a->space->nmode * a->space->ncomp, a->nentry, row, col, val, m[1],
@@ -81,6 +87,7 @@ static void pattern_opencl(void *buffers[], void *arg)
     a->status = err;
     snprintf(a->msg, sizeof a->msg, "pattern: %s", femint_thread_error());
   }
+  __atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
 }
 
 struct starpu_codelet femint_cl_pattern = {

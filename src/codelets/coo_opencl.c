@@ -11,10 +11,23 @@
 #include "volume_opencl.h"
 
 /* Keys per work-item of a radix pass and values per work-item of a scan block (coo.cl). */
-#define RADIX_IPT 8
+#ifndef RADIX_IPT
+#define RADIX_IPT 16
+#endif
+/* The largest work-group of the kernels (smaller where the local memory of a pass asks). With
+ * 70 million keys on an H200, 16 keys a work-item in groups of 128 sorted in 12 ms, 8 in groups
+ * of 256 in 14 ms, 8 in groups of 64 in 16 ms (tools/gpu/pattern-timing.c). */
+#ifndef RADIX_WG
+#define RADIX_WG 128
+#endif
 #define SCAN_IPT 8
 #define RADIX_BITS 4
 #define RADIX (1 << RADIX_BITS)
+/* The most bits of a pass of the sort (coo.cl's PASS_BITS) and the bytes of a digit there. */
+#ifndef PASS_BITS
+#define PASS_BITS 8
+#endif
+#define DIGIT_BYTES (PASS_BITS > 8 ? 2 : 1)
 /* Levels of the scan: enough for 2^64 values with tiles of 16 * 8 values and more. */
 #define SCAN_LEVELS 16
 
@@ -99,7 +112,8 @@ void coo_cl_destroy(struct coo_cl *k)
 static int build(cl_device_id dev, const char *src, size_t wg, struct coo_cl *k, size_t *fit)
 {
   char opts[256];
-  snprintf(opts, sizeof opts, "-DWG=%zu -DRADIX_IPT=%d -DSCAN_IPT=%d %s", wg, RADIX_IPT, SCAN_IPT,
+  snprintf(opts, sizeof opts, "-DWG=%zu -DRADIX_IPT=%d -DSCAN_IPT=%d -DPASS_BITS=%d %s", wg,
+           RADIX_IPT, SCAN_IPT, PASS_BITS,
            k->single ? "-DREAL=float" : "-DREAL=double -DFEMINT_FP64");
   FEMINT_CALL(femint_cl_build(k->ctx, dev, src, opts, &k->prog));
   cl_int e;
@@ -133,14 +147,16 @@ int coo_cl_create(cl_context ctx, cl_device_id dev, int single, struct coo_cl *k
   FEMINT_CALL(femint_cl_device_query(dev, &info));
   FEMINT_CHECK(single || info.fp64, NULL, FEMINT_ENOTSUP,
                "COO on the device: %s has no double precision", info.name);
-  /* Local memory of a radix pass: RADIX counters per work-item and a word of padding every 32,
-   * a partial sum per work-item, RADIX offsets, the tile's keys (a word of padding per
-   * work-item) and digits. */
-  size_t wg = 256;
-  while (wg > info.max_wg || (RADIX * wg * 33 / 32) * sizeof(cl_uint) + wg * sizeof(cl_long) +
-                                     RADIX * sizeof(cl_long) +
-                                     wg * (RADIX_IPT + 1) * sizeof(cl_ulong) + wg * RADIX_IPT >
-                                 info.local_mem)
+  /* Local memory of a scatter pass: RADIX counters per work-item and a word of padding every
+   * 32, a partial sum per work-item, the offsets of the digits of a pass, the tile's keys (a word
+   * of padding per work-item), their indices in the tile and their digits. */
+  size_t wg = RADIX_WG;
+  while (wg > info.max_wg ||
+         (RADIX * wg * 33 / 32) * sizeof(cl_uint) + wg * sizeof(cl_long) +
+                 ((size_t)1 << PASS_BITS) * sizeof(cl_long) +
+                 wg * (RADIX_IPT + 1) * sizeof(cl_ulong) +
+                 wg * RADIX_IPT * (sizeof(cl_ushort) + DIGIT_BYTES) >
+             info.local_mem)
     wg /= 2;
   char *src = femint_kernel_text("coo.cl");
   FEMINT_CHECK(src, NULL, FEMINT_ENOMEM, "COO on the device: no text of coo.cl");
@@ -170,6 +186,7 @@ int coo_cl_create(cl_context ctx, cl_device_id dev, int single, struct coo_cl *k
     return err;
   }
   k->wg = wg;
+  k->tile = wg * RADIX_IPT;
   return 0;
 }
 
@@ -258,30 +275,31 @@ int coo_cl_scan(const struct coo_cl *k, cl_command_queue q, int64_t m, cl_mem in
   return err;
 }
 
-/* The LSD radix sort of the keys of m > 0 slots: the (key, slot) pairs are made in (key2, slot2)
- * or (key, perm), so that after the passes they end in (key, perm). */
+/* The LSD radix sort of the keys of m > 0 slots, passes of bits each, in place of the slots'
+ * rows, columns and values: the (key, slot) pairs are made in (row, col) or (kv, perm), so that
+ * after the passes they end in (kv, perm). kv is val, or a scratch buffer where there are no
+ * values. */
 static int radix_sort(const struct coo_cl *k, cl_command_queue q, int64_t n, int64_t m,
-                      int passes, cl_mem row, cl_mem col, cl_mem val, cl_mem key, cl_mem perm,
-                      cl_mem key2, cl_mem slot2, cl_mem hist, cl_mem bad,
-                      const struct scan_scratch *s)
+                      int passes, int bits, cl_mem row, cl_mem col, cl_mem val, cl_mem kv,
+                      cl_mem perm, cl_mem hist, cl_mem bad, const struct scan_scratch *s)
 {
   const cl_long nn = n, mm = m;
   const cl_int has_val = val != NULL;
-  cl_mem kin = passes % 2 ? key2 : key, sin = passes % 2 ? slot2 : perm;
-  cl_mem kout = passes % 2 ? key : key2, sout = passes % 2 ? perm : slot2;
+  cl_mem kin = passes % 2 ? row : kv, sin = passes % 2 ? col : perm;
+  cl_mem kout = passes % 2 ? kv : row, sout = passes % 2 ? perm : col;
   const cl_mem vin = val ? val : row; /* not read without values */
   const struct karg ak[] = {KARG(nn), KARG(mm), KARG(row), KARG(col), KARG(has_val),
                             KARG(vin), KARG(kin), KARG(sin), KARG(bad)};
   FEMINT_CALL(run(q, k->keys, (size_t)m, k->wg, 9, ak));
   const int64_t tile = (int64_t)k->wg * RADIX_IPT, groups = (m + tile - 1) / tile;
   for (int pass = 0; pass < passes; pass++) {
-    const cl_int shift = pass * RADIX_BITS;
-    const struct karg ac[] = {KARG(mm), KARG(shift), KARG(kin), KARG(hist)};
-    FEMINT_CALL(run(q, k->radix_count, (size_t)groups * k->wg, k->wg, 4, ac));
-    FEMINT_CALL(scan_level(k, q, RADIX * groups, hist, hist, s, 0));
-    const struct karg as[] = {KARG(mm),   KARG(shift), KARG(kin), KARG(sin),
-                              KARG(hist), KARG(kout),  KARG(sout)};
-    FEMINT_CALL(run(q, k->radix_scatter, (size_t)groups * k->wg, k->wg, 7, as));
+    const cl_int shift = pass * bits, nb = bits;
+    const struct karg ac[] = {KARG(mm), KARG(shift), KARG(nb), KARG(kin), KARG(hist)};
+    FEMINT_CALL(run(q, k->radix_count, (size_t)groups * k->wg, k->wg, 5, ac));
+    FEMINT_CALL(scan_level(k, q, ((int64_t)1 << bits) * groups, hist, hist, s, 0));
+    const struct karg as[] = {KARG(mm),  KARG(shift), KARG(nb),  KARG(kin),
+                              KARG(sin), KARG(hist),  KARG(kout), KARG(sout)};
+    FEMINT_CALL(run(q, k->radix_scatter, (size_t)groups * k->wg, k->wg, 8, as));
     cl_mem t = kin;
     kin = kout;
     kout = t;
@@ -302,11 +320,14 @@ int coo_cl_build(const struct coo_cl *k, cl_command_queue q, int64_t n, int64_t 
                (long long)n, (long long)nslot);
   const int64_t m = nslot;
   const cl_ulong top = (cl_ulong)n * (cl_ulong)n;
-  int passes = 0;
-  for (cl_ulong t = top; t; t >>= RADIX_BITS) passes++;
+  /* The bits of the keys (up to top) spread evenly over the fewest passes. */
+  int nbits = 0;
+  for (cl_ulong t = top; t; t >>= 1) nbits++;
+  const int passes = (nbits + PASS_BITS - 1) / PASS_BITS;
+  const int bits = passes ? (nbits + passes - 1) / passes : 0;
   const int64_t tile = (int64_t)k->wg * RADIX_IPT, groups = m > 0 ? (m + tile - 1) / tile : 1;
-  const int64_t nhist = RADIX * groups, scan_max = m > nhist ? m : nhist;
-  cl_mem key = NULL, key2 = NULL, slot2 = NULL, hist = NULL;
+  const int64_t nhist = ((int64_t)1 << bits) * groups, scan_max = m > nhist ? m : nhist;
+  cl_mem key = val, own = NULL, hist = NULL;
   cl_mem counts = NULL, bad = NULL;
   struct scan_scratch s = {{NULL}};
   cl_int badv = INT_MAX;
@@ -321,16 +342,20 @@ int coo_cl_build(const struct coo_cl *k, cl_command_queue q, int64_t n, int64_t 
   CL_GO("clEnqueueWriteBuffer", "counts",
         clEnqueueWriteBuffer(q, counts, CL_FALSE, 0, sizeof cnt, cnt, 0, NULL, NULL));
   if (m > 0) {
-    /* key2 and slot2 serve the sort, then as pair positions (m + 1) and head flags. */
-    if ((err = buffer(k->ctx, (size_t)m, sizeof(cl_ulong), "keys", &key)) ||
-        (err = buffer(k->ctx, (size_t)m + 1, sizeof(cl_ulong), "keys", &key2)) ||
-        (err = buffer(k->ctx, (size_t)m, sizeof(cl_long), "slots", &slot2)) ||
+    /* The keys end in val, or in a buffer of their own without values; row and col serve the
+     * sort, then as pair positions (m + 1) and head flags. */
+    if ((!val && (err = buffer(k->ctx, (size_t)m, sizeof(cl_ulong), "keys", &own))) ||
         (err = buffer(k->ctx, (size_t)nhist + 1, sizeof(cl_long), "histogram", &hist)) ||
         (err = scan_scratch_create(k, scan_max, &s)))
       goto done;
-    if ((err = radix_sort(k, q, n, m, passes, row, col, val, key, perm, key2, slot2, hist, bad,
-                          &s)))
+    if (!val) key = own;
+    if ((err = radix_sort(k, q, n, m, passes, bits, row, col, val, key, perm, hist, bad, &s)))
       goto done;
+    if (femint_tracing()) { /* the sort's time, waited for */
+      clFinish(q);
+      femint_trace("COO pattern: %lld keys sorted, %d passes of %d bits", (long long)m, passes,
+                   bits);
+    }
   }
   if (m == 0 || n == 0) {
     /* Without slots or rows (every slot then left out) the pattern is empty. */
@@ -342,7 +367,7 @@ int coo_cl_build(const struct coo_cl *k, cl_command_queue q, int64_t n, int64_t 
   } else {
     /* The heads of all m keys: the left-out slots, if any, make one more pair at the end, which
      * coo_finish takes off. */
-    const cl_mem flag = slot2, pos = key2;
+    const cl_mem flag = col, pos = row;
     const cl_long nn = n, mm = m;
     const struct karg ah[] = {KARG(mm), KARG(key), KARG(flag)};
     if ((err = run(q, k->heads, (size_t)m, k->wg, 3, ah)) ||
@@ -369,14 +394,13 @@ int coo_cl_build(const struct coo_cl *k, cl_command_queue q, int64_t n, int64_t 
   if (!err) {
     *nvalid = cnt[0];
     *nnz = cnt[1];
+    femint_trace("COO pattern: %lld pairs, their segments and rows", (long long)cnt[1]);
   }
 
 done:
   /* Nothing queued may still write into badv or cnt once this returns. */
   if (err) clFinish(q);
-  release(&key);
-  release(&key2);
-  release(&slot2);
+  release(&own);
   release(&hist);
   release(&counts);
   release(&bad);

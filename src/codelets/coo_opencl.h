@@ -18,12 +18,13 @@ struct coo_cl {
   cl_program prog;
   cl_kernel indices, keys, radix_count, radix_scatter, scan_block, scan_add, heads, segments,
       finish, rowptr, sum;
-  size_t wg;  /* work-items of a group of every kernel: a power of two, 16 to 256 */
-  int single; /* 1: coo_cl_sum adds floats, 0: doubles */
+  size_t wg;  /* work-items of a group of every kernel: a power of two, 16 to 128 */
+  size_t tile; /* keys a group of the sort orders in local memory (wg times a constant) */
+  int single;  /* 1: coo_cl_sum adds floats, 0: doubles */
 };
 
 /* Build coo.cl for dev (values in float when single, else double: FEMINT_ENOTSUP when the device
- * has no fp64). The work-group size is the largest power of two <= 256 that the device and every
+ * has no fp64). The work-group size is the largest power of two <= 128 that the device and every
  * kernel accept and whose local memory fits. Returns 0, FEMINT_EOPENCL (the call, its error code,
  * or the build log in the message), FEMINT_ENOTSUP, FEMINT_ENOMEM; on error k is zeroed. The
  * kernels of k keep their arguments between calls: one thread at a time uses a coo_cl (one per
@@ -53,9 +54,11 @@ int coo_cl_indices(const struct coo_cl *k, cl_command_queue q, int64_t ncell, in
  * (row, column) order, stable (ties in entry order), the nvalid valid ones first;
  * seg[nslot + 1] whose first nnz + 1 values are the first sorted entry of each distinct pair and
  * seg[nnz] = nvalid; rowptr[n + 1]; colind[nslot] whose first nnz values are the columns. The
- * same values as coo_pattern_build. Scratch buffers (24 bytes a slot and a little more) are made
- * and released inside; *nvalid and *nnz are read back at the end, the only wait. FEMINT_EINVAL
- * also for a row or column >= n (the first such slot named), as coo_pattern_build. */
+ * same values as coo_pattern_build. row (nslot + 1 values), col and val are the sort's scratch
+ * and hold nothing of use after; the histograms (up to a byte a slot) and, without val, the keys
+ * (8 bytes a slot) are made and released inside; *nvalid and *nnz are read back at the end, the
+ * only wait. FEMINT_EINVAL also for a row or column >= n (the first such slot
+ * named), as coo_pattern_build. */
 int coo_cl_build(const struct coo_cl *k, cl_command_queue q, int64_t n, int64_t nslot, cl_mem row,
                  cl_mem col, cl_mem val, cl_mem perm, cl_mem seg, cl_mem rowptr, cl_mem colind,
                  int64_t *nvalid, int64_t *nnz);

@@ -63,20 +63,26 @@ static double trace_now(void)
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
+static int trace_on = -1;
+static double trace_t0;
+
+int femint_tracing(void)
+{
+  if (trace_on < 0) {
+    const char *v = getenv("FEMINT_TRACE");
+    trace_on = v && *v && strcmp(v, "0") != 0;
+    trace_t0 = trace_now();
+  }
+  return trace_on;
+}
+
 void femint_trace(const char *fmt, ...)
 {
-  static int on = -1;
-  static double t0;
-  if (on < 0) {
-    const char *v = getenv("FEMINT_TRACE");
-    on = v && *v && strcmp(v, "0") != 0;
-    t0 = trace_now();
-  }
-  if (!on) return;
+  if (!femint_tracing()) return;
   char msg[256];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "femint: trace %10.6f s  %s\n", trace_now() - t0, msg);
+  fprintf(stderr, "femint: trace %10.6f s  %s\n", trace_now() - trace_t0, msg);
 }

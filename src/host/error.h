@@ -19,6 +19,8 @@ const char *femint_thread_error(void);
 /* With FEMINT_TRACE set (not 0): one line on stderr, the seconds since the first trace of the
  * process and the message, to see where a first call spends its time. */
 void femint_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Whether FEMINT_TRACE is set: steps that are asynchronous may then wait to be traced. */
+int femint_tracing(void);
 
 /* Propagate a non-zero return. */
 #define FEMINT_CALL(expr)                                                                       \

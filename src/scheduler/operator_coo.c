@@ -270,10 +270,16 @@ static int coo_call_pattern(struct femint_operator *op, struct femint_stats *st,
   femint_trace("COO pattern: %lld entries, task submitted", (long long)nentry);
   struct starpu_task *slot = NULL;
   err = task_submit(ctx, t, &slot, "COO pattern");
-  /* while a device sorts, the threads map the pages the columns will come back to */
+  /* while a device sorts, the threads map the pages the columns will come back to, from the
+   * first (only nnz of the nentry + 1 are used, nnz not yet known), until the task ends */
   if (!err && op->coo_dev >= 0 && !cols) {
+    const int64_t chunk = (int64_t)1 << 20;
+    for (int64_t k0 = 0; k0 <= nentry && !__atomic_load_n(&arg.done, __ATOMIC_ACQUIRE);
+         k0 += chunk) {
+      const int64_t k1 = k0 + chunk < nentry + 1 ? k0 + chunk : nentry + 1;
 #pragma omp parallel for schedule(static)
-    for (int64_t k = 0; k <= nentry; k++) colind[k] = 0;
+      for (int64_t k = k0; k < k1; k++) colind[k] = 0;
+    }
   }
   if (slot && starpu_task_wait(slot) && !err)
     err = femint_seterr(ctx, FEMINT_ERUNTIME, "COO pattern: the task failed");
