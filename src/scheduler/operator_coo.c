@@ -669,9 +669,12 @@ int coo_call_acquire(struct coo_call *c, void (*done)(void *), void *arg)
   return n;
 }
 
-/* Device memory that the pattern and one assembly of the operator take (bytes per entry of the
- * element matrices: rows, columns and values of the entries, the sort's scratch, perm, seg and
- * the columns; then the element matrices of every form and the CSR values). */
+/* Device memory that the pattern or one assembly of the operator takes, whichever is more (bytes
+ * per entry of the element matrices): the pattern task holds the entries' rows, columns and
+ * values, which the sort works in, perm, seg and the columns (48), and the histograms and scans
+ * (up to about 1; 50 in all); an assembly perm, seg and, the first, the columns on their
+ * way to main memory (24), the element matrices of every form and their CSR values (at most 8
+ * each). */
 static double coo_device_bytes(const struct femint_operator *op)
 {
   const struct plan *p = op->plan;
@@ -681,7 +684,8 @@ static double coo_device_bytes(const struct femint_operator *op)
     entries += (double)p->batches[j].ncell * g->n * g->n;
     values += (double)p->batches[j].ncell * (double)g->out_size * (double)g->real_size;
   }
-  return 80 * entries + p->nform * (values + 8 * entries);
+  const double pattern = 50 * entries, sums = 24 * entries + p->nform * (values + 8 * entries);
+  return pattern > sums ? pattern : sums;
 }
 
 /* Before the first COO assembly on devices: when its share (1 / k of the whole over k devices)
