@@ -454,8 +454,11 @@ int coo_call_begin(struct coo_call *c)
     if (!c->into)
       err = c->lend ? femint_host_matrix(ctx, op->shape, &c->A[f])
                     : matrix_create(ctx, op->shape, op->coo_dev >= 0, &c->A[f]);
+    femint_trace("COO assembly: form %d: its matrix", f);
     if (!err) {
       r->coo_mem = starpu_malloc_on_node(op->coo_node, c->coo_bytes);
+      femint_trace("COO assembly: form %d: its element matrices' memory on node %u", f,
+                   op->coo_node);
       if (c->out_double) r->val = c->into ? c->into[f] : c->A[f]->values;
       else if (femint_host_alloc(ctx, c->vs * (size_t)(op->nnz + 1), &r->val)) r->val = NULL;
       if (!r->coo_mem || !r->val)
@@ -529,8 +532,8 @@ void coo_call_integrated(struct coo_call *c)
         c->err = femint_seterr(c->op->ctx, FEMINT_ERUNTIME, "COO assembly: a task failed");
   }
   c->st->t_integrate = femint_now() - c->ti;
-  femint_trace("COO assembly: %d integration tasks submitted%s", c->nb,
-               p->opt.phases ? " and done" : "");
+  femint_trace("COO assembly: %d integration tasks submitted%s (packing in all %.4f s)", c->nb,
+               p->opt.phases ? " and done" : "", c->st->t_pack);
 }
 
 int coo_call_sums(struct coo_call *c)
