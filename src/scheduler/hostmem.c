@@ -68,6 +68,22 @@ static int hostmem_new(femint_context_t ctx, size_t bytes, struct hostmem_block 
   return b->ptr ? 0 : FEMINT_ENOMEM;
 }
 
+uintptr_t femint_node_alloc(unsigned node, size_t bytes, int *plain)
+{
+  *plain = 0;
+  uintptr_t p = starpu_malloc_on_node(node, bytes);
+  if (p || node != STARPU_MAIN_RAM) return p;
+  *plain = 1; /* StarPU's allocator may pin or count, and refuse where memory is there */
+  return (uintptr_t)huge_alloc(bytes);
+}
+
+void femint_node_free(unsigned node, uintptr_t p, size_t bytes, int plain)
+{
+  if (!p) return;
+  if (plain) free((void *)p);
+  else starpu_free_on_node(node, p, bytes);
+}
+
 int femint_host_alloc(femint_context_t ctx, size_t bytes, void **ptr)
 {
   if (bytes == 0) bytes = 1;

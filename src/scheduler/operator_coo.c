@@ -397,6 +397,7 @@ static starpu_data_handle_t partitioned(unsigned node, uintptr_t ptr, size_t n, 
  * CSR values (in place, or floats of a device without fp64), and their handles. */
 struct coo_run {
   uintptr_t coo_mem;
+  int coo_plain; /* coo_mem is ordinary memory (femint_node_alloc) */
   starpu_data_handle_t h_coo, h_val;
   void *val;
   int held; /* h_val acquired by coo_call_acquire */
@@ -456,7 +457,7 @@ int coo_call_begin(struct coo_call *c)
                     : matrix_create(ctx, op->shape, op->coo_dev >= 0, &c->A[f]);
     femint_trace("COO assembly: form %d: its matrix", f);
     if (!err) {
-      r->coo_mem = starpu_malloc_on_node(op->coo_node, c->coo_bytes);
+      r->coo_mem = femint_node_alloc(op->coo_node, c->coo_bytes, &r->coo_plain);
       femint_trace("COO assembly: form %d: its element matrices' memory on node %u", f,
                    op->coo_node);
       if (c->out_double) r->val = c->into ? c->into[f] : c->A[f]->values;
@@ -639,7 +640,7 @@ int coo_call_end(struct coo_call *c)
   for (int f = 0; c->run && f < nform; f++) {
     struct coo_run *r = &c->run[f];
     if (r->h_coo) starpu_data_unregister_no_coherency(r->h_coo);
-    if (r->coo_mem) starpu_free_on_node(op->coo_node, r->coo_mem, c->coo_bytes);
+    femint_node_free(op->coo_node, r->coo_mem, c->coo_bytes, r->coo_plain);
     if (r->h_val) starpu_data_unregister_no_coherency(r->h_val);
     if (r->val && !c->out_double) femint_host_free(ctx, r->val);
   }

@@ -19,7 +19,7 @@ void operator_jacobian_release(struct femint_operator *op)
   struct op_jacobian *j = op->residual ? op->residual->jac : NULL;
   if (!j) return;
   if (j->h_mats) starpu_data_unregister_no_coherency(j->h_mats);
-  if (j->mats) starpu_free_on_node(j->node, j->mats, j->bytes);
+  femint_node_free(j->node, j->mats, j->bytes, j->mats_plain);
   if (j->h_perm) starpu_data_unregister_no_coherency(j->h_perm);
   if (j->h_seg) starpu_data_unregister_no_coherency(j->h_seg);
   pattern_free(&j->pat);
@@ -77,7 +77,7 @@ static int jacobian_setup(struct femint_operator *op)
                "with double precision)",
                who);
   j->bytes = (size_t)nvalue * r->rs + 64;
-  j->mats = starpu_malloc_on_node(j->node, j->bytes);
+  j->mats = femint_node_alloc(j->node, j->bytes, &j->mats_plain);
   FEMINT_CHECK(j->mats, ctx, FEMINT_ENOMEM,
                "%s: out of memory for %lld element matrix values on node %u", who,
                (long long)nvalue, j->node);

@@ -38,6 +38,7 @@ struct op_jacobian {
   unsigned node;                   /* where the element matrices are gathered */
   int worker;                      /* the OpenCL worker that sums them, or -1: a CPU worker */
   uintptr_t mats;                  /* [plan cell][n][n] reals on node */
+  int mats_plain;                  /* mats is ordinary memory (femint_node_alloc) */
   size_t bytes;
   starpu_data_handle_t h_mats;     /* partitioned by chunks while they are integrated */
   uint32_t *len;                   /* [nchunk] values per chunk */

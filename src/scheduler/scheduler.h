@@ -202,6 +202,11 @@ void femint_host_release_all(femint_context_t ctx);
 /* One block of at least `bytes` (pinned like femint_host_alloc's), kept by the context and grown
  * when a larger one is asked for: the batches of one verb take slices of it. */
 int femint_host_arena(femint_context_t ctx, size_t bytes, void **base);
+/* bytes on StarPU memory node `node` (starpu_malloc_on_node); in main memory, where StarPU's
+ * allocator refuses, ordinary memory instead (*plain set; 0 otherwise). 0 when out of memory.
+ * femint_node_free gives either back. */
+uintptr_t femint_node_alloc(unsigned node, size_t bytes, int *plain);
+void femint_node_free(unsigned node, uintptr_t p, size_t bytes, int plain);
 /* Whether femint_host_alloc gives pinned memory. */
 int femint_host_pinned(femint_context_t ctx);
 /* A matrix on a structure whose values (left to be written) are a block of femint_host_alloc's:
