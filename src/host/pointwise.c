@@ -190,21 +190,50 @@ static void jacobian_point(const struct pw_eval *e, femint_pointwise_fn const g[
 
 /* pw_cell_jacobian of a straight simplex of order 1, whose functions' gradients are the same at
  * every point: g0..g3 weighted by the functions' values summed over the points first, then
- * every entry once. */
-static void jacobian_linear(const struct pw_eval *e, femint_pointwise_fn const g[4],
-                            const double *geo, const double *ue, const double *ae, double *J)
+ * every entry once. Inlined with dim and nc known (jacobian_linear). */
+static inline __attribute__((always_inline)) void
+jacobian_linear_of(const struct pw_eval *e, femint_pointwise_fn const g[4], const double *geo,
+                   const double *ue, const double *ae, double *J, const int dim, const int nc)
 {
   const struct refel *re = e->re;
-  const int dim = e->dim, nc = e->nc, nsh = re->nsh, ng = pw_geo_size(dim), n = nsh * nc;
+  const int nsh = dim + 1, ng = pw_geo_size(dim), n = nsh * nc;
   const int n0 = nc * nc, n1 = n0 * dim, nall = n0 + 2 * n1 + n1 * dim;
   double gall[PW_MAX_NC * PW_MAX_NC * 16], grad[4 * 3];
-  /* G0[i][j][ce], G1[i][ce][d], G2[j][ce][d], G3[ce][d1][d] */
-  double G0[4 * 4 * PW_MAX_NC * PW_MAX_NC] = {0}, G1[4 * PW_MAX_NC * PW_MAX_NC * 3] = {0},
-         G2[4 * PW_MAX_NC * PW_MAX_NC * 3] = {0}, G3[PW_MAX_NC * PW_MAX_NC * 9] = {0};
+  /* G0[i][j][ce], G1[i][ce][d], G2[j][ce][d], G3[ce][d1][d]: their used parts zeroed (the whole
+   * arrays, 3.6 KB a cell, cost more than the rest at order 1) */
+  double G0[4 * 4 * PW_MAX_NC * PW_MAX_NC], G1[4 * PW_MAX_NC * PW_MAX_NC * 3],
+      G2[4 * PW_MAX_NC * PW_MAX_NC * 3], G3[PW_MAX_NC * PW_MAX_NC * 9];
+  memset(G0, 0, (size_t)nsh * nsh * n0 * sizeof *G0);
+  memset(G1, 0, (size_t)nsh * n1 * sizeof *G1);
+  memset(G2, 0, (size_t)nsh * n1 * sizeof *G2);
+  memset(G3, 0, (size_t)n1 * dim * sizeof *G3);
   function_gradients(re->phi, nsh, nsh, dim, geo + 1, grad);
+  /* the fields' gradients, the same at every point; their values at each point below */
+  const int na = e->na, field = e->aux == FEMINT_AUX_FIELD;
+  double du[PW_MAX_NC * 3] = {0}, da[PW_MAX_NA * 3] = {0}, a[PW_MAX_NA] = {0};
+  for (int i = 0; i < nsh; i++)
+    for (int d = 0; d < dim; d++) {
+      for (int c = 0; c < nc; c++) du[c * dim + d] += grad[i * dim + d] * ue[i * nc + c];
+      for (int c = 0; field && c < na; c++) da[c * dim + d] += grad[i * dim + d] * ae[i * na + c];
+    }
+  if (e->aux == FEMINT_AUX_CELL) memcpy(a, ae, (size_t)na * sizeof *a);
+  double *out[4] = {gall, gall + n0, gall + n0 + n1, gall + n0 + 2 * n1};
   for (int q = 0; q < re->nq; q++) {
     const double *gq = geo + (size_t)ng * q, *phi = re->phi + (size_t)q * (dim + 1) * nsh;
-    jacobian_point(e, g, q, gq, ue, ae, gall, nall);
+    double u[PW_MAX_NC];
+    for (int c = 0; c < nc; c++) {
+      double t = 0;
+      for (int i = 0; i < nsh; i++) t += phi[i] * ue[i * nc + c];
+      u[c] = t;
+    }
+    for (int c = 0; field && c < na; c++) {
+      double t = 0;
+      for (int i = 0; i < nsh; i++) t += phi[i] * ae[i * na + c];
+      a[c] = t;
+    }
+    memset(gall, 0, (size_t)nall * sizeof *gall);
+    for (int k = 0; k < 4; k++)
+      if (g[k]) g[k](dim, u, du, a, da, gq + 1 + dim * dim, e->k, out[k]);
     const double w = gq[0], *g0 = gall, *g1 = g0 + n0, *g2 = g1 + n1, *g3 = g2 + n1;
     if (g[0])
       for (int i = 0; i < nsh; i++)
@@ -238,6 +267,16 @@ static void jacobian_linear(const struct pw_eval *e, femint_pointwise_fn const g
             v += H[i * n1 + ce * dim + d] * gj[d] + gi[d] * G2[j * n1 + ce * dim + d];
           J[(size_t)(i * nc + c) * n + j * nc + f] = v;
         }
+}
+
+static void jacobian_linear(const struct pw_eval *e, femint_pointwise_fn const g[4],
+                            const double *geo, const double *ue, const double *ae, double *J)
+{
+  if (e->dim == 3 && e->nc == 1) jacobian_linear_of(e, g, geo, ue, ae, J, 3, 1);
+  else if (e->dim == 2 && e->nc == 1) jacobian_linear_of(e, g, geo, ue, ae, J, 2, 1);
+  else if (e->dim == 3 && e->nc == 3) jacobian_linear_of(e, g, geo, ue, ae, J, 3, 3);
+  else if (e->dim == 2 && e->nc == 2) jacobian_linear_of(e, g, geo, ue, ae, J, 2, 2);
+  else jacobian_linear_of(e, g, geo, ue, ae, J, e->dim, e->nc);
 }
 
 void pw_cell_jacobian(const struct pw_eval *e, femint_pointwise_fn const g[4], const double *geo,
