@@ -480,9 +480,10 @@ ok $st "residual (gallery:poisson on triangles) passes its checks"
 [ $st -eq 0 ] || { diag res.err; diag res.json; }
 "$FEMINT" residual --element tet --mesh box:2,2,2 --order 2 --pointwise gallery:elasticity \
   --aux cell --bench --runs 2 --csv res.csv >rest.out 2>rest.err && grep -q '^result *PASS' rest.out &&
-  [ "$(wc -l <res.csv)" -eq 2 ]
+  [ "$(wc -l <res.csv)" -eq 2 ] && grep -Eq 'against a copy after each: [0-9.]+$' rest.out &&
+  ! grep -q 'after each: 0.00$' rest.out
 st=$?
-ok $st "residual --element tet, elasticity with per-cell values, --bench --csv"
+ok $st "residual --element tet, elasticity with per-cell values, --bench --csv, the fraction of a copy after each evaluation"
 [ $st -eq 0 ] || { diag rest.err; diag rest.out; }
 cat >heat.c <<'EOF'
 /* -div(a grad u) + u^3 = x, a the auxiliary field */

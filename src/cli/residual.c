@@ -205,6 +205,7 @@ struct residual_result {
   int64_t ndof;
   int ncell, nsh, nq;
   double t_first, t_run, sum_err, cross, bytes, flops, copy_rate;
+  double paired; /* --bench: the median of each evaluation's fraction of a copy right after it */
   int same;
   double jac_first, jac_run, jac_err; /* --jacobian (jac_err -1: not run) */
   int64_t jac_nnz;
@@ -219,18 +220,29 @@ static struct femint_operator_options operator_options(const struct residual_opt
                                           .devices = (int)ro->devices};
 }
 
+/* With --bench, each timed evaluation is followed by a copy of `bytes` on device `dev` (-1: the
+ * CPU workers): the copy rate of a shared machine drifts, and an evaluation against the copy
+ * just after it cancels the drift. `moved` is the evaluation's bytes. */
+struct pairing {
+  femint_context_t ctx;
+  int dev;
+  size_t bytes;
+  double moved;
+};
+
 /* One evaluation path: the operator on workers `where`, F into out; the first time in *t_first,
- * then runs more timed (median into *t_run). */
+ * then runs more timed (median into *t_run; with pair, the median of their fractions of the copy
+ * after each into *paired). */
 static int evaluate(femint_context_t ctx, femint_space_t s, femint_form_t f,
                     const struct residual_options *ro, int where, femint_vector_t vu,
                     femint_vector_t va, long runs, double *out, double *t_first, double *t_run,
-                    int *same)
+                    int *same, const struct pairing *pair, double *paired)
 {
   const int single = ro->single;
   const struct femint_operator_options o = operator_options(ro, where);
   femint_operator_t op = NULL;
   femint_vector_t vF = NULL;
-  double *t = calloc((size_t)runs + 1, sizeof *t), *again = NULL;
+  double *t = calloc(2 * (size_t)runs + 1, sizeof *t), *again = NULL, *frac = t + runs;
   int rc = t ? femint_operator_create(ctx, s, 1, &f, &o, &op) : FEMINT_ENOMEM;
   if (!rc) rc = femint_vector_create(s, &vF);
   double t0 = cli_now();
@@ -241,6 +253,9 @@ static int evaluate(femint_context_t ctx, femint_space_t s, femint_form_t f,
     rc = femint_operator_residual(op, 0, vu, va, vF);
     t[r] = cli_now() - t0;
     if (!rc && r == 0) rc = femint_vector_get_values(vF, out);
+    double rate = 0;
+    if (!rc && pair) rc = femint_bench_copy(pair->ctx, pair->dev, pair->bytes, &rate);
+    if (!rc && pair) frac[r] = rate > 0 && t[r] > 0 ? pair->moved / t[r] / rate : 0;
   }
   if (!rc && runs == 0) rc = femint_vector_get_values(vF, out);
   if (!rc && same) { /* once more: the same bits */
@@ -253,6 +268,7 @@ static int evaluate(femint_context_t ctx, femint_space_t s, femint_form_t f,
     if (!rc) *same = !memcmp(again, out, (size_t)n * sizeof *again) ? 2
                      : rel_diff(n, again, out) <= (single ? 1e-4 : 1e-12);
   }
+  if (!rc && paired && pair && runs > 0) *paired = cli_median(frac, runs);
   if (t_run && runs > 0) *t_run = cli_median(t, runs);
   free(again);
   free(t);
@@ -389,6 +405,7 @@ static void report(const struct residual_options *o, const char *name, int dim, 
     cli_json_num(j, "gflops_per_s", o->bench ? gfl : NAN);
     cli_json_num(j, "copy_bytes_per_s", o->bench ? r->copy_rate : NAN);
     cli_json_num(j, "copy_fraction", o->bench ? frac : NAN);
+    cli_json_num(j, "copy_fraction_paired", o->bench ? r->paired : NAN);
     if (o->jacobian) {
       cli_json_num(j, "jacobian_first_s", r->jac_first);
       cli_json_num(j, "jacobian_s", o->bench ? r->jac_run : NAN);
@@ -411,8 +428,9 @@ static void report(const struct residual_options *o, const char *name, int dim, 
                                              : "NO");
     if (o->bench)
       printf("bench         median %.6f s of %ld: %.3g cells/s, %.1f GB/s, %.1f GFLOP/s, %.2f of the "
-             "copy rate (%.1f GB/s)\n",
-             r->t_run, o->runs, r->ncell / r->t_run, gbs, gfl, frac, r->copy_rate * 1e-9);
+             "copy rate (%.1f GB/s); against a copy after each: %.2f\n",
+             r->t_run, o->runs, r->ncell / r->t_run, gbs, gfl, frac, r->copy_rate * 1e-9,
+             r->paired);
     if (o->jacobian) {
       printf("jacobian      %lld nonzeros, first %.4f s; J v against central differences %.3e "
              "(relative, < %s)\n",
@@ -488,7 +506,7 @@ static int table2(femint_context_t ctx, femint_space_t s, femint_form_t f,
       t.batches = per[k];
       struct residual_result r = *base;
       const int rc = evaluate(ctx, s, f, &t, FEMINT_WHERE_OPENCL, vu, va, o->runs, F, &r.t_first,
-                              &r.t_run, &r.same);
+                              &r.t_run, &r.same, NULL, NULL);
       if (rc && rc != FEMINT_EINVAL) return cli_fail_runtime(ctx, rc);
       frac[b * NP + k] = rc ? NAN : base->bytes / r.t_run / base->copy_rate;
       printf(rc ? " %2d: (too big)" : " %2d: %.2f", per[k], frac[b * NP + k]);
@@ -545,16 +563,24 @@ static int run_order(const struct residual_run *rr, const struct residual_option
   }
   struct residual_result r = {.ndof = n, .ncell = ncell, .cross = -1, .sum_err = -1,
                               .jac_err = -1};
+  struct femint_refel_info info;
+  femint_refel_info(o->shape, FEMINT_H1, (int)o->order, &info);
+  bench_model(o, dim, nc, info.nsh, info.nq, femint_mesh_num_nodes(mesh) == dim + 1, ncell, n,
+              &r.bytes, &r.flops);
+  const struct pairing pair = {ctx, cli_copy_device(ctx, o->where), cli_copy_bytes(r.bytes),
+                               r.bytes};
   if (!rc)
-    rc = evaluate(ctx, s, f, o, o->where, vu, va, o->bench ? o->runs : 0, F, &r.t_first, &r.t_run, &r.same);
+    rc = evaluate(ctx, s, f, o, o->where, vu, va, o->bench ? o->runs : 0, F, &r.t_first, &r.t_run,
+                  &r.same, o->bench ? &pair : NULL, &r.paired);
   if (!rc && o->jacobian) rc = jacobian_run(ctx, s, f, o, vu, va, u, &r);
   int ncpu = 0;
   femint_context_workers(ctx, &ncpu, NULL, NULL);
   /* (an OpenCL device still in service) */
   if (!rc && o->where == FEMINT_WHERE_ANY && ncpu > 0 && cli_copy_device(ctx, o->where) >= 0) {
     /* the two kinds of worker alone */
-    rc = evaluate(ctx, s, f, o, FEMINT_WHERE_CPU, vu, va, 0, F, NULL, NULL, NULL);
-    if (!rc) rc = evaluate(ctx, s, f, o, FEMINT_WHERE_OPENCL, vu, va, 0, G, NULL, NULL, NULL);
+    rc = evaluate(ctx, s, f, o, FEMINT_WHERE_CPU, vu, va, 0, F, NULL, NULL, NULL, NULL, NULL);
+    if (!rc)
+      rc = evaluate(ctx, s, f, o, FEMINT_WHERE_OPENCL, vu, va, 0, G, NULL, NULL, NULL, NULL, NULL);
     if (!rc) r.cross = rel_diff(n, G, F);
   }
   /* the sum over each component's DOFs: the integral of a constant f0 (no DOF removed) */
@@ -579,10 +605,6 @@ static int run_order(const struct residual_run *rr, const struct residual_option
     cli_fail_runtime(ctx, rc);
     goto done;
   }
-  struct femint_refel_info info;
-  femint_refel_info(o->shape, FEMINT_H1, (int)o->order, &info);
-  bench_model(o, dim, nc, info.nsh, info.nq, femint_mesh_num_nodes(mesh) == dim + 1, ncell, n,
-              &r.bytes, &r.flops);
   if (o->bench) {
     rc = femint_bench_copy(ctx, cli_copy_device(ctx, o->where), cli_copy_bytes(r.bytes),
                            &r.copy_rate);
