@@ -279,16 +279,14 @@ static void jacobian_linear(const struct pw_eval *e, femint_pointwise_fn const g
   else jacobian_linear_of(e, g, geo, ue, ae, J, e->dim, e->nc);
 }
 
-void pw_cell_jacobian(const struct pw_eval *e, femint_pointwise_fn const g[4], const double *geo,
-                      const double *ue, const double *ae, double *J)
+/* pw_cell_jacobian of any cell, point by point; inlined with dim and nc known. */
+static inline __attribute__((always_inline)) void
+jacobian_points_of(const struct pw_eval *e, femint_pointwise_fn const g[4], const double *geo,
+                   const double *ue, const double *ae, double *J, const int dim, const int nc)
 {
   const struct refel *re = e->re;
-  const int dim = e->dim, nc = e->nc, nsh = re->nsh, ng = pw_geo_size(dim);
+  const int nsh = re->nsh, ng = pw_geo_size(dim);
   const int n = nsh * nc;
-  if (e->affine && nsh == dim + 1) {
-    jacobian_linear(e, g, geo, ue, ae, J);
-    return;
-  }
   /* g0..g3 one after the other, the used part zeroed at every point; the terms of the trial
    * function's value (g0, g2) and gradient (g1, g3) only where the source defines them */
   const int n0 = nc * nc, n1 = n0 * dim, nall = n0 + 2 * n1 + n1 * dim;
@@ -336,6 +334,18 @@ void pw_cell_jacobian(const struct pw_eval *e, femint_pointwise_fn const g[4], c
             for (int j = 0; j < nsh; j++) row[j * nc] += cv * phi[j];
         }
   }
+}
+
+void pw_cell_jacobian(const struct pw_eval *e, femint_pointwise_fn const g[4], const double *geo,
+                      const double *ue, const double *ae, double *J)
+{
+  const int dim = e->dim, nc = e->nc;
+  if (e->affine && e->re->nsh == dim + 1) jacobian_linear(e, g, geo, ue, ae, J);
+  else if (dim == 3 && nc == 1) jacobian_points_of(e, g, geo, ue, ae, J, 3, 1);
+  else if (dim == 2 && nc == 1) jacobian_points_of(e, g, geo, ue, ae, J, 2, 1);
+  else if (dim == 3 && nc == 3) jacobian_points_of(e, g, geo, ue, ae, J, 3, 3);
+  else if (dim == 2 && nc == 2) jacobian_points_of(e, g, geo, ue, ae, J, 2, 2);
+  else jacobian_points_of(e, g, geo, ue, ae, J, dim, nc);
 }
 
 /* ---- The gallery: text that is C and OpenCL C at once ---- */
