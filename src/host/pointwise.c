@@ -299,8 +299,11 @@ jacobian_points_of(const struct pw_eval *e, femint_pointwise_fn const g[4], cons
     jacobian_point(e, g, q, gq, ue, ae, gall, nall);
     const double *g0 = gall, *g1 = g0 + n0, *g2 = g1 + n1, *g3 = g2 + n1;
     /* the physical gradients of the functions at the point */
-    double grad[64 * 3];
+    double grad[64 * 3], gradT[3 * 64];
     function_gradients(phi, nsh, nsh < 64 ? nsh : 64, dim, K, grad);
+    /* and by direction (gradT[d][j]), for the loops over the trial functions */
+    for (int j = 0; j < nsh && j < 64; j++)
+      for (int d = 0; d < dim; d++) gradT[d * 64 + j] = grad[j * dim + d];
     /* per test function and components, the coefficients of the trial function's value and
      * gradient, then every trial function */
     const double w = gq[0];
@@ -321,13 +324,13 @@ jacobian_points_of(const struct pw_eval *e, femint_pointwise_fn const g[4], cons
           if (has_v && has_g)
             for (int j = 0; j < nsh; j++) {
               double t = cv * phi[j];
-              for (int d = 0; d < dim; d++) t += cg[d] * grad[j * dim + d];
+              for (int d = 0; d < dim; d++) t += cg[d] * gradT[d * 64 + j];
               row[j * nc] += t;
             }
           else if (has_g)
             for (int j = 0; j < nsh; j++) {
               double t = 0;
-              for (int d = 0; d < dim; d++) t += cg[d] * grad[j * dim + d];
+              for (int d = 0; d < dim; d++) t += cg[d] * gradT[d * 64 + j];
               row[j * nc] += t;
             }
           else if (has_v)
