@@ -224,7 +224,6 @@ static struct femint_operator_options operator_options(const struct residual_opt
  * CPU workers): the copy rate of a shared machine drifts, and an evaluation against the copy
  * just after it cancels the drift. `moved` is the evaluation's bytes. */
 struct pairing {
-  femint_context_t ctx;
   int dev;
   size_t bytes;
   double moved;
@@ -254,7 +253,7 @@ static int evaluate(femint_context_t ctx, femint_space_t s, femint_form_t f,
     t[r] = cli_now() - t0;
     if (!rc && r == 0) rc = femint_vector_get_values(vF, out);
     double rate = 0;
-    if (!rc && pair) rc = femint_bench_copy(pair->ctx, pair->dev, pair->bytes, &rate);
+    if (!rc && pair) rc = femint_bench_copy(ctx, pair->dev, pair->bytes, &rate);
     if (!rc && pair) frac[r] = rate > 0 && t[r] > 0 ? pair->moved / t[r] / rate : 0;
   }
   if (!rc && runs == 0) rc = femint_vector_get_values(vF, out);
@@ -567,8 +566,7 @@ static int run_order(const struct residual_run *rr, const struct residual_option
   femint_refel_info(o->shape, FEMINT_H1, (int)o->order, &info);
   bench_model(o, dim, nc, info.nsh, info.nq, femint_mesh_num_nodes(mesh) == dim + 1, ncell, n,
               &r.bytes, &r.flops);
-  const struct pairing pair = {ctx, cli_copy_device(ctx, o->where), cli_copy_bytes(r.bytes),
-                               r.bytes};
+  const struct pairing pair = {cli_copy_device(ctx, o->where), cli_copy_bytes(r.bytes), r.bytes};
   if (!rc)
     rc = evaluate(ctx, s, f, o, o->where, vu, va, o->bench ? o->runs : 0, F, &r.t_first, &r.t_run,
                   &r.same, o->bench ? &pair : NULL, &r.paired);

@@ -291,7 +291,7 @@ static int radix_sort(const struct coo_cl *k, cl_command_queue q, int64_t n, int
   const struct karg ak[] = {KARG(nn), KARG(mm), KARG(row), KARG(col), KARG(has_val),
                             KARG(vin), KARG(kin), KARG(sin), KARG(bad)};
   FEMINT_CALL(run(q, k->keys, (size_t)m, k->wg, 9, ak));
-  const int64_t tile = (int64_t)k->wg * RADIX_IPT, groups = (m + tile - 1) / tile;
+  const int64_t tile = (int64_t)k->tile, groups = (m + tile - 1) / tile;
   for (int pass = 0; pass < passes; pass++) {
     const cl_int shift = pass * bits, nb = bits;
     const struct karg ac[] = {KARG(mm), KARG(shift), KARG(nb), KARG(kin), KARG(hist)};
@@ -325,7 +325,7 @@ int coo_cl_build(const struct coo_cl *k, cl_command_queue q, int64_t n, int64_t 
   for (cl_ulong t = top; t; t >>= 1) nbits++;
   const int passes = (nbits + PASS_BITS - 1) / PASS_BITS;
   const int bits = passes ? (nbits + passes - 1) / passes : 0;
-  const int64_t tile = (int64_t)k->wg * RADIX_IPT, groups = m > 0 ? (m + tile - 1) / tile : 1;
+  const int64_t tile = (int64_t)k->tile, groups = m > 0 ? (m + tile - 1) / tile : 1;
   const int64_t nhist = ((int64_t)1 << bits) * groups, scan_max = m > nhist ? m : nhist;
   cl_mem key = val, own = NULL, hist = NULL;
   cl_mem counts = NULL, bad = NULL;

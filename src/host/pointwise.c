@@ -190,7 +190,7 @@ static void jacobian_point(const struct pw_eval *e, femint_pointwise_fn const g[
 
 /* pw_cell_jacobian of a straight simplex of order 1, whose functions' gradients are the same at
  * every point: g0..g3 weighted by the functions' values summed over the points first, then
- * every entry once. Inlined with dim and nc known (jacobian_linear). */
+ * every entry once. Inlined with dim and nc known (pw_cell_jacobian). */
 static inline __attribute__((always_inline)) void
 jacobian_linear_of(const struct pw_eval *e, femint_pointwise_fn const g[4], const double *geo,
                    const double *ue, const double *ae, double *J, const int dim, const int nc)
@@ -269,16 +269,6 @@ jacobian_linear_of(const struct pw_eval *e, femint_pointwise_fn const g[4], cons
         }
 }
 
-static void jacobian_linear(const struct pw_eval *e, femint_pointwise_fn const g[4],
-                            const double *geo, const double *ue, const double *ae, double *J)
-{
-  if (e->dim == 3 && e->nc == 1) jacobian_linear_of(e, g, geo, ue, ae, J, 3, 1);
-  else if (e->dim == 2 && e->nc == 1) jacobian_linear_of(e, g, geo, ue, ae, J, 2, 1);
-  else if (e->dim == 3 && e->nc == 3) jacobian_linear_of(e, g, geo, ue, ae, J, 3, 3);
-  else if (e->dim == 2 && e->nc == 2) jacobian_linear_of(e, g, geo, ue, ae, J, 2, 2);
-  else jacobian_linear_of(e, g, geo, ue, ae, J, e->dim, e->nc);
-}
-
 /* pw_cell_jacobian of any cell, point by point; inlined with dim and nc known. */
 static inline __attribute__((always_inline)) void
 jacobian_points_of(const struct pw_eval *e, femint_pointwise_fn const g[4], const double *geo,
@@ -339,16 +329,25 @@ jacobian_points_of(const struct pw_eval *e, femint_pointwise_fn const g[4], cons
   }
 }
 
+/* The cell's Jacobian, inlined with dim and nc known: straight order-1 simplices once, the rest
+ * point by point. */
+static inline __attribute__((always_inline)) void
+cell_jacobian_of(const struct pw_eval *e, femint_pointwise_fn const g[4], const double *geo,
+                 const double *ue, const double *ae, double *J, const int dim, const int nc)
+{
+  if (e->affine && e->re->nsh == dim + 1) jacobian_linear_of(e, g, geo, ue, ae, J, dim, nc);
+  else jacobian_points_of(e, g, geo, ue, ae, J, dim, nc);
+}
+
 void pw_cell_jacobian(const struct pw_eval *e, femint_pointwise_fn const g[4], const double *geo,
                       const double *ue, const double *ae, double *J)
 {
   const int dim = e->dim, nc = e->nc;
-  if (e->affine && e->re->nsh == dim + 1) jacobian_linear(e, g, geo, ue, ae, J);
-  else if (dim == 3 && nc == 1) jacobian_points_of(e, g, geo, ue, ae, J, 3, 1);
-  else if (dim == 2 && nc == 1) jacobian_points_of(e, g, geo, ue, ae, J, 2, 1);
-  else if (dim == 3 && nc == 3) jacobian_points_of(e, g, geo, ue, ae, J, 3, 3);
-  else if (dim == 2 && nc == 2) jacobian_points_of(e, g, geo, ue, ae, J, 2, 2);
-  else jacobian_points_of(e, g, geo, ue, ae, J, dim, nc);
+  if (dim == 3 && nc == 1) cell_jacobian_of(e, g, geo, ue, ae, J, 3, 1);
+  else if (dim == 2 && nc == 1) cell_jacobian_of(e, g, geo, ue, ae, J, 2, 1);
+  else if (dim == 3 && nc == 3) cell_jacobian_of(e, g, geo, ue, ae, J, 3, 3);
+  else if (dim == 2 && nc == 2) cell_jacobian_of(e, g, geo, ue, ae, J, 2, 2);
+  else cell_jacobian_of(e, g, geo, ue, ae, J, dim, nc);
 }
 
 /* ---- The gallery: text that is C and OpenCL C at once ---- */
