@@ -45,6 +45,14 @@ static int devices_busy(const struct femint_stats *st)
   return n;
 }
 
+/* The apply tasks in st. */
+static int apply_tasks(const struct femint_stats *st)
+{
+  int n = 0;
+  for (int w = 0; w < st->nworker; w++) n += st->worker_tasks_integrate[w];
+  return n;
+}
+
 /* y = A x on one and two devices (and again on two), the vector verb and the diagonal: the same
  * bits; a CG solve on both. */
 static void compare(femint_context_t ctx, const char *name, femint_space_t s, femint_form_t f,
@@ -211,6 +219,26 @@ int main(void)
   free(x);
   free(ya);
   free(yb);
+  /* a box of 8 layers: each device's range a slab, whose cells that read no ghost are applied
+   * in chunks of their own while the ghosts come (a chunk each side at least: 4 apply tasks) */
+  femint_mesh_t tall;
+  femint_space_t s2;
+  TAP_CALL(ctx, femint_mesh_create_box(ctx, FEMINT_HEX, 3, 3, 8, 1.0, 1.0, 2.0, 0.2, 7, &tall));
+  TAP_CALL(ctx, femint_space_create(ctx, tall, FEMINT_H1, 1, NULL, 2, &s2));
+  TAP_CALL(ctx, femint_space_remove_boundary_dofs(s2, 0, NULL));
+  compare(ctx, "BP5, p = 2, 3 x 3 x 8 cells", s2, lap, 1, 0, NULL, 0, 1);
+  const int64_t n2 = femint_space_num_dofs(s2);
+  double *x2 = calloc(n2, sizeof *x2), *y2 = calloc(n2, sizeof *y2);
+  femint_operator_t sl = make_op(ctx, s2, lap, 2, 0, 1, NULL, 0);
+  TAP_CALL(ctx, femint_operator_apply(sl, 0, x2, y2, &st));
+  tap_ok(apply_tasks(&st) >= 4 && devices_busy(&st) == 2,
+         "3 x 3 x 8 cells on 2 devices: the cells that read ghosts apart, %d apply tasks",
+         apply_tasks(&st));
+  femint_operator_destroy(&sl);
+  free(x2);
+  free(y2);
+  femint_space_destroy(&s2);
+  femint_mesh_destroy(&tall);
   femint_mesh_t tets;
   TAP_CALL(ctx, femint_mesh_create_box(ctx, FEMINT_TET, 4, 3, 3, 1, 1, 1, 0.2, 5, &tets));
   check_residual(ctx, tets, 2, "poisson", 1);

@@ -57,7 +57,7 @@ static void gather_sum(struct vec_arg *a)
  * place order, through the slots). */
 static void ev_sum_cells(const struct vec_arg *a, void *buffers[], double *y, int nt)
 {
-  const int nc = a->nc, np = a->np, size = a->chunk_size, single = a->single;
+  const int nc = a->nc, np = a->np, single = a->single;
   const int64_t lo = a->lo, hi = lo + a->n / nc;
 #pragma omp parallel num_threads(nt)
   {
@@ -70,8 +70,10 @@ static void ev_sum_cells(const struct vec_arg *a, void *buffers[], double *y, in
         if (a->span[2 * b] < c0) c0 = a->span[2 * b];
         if (a->span[2 * b + 1] > c1) c1 = a->span[2 * b + 1];
       }
-    for (int k = c1 < 0 ? 0 : (int)(c0 / size); c1 >= 0 && k <= (int)(c1 / size); k++) {
-      const int64_t k0 = (int64_t)k * size, nk = STARPU_VECTOR_GET_NX(buffers[2 + 2 * k]) / np;
+    const int klo = c1 < 0 ? 0 : ev_chunk_of(a->chunk_first, a->nchunk, c0);
+    const int khi = c1 < 0 ? -1 : ev_chunk_of(a->chunk_first, a->nchunk, c1);
+    for (int k = klo; k <= khi; k++) {
+      const int64_t k0 = a->chunk_first[k], nk = STARPU_VECTOR_GET_NX(buffers[2 + 2 * k]) / np;
       const int64_t e0 = c0 > k0 ? c0 - k0 : 0, e1 = c1 - k0 < nk - 1 ? c1 - k0 : nk - 1;
       const int64_t *dof = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[2 + 2 * k]);
       const void *ev = VPTR(1 + 2 * k);

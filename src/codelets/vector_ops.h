@@ -67,9 +67,9 @@ struct vec_arg {
   /* VEC_EV_SUM on CPU workers (the task on no OpenCL worker): the buffers after each ev are the
    * chunks' DOFs ([cell][np], struct ev_sum's dofs) instead of maps, and the sum goes through
    * the cells in plan order (each value read once, in order; a chunk in place order through
-   * slot, struct ev_sum's); chunk_size cells per chunk; span[2 b], span[2 b + 1] the first and
+   * slot, struct ev_sum's); chunk_first[i] the first cell of chunk i; span[2 b], span[2 b + 1] the first and
    * last cell with a place of a DOF of block b (EV_SPAN DOFs from 0), -1 for none */
-  int chunk_size;
+  const int *chunk_first;         /* [nchunk] */
   const int64_t *span;
   const int32_t *slot;
   struct vec_kernels *const *kern; /* [FEMINT_MAX_CL_DEVICES] */
@@ -92,6 +92,18 @@ struct vec_arg {
   int status;
   char msg[128];
 };
+
+/* The chunk of plan cell k, the chunks' first cells first[0 .. nchunk) ascending from 0. */
+static inline int ev_chunk_of(const int *first, int nchunk, int64_t k)
+{
+  int lo = 0, hi = nchunk - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (first[mid] <= k) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
 
 extern struct starpu_codelet femint_cl_vec;
 /* Build the vector kernels on OpenCL device dev from the source (its context and queue are

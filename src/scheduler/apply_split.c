@@ -340,10 +340,10 @@ int apply_split_gather(struct apply_split *sp, struct femint_vector **v, double 
   return 0;
 }
 
-int apply_split_exchange(struct apply_split *sp, struct femint_vector **v,
-                         struct starpu_task **packs)
+/* The packing tasks of v's values that other parts read, each part's on its device into main
+ * memory (packs[part], NULL where none). */
+static int split_pack(struct apply_split *sp, struct femint_vector **v, struct starpu_task **packs)
 {
-  femint_context_t ctx = sp->op->ctx;
   for (int e = 0; e < sp->npart; e++) {
     struct split_part *pe = &sp->part[e];
     packs[e] = NULL;
@@ -351,24 +351,49 @@ int apply_split_exchange(struct apply_split *sp, struct femint_vector **v,
     /* the arguments are set once (tasks of an earlier exchange may still read them) */
     struct vec_arg *a = &pe->pack_arg;
     if (!a->ctx)
-      *a = (struct vec_arg){.ctx = ctx, .op = VEC_MOVE, .n = pe->npack * sp->nc,
+      *a = (struct vec_arg){.ctx = sp->op->ctx, .op = VEC_MOVE, .n = pe->npack * sp->nc,
                             .kern = apply_vec_kernels(pe->op), .store = pe->pack,
                             .nstore = pe->npack * sp->nc};
     FEMINT_CALL(move_task(pe->op, a, STARPU_W, pe->h_pack, STARPU_R, v[e]->h, pe->h_pack_idx, NULL,
                           0, &packs[e]));
   }
+  return 0;
+}
+
+/* Part d's ghosts in v[d] from the packs of their owners, each load after its packing task. */
+static int split_receive(struct apply_split *sp, int d, struct femint_vector **v,
+                         struct starpu_task **packs)
+{
+  struct split_part *pd = &sp->part[d];
+  for (int e = 0; e < sp->npart; e++) {
+    if (!pd->nread[e]) continue;
+    struct vec_arg *a = &pd->read_arg[e];
+    if (!a->ctx)
+      *a = (struct vec_arg){.ctx = sp->op->ctx, .op = VEC_MOVE, .n = pd->nread[e],
+                            .kern = apply_vec_kernels(pd->op), .load = sp->part[e].pack,
+                            .nload = sp->part[e].npack * sp->nc};
+    FEMINT_CALL(move_task(pd->op, a, STARPU_RW, v[d]->h, STARPU_W, pd->h_recv[e],
+                          pd->h_read_idx[e], &packs[e], 1, NULL));
+  }
+  return 0;
+}
+
+int apply_split_submit(struct apply_split *sp, int form, int kind, struct femint_vector **v,
+                       struct femint_vector **y, struct starpu_task **packs, int *counts)
+{
+  FEMINT_CALL(split_pack(sp, v, packs));
+  /* on each device, the cells that read no ghost first: the ghosts arrive meanwhile */
   for (int d = 0; d < sp->npart; d++) {
-    struct split_part *pd = &sp->part[d];
-    for (int e = 0; e < sp->npart; e++) {
-      if (!pd->nread[e]) continue;
-      struct vec_arg *a = &pd->read_arg[e];
-      if (!a->ctx)
-        *a = (struct vec_arg){.ctx = ctx, .op = VEC_MOVE, .n = pd->nread[e],
-                              .kern = apply_vec_kernels(pd->op), .load = sp->part[e].pack,
-                              .nload = sp->part[e].npack * sp->nc};
-      FEMINT_CALL(move_task(pd->op, a, STARPU_RW, v[d]->h, STARPU_W, pd->h_recv[e],
-                            pd->h_read_idx[e], &packs[e], 1, NULL));
-    }
+    const int n = apply_submit_chunks(sp->part[d].op, form, kind, v[d]->h, APPLY_INSIDE, NULL,
+                                      counts);
+    if (n < 0) return n;
+  }
+  for (int d = 0; d < sp->npart; d++) {
+    struct femint_operator *q = sp->part[d].op;
+    FEMINT_CALL(split_receive(sp, d, v, packs));
+    const int n = apply_submit_chunks(q, form, kind, v[d]->h, APPLY_BORDER, NULL, counts);
+    if (n < 0) return n;
+    FEMINT_CALL(apply_sum(q, y[d], NULL, counts));
   }
   return 0;
 }

@@ -28,6 +28,7 @@ void ev_sum_destroy(femint_context_t ctx, struct ev_sum **pe)
   free(e->h_slot);
   free(e->slot);
   free(e->chunk_sorted);
+  free(e->border);
   free(e->first);
   free(e->ncell);
   free(e->dofs);
@@ -46,14 +47,14 @@ void ev_sum_destroy(femint_context_t ctx, struct ev_sum **pe)
 static int chunk_maps(femint_context_t ctx, const char *who, int64_t nmode, struct ev_sum *e)
 {
   const int64_t per = (int64_t)e->nc * e->np;
-  const int nb = e->nchunk, size = e->size;
+  const int nb = e->nchunk;
   int64_t *start = calloc((size_t)nb + 1, sizeof *start), total = 0;
   FEMINT_CHECK(start, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
   /* nu per chunk: the DOFs with a place there (occ holds k nc np + n, cells ascending) */
   for (int64_t g = 0; g < nmode; g++)
     for (int64_t o = e->occ_ptr[g]; o < e->occ_ptr[g + 1]; o++) {
-      const int i = (int)(e->occ[o] / per / size);
-      if (o == e->occ_ptr[g] || i != (int)(e->occ[o - 1] / per / size)) e->nu[i]++;
+      const int i = ev_chunk_of(e->first, nb, e->occ[o] / per);
+      if (o == e->occ_ptr[g] || i != ev_chunk_of(e->first, nb, e->occ[o - 1] / per)) e->nu[i]++;
     }
   for (int i = 0; i < nb; i++) {
     start[i] = total;
@@ -69,9 +70,9 @@ static int chunk_maps(femint_context_t ctx, const char *who, int64_t nmode, stru
   for (int i = 0; i < nb; i++) e->map[start[i] + e->nu[i]] = 0;
   for (int64_t g = 0; g < nmode; g++)
     for (int64_t o = e->occ_ptr[g]; o < e->occ_ptr[g + 1]; o++) {
-      const int i = (int)(e->occ[o] / per / size);
+      const int i = ev_chunk_of(e->first, nb, e->occ[o] / per);
       int64_t *m = e->map + start[i], *ptr = m + e->nu[i], *pos = ptr + e->nu[i] + 1;
-      if (o == e->occ_ptr[g] || i != (int)(e->occ[o - 1] / per / size)) {
+      if (o == e->occ_ptr[g] || i != ev_chunk_of(e->first, nb, e->occ[o - 1] / per)) {
         m[fill[i]++] = g;
         ptr[fill[i]] = ptr[fill[i] - 1];
       }
@@ -127,6 +128,66 @@ static int chunk_size(const struct femint_operator *op, size_t per_cell, int onl
   return size < 1 ? 1 : size;
 }
 
+/* Whether plan cell k of a part reads a ghost (a mode outside its own). */
+static int reads_ghost(const struct femint_operator *op, int k)
+{
+  const struct femint_space *s = op->space;
+  const int c = op->plan->cells[k];
+  for (int64_t l = s->cell_off[c]; l < s->cell_off[c + 1]; l++)
+    if (s->cell_mode[l] >= 0 && (s->cell_mode[l] < op->mlo || s->cell_mode[l] >= op->mhi))
+      return 1;
+  return 0;
+}
+
+/* The most runs of cells that read ghosts or not a part's chunks follow (a box split in slabs
+ * has 2 or 3: the cells of a slab's inside between those of its faces); more, and the part's
+ * cells are chunked as any operator's. */
+#define BORDER_RUNS 5
+
+/* The chunks: runs of consecutive plan cells (with borders, in a part of a split, the cells
+ * that read ghosts and those that do not, where they make at most BORDER_RUNS runs; else one),
+ * each cut in chunks of e->size cells at most. */
+static int chunk_layout(struct femint_operator *op, struct ev_sum *e, int borders, const char *who)
+{
+  const int ncell = op->plan->ncell;
+  int run[BORDER_RUNS + 1], nrun = 0;
+  char kind[BORDER_RUNS] = {0};
+  if (borders && op->ghost)
+    for (int k = 0, prev = -1; k < ncell && nrun <= BORDER_RUNS; k++) {
+      const int g = reads_ghost(op, k);
+      if (g == prev) continue;
+      if (nrun < BORDER_RUNS) kind[nrun] = (char)g;
+      run[nrun < BORDER_RUNS ? nrun : BORDER_RUNS] = k;
+      nrun++;
+      prev = g;
+    }
+  const int cut = nrun >= 2 && nrun <= BORDER_RUNS;
+  if (!cut) {
+    nrun = ncell ? 1 : 0;
+    run[0] = 0;
+  }
+  run[nrun] = ncell;
+  int nb = 0;
+  for (int r = 0; r < nrun; r++) nb += (run[r + 1] - run[r] + e->size - 1) / e->size;
+  e->nchunk = nb;
+  e->first = malloc(((size_t)nb + 1) * sizeof *e->first);
+  e->ncell = malloc(((size_t)nb + 1) * sizeof *e->ncell);
+  e->border = cut ? malloc((size_t)nb + 1) : NULL;
+  FEMINT_CHECK(e->first && e->ncell && (e->border || !cut), op->ctx, FEMINT_ENOMEM,
+               "%s: out of memory", who);
+  int i = 0;
+  for (int r = 0; r < nrun; r++)
+    for (int k = run[r]; k < run[r + 1]; k += e->size, i++) {
+      e->first[i] = k;
+      e->ncell[i] = run[r + 1] - k < e->size ? run[r + 1] - k : e->size;
+      if (cut) e->border[i] = kind[r];
+    }
+  if (cut)
+    femint_trace("%s on device %d: %d cells in %d runs of cells that read ghosts or not, %d chunks",
+                 who, op->coo_dev, ncell, nrun, nb);
+  return 0;
+}
+
 /* Mode g in the numbering of the operator's vectors: g itself, or in a part of a split
  * (op->ghost) g - mlo for its own modes, then its ghosts after them. */
 static int64_t vector_index(const struct femint_operator *op, int64_t g)
@@ -143,7 +204,7 @@ static int64_t vector_index(const struct femint_operator *op, int64_t g)
 }
 
 int ev_sum_create(struct femint_operator *op, const char *who, int np, const int *local,
-                  size_t per_cell, int only_cl, int single, struct ev_sum **pe)
+                  size_t per_cell, int only_cl, int borders, int single, struct ev_sum **pe)
 {
   const struct plan *p = op->plan;
   const struct femint_space *s = op->space;
@@ -159,9 +220,8 @@ int ev_sum_create(struct femint_operator *op, const char *who, int np, const int
   const int64_t nown = e->nown = op->ghost ? op->mhi - op->mlo : s->nmode;
   const size_t per_ev = ((size_t)e->nc * e->rs + 8) * np;
   e->size = chunk_size(op, per_cell > per_ev ? per_cell : per_ev, only_cl && ctx->nopencl > 0);
-  const int nb = e->nchunk = p->ncell ? (p->ncell + e->size - 1) / e->size : 0;
-  e->first = malloc(((size_t)nb + 1) * sizeof *e->first);
-  e->ncell = malloc(((size_t)nb + 1) * sizeof *e->ncell);
+  FEMINT_CALL(chunk_layout(op, e, borders, who));
+  const int nb = e->nchunk;
   e->nu = calloc((size_t)nb + 1, sizeof *e->nu);
   e->h_ev = calloc((size_t)nb + 1, sizeof *e->h_ev);
   e->h_dofs = calloc((size_t)nb + 1, sizeof *e->h_dofs);
@@ -173,13 +233,9 @@ int ev_sum_create(struct femint_operator *op, const char *who, int np, const int
    * its full rate */
   if (femint_host_alloc(ctx, ((size_t)p->ncell * e->nc * np + 1) * e->rs, (void **)&e->ev))
     e->ev = NULL;
-  FEMINT_CHECK(e->first && e->ncell && e->nu && e->h_ev && e->h_dofs && e->h_map && e->occ_ptr &&
+  FEMINT_CHECK(e->nu && e->h_ev && e->h_dofs && e->h_map && e->occ_ptr &&
                    e->occ && e->dofs && e->ev,
                ctx, FEMINT_ENOMEM, "%s: out of memory for %d cells", who, p->ncell);
-  for (int i = 0; i < nb; i++) {
-    e->first[i] = i * e->size;
-    e->ncell[i] = i == nb - 1 ? p->ncell - i * e->size : e->size;
-  }
   /* a part of the sum per CPU worker, of 4096 DOFs at least */
   const int64_t parts = op->ghost ? 0 : s->nmode / 4096 < ctx->ncpu ? s->nmode / 4096 : ctx->ncpu;
   if (parts > 1) {
@@ -277,7 +333,7 @@ int ev_sum_submit(struct femint_operator *op, struct ev_sum *e, struct femint_ve
                               .np = e->np, .single = e->single,
                               .chunk_sorted = e->chunk_sorted, .kern = vk, .counts = counts,
                               .nchunk = nb, .chunk_nu = e->nu,
-                              .chunk_size = e->size, .span = e->span, .slot = e->slot};
+                              .chunk_first = e->first, .span = e->span, .slot = e->slot};
   if (home >= 0 || !e->nparts) { /* one task */
     if (!e->sum_arg.ctx || e->sum_arg.counts != counts) e->sum_arg = arg;
     e->sum_arg.status = 0;

@@ -234,8 +234,11 @@ struct ev_sum {
   int nc, np, single;              /* components, values per cell and component, floats */
   int64_t nown;                    /* the modes summed: the space's, or a split part's own */
   size_t rs;                       /* bytes of a value */
-  int nchunk, size;                /* chunks of size consecutive plan cells (the last fewer) */
+  int nchunk, size;                /* chunks of consecutive plan cells, size at most */
   int *first, *ncell;              /* chunk i: ncell[i] cells from plan cell first[i] */
+  char *border;                    /* NULL, or [nchunk] (a split part's chunks cut where its
+                                      cells start or stop reading ghosts): 1 where chunk i has
+                                      such cells, 0 where none (applied before they arrive) */
   char *ev;                        /* [plan cell][nc][np] (pinned) */
   int64_t *dofs;                   /* [plan cell][np] the scalar mode of each local value, or -1 */
   int64_t *occ_ptr, *occ;          /* for each scalar mode, its places in ev (component 0) */
@@ -259,9 +262,11 @@ struct ev_sum {
 };
 /* The element vectors of the operator's cells, np values per component: value n of cell c is its
  * local function local[n] (NULL: n); per_cell the bytes a cell's other data take (the chunks'
- * sizes follow the larger); only_cl: the OpenCL workers take the tasks (a chunk per device). */
+ * sizes follow the larger); only_cl: the OpenCL workers take the tasks (a chunk per device);
+ * borders: a part of a split cuts its chunks where its cells start or stop reading ghosts (the
+ * border[] flags), when that makes few chunks. */
 int ev_sum_create(struct femint_operator *op, const char *who, int np, const int *local,
-                  size_t per_cell, int only_cl, int single, struct ev_sum **e);
+                  size_t per_cell, int only_cl, int borders, int single, struct ev_sum **e);
 void ev_sum_destroy(femint_context_t ctx, struct ev_sum **e);
 /* Let the element vectors be written in place order: the slots of every cell's
  * values, registered per chunk. A writer that scatters through them sets its chunk's
@@ -326,10 +331,11 @@ int apply_split_io(struct apply_split *sp, struct femint_vector ***x, struct fem
  * the own modes' back into one. */
 int apply_split_scatter(struct apply_split *sp, const double *x, struct femint_vector **v);
 int apply_split_gather(struct apply_split *sp, struct femint_vector **v, double *x);
-/* Submit the exchange of v's ghosts: each part's from their owners; packs[part] the packing
- * tasks (NULL where none), for the caller to wait for and destroy. */
-int apply_split_exchange(struct apply_split *sp, struct femint_vector **v,
-                         struct starpu_task **packs);
+/* Submit y = A v over the parts (detached tasks): v's ghosts from their owners (packs[part]
+ * the packing tasks, NULL where none, for the caller to wait for and destroy), each part's cells
+ * that read no ghost applied while they come, then the others and the sum into y[part]. */
+int apply_split_submit(struct apply_split *sp, int form, int kind, struct femint_vector **v,
+                       struct femint_vector **y, struct starpu_task **packs, int *counts);
 /* The first error the parts' apply tasks and the exchange recorded (its message naming who). */
 int apply_split_status(struct apply_split *sp, const char *who);
 
@@ -372,6 +378,14 @@ int apply_nchunk(const struct femint_operator *op);
  * number of tasks or a negative error. */
 int apply_submit(struct femint_operator *op, int form, int kind, starpu_data_handle_t x,
                  struct femint_vector *y, struct starpu_task **tasks, int *counts);
+/* Its parts: the apply tasks of the chunks which (APPLY_ALL; in a part of a split APPLY_INSIDE,
+ * those whose cells read no ghost, known by their chunks' border[], or APPLY_BORDER, the others),
+ * into tasks as apply_submit, returning their number or a negative error; and the sum into y. */
+enum { APPLY_ALL, APPLY_INSIDE, APPLY_BORDER };
+int apply_submit_chunks(struct femint_operator *op, int form, int kind, starpu_data_handle_t x,
+                        int which, struct starpu_task **tasks, int *counts);
+int apply_sum(struct femint_operator *op, struct femint_vector *y, struct starpu_task **slot,
+              int *counts);
 /* The OpenCL kernels of the vector operations, by device (NULL where none). */
 struct vec_kernels *const *apply_vec_kernels(const struct femint_operator *op);
 /* Send a task to the vectors' home: the OpenCL worker of the first device with the vector

@@ -105,7 +105,7 @@ static int apply_setup(struct femint_operator *op)
       apply_per_cell(op, s->ncomp == 3 ? HEX_APPLY_ELASTICITY : HEX_APPLY_LAPLACE) * a->rs;
   const int only_cl = p->opt.where == FEMINT_WHERE_OPENCL || operator_gpu_alone(op);
   FEMINT_CALL(ev_sum_create(op, "femint_operator_apply", a->np, a->tensor->t2f, per_data, only_cl,
-                            a->single, &a->es));
+                            1, a->single, &a->es));
   const int nb = a->es->nchunk;
   a->qd = calloc((size_t)op->nform, sizeof *a->qd);
   a->h_qd = calloc((size_t)op->nform * nb + 1, sizeof *a->h_qd);
@@ -345,8 +345,8 @@ void apply_task_home(const struct femint_operator *op, struct starpu_task *t)
   }
 }
 
-int apply_submit(struct femint_operator *op, int form, int kind, starpu_data_handle_t x,
-                 struct femint_vector *y, struct starpu_task **tasks, int *counts)
+int apply_submit_chunks(struct femint_operator *op, int form, int kind, starpu_data_handle_t x,
+                        int which, struct starpu_task **tasks, int *counts)
 {
   struct op_apply *a = op->apply;
   femint_context_t ctx = op->ctx;
@@ -357,6 +357,9 @@ int apply_submit(struct femint_operator *op, int form, int kind, starpu_data_han
   const int nb = e->nchunk;
   int n = 0, err = 0;
   for (int i = 0; i < nb && !err; i++) {
+    /* a chunk whose cells are not known to read no ghost counts as reading them */
+    const int reads = !e->border || e->border[i];
+    if ((which == APPLY_INSIDE && reads) || (which == APPLY_BORDER && !reads)) continue;
     /* set once per kind and counter: earlier tasks of a solve may still read them */
     if (!a->args[i].ctx || a->args[i].kind != kind || a->args[i].counts != counts ||
         a->args[i].evec != evec)
@@ -377,9 +380,22 @@ int apply_submit(struct femint_operator *op, int form, int kind, starpu_data_han
     err = task_submit(ctx, t, tasks ? &tasks[n] : NULL, "femint_operator_apply");
     if (!err) n++;
   }
-  if (err || evec) return err ? err : n;
-  err = ev_sum_submit(op, a->es, y, a->vk, a->home, counts, tasks ? &tasks[n] : NULL,
-                      "femint_operator_apply");
+  return err ? err : n;
+}
+
+int apply_sum(struct femint_operator *op, struct femint_vector *y, struct starpu_task **slot,
+              int *counts)
+{
+  const struct op_apply *a = op->apply;
+  return ev_sum_submit(op, a->es, y, a->vk, a->home, counts, slot, "femint_operator_apply");
+}
+
+int apply_submit(struct femint_operator *op, int form, int kind, starpu_data_handle_t x,
+                 struct femint_vector *y, struct starpu_task **tasks, int *counts)
+{
+  const int n = apply_submit_chunks(op, form, kind, x, APPLY_ALL, tasks, counts);
+  if (n < 0 || !x) return n;
+  const int err = apply_sum(op, y, tasks ? &tasks[n] : NULL, counts);
   return err ? err : n + 1;
 }
 

@@ -172,21 +172,19 @@ static int cg_drop(struct starpu_task **t)
  * t_pack[pack]) */
 static int cg_apply_parts(struct cg *c, int which_v, int which_y, int pack)
 {
-  struct femint_vector *v[FEMINT_MAX_CL_DEVICES];
-  struct starpu_task *packs[FEMINT_MAX_CL_DEVICES];
-  for (int d = 0; d < c->np; d++) v[d] = which_v ? c->part[d].p : c->part[d].x;
-  if (c->sp) {
-    const int err = apply_split_exchange(c->sp, v, packs);
-    for (int d = 0; d < c->np; d++) c->part[d].t_pack[pack] = packs[d];
-    FEMINT_CALL(err);
-  }
+  struct femint_vector *v[FEMINT_MAX_CL_DEVICES], *y[FEMINT_MAX_CL_DEVICES];
+  struct starpu_task *packs[FEMINT_MAX_CL_DEVICES] = {0};
   for (int d = 0; d < c->np; d++) {
-    struct cg_part *q = &c->part[d];
-    const int n = apply_submit(q->op, c->form, c->kind, v[d]->h, which_y ? q->q : q->r, NULL,
-                               c->counts);
-    if (n < 0) return n;
+    v[d] = which_v ? c->part[d].p : c->part[d].x;
+    y[d] = which_y ? c->part[d].q : c->part[d].r;
   }
-  return 0;
+  if (c->sp) {
+    const int err = apply_split_submit(c->sp, c->form, c->kind, v, y, packs, c->counts);
+    for (int d = 0; d < c->np; d++) c->part[d].t_pack[pack] = packs[d];
+    return err;
+  }
+  const int n = apply_submit(c->op, c->form, c->kind, v[0]->h, y[0], NULL, c->counts);
+  return n < 0 ? n : 0;
 }
 
 /* q = A p and s[PQ] = p . q (over several parts: each its own, published), for iteration k */

@@ -106,7 +106,7 @@ static int residual_setup(struct femint_operator *op)
   const size_t per = r->per = r->affine ? (size_t)pw_affine_size(dim)
                                         : (size_t)r->re->nq * pw_geo_size(dim);
   FEMINT_CALL(ev_sum_create(op, who, r->re->nsh, NULL, per * r->rs,
-                            p->opt.where == FEMINT_WHERE_OPENCL || operator_gpu_alone(op),
+                            p->opt.where == FEMINT_WHERE_OPENCL || operator_gpu_alone(op), 0,
                             r->single, &r->es));
   FEMINT_CALL(ev_sum_sort(ctx, r->es, who));
   const struct ev_sum *e = r->es;
