@@ -108,14 +108,15 @@ struct femint_cg_result {
 
 /** @brief Solve A x = b for form `form` of the operator (symmetric positive definite on the
  *  space's free DOFs: mass, or laplace or elasticity with boundary DOFs removed) by conjugate gradients,
- *  matrix-free. x holds the initial guess and gets the solution. Every step is a task (the
- *  apply, the dot products as reductions, the fused vector updates, with CPU and OpenCL
- *  codelets): on a GPU, x, b and the work vectors stay on the device and only the residual
- *  norm (8 bytes) comes back per iteration. The dot products sum in a fixed order.
+ *  matrix-free, in the form with one reduction per iteration (Chronopoulos and Gear: r^T z
+ *  and (A z)^T z summed together, z the preconditioned residual). x holds the initial guess and
+ *  gets the solution. Every step is a task (the apply, the dot products as reductions, the fused
+ *  vector updates, with CPU and OpenCL codelets): on a GPU, x, b and the work vectors stay on the
+ *  device and only the residual norm (8 bytes) comes back per iteration. The dot products sum
+ *  in a fixed order.
  *  @param[in] opt NULL for the defaults. @param[out] res may be NULL.
- *  @return 0 (converged or not: res->converged says); FEMINT_ESOLVE (a direction with
- *  p^T A p <= 0 or not finite: the operator is not positive definite, named with the
- *  iteration); FEMINT_EINVAL (bad options, vectors of another size, b == x); the errors of
+ *  @return 0 (converged or not: res->converged says); FEMINT_ESOLVE (z^T A z <= 0 or not
+ *  finite: the operator is not positive definite, named with the iteration); FEMINT_EINVAL (bad options, vectors of another size, b == x); the errors of
  *  femint_operator_apply. */
 FEMINT_EXPORT int femint_operator_cg(femint_operator_t op, int form, femint_vector_t b,
                                      femint_vector_t x, const struct femint_cg_options *opt,

@@ -88,9 +88,9 @@ vec_dot(long n, __global const double *a, __global const double *b, __global dou
   REDUCE(acc, 0);
 }
 
-/* r = b - r; z = dinv r (jacobi) or r; p = z; partial r.z, r.r, b.b */
+/* r = b - r; z = dinv r (jacobi) or r; partial r.z, r.r, b.b */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-vec_cg_start(long n, int jacobi, __global const double *b, __global double *r, __global double *p,
+vec_cg_start(long n, int jacobi, __global const double *b, __global double *r,
              __global const double *dinv, __global double *z, __global double *part)
 {
   __local double loc[WG];
@@ -99,7 +99,6 @@ vec_cg_start(long n, int jacobi, __global const double *b, __global double *r, _
   for (long i = lo + lid; i < hi; i += WG) {
     const double bi = b[i], ri = bi - r[i], zi = jacobi ? dinv[i] * ri : ri;
     r[i] = ri;
-    p[i] = zi;
     if (jacobi) z[i] = zi;
     rz += ri * zi;
     rr += ri * ri;
@@ -110,37 +109,36 @@ vec_cg_start(long n, int jacobi, __global const double *b, __global double *r, _
   REDUCE(bb, 2);
 }
 
-/* alpha = s[in0] / s[pq]; x += alpha p; r -= alpha q; z = dinv r; partial r.z, r.r */
+/* A step of CG with one reduction (codelets/vector_ops.h, VEC_CG_UPDATE): u = z (jacobi) or r,
+ * w = A u; gamma = s[g], its value before s[gp], delta = s[pq], alpha before s[ap]; s[an] = alpha;
+ * p = u + beta p, t = w + beta t (first: p = u, t = w), x += alpha p, r -= alpha t, z = dinv r;
+ * partial r.z, r.r */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-vec_cg_update(long n, int jacobi, int in0, int pq, __global const double *s, __global double *x,
-              __global double *r, __global const double *p, __global const double *q,
-              __global const double *dinv, __global double *z, __global double *part)
+vec_cg_update(long n, int jacobi, int first, int g, int gp, int pq, int ap, int an,
+              __global double *s, __global double *x, __global double *r, __global double *p,
+              __global double *t, __global const double *w, __global const double *dinv,
+              __global double *z, __global double *part)
 {
   __local double loc[WG];
   RANGE(n);
-  const double alpha = s[in0] / s[pq];
+  const double gamma = s[g], beta = first ? 0 : gamma / s[gp];
+  const double alpha = first ? gamma / s[pq] : gamma / (s[pq] - beta * gamma / s[ap]);
+  if (get_global_id(0) == 0) s[an] = alpha;
   double rz = 0, rr = 0;
   for (long i = lo + lid; i < hi; i += WG) {
-    x[i] += alpha * p[i];
-    const double ri = r[i] - alpha * q[i];
+    const double ui = jacobi ? z[i] : r[i];
+    const double pi = first ? ui : ui + beta * p[i], ti = first ? w[i] : w[i] + beta * t[i];
+    p[i] = pi;
+    t[i] = ti;
+    x[i] += alpha * pi;
+    const double ri = r[i] - alpha * ti, zi = jacobi ? dinv[i] * ri : ri;
     r[i] = ri;
-    const double zi = jacobi ? dinv[i] * ri : ri;
     if (jacobi) z[i] = zi;
     rz += ri * zi;
     rr += ri * ri;
   }
   REDUCE(rz, 0);
   REDUCE(rr, 1);
-}
-
-/* p = z + (s[in0] / s[in1]) p */
-__kernel void vec_cg_direction(long n, int in0, int in1, __global const double *s,
-                               __global double *p, __global const double *z)
-{
-  const long i = get_global_id(0);
-  if (i >= n) return;
-  const double beta = s[in0] / s[in1];
-  p[i] = z[i] + beta * p[i];
 }
 
 /* Values between the parts of a split vector: dst[idx[2 k]] = src[idx[2 k + 1]], k < n. */

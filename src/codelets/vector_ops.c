@@ -38,7 +38,16 @@ static double range_sum(const double *part, int j)
 /* The buffer of an operation's scalars (s). */
 static int slots_buffer(int op)
 {
-  return op == VEC_CG_UPDATE ? 4 : op == VEC_CG_START ? 3 : 2;
+  return op == VEC_CG_UPDATE ? 5 : 2;
+}
+
+/* VEC_CG_UPDATE's coefficients from the slots s; alpha kept in s[aout]. */
+static void cg_coefficients(const struct vec_arg *a, double *s, double *alpha, double *beta)
+{
+  const double gamma = s[a->in0];
+  *beta = a->first ? 0 : gamma / s[a->in1];
+  *alpha = a->first ? gamma / s[SLOT_PQ] : gamma / (s[SLOT_PQ] - *beta * gamma / s[a->ain]);
+  s[a->aout] = *alpha;
 }
 
 /* put[slot] = the sum over the parts of their published values, in the parts' order. */
@@ -119,12 +128,11 @@ static void vec_cpu(void *buffers[], void *cl_arg)
     break;
   }
   case VEC_CG_START: {
-    const double *b = VPTR(0), *dinv = a->jacobi ? VPTR(4) : NULL;
-    double *r = VPTR(1), *p = VPTR(2), *s = VPTR(3), *z = a->jacobi ? VPTR(5) : NULL;
+    const double *b = VPTR(0), *dinv = a->jacobi ? VPTR(3) : NULL;
+    double *r = VPTR(1), *s = VPTR(2), *z = a->jacobi ? VPTR(4) : NULL;
     RANGES(nt, n, 3, part, {
       const double bi = b[i], ri = bi - r[i], zi = dinv ? dinv[i] * ri : ri;
       r[i] = ri;
-      p[i] = zi;
       if (z) z[i] = zi;
       acc[0] += ri * zi;
       acc[1] += ri * ri;
@@ -136,13 +144,19 @@ static void vec_cpu(void *buffers[], void *cl_arg)
     break;
   }
   case VEC_CG_UPDATE: {
-    double *x = VPTR(0), *r = VPTR(1), *s = VPTR(4), *rr = VPTR(5);
-    const double *p = VPTR(2), *q = VPTR(3), *dinv = a->jacobi ? VPTR(6) : NULL;
-    double *z = a->jacobi ? VPTR(7) : NULL;
-    const double alpha = s[a->in0] / s[SLOT_PQ];
+    double *x = VPTR(0), *r = VPTR(1), *p = VPTR(2), *t = VPTR(3), *s = VPTR(5), *rr = VPTR(6);
+    const double *w = VPTR(4), *dinv = a->jacobi ? VPTR(7) : NULL;
+    double *z = a->jacobi ? VPTR(8) : NULL;
+    double alpha, beta;
+    cg_coefficients(a, s, &alpha, &beta);
+    const int first = a->first;
     RANGES(nt, n, 2, part, {
-      x[i] += alpha * p[i];
-      const double ri = r[i] - alpha * q[i], zi = dinv ? dinv[i] * ri : ri;
+      const double ui = z ? z[i] : r[i];
+      const double pi = first ? ui : ui + beta * p[i], ti = first ? w[i] : w[i] + beta * t[i];
+      p[i] = pi;
+      t[i] = ti;
+      x[i] += alpha * pi;
+      const double ri = r[i] - alpha * ti, zi = dinv ? dinv[i] * ri : ri;
       r[i] = ri;
       if (z) z[i] = zi;
       acc[0] += ri * zi;
@@ -173,14 +187,6 @@ static void vec_cpu(void *buffers[], void *cl_arg)
     for (int64_t k = 0; k < n; k++) dst[idx[2 * k]] = src[idx[2 * k + 1]];
     break;
   }
-  case VEC_CG_DIRECTION: {
-    double *p = VPTR(0);
-    const double *z = VPTR(1), *s = VPTR(2);
-    const double beta = s[a->in0] / s[a->in1];
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t i = 0; i < n; i++) p[i] = z[i] + beta * p[i];
-    break;
-  }
   }
   if (a->publish) memcpy(a->publish, slots, VEC_NSLOT * sizeof(double));
   if (a->op == VEC_MOVE && a->store)
@@ -190,7 +196,7 @@ static void vec_cpu(void *buffers[], void *cl_arg)
 /* ---- OpenCL ---- */
 
 static const char *const kernel_names[VEC_NOP] = {
-    "vec_ev_sum", "vec_dot", "vec_cg_start", "vec_cg_update", "vec_cg_direction", "vec_move"};
+    "vec_ev_sum", "vec_dot", "vec_cg_start", "vec_cg_update", "vec_move"};
 
 int vec_kernels_create(int dev, const char *source, struct vec_kernels **out)
 {
@@ -326,29 +332,24 @@ static void vec_opencl(void *buffers[], void *cl_arg)
   }
   case VEC_CG_START: {
     /* without Jacobi, dinv and z are never read or written: any buffer stands for them */
-    const cl_mem b = DEV(0), r = DEV(1), p = DEV(2);
-    const cl_mem dinv = a->jacobi ? DEV(4) : b, z = a->jacobi ? DEV(5) : p;
-    const struct karg k[] = {KARG(n), KARG(jacobi), KARG(b),    KARG(r),
-                             KARG(p), KARG(dinv),   KARG(z),    KARG(vk->partial)};
-    err = femint_cl_run(queue, kern, ranges, VEC_WG, 8, k, WHO);
-    if (!err) err = finish(queue, vk, 3, DEV(3), (cl_int[3]){a->out, SLOT_RR, SLOT_BB}, NULL);
+    const cl_mem b = DEV(0), r = DEV(1);
+    const cl_mem dinv = a->jacobi ? DEV(3) : b, z = a->jacobi ? DEV(4) : r;
+    const struct karg k[] = {KARG(n), KARG(jacobi), KARG(b), KARG(r), KARG(dinv), KARG(z),
+                             KARG(vk->partial)};
+    err = femint_cl_run(queue, kern, ranges, VEC_WG, 7, k, WHO);
+    if (!err) err = finish(queue, vk, 3, DEV(2), (cl_int[3]){a->out, SLOT_RR, SLOT_BB}, NULL);
     break;
   }
   case VEC_CG_UPDATE: {
-    const cl_int pq = SLOT_PQ;
-    const cl_mem x = DEV(0), r = DEV(1), p = DEV(2), q = DEV(3), sv = DEV(4);
-    const cl_mem dinv = a->jacobi ? DEV(6) : p, z = a->jacobi ? DEV(7) : r;
-    const struct karg k[] = {KARG(n), KARG(jacobi), KARG(in0),  KARG(pq), KARG(sv), KARG(x),
-                             KARG(r), KARG(p),      KARG(q),    KARG(dinv), KARG(z),
-                             KARG(vk->partial)};
-    err = femint_cl_run(queue, kern, ranges, VEC_WG, 12, k, WHO);
-    if (!err) err = finish(queue, vk, 2, sv, (cl_int[3]){a->out, SLOT_RR, 0}, DEV(5));
-    break;
-  }
-  case VEC_CG_DIRECTION: {
-    const cl_mem p = DEV(0), z = DEV(1), sv = DEV(2);
-    const struct karg k[] = {KARG(n), KARG(in0), KARG(in1), KARG(sv), KARG(p), KARG(z)};
-    err = femint_cl_run(queue, kern, (size_t)n, VEC_WG, 6, k, WHO);
+    const cl_int pq = SLOT_PQ, first = a->first, ain = a->ain, aout = a->aout;
+    const cl_mem x = DEV(0), r = DEV(1), p = DEV(2), t = DEV(3), w = DEV(4), sv = DEV(5);
+    const cl_mem dinv = a->jacobi ? DEV(7) : w, z = a->jacobi ? DEV(8) : r;
+    const struct karg k[] = {KARG(n),    KARG(jacobi), KARG(first), KARG(in0), KARG(in1),
+                             KARG(pq),   KARG(ain),    KARG(aout),  KARG(sv),  KARG(x),
+                             KARG(r),    KARG(p),      KARG(t),     KARG(w),   KARG(dinv),
+                             KARG(z),    KARG(vk->partial)};
+    err = femint_cl_run(queue, kern, ranges, VEC_WG, 17, k, WHO);
+    if (!err) err = finish(queue, vk, 2, sv, (cl_int[3]){a->out, SLOT_RR, 0}, DEV(6));
     break;
   }
   case VEC_MOVE: {

@@ -18,21 +18,28 @@
 #define EV_SORTED_MAX_NC 3
 /* DOFs per block of the cell spans of a CPU sum in cell order (vec_arg's span). */
 #define EV_SPAN 1024
-/* The scalars of a solve: p.Aq, two alternating r.z, r.r, b.b. */
+/* The scalars of a solve: w . u (delta), two alternating r . z (gamma), r . r, b . b, two
+ * alternating alpha. */
 #define VEC_NSLOT 8
-enum vec_slot { SLOT_PQ = 0, SLOT_RZ0 = 1, SLOT_RZ1 = 2, SLOT_RR = 3, SLOT_BB = 4 };
+enum vec_slot {
+  SLOT_PQ = 0, SLOT_RZ0 = 1, SLOT_RZ1 = 2, SLOT_RR = 3, SLOT_BB = 4, SLOT_A0 = 5, SLOT_A1 = 6
+};
 
 enum vec_op {
   VEC_EV_SUM,     /* y (W), then each chunk's ev and map (R; CPU: its DOFs): y = 0, then
                      chunk after chunk, y[g nc + c] += each of g's places in the chunk's ev, in
                      order (so that every DOF's sum runs in plan order, whatever the chunks) */
   VEC_DOT,        /* a, b (R), s (RW): s[out] = a . b */
-  VEC_CG_START,   /* b (R), r (RW: A x in, b - A x out), p (W), s (RW) [, dinv (R), z (W)]:
-                     z = dinv r (or r), p = z, s[out] = r . z, s[RR] = r . r, s[BB] = b . b */
-  VEC_CG_UPDATE,  /* x, r (RW), p, q (R), s (RW), rr (W) [, dinv (R), z (W)]: alpha = s[in0] /
-                     s[PQ], x += alpha p, r -= alpha q, z = dinv r, s[out] = r . z (r . r),
-                     s[RR] = r . r; rr = {r . r, p . q} */
-  VEC_CG_DIRECTION, /* p (RW), z (R), s (R): p = z + (s[in0] / s[in1]) p */
+  VEC_CG_START,   /* b (R), r (RW: A x in, b - A x out), s (RW) [, dinv (R), z (W)]:
+                     z = dinv r (or r), s[out] = r . z, s[RR] = r . r, s[BB] = b . b */
+  VEC_CG_UPDATE,  /* x, r, p, t (RW), w (R), s (RW), rr (W) [, dinv (R), z (RW)]: a step of CG
+                     with one reduction (Chronopoulos and Gear): with u = z (or r) and w = A u,
+                     gamma = s[in0] = r . u, its value a step before s[in1], delta = s[PQ] =
+                     w . u and alpha a step before s[ain]: beta = gamma / s[in1], alpha = gamma
+                     / (delta - beta gamma / s[ain]) (first: beta = 0, alpha = gamma / delta),
+                     s[aout] = alpha; p = u + beta p, t = w + beta t (t = A p), x += alpha p, r
+                     -= alpha t, z = dinv r; s[out] = r . z, s[RR] = r . r; rr = {r . r,
+                     delta} */
   VEC_MOVE,       /* dst (RW or W), src (R or W), idx (R): dst[idx[2 k]] = src[idx[2 k + 1]]
                      for k < n (values between the parts of a split vector); with load, src's
                      nload values from main memory first; with store, dst's nstore values to
@@ -58,6 +65,7 @@ struct vec_arg {
   int64_t lo;                     /* VEC_EV_SUM on a part of y: its first DOF (mode) */
   int jacobi;                     /* the dinv and z buffers are there */
   int in0, in1, out;              /* slots */
+  int first, ain, aout;           /* VEC_CG_UPDATE: the first step, alpha's slots */
   int nc, np;                     /* VEC_EV_SUM: components, values per cell and component */
   int single;                     /* VEC_EV_SUM: the element vectors are floats */
   const int *chunk_sorted;        /* VEC_EV_SUM: NULL, or [nchunk] the chunks in place order

@@ -4,7 +4,7 @@
  * wherever the scheduler puts them; only the residual norm comes back per iteration, and the
  * next iteration's application is submitted before it is read. Over several devices
  * (apply_split.c) each part of the operator does the same on its own values, the dot products
- * summed over the parts and the ghosts of the direction exchanged before each application; the
+ * summed over the parts and the ghosts of the vector applied exchanged at each application; the
  * caller's vectors then go through main memory at the start and the end. */
 #include <math.h>
 #include <stddef.h>
@@ -105,35 +105,38 @@ int femint_operator_diagonal(femint_operator_t op, int form, femint_vector_t d)
 
 /* ---- conjugate gradients ---- */
 
-/* A solve's work on one part of the operator (the operator itself on one device): its vectors,
- * its scalars, the arguments of its tasks (start, dot, update of the first and of even and odd
- * iterations, direction of even and odd ones). Over several parts, its partial dot products
- * published in main memory by the tasks that make them (start, dot, update), and those tasks,
- * kept until the tasks that sum them are submitted and the solve has read them. */
+/* A solve's work on one part of the operator (the operator itself on one device): its vectors
+ * (u = z with Jacobi, else r; w = A u; t = A p, kept by the steps), its scalars, the arguments of
+ * its tasks (start, dot, step of the first and of even and odd iterations). Over several parts,
+ * its partial dot products published in main memory by the tasks that make them (start, dot and
+ * step, the last two by the iteration's parity), and those tasks, kept until the tasks that sum
+ * them are submitted and the solve has read them. */
 struct cg_part {
   femint_operator_t op;
   struct femint_vector *b, *x;   /* the caller's (one part), or the part's copies */
-  struct femint_vector *r, *p, *q, *z, *dinv;
+  struct femint_vector *r, *p, *w, *t, *z, *dinv;
   double s[VEC_NSLOT];
   double rr[2];                  /* over several parts: the part's own, not read */
   starpu_data_handle_t hs, hrr;
-  struct vec_arg start, dot, update[2], update0, direction[2];
-  double pub_start[VEC_NSLOT], pub_dot[VEC_NSLOT], pub_upd[VEC_NSLOT];
+  struct vec_arg start, dot[2], update[2], update0;
+  double pub_start[VEC_NSLOT], pub_dot[2][VEC_NSLOT], pub_upd[2][VEC_NSLOT];
   struct starpu_task *t_start, *t_dot[2], *t_upd[2], *t_pack[3];
 };
 
-/* The work of one solve: its parts, the residuals read back. Over several devices each part's
- * tasks sum the parts' published partials before their kernels (struct vec_arg's gather), the
- * tasks that use a sum declared dependent on those that published its terms, and the ghosts of
- * p are exchanged before each application: nothing but the borders' values and the scalars
+/* The work of one solve: its parts, the residuals read back. CG with one reduction per
+ * iteration (Chronopoulos and Gear: r . u and w . u summed together, vector_ops.h's
+ * VEC_CG_UPDATE), so that over several devices an iteration waits once for the others: each
+ * part's step sums the parts' published partials before its kernel (struct vec_arg's gather),
+ * declared dependent on the tasks that published them, and the ghosts of u are exchanged while
+ * each device applies its cells that read none: nothing but the borders' values and the scalars
  * crosses between the devices, and StarPU moves no data between them. */
 struct cg {
   femint_operator_t op;
   struct apply_split *sp;        /* NULL: one part, the operator */
   int form, kind, jacobi, np;
   struct cg_part part[FEMINT_MAX_CL_DEVICES];
-  const double *src_start[FEMINT_MAX_CL_DEVICES], *src_dot[FEMINT_MAX_CL_DEVICES],
-      *src_upd[FEMINT_MAX_CL_DEVICES];
+  const double *src_start[FEMINT_MAX_CL_DEVICES], *src_dot[2][FEMINT_MAX_CL_DEVICES],
+      *src_upd[2][FEMINT_MAX_CL_DEVICES];
   double rr[2][2];               /* one part: r . r and p . A p of two iterations in turn */
   starpu_data_handle_t hrr[2];
   int counts[2];                 /* tasks run on CPU and OpenCL workers */
@@ -149,9 +152,17 @@ static int cg_task(struct cg_part *q, struct vec_arg *arg, int n, const starpu_d
   t->cl = &femint_cl_vec;
   t->cl_arg = arg;
   t->nbuffers = n;
+  if (n > STARPU_NMAXBUFS) { /* StarPU frees them with the task */
+    t->dyn_handles = malloc((size_t)n * sizeof *t->dyn_handles);
+    t->dyn_modes = malloc((size_t)n * sizeof *t->dyn_modes);
+    if (!t->dyn_handles || !t->dyn_modes) {
+      starpu_task_destroy(t);
+      return femint_seterr(q->op->ctx, FEMINT_ENOMEM, "femint_operator_cg: out of memory");
+    }
+  }
   for (int i = 0; i < n; i++) {
-    t->handles[i] = h[i];
-    t->modes[i] = m[i];
+    STARPU_TASK_SET_HANDLE(t, h[i], i);
+    STARPU_TASK_SET_MODE(t, m[i], i);
   }
   apply_task_home(q->op, t);
   if (ndep) starpu_task_declare_deps_array(t, (unsigned)ndep, deps);
@@ -168,15 +179,16 @@ static int cg_drop(struct starpu_task **t)
   return failed;
 }
 
-/* y = A v on every part (v's ghosts brought from their owners first, the packing tasks kept in
- * t_pack[pack]) */
-static int cg_apply_parts(struct cg *c, int which_v, int which_y, int pack)
+/* y = A v on every part (v's ghosts brought from their owners, the packing tasks kept in
+ * t_pack[pack]): r = A x (start), else w = A u */
+static int cg_apply_parts(struct cg *c, int start, int pack)
 {
   struct femint_vector *v[FEMINT_MAX_CL_DEVICES], *y[FEMINT_MAX_CL_DEVICES];
   struct starpu_task *packs[FEMINT_MAX_CL_DEVICES] = {0};
   for (int d = 0; d < c->np; d++) {
-    v[d] = which_v ? c->part[d].p : c->part[d].x;
-    y[d] = which_y ? c->part[d].q : c->part[d].r;
+    const struct cg_part *q = &c->part[d];
+    v[d] = start ? q->x : c->jacobi ? q->z : q->r;
+    y[d] = start ? q->r : q->w;
   }
   if (c->sp) {
     const int err = apply_split_submit(c->sp, c->form, c->kind, v, y, packs, c->counts);
@@ -187,41 +199,35 @@ static int cg_apply_parts(struct cg *c, int which_v, int which_y, int pack)
   return n < 0 ? n : 0;
 }
 
-/* q = A p and s[PQ] = p . q (over several parts: each its own, published), for iteration k */
+/* w = A u and s[PQ] = w . u (over several parts: each its own, published), for iteration k */
 static int cg_apply(struct cg *c, int k)
 {
-  FEMINT_CALL(cg_apply_parts(c, 1, 1, k & 1));
+  FEMINT_CALL(cg_apply_parts(c, 0, k & 1));
   static const enum starpu_data_access_mode m[3] = {STARPU_R, STARPU_R, STARPU_RW};
   for (int d = 0; d < c->np; d++) {
     struct cg_part *q = &c->part[d];
-    const starpu_data_handle_t h[3] = {q->p->h, q->q->h, q->hs};
-    FEMINT_CALL(cg_task(q, &q->dot, 3, h, m, NULL, 0, c->sp ? &q->t_dot[k & 1] : NULL));
+    const starpu_data_handle_t h[3] = {q->w->h, c->jacobi ? q->z->h : q->r->h, q->hs};
+    FEMINT_CALL(cg_task(q, &q->dot[k & 1], 3, h, m, NULL, 0, c->sp ? &q->t_dot[k & 1] : NULL));
   }
   return 0;
 }
 
-/* iteration k: x += alpha p, r -= alpha q, z = dinv r, then p = z + beta p; over several parts
- * each update after every part's dot product, each direction after every part's update */
+/* iteration k: the step (p, t, x, r, z and the next r . z); over several parts each after every
+ * part's dot product */
 static int cg_step(struct cg *c, int k)
 {
-  static const enum starpu_data_access_mode mu[8] = {STARPU_RW, STARPU_RW, STARPU_R, STARPU_R,
-                                                     STARPU_RW, STARPU_W, STARPU_R, STARPU_W};
+  static const enum starpu_data_access_mode mu[9] = {STARPU_RW, STARPU_RW, STARPU_RW,
+                                                     STARPU_RW, STARPU_R,  STARPU_RW,
+                                                     STARPU_W,  STARPU_R,  STARPU_RW};
   struct starpu_task *deps[FEMINT_MAX_CL_DEVICES];
   for (int e = 0; e < c->np; e++) deps[e] = c->part[e].t_dot[k & 1];
   for (int d = 0; d < c->np; d++) {
     struct cg_part *q = &c->part[d];
-    const starpu_data_handle_t hu[8] = {q->x->h, q->r->h, q->p->h, q->q->h, q->hs,
+    const starpu_data_handle_t hu[9] = {q->x->h, q->r->h, q->p->h, q->t->h, q->w->h, q->hs,
                                         c->np == 1 ? c->hrr[k & 1] : q->hrr,
                                         c->jacobi ? q->dinv->h : NULL, c->jacobi ? q->z->h : NULL};
-    FEMINT_CALL(cg_task(q, k == 0 && c->sp ? &q->update0 : &q->update[k & 1], c->jacobi ? 8 : 6,
-                        hu, mu, deps, c->sp ? c->np : 0, c->sp ? &q->t_upd[k & 1] : NULL));
-  }
-  for (int e = 0; e < c->np; e++) deps[e] = c->part[e].t_upd[k & 1];
-  static const enum starpu_data_access_mode md[3] = {STARPU_RW, STARPU_R, STARPU_R};
-  for (int d = 0; d < c->np; d++) {
-    struct cg_part *q = &c->part[d];
-    const starpu_data_handle_t hd[3] = {q->p->h, c->jacobi ? q->z->h : q->r->h, q->hs};
-    FEMINT_CALL(cg_task(q, &q->direction[k & 1], 3, hd, md, deps, c->sp ? c->np : 0, NULL));
+    FEMINT_CALL(cg_task(q, k == 0 ? &q->update0 : &q->update[k & 1], c->jacobi ? 9 : 7, hu, mu,
+                        deps, c->sp ? c->np : 0, c->sp ? &q->t_upd[k & 1] : NULL));
   }
   return 0;
 }
@@ -255,7 +261,8 @@ static void cg_release(struct cg *c)
     }
     femint_vector_destroy(&q->r);
     femint_vector_destroy(&q->p);
-    femint_vector_destroy(&q->q);
+    femint_vector_destroy(&q->w);
+    femint_vector_destroy(&q->t);
     femint_vector_destroy(&q->z);
     femint_vector_destroy(&q->dinv);
     if (q->hs) starpu_data_unregister(q->hs);
@@ -270,10 +277,9 @@ static int cg_status(struct cg *c)
 {
   for (int d = 0; d < c->np; d++) {
     const struct cg_part *q = &c->part[d];
-    const struct vec_arg *args[7] = {&q->start,          &q->dot,          &q->update[0],
-                                     &q->update[1],      &q->update0,      &q->direction[0],
-                                     &q->direction[1]};
-    for (int i = 0; i < 7; i++)
+    const struct vec_arg *args[6] = {&q->start,     &q->dot[0],   &q->dot[1],
+                                     &q->update[0], &q->update[1], &q->update0};
+    for (int i = 0; i < 6; i++)
       if (args[i]->status)
         return femint_seterr(c->op->ctx, args[i]->status, "femint_operator_cg: %s", args[i]->msg);
   }
@@ -314,33 +320,31 @@ static int cg_part_setup(struct cg *c, int d)
   q->start = base;
   q->start.op = VEC_CG_START;
   q->start.out = SLOT_RZ0;
-  q->dot = base;
-  q->dot.op = VEC_DOT;
-  q->dot.out = SLOT_PQ;
   for (int k = 0; k < 2; k++) {
-    const int cur = k ? SLOT_RZ1 : SLOT_RZ0, next = k ? SLOT_RZ0 : SLOT_RZ1;
+    /* iteration k: r . u in RZ[k & 1], the one before and the next in the other; alpha too */
+    const int cur = k ? SLOT_RZ1 : SLOT_RZ0, other = k ? SLOT_RZ0 : SLOT_RZ1;
+    q->dot[k] = base;
+    q->dot[k].op = VEC_DOT;
+    q->dot[k].out = SLOT_PQ;
     q->update[k] = base;
     q->update[k].op = VEC_CG_UPDATE;
     q->update[k].in0 = cur;
-    q->update[k].out = next;
-    q->direction[k] = base;
-    q->direction[k].op = VEC_CG_DIRECTION;
-    q->direction[k].in0 = next;
-    q->direction[k].in1 = cur;
+    q->update[k].in1 = other;
+    q->update[k].out = other;
+    q->update[k].aout = k ? SLOT_A1 : SLOT_A0;
+    q->update[k].ain = k ? SLOT_A0 : SLOT_A1;
     if (!c->sp) continue;
-    /* the sums: p . A p before an update, the new r . z before a direction (the current one
-     * summed by the direction before, or, for the first update, from the start's) */
-    q->update[k].ngather = 1;
-    q->update[k].gather[0] = (struct vec_gather){SLOT_PQ, c->src_dot};
-    q->update[k].publish = q->pub_upd;
-    q->direction[k].ngather = 1;
-    q->direction[k].gather[0] = (struct vec_gather){next, c->src_upd};
+    /* the sums: w . u, and r . u from the steps before (published by parity) */
+    q->dot[k].publish = q->pub_dot[k];
+    q->update[k].publish = q->pub_upd[k];
+    q->update[k].ngather = 2;
+    q->update[k].gather[0] = (struct vec_gather){SLOT_PQ, c->src_dot[k]};
+    q->update[k].gather[1] = (struct vec_gather){cur, c->src_upd[1 - k]};
   }
   q->update0 = q->update[0];
+  q->update0.first = 1;
   if (c->sp) {
     q->start.publish = q->pub_start;
-    q->dot.publish = q->pub_dot;
-    q->update0.ngather = 2;
     q->update0.gather[1] = (struct vec_gather){SLOT_RZ0, c->src_start};
   }
   return 0;
@@ -354,8 +358,10 @@ static int cg_setup(struct cg *c, struct femint_vector *b, struct femint_vector 
   for (int d = 0; d < c->np; d++) {
     c->part[d].op = c->sp ? apply_split_part(c->sp, d) : c->op;
     c->src_start[d] = c->part[d].pub_start;
-    c->src_dot[d] = c->part[d].pub_dot;
-    c->src_upd[d] = c->part[d].pub_upd;
+    for (int k = 0; k < 2; k++) {
+      c->src_dot[k][d] = c->part[d].pub_dot[k];
+      c->src_upd[k][d] = c->part[d].pub_upd[k];
+    }
   }
   for (int i = 0; i < 2; i++)
     starpu_vector_data_register(&c->hrr[i], STARPU_MAIN_RAM, (uintptr_t)c->rr[i], 2, sizeof(double));
@@ -383,7 +389,8 @@ static int cg_setup(struct cg *c, struct femint_vector *b, struct femint_vector 
   }
   FEMINT_CALL(cg_vectors(c, offsetof(struct cg_part, r)));
   FEMINT_CALL(cg_vectors(c, offsetof(struct cg_part, p)));
-  FEMINT_CALL(cg_vectors(c, offsetof(struct cg_part, q)));
+  FEMINT_CALL(cg_vectors(c, offsetof(struct cg_part, w)));
+  FEMINT_CALL(cg_vectors(c, offsetof(struct cg_part, t)));
   if (c->jacobi) {
     FEMINT_CALL(cg_vectors(c, offsetof(struct cg_part, z)));
     FEMINT_CALL(cg_vectors(c, offsetof(struct cg_part, dinv)));
@@ -403,14 +410,14 @@ static double cg_total(const struct cg *c, const double *const *src, int slot)
 /* r = b - A x; |b|^2 and |r|^2 into bb and rr. */
 static int cg_start(struct cg *c, double *bb, double *rr)
 {
-  FEMINT_CALL(cg_apply_parts(c, 0, 0, 2));
-  static const enum starpu_data_access_mode ms[6] = {STARPU_R, STARPU_RW, STARPU_W,
-                                                     STARPU_RW, STARPU_R, STARPU_W};
+  FEMINT_CALL(cg_apply_parts(c, 1, 2));
+  static const enum starpu_data_access_mode ms[5] = {STARPU_R, STARPU_RW, STARPU_RW, STARPU_R,
+                                                     STARPU_W};
   for (int d = 0; d < c->np; d++) {
     struct cg_part *q = &c->part[d];
-    const starpu_data_handle_t hs[6] = {q->b->h, q->r->h, q->p->h, q->hs,
-                                        c->jacobi ? q->dinv->h : NULL, c->jacobi ? q->z->h : NULL};
-    FEMINT_CALL(cg_task(q, &q->start, c->jacobi ? 6 : 4, hs, ms, NULL, 0,
+    const starpu_data_handle_t hs[5] = {q->b->h, q->r->h, q->hs, c->jacobi ? q->dinv->h : NULL,
+                                        c->jacobi ? q->z->h : NULL};
+    FEMINT_CALL(cg_task(q, &q->start, c->jacobi ? 5 : 3, hs, ms, NULL, 0,
                         c->sp ? &q->t_start : NULL));
   }
   if (c->sp) {
@@ -439,8 +446,8 @@ static int cg_read(struct cg *c, int k, double *rr, double *pq)
     int failed = 0;
     for (int d = 0; d < c->np; d++) failed |= cg_drop(&c->part[d].t_upd[k & 1]);
     FEMINT_CHECK(!failed, c->op->ctx, FEMINT_ERUNTIME, "femint_operator_cg: a task failed");
-    *rr = cg_total(c, c->src_upd, SLOT_RR);
-    *pq = c->part[0].pub_upd[SLOT_PQ]; /* the sum, gathered before the update */
+    *rr = cg_total(c, c->src_upd[k & 1], SLOT_RR);
+    *pq = c->part[0].pub_upd[k & 1][SLOT_PQ]; /* the sum, gathered before the step */
     cg_drop_iteration(c, k);
     return 0;
   }
@@ -489,7 +496,7 @@ static int cg_iterate(struct cg *c, const struct femint_cg_options *o, struct fe
     FEMINT_CALL(cg_read(c, k, &rr, &pq));
     res->iterations = k + 1;
     FEMINT_CHECK(pq > 0 && isfinite(pq) && isfinite(rr), ctx, FEMINT_ESOLVE,
-                 "femint_operator_cg: p^T A p = %g at iteration %d: the operator (form %d) is not "
+                 "femint_operator_cg: z^T A z = %g at iteration %d: the operator (form %d) is not "
                  "positive definite on the space's DOFs (remove boundary DOFs for laplace)",
                  pq, k + 1, c->form);
     res->rnorm = sqrt(rr);
