@@ -34,7 +34,8 @@ struct bp_options {
   struct cli_mesh mesh;
   long runs, solves, iterations, devices;
   double rtol, dofs;
-  const char *csv, *plot;
+  const char *csv, *plot, *timeline;
+  char *timeline_csv;            /* --timeline's FILE.csv */
 };
 
 /* The problem's name as measured: bpN, or bkN for the kernel alone. */
@@ -99,6 +100,11 @@ static const struct cli_option options[] = {
            "FILE.png")},
   {CLI_OPT("--csv", CLI_PATH, F(csv), "also write a row per order (every field) as CSV, each row "
            "as soon as it is measured", "FILE")},
+  {CLI_OPT("--timeline", CLI_PATH, F(timeline),
+           "draw the tasks of the last CG solve on each worker as a Gantt chart (gnuplot); the "
+           "tasks go to FILE.csv as femint run's (codelet apply, vector_sum, vector_dot, "
+           "vector_cg_step, vector_move: the ghosts' packs and loads over several devices)",
+           "FILE.png")},
   {CLI_OPT("--verbose", CLI_FLAG, F(verbose), "let StarPU print its own messages", NULL)},
 };
 static const struct cli_section sections[] = {
@@ -335,6 +341,7 @@ static int bp_order(femint_context_t ctx, const struct bp_options *o, femint_mes
   struct femint_operator_options opt = {.where = o->where, .devices = (int)o->devices,
                                         .apply_rule = bp_lobatto(o->problem),
                                         .apply_geometry = o->geometry,
+                                        .timeline = o->timeline_csv,
                                         .precision = o->single ? FEMINT_SINGLE : FEMINT_DOUBLE};
   if (!rc) rc = femint_operator_create(ctx, space, 1, &form, &opt, &op);
   if (!rc) rc = femint_vector_create(space, &x);
@@ -412,6 +419,9 @@ int cli_bp_command(int argc, char **argv)
   else
     snprintf(text + len, sizeof text - len, " (%.0f hexahedra)",
              (double)o.mesh.nx * o.mesh.ny * o.mesh.nz);
+  if (o.timeline && cli_check_timeline("--timeline", o.timeline)) return EXIT_USAGE;
+  if (o.timeline && !(o.timeline_csv = cli_timeline_csv(o.timeline)))
+    return cli_fail_usage("out of memory");
   FILE *csv = NULL;
   if (o.csv && !(csv = fopen(o.csv, "w")))
     return cli_fail_usage("--csv %s: cannot write it (%s)", o.csv, strerror(errno));
@@ -422,6 +432,7 @@ int cli_bp_command(int argc, char **argv)
                                      .quiet = !o.verbose};
   if (cli_init(&iopt, &ctx)) {
     if (csv) fclose(csv);
+    free(o.timeline_csv);
     return EXIT_RUNTIME;
   }
   status = EXIT_RUNTIME;
@@ -507,10 +518,14 @@ int cli_bp_command(int argc, char **argv)
              copy_dev < 0 ? "CPU workers" : "OpenCL device");
     status = bp_plot(&o, what, all, o.orders.n);
   }
+  if (o.timeline && o.solves > 0 && !o.kernel_only &&
+      cli_timeline_plot(ctx, o.timeline_csv, o.timeline, "femint bp: the last CG solve's tasks"))
+    status = status ? status : EXIT_RUNTIME;
 done:
   if (csv && fclose(csv) != 0 && status == 0)
     status = cli_fail("--csv %s: cannot write it (%s)", o.csv, strerror(errno));
   femint_mesh_destroy(&mesh);
   femint_finalize(&ctx);
+  free(o.timeline_csv);
   return status;
 }

@@ -137,6 +137,11 @@ int operator_build_failed(const struct femint_operator *op, int err, const char 
  * no batch (-1). */
 int timeline_write(femint_context_t ctx, const char *path, const struct plan *p,
                    struct starpu_task **tasks, int ntask);
+/* The timeline of a verb whose tasks are not kept (CG): the tasks submitted between
+ * timeline_open and timeline_close (which waits for every task) written to path as
+ * timeline_write's rows (order, cells 0, batch -1). */
+void timeline_open(void);
+int timeline_close(femint_context_t ctx, const char *path);
 
 /* ---- the paths of femint_operator_assemble and femint_operator_integrate ---- */
 

@@ -517,6 +517,8 @@ static int cg_once(femint_operator_t op, int form, femint_vector_t b, femint_vec
   if (!err) err = cg_setup(&c, b, x);
   const double t1 = femint_now();
   r->t_setup = t1 - t0;
+  const char *timeline = op->plan->opt.timeline;
+  if (timeline) timeline_open();
   if (!err) err = cg_iterate(&c, o, r);
   if (!err) err = cg_status(&c);
   if (!err && c.sp) { /* the parts' own values of the solution into x */
@@ -532,6 +534,10 @@ static int cg_once(femint_operator_t op, int form, femint_vector_t b, femint_vec
   r->t_solve = femint_now() - t1;
   /* the tasks still in flight end before their data go */
   cg_release(&c);
+  if (timeline) {
+    const int terr = timeline_close(op->ctx, timeline);
+    if (!err) err = terr;
+  }
   if (!err) err = cg_status(&c);
   r->tasks_cpu = c.counts[0];
   r->tasks_opencl = c.counts[1];

@@ -4,11 +4,13 @@
  * failed OpenCL build leaves to the CPU. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "codelets/vector_ops.h"
 #include "operator.h"
 
 static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
@@ -136,12 +138,98 @@ struct starpu_task *integration_task(const struct plan *p, struct batch *b,
   return t;
 }
 
+/* ---- the timeline of tasks that are not kept (a solve's) ---- */
+
+/* One task's row. */
+struct tl_row {
+  int worker;
+  char codelet[24];
+  double ready, start, end; /* microseconds */
+};
+
+/* The rows of the open recording (tasks submitted while it is open add theirs when they end;
+ * StarPU's one runtime per process makes it one per process too). */
+static struct {
+  pthread_mutex_t lock;
+  int open;
+  struct tl_row *row;
+  size_t n, cap;
+} tl = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static const char *const vec_names[] = {"vector_sum", "vector_dot", "vector_cg_start",
+                                        "vector_cg_step", "vector_move"};
+_Static_assert(sizeof vec_names / sizeof *vec_names == VEC_NOP, "a name per vector operation");
+
+/* A recorded task's end (its callback, the task its argument). */
+static void tl_record(void *arg)
+{
+  const struct starpu_task *t = arg;
+  const struct starpu_profiling_task_info *pi = t->profiling_info;
+  if (!pi || pi->workerid < 0) return;
+  struct tl_row r = {.worker = pi->workerid};
+  const struct vec_arg *v = t->cl == &femint_cl_vec ? t->cl_arg : NULL;
+  snprintf(r.codelet, sizeof r.codelet, "%s",
+           v && v->op >= 0 && v->op < VEC_NOP ? vec_names[v->op] : t->cl->name + strlen("femint_"));
+  r.ready = starpu_timing_timespec_to_us((struct timespec *)&pi->push_end_time);
+  r.start = starpu_timing_timespec_to_us((struct timespec *)&pi->start_time);
+  r.end = starpu_timing_timespec_to_us((struct timespec *)&pi->end_time);
+  pthread_mutex_lock(&tl.lock);
+  if (tl.n == tl.cap) {
+    const size_t cap = tl.cap ? 2 * tl.cap : 4096;
+    struct tl_row *row = realloc(tl.row, cap * sizeof *row);
+    if (row) {
+      tl.row = row;
+      tl.cap = cap;
+    }
+  }
+  if (tl.n < tl.cap) tl.row[tl.n++] = r; /* out of memory: the row is lost, not the solve */
+  pthread_mutex_unlock(&tl.lock);
+}
+
+void timeline_open(void)
+{
+  pthread_mutex_lock(&tl.lock);
+  tl.open = 1;
+  tl.n = 0;
+  pthread_mutex_unlock(&tl.lock);
+}
+
+int timeline_close(femint_context_t ctx, const char *path)
+{
+  starpu_task_wait_for_all(); /* the detached tasks' rows */
+  pthread_mutex_lock(&tl.lock);
+  tl.open = 0;
+  pthread_mutex_unlock(&tl.lock);
+  FILE *f = fopen(path, "w");
+  FEMINT_CHECK(f, ctx, FEMINT_EIO, "cannot write the timeline '%s': %s", path, strerror(errno));
+  double t0 = INFINITY;
+  for (size_t i = 0; i < tl.n; i++) t0 = fmin(t0, tl.row[i].start);
+  fprintf(f, "worker,kind,codelet,order,cells,start_s,end_s,batch,ready_s\n");
+  for (size_t i = 0; i < tl.n; i++) {
+    const struct tl_row *r = &tl.row[i];
+    fprintf(f, "%d,%s,%s,0,0,%.6f,%.6f,-1,%.6f\n", r->worker,
+            starpu_worker_get_type(r->worker) == STARPU_OPENCL_WORKER ? "opencl" : "cpu",
+            r->codelet, 1e-6 * (r->start - t0), 1e-6 * (r->end - t0), 1e-6 * (r->ready - t0));
+  }
+  free(tl.row);
+  tl.row = NULL;
+  tl.n = tl.cap = 0;
+  int bad = ferror(f);
+  bad |= fclose(f) != 0;
+  FEMINT_CHECK(!bad, ctx, FEMINT_EIO, "cannot write the timeline '%s': %s", path, strerror(errno));
+  return 0;
+}
+
 int task_submit(femint_context_t ctx, struct starpu_task *t, struct starpu_task **slot,
                 const char *what)
 {
   /* without a slot, the task is detached: StarPU destroys it when it is done */
   t->destroy = slot == NULL;
   t->detach = slot == NULL;
+  if (tl.open && !t->callback_func) {
+    t->callback_func = tl_record;
+    t->callback_arg = t;
+  }
   devices_restrict(ctx, t);
   const int r = starpu_task_submit(t);
   if (r) {
