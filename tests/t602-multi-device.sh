@@ -55,7 +55,7 @@ if ! femint_on 2 info >info.txt 2>&1 || ! grep -q "2 OpenCL workers" info.txt; t
   echo "1..0 # SKIP PoCL does not give two OpenCL devices here (POCL_DEVICES='pthread pthread')"
   exit 0
 fi
-echo "1..17"
+echo "1..18"
 
 # femint run with one device, then two: both verified, the same matrices (to 1e-12 of the largest
 # entry; the batches differ), the devices busy as expected (both, or first).
@@ -170,4 +170,24 @@ cmp -s cpu1.mtx cpu2.mtx
 r=$?
 ok $r "--reproducible: two runs on 2 CPU workers give the same bits"
 [ $r -eq 0 ] || diag cpu2.err
+
+# Three devices: the middle one's ghosts come from both neighbours (one load of both packs), and
+# each device applies its cells that read no ghost while they come; BP5 by CG as on 1 device.
+bp3() {
+  POCL_DEVICES="pthread pthread pthread" femint_on $1 bp --problem bp5 --order 2 \
+    --mesh box:4,4,12 --where opencl --runs 1 --solves 1 --json $2 >bp3.json 2>bp3.err
+  sed -n 's/.*"iterations":\([0-9]*\).*"relative_residual":\([^,]*\),.*/\1 \2/p' bp3.json |
+    awk '{ printf "%s %.4g\n", $1, $2 }'
+}
+v1=$(bp3 1)
+for attempt in 1 2 3; do
+  v3=$(bp3 3 "--devices 3")
+  nbusy=$(device_tasks bp3.err | tr ' ' '\n' | awk -F: '$2 > 1' | wc -l)
+  [ -n "$v1" ] && [ "$v1" = "$v3" ] || break
+  [ "$nbusy" -eq 3 ] && break
+done
+[ -n "$v1" ] && [ "$v1" = "$v3" ] && [ "$nbusy" -eq 3 ]
+r=$?
+ok $r "bp5 CG ($v3) on 3 devices (--devices 3) as on 1, all busy: $(device_tasks bp3.err)"
+[ $r -eq 0 ] || diag bp3.json bp3.err
 [ $failed -eq 0 ]

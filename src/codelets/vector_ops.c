@@ -115,8 +115,8 @@ static void vec_cpu(void *buffers[], void *cl_arg)
   double *slots = a->ngather || a->publish ? VPTR(slots_buffer(a->op)) : NULL;
   gather_sum(a);
   for (int i = 0; i < a->ngather; i++) slots[a->gather[i].slot] = a->put[a->gather[i].slot];
-  if (a->op == VEC_MOVE && a->load)
-    memcpy(VPTR(1), a->load, (size_t)a->nload * sizeof(double));
+  for (int64_t i = 0, at = 0; a->op == VEC_MOVE && i < a->nloads; at += a->nload[i++])
+    memcpy(VPTR(1) + at, a->load[i], (size_t)a->nload[i] * sizeof(double));
   switch (a->op) {
   case VEC_EV_SUM: /* y holds the DOFs lo .. lo + n / nc - 1 */
     ev_sum_cells(a, buffers, VPTR(0), nt);
@@ -295,10 +295,12 @@ static void vec_opencl(void *buffers[], void *cl_arg)
                              0, NULL, NULL) != CL_SUCCESS)
       err = femint_seterr(NULL, FEMINT_EOPENCL, WHO ": the sums over the devices not written");
   }
-  if (!err && a->op == VEC_MOVE && a->load && a->nload > 0 &&
-      clEnqueueWriteBuffer(queue, DEV(1), CL_FALSE, 0, (size_t)a->nload * sizeof(double), a->load,
-                           0, NULL, NULL) != CL_SUCCESS)
-    err = femint_seterr(NULL, FEMINT_EOPENCL, WHO ": a pack not written");
+  for (int64_t i = 0, at = 0; !err && a->op == VEC_MOVE && i < a->nloads; at += a->nload[i++])
+    if (a->nload[i] > 0 &&
+        clEnqueueWriteBuffer(queue, DEV(1), CL_FALSE, (size_t)at * sizeof(double),
+                             (size_t)a->nload[i] * sizeof(double), a->load[i], 0, NULL,
+                             NULL) != CL_SUCCESS)
+      err = femint_seterr(NULL, FEMINT_EOPENCL, WHO ": a pack not written");
   switch (err ? -1 : a->op) {
   case VEC_EV_SUM: {
     const double zero = 0;

@@ -26,12 +26,12 @@ struct split_part {
   double *pack;                    /* the pack in main memory (pinned) */
   starpu_data_handle_t h_pack, h_pack_idx; /* the pack on the device (no home), its pairs */
   struct vec_arg pack_arg;
-  /* what it reads from part e: pairs (its ghost value, place in e's pack), e's pack on its
-   * device (no home) */
+  /* what it reads: nread[e] values of part e's pack; pairs (its ghost value, place in the
+   * packs it reads, one after the other on its device: h_recv, no home) */
   int64_t nread[FEMINT_MAX_CL_DEVICES];
-  int64_t *read_idx[FEMINT_MAX_CL_DEVICES];
-  starpu_data_handle_t h_read_idx[FEMINT_MAX_CL_DEVICES], h_recv[FEMINT_MAX_CL_DEVICES];
-  struct vec_arg read_arg[FEMINT_MAX_CL_DEVICES];
+  int64_t *read_idx;
+  starpu_data_handle_t h_read_idx, h_recv;
+  struct vec_arg read_arg;
 };
 
 struct apply_split {
@@ -52,11 +52,9 @@ void apply_split_release(struct femint_operator *op)
     femint_vector_destroy(&sp->vy[d]);
     if (q->h_pack) starpu_data_unregister_no_coherency(q->h_pack);
     if (q->h_pack_idx) starpu_data_unregister(q->h_pack_idx);
-    for (int e = 0; e < sp->npart; e++) {
-      if (q->h_read_idx[e]) starpu_data_unregister(q->h_read_idx[e]);
-      if (q->h_recv[e]) starpu_data_unregister_no_coherency(q->h_recv[e]);
-      free(q->read_idx[e]);
-    }
+    if (q->h_read_idx) starpu_data_unregister(q->h_read_idx);
+    if (q->h_recv) starpu_data_unregister_no_coherency(q->h_recv);
+    free(q->read_idx);
     femint_host_free(op->ctx, q->pack);
     free(q->pack_idx);
     femint_operator_destroy(&q->op);
@@ -160,28 +158,35 @@ static int split_exchange_make(struct apply_split *sp, const int64_t *bound, int
   for (int d = 0; d < sp->npart; d++) {
     struct split_part *pd = &sp->part[d];
     const struct femint_operator *q = pd->op;
-    /* the ghosts are ascending, and so are the ranges: each owner's run after the other */
-    int64_t j = 0;
+    pd->read_idx = malloc((2 * (size_t)q->nghost * nc + 2) * sizeof *pd->read_idx);
+    FEMINT_CHECK(pd->read_idx, ctx, FEMINT_ENOMEM, "the operator over devices: out of memory");
+    /* the ghosts are ascending, and so are the ranges: each owner's run after the other, read
+     * from its whole pack (placed after the packs of the owners before it) */
+    int64_t j = 0, k = 0, recv = 0;
     for (int e = 0; e < sp->npart; e++) {
       int64_t j1 = j;
       while (j1 < q->nghost && q->ghost[j1] < bound[e + 1]) j1++;
       if (j1 == j) continue;
-      pd->nread[e] = (j1 - j) * nc;
-      pd->read_idx[e] = malloc(2 * (size_t)pd->nread[e] * sizeof *pd->read_idx[e]);
-      FEMINT_CHECK(pd->read_idx[e], ctx, FEMINT_ENOMEM,
-                   "the operator over devices: out of memory");
+      pd->nread[e] = sp->part[e].npack * nc;
       for (int64_t i = j; i < j1; i++)
-        for (int c = 0; c < nc; c++) {
-          const int64_t k = (i - j) * nc + c;
-          pd->read_idx[e][2 * k] = (pd->own + i) * nc + c;
-          pd->read_idx[e][2 * k + 1] = (at[q->ghost[i]] - 1) * nc + c;
+        for (int c = 0; c < nc; c++, k++) {
+          pd->read_idx[2 * k] = (pd->own + i) * nc + c;
+          pd->read_idx[2 * k + 1] = recv + (at[q->ghost[i]] - 1) * nc + c;
         }
-      starpu_vector_data_register(&pd->h_read_idx[e], STARPU_MAIN_RAM, (uintptr_t)pd->read_idx[e],
-                                  (uint32_t)(2 * pd->nread[e]), sizeof(int64_t));
-      starpu_vector_data_register(&pd->h_recv[e], -1, 0,
-                                  (uint32_t)(sp->part[e].npack * nc + 1), sizeof(double));
+      recv += pd->nread[e];
       j = j1;
     }
+    if (k == 0) continue;
+    starpu_vector_data_register(&pd->h_read_idx, STARPU_MAIN_RAM, (uintptr_t)pd->read_idx,
+                                (uint32_t)(2 * k), sizeof(int64_t));
+    starpu_vector_data_register(&pd->h_recv, -1, 0, (uint32_t)(recv + 1), sizeof(double));
+    /* its kernels once the part's apply is prepared (split_receive) */
+    pd->read_arg = (struct vec_arg){.ctx = ctx, .op = VEC_MOVE, .n = k};
+    for (int e = 0; e < sp->npart; e++)
+      if (pd->nread[e]) {
+        pd->read_arg.load[pd->read_arg.nloads] = sp->part[e].pack;
+        pd->read_arg.nload[pd->read_arg.nloads++] = pd->nread[e];
+      }
   }
   for (int e = 0; e < sp->npart; e++) {
     struct split_part *pe = &sp->part[e];
@@ -360,22 +365,19 @@ static int split_pack(struct apply_split *sp, struct femint_vector **v, struct s
   return 0;
 }
 
-/* Part d's ghosts in v[d] from the packs of their owners, each load after its packing task. */
+/* Part d's ghosts in v[d] from the packs of their owners, after their packing tasks. */
 static int split_receive(struct apply_split *sp, int d, struct femint_vector **v,
                          struct starpu_task **packs)
 {
   struct split_part *pd = &sp->part[d];
-  for (int e = 0; e < sp->npart; e++) {
-    if (!pd->nread[e]) continue;
-    struct vec_arg *a = &pd->read_arg[e];
-    if (!a->ctx)
-      *a = (struct vec_arg){.ctx = sp->op->ctx, .op = VEC_MOVE, .n = pd->nread[e],
-                            .kern = apply_vec_kernels(pd->op), .load = sp->part[e].pack,
-                            .nload = sp->part[e].npack * sp->nc};
-    FEMINT_CALL(move_task(pd->op, a, STARPU_RW, v[d]->h, STARPU_W, pd->h_recv[e],
-                          pd->h_read_idx[e], &packs[e], 1, NULL));
-  }
-  return 0;
+  if (!pd->h_recv) return 0;
+  if (!pd->read_arg.kern) pd->read_arg.kern = apply_vec_kernels(pd->op);
+  struct starpu_task *deps[FEMINT_MAX_CL_DEVICES];
+  int ndep = 0;
+  for (int e = 0; e < sp->npart; e++)
+    if (pd->nread[e]) deps[ndep++] = packs[e];
+  return move_task(pd->op, &pd->read_arg, STARPU_RW, v[d]->h, STARPU_W, pd->h_recv,
+                   pd->h_read_idx, deps, ndep, NULL);
 }
 
 int apply_split_submit(struct apply_split *sp, int form, int kind, struct femint_vector **v,
@@ -403,8 +405,8 @@ static int exchange_status(const struct apply_split *sp, const char *who)
 {
   for (int d = 0; d < sp->npart; d++) {
     const struct split_part *q = &sp->part[d];
-    for (int e = -1; e < sp->npart; e++) {
-      const struct vec_arg *a = e < 0 ? &q->pack_arg : &q->read_arg[e];
+    for (int i = 0; i < 2; i++) {
+      const struct vec_arg *a = i ? &q->read_arg : &q->pack_arg;
       if (a->status) return femint_seterr(sp->op->ctx, a->status, "%s: %s", who, a->msg);
     }
   }

@@ -119,7 +119,8 @@ struct cg_part {
   double rr[2];                  /* over several parts: the part's own, not read */
   starpu_data_handle_t hs, hrr;
   struct vec_arg start, dot[2], update[2], update0;
-  double pub_start[VEC_NSLOT], pub_dot[2][VEC_NSLOT], pub_upd[2][VEC_NSLOT];
+  /* in pinned memory (struct cg's pinned): the partials published, the sums put */
+  double *pub_start, *pub_dot[2], *pub_upd[2], *put[3];
   struct starpu_task *t_start, *t_dot[2], *t_upd[2], *t_pack[3];
 };
 
@@ -137,10 +138,16 @@ struct cg {
   struct cg_part part[FEMINT_MAX_CL_DEVICES];
   const double *src_start[FEMINT_MAX_CL_DEVICES], *src_dot[2][FEMINT_MAX_CL_DEVICES],
       *src_upd[2][FEMINT_MAX_CL_DEVICES];
+  double *pinned;                /* over several parts: CG_PINNED values per part */
   double rr[2][2];               /* one part: r . r and p . A p of two iterations in turn */
   starpu_data_handle_t hrr[2];
   int counts[2];                 /* tasks run on CPU and OpenCL workers */
 };
+
+/* The scalars a part publishes and puts, in pinned memory (small reads and writes from a device
+ * to pageable memory cost tens of microseconds each on a GPU): start, dot and step by parity,
+ * and the sums put by the steps (update[0], update[1], update0). */
+#define CG_PINNED (8 * VEC_NSLOT)
 
 /* A task on part q's home, after deps[0 .. ndep); kept in *slot (over several parts, the tasks
  * whose results others sum) or detached (slot NULL). */
@@ -270,6 +277,7 @@ static void cg_release(struct cg *c)
   }
   for (int i = 0; i < 2; i++)
     if (c->hrr[i]) starpu_data_unregister(c->hrr[i]);
+  femint_host_free(c->op->ctx, c->pinned);
 }
 
 /* The first error a task of the solve recorded. */
@@ -346,6 +354,9 @@ static int cg_part_setup(struct cg *c, int d)
   if (c->sp) {
     q->start.publish = q->pub_start;
     q->update0.gather[1] = (struct vec_gather){SLOT_RZ0, c->src_start};
+    q->update[0].put = q->put[0];
+    q->update[1].put = q->put[1];
+    q->update0.put = q->put[2];
   }
   return 0;
 }
@@ -355,8 +366,21 @@ static int cg_part_setup(struct cg *c, int d)
 static int cg_setup(struct cg *c, struct femint_vector *b, struct femint_vector *x)
 {
   c->np = c->sp ? apply_split_nparts(c->sp) : 1;
+  if (c->sp && femint_host_alloc(c->op->ctx, (size_t)c->np * CG_PINNED * sizeof(double),
+                                 (void **)&c->pinned))
+    return femint_seterr(c->op->ctx, FEMINT_ENOMEM, "femint_operator_cg: out of memory");
   for (int d = 0; d < c->np; d++) {
-    c->part[d].op = c->sp ? apply_split_part(c->sp, d) : c->op;
+    struct cg_part *q = &c->part[d];
+    q->op = c->sp ? apply_split_part(c->sp, d) : c->op;
+    if (c->sp) {
+      double *at = c->pinned + (size_t)d * CG_PINNED;
+      q->pub_start = at;
+      for (int k = 0; k < 2; k++) {
+        q->pub_dot[k] = at + (1 + k) * VEC_NSLOT;
+        q->pub_upd[k] = at + (3 + k) * VEC_NSLOT;
+      }
+      for (int k = 0; k < 3; k++) q->put[k] = at + (5 + k) * VEC_NSLOT;
+    }
     c->src_start[d] = c->part[d].pub_start;
     for (int k = 0; k < 2; k++) {
       c->src_dot[k][d] = c->part[d].pub_dot[k];

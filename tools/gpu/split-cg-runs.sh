@@ -6,7 +6,8 @@
 # femint bp of bp5 on box 48^3 for each order (default 3 and 5) on 1, 2 and 4 devices
 # (--devices N): the apply tasks' median of 1 application and the median of 3 CG solves of 100
 # iterations. Each run has 60 s (SPLIT_LIMIT seconds); its line gives the exit status and the
-# process's wall seconds. SPLIT_MESH=box:NX,NY,NZ takes another box.
+# process's wall seconds. SPLIT_MESH=box:NX,NY,NZ takes another box; SPLIT_TIMELINE=1 keeps the
+# last solve's tasks of each run in OUTDIR/timeline-pP-devN.csv (femint bp --timeline).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 gpu_setup "${1:-out}"
@@ -18,7 +19,8 @@ for p in $orders; do
     s=$(date +%s)
     timeout "${SPLIT_LIMIT:-60}" femint bp --problem bp5 --mesh "${SPLIT_MESH:-box:48,48,48}" \
       --where opencl --runs 1 --solves 3 \
-      --iterations 100 --order "$p" --devices "$n" >"$out/bp.txt" 2>&1
+      --iterations 100 --order "$p" --devices "$n" \
+      ${SPLIT_TIMELINE:+--timeline "$out/timeline-p$p-dev$n.png"} >"$out/bp.txt" 2>&1
     r=$?
     echo "p=$p dev$n rc=$r $(($(date +%s) - s))s $(tail -n 1 "$out/bp.txt")" | tee -a "$out/split-cg.txt"
   done
