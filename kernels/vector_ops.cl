@@ -1,13 +1,15 @@
 /* The vector operations of matrix-free solves (codelets/vector_ops.h): the sum of element
  * vectors into a global vector, and the dot products and fused updates of conjugate gradients.
- * A dot product is cut into NRANGE ranges, one work-group each, whose partial sums (a tree in
- * local memory) go to part[j][range]; vec_finish adds them in a fixed order into slots of s.
- * Compiled with -DNRANGE, -DWG (the work-group size, a power of two). Double precision. */
+ * A dot product is cut into as many ranges as work-groups (the host's choice from n alone), one
+ * each, whose partial sums (a tree in local memory) go to part[j][range]; vec_finish adds them in
+ * a fixed order into slots of s. Compiled with -DWG (the work-group size, a power of two).
+ * Double precision. */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
 /* This work-group's range [lo, hi) of n values. */
 #define RANGE(n)                                                                                  \
-  const long chunk_ = ((n) + NRANGE - 1) / NRANGE, lo = get_group_id(0) * chunk_,                \
+  const long ng_ = get_num_groups(0), chunk_ = ((n) + ng_ - 1) / ng_,                            \
+             lo = get_group_id(0) * chunk_,                                                      \
              hi = min((long)(n), lo + chunk_);                                                   \
   const int lid = get_local_id(0)
 
@@ -19,7 +21,7 @@
     if (lid < h) loc[lid] += loc[lid + h];                                                        \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                 \
   }                                                                                               \
-  if (lid == 0) part[(j) * NRANGE + get_group_id(0)] = loc[0];                                    \
+  if (lid == 0) part[(j) * get_num_groups(0) + get_group_id(0)] = loc[0];                        \
   barrier(CLK_LOCAL_MEM_FENCE)
 
 /* One chunk's part of y = the sum of the element vectors: map holds the chunk's nu DOFs, their
@@ -149,17 +151,17 @@ __kernel void vec_move(long n, __global double *dst, __global const double *src,
   if (k < n) dst[idx[2 * k]] = src[idx[2 * k + 1]];
 }
 
-/* s[slot_j] = the sum of part[j][0 .. NRANGE) for j < nd (one work-group); with rr, rr[0] =
+/* s[slot_j] = the sum of part[j][0 .. ng) for j < nd (one work-group); with rr, rr[0] =
  * s[rrslot], rr[1] = s[pqslot]. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-vec_finish(int nd, __global const double *part, __global double *s, int slot0, int slot1,
+vec_finish(int nd, int ng, __global const double *part, __global double *s, int slot0, int slot1,
            int slot2, __global double *rr, int rrslot, int pqslot)
 {
   __local double loc[WG];
   const int lid = get_local_id(0);
   for (int j = 0; j < nd; j++) {
     double acc = 0;
-    for (int m = lid; m < NRANGE; m += WG) acc += part[j * NRANGE + m];
+    for (int m = lid; m < ng; m += WG) acc += part[j * ng + m];
     loc[lid] = acc;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int h = WG / 2; h > 0; h >>= 1) {

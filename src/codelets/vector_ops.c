@@ -1,7 +1,8 @@
 /* The vector operations of matrix-free solves (vector_ops.h): one codelet, the operation in its
  * argument, a CPU implementation on the worker's OpenMP team and an OpenCL one
- * (kernels/vector_ops.cl). Dot products add VEC_NRANGE fixed ranges, then the ranges' sums in
- * order, so that a result does not depend on the number of threads. */
+ * (kernels/vector_ops.cl). Dot products add fixed ranges (VEC_NRANGE on the CPU; on a device,
+ * as many as n makes work-groups), then the ranges' sums in order, so that a result does not
+ * depend on the number of threads. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -208,7 +209,7 @@ int vec_kernels_create(int dev, const char *source, struct vec_kernels **out)
   struct vec_kernels *k = calloc(1, sizeof *k);
   if (!k) return femint_seterr(NULL, FEMINT_ENOMEM, "out of memory");
   char options[96];
-  snprintf(options, sizeof options, "-DNRANGE=%d -DWG=%d", VEC_NRANGE, VEC_WG);
+  snprintf(options, sizeof options, "-DWG=%d", VEC_WG);
   int err = femint_cl_build(clctx, id, source, options, &k->program);
   cl_int cerr = CL_SUCCESS;
   for (int i = 0; i < VEC_NOP && !err; i++) {
@@ -224,7 +225,8 @@ int vec_kernels_create(int dev, const char *source, struct vec_kernels **out)
     if (cerr == CL_SUCCESS)
       k->ev_sum_sorted[1] = clCreateKernel(k->program, "vec_ev_sum_sorted_f", &cerr);
     if (cerr == CL_SUCCESS)
-      k->partial = clCreateBuffer(clctx, CL_MEM_READ_WRITE, 3 * VEC_NRANGE * sizeof(double), NULL, &cerr);
+      k->partial = clCreateBuffer(clctx, CL_MEM_READ_WRITE, 3 * VEC_CL_MAXGROUP * sizeof(double), NULL,
+                                  &cerr);
     if (cerr != CL_SUCCESS)
       err = femint_seterr(NULL, FEMINT_EOPENCL, "the vector kernels' buffers (%d)", cerr);
   }
@@ -254,17 +256,24 @@ void vec_kernels_destroy(struct vec_kernels **k)
 #define DEV(i) ((cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[i]))
 #define WHO "vector operation"
 
-/* The partial sums of a reduction kernel into nd slots of s, and with rr (not NULL) rr[0] =
- * s[RR], rr[1] = s[PQ] (vec_finish). */
-static int finish(cl_command_queue queue, const struct vec_kernels *vk, cl_int nd, cl_mem s,
-                  const cl_int slot[3], cl_mem rr)
+/* The work-groups of a reduction over n values (vector_ops.h). */
+static cl_int cl_groups(int64_t n)
+{
+  const int64_t g = (n + VEC_CL_PER_GROUP - 1) / VEC_CL_PER_GROUP;
+  return (cl_int)(g < 1 ? 1 : g > VEC_CL_MAXGROUP ? VEC_CL_MAXGROUP : g);
+}
+
+/* The partial sums of a reduction kernel of ng work-groups into nd slots of s, and with rr (not
+ * NULL) rr[0] = s[RR], rr[1] = s[PQ] (vec_finish). */
+static int finish(cl_command_queue queue, const struct vec_kernels *vk, cl_int nd, cl_int ng,
+                  cl_mem s, const cl_int slot[3], cl_mem rr)
 {
   const cl_int rrslot = rr ? SLOT_RR : -1, pqslot = SLOT_PQ;
   const cl_mem rrbuf = rr ? rr : s;
-  const struct karg k[] = {KARG(nd),      KARG(vk->partial), KARG(s),      KARG(slot[0]),
-                           KARG(slot[1]), KARG(slot[2]),     KARG(rrbuf),  KARG(rrslot),
-                           KARG(pqslot)};
-  return femint_cl_run(queue, vk->finish, VEC_WG, VEC_WG, 9, k, WHO);
+  const struct karg k[] = {KARG(nd),      KARG(ng),      KARG(vk->partial), KARG(s),
+                           KARG(slot[0]), KARG(slot[1]), KARG(slot[2]),     KARG(rrbuf),
+                           KARG(rrslot),  KARG(pqslot)};
+  return femint_cl_run(queue, vk->finish, VEC_WG, VEC_WG, 10, k, WHO);
 }
 
 static void vec_opencl(void *buffers[], void *cl_arg)
@@ -283,7 +292,8 @@ static void vec_opencl(void *buffers[], void *cl_arg)
   cl_kernel kern = vk->k[a->op];
   const cl_long n = a->n;
   const cl_int jacobi = a->jacobi, nc = a->nc, np = a->np, in0 = a->in0, in1 = a->in1;
-  const size_t ranges = (size_t)VEC_NRANGE * VEC_WG;
+  const cl_int ng = cl_groups(n);
+  const size_t ranges = (size_t)ng * VEC_WG;
   int err = 0;
   /* the sums over the parts into s, and a pack from main memory, before the kernels (put and
    * load stay until the task ends: its end waits for the queue) */
@@ -329,7 +339,7 @@ static void vec_opencl(void *buffers[], void *cl_arg)
     const cl_mem x = DEV(0), y = DEV(1);
     const struct karg k[] = {KARG(n), KARG(x), KARG(y), KARG(vk->partial)};
     err = femint_cl_run(queue, kern, ranges, VEC_WG, 4, k, WHO);
-    if (!err) err = finish(queue, vk, 1, DEV(2), (cl_int[3]){a->out, 0, 0}, NULL);
+    if (!err) err = finish(queue, vk, 1, ng, DEV(2), (cl_int[3]){a->out, 0, 0}, NULL);
     break;
   }
   case VEC_CG_START: {
@@ -339,7 +349,7 @@ static void vec_opencl(void *buffers[], void *cl_arg)
     const struct karg k[] = {KARG(n), KARG(jacobi), KARG(b), KARG(r), KARG(dinv), KARG(z),
                              KARG(vk->partial)};
     err = femint_cl_run(queue, kern, ranges, VEC_WG, 7, k, WHO);
-    if (!err) err = finish(queue, vk, 3, DEV(2), (cl_int[3]){a->out, SLOT_RR, SLOT_BB}, NULL);
+    if (!err) err = finish(queue, vk, 3, ng, DEV(2), (cl_int[3]){a->out, SLOT_RR, SLOT_BB}, NULL);
     break;
   }
   case VEC_CG_UPDATE: {
@@ -351,7 +361,7 @@ static void vec_opencl(void *buffers[], void *cl_arg)
                              KARG(r),    KARG(p),      KARG(t),     KARG(w),   KARG(dinv),
                              KARG(z),    KARG(vk->partial)};
     err = femint_cl_run(queue, kern, ranges, VEC_WG, 17, k, WHO);
-    if (!err) err = finish(queue, vk, 2, sv, (cl_int[3]){a->out, SLOT_RR, 0}, DEV(6));
+    if (!err) err = finish(queue, vk, 2, ng, sv, (cl_int[3]){a->out, SLOT_RR, 0}, DEV(6));
     break;
   }
   case VEC_MOVE: {

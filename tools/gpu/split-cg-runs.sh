@@ -20,7 +20,8 @@ for p in $orders; do
     timeout "${SPLIT_LIMIT:-60}" femint bp --problem bp5 --mesh "${SPLIT_MESH:-box:48,48,48}" \
       --where opencl --runs 1 --solves 3 \
       --iterations 100 --order "$p" --devices "$n" \
-      ${SPLIT_TIMELINE:+--timeline "$out/timeline-p$p-dev$n.png"} >"$out/bp.txt" 2>&1
+      ${SPLIT_TIMELINE:+--timeline "$out/timeline-p$p-dev$n.png"} >"$out/bp.txt" \
+      2>"$out/bp-p$p-dev$n.err"
     r=$?
     echo "p=$p dev$n rc=$r $(($(date +%s) - s))s $(tail -n 1 "$out/bp.txt")" | tee -a "$out/split-cg.txt"
   done
