@@ -20,9 +20,7 @@
  * Compiled with -DP, -DQ, -DNC (components), -DKIND (0 mass, 1 Laplace, 2 collocated Laplace,
  * 3 elasticity), -DEVEC,
  * -DNE (cells per work-group), -DGEO, -DREAL (float or double: the quadrature data, the tables,
- * the element vectors and the arithmetic), -DSORTED and -DFEMINT_FP64. With SORTED=1 the element
- * vectors are written in place order for the sum (scheduler/ev_sum.c): value comp of node n of
- * the chunk's cell k at ev[slot[k P^3 + n] NC + comp], none where the slot is -1. tab holds B[Q][P],
+ * the element vectors and the arithmetic) and -DFEMINT_FP64. tab holds B[Q][P],
  * D[Q][P], the points xq[Q] and the weights w[Q]. */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 /* the arithmetic's type (-DREAL=float or double), and x's: the DOFs' values are double; the
@@ -35,20 +33,6 @@ typedef REAL real;
 #define XT real
 #else
 #define XT double
-#endif
-
-#ifndef SORTED
-#define SORTED 0
-#endif
-/* value v of component comp at node n of the chunk's cell (a statement) */
-#if SORTED
-#define EV_PUT(cell, comp, n, v)                                                                  \
-  {                                                                                               \
-    const int o_ = slot[slot_off + (size_t)(cell) * NP + (n)];                                    \
-    if (o_ >= 0) ev[ev_off + (long)o_ * NC + (comp)] = (v);                                       \
-  }
-#else
-#define EV_PUT(cell, comp, n, v) ev[ev_off + ((size_t)(cell) * NC + (comp)) * NP + (n)] = (v)
 #endif
 
 #define NGEO 26
@@ -144,7 +128,7 @@ typedef REAL real;
 __kernel __attribute__((reqd_work_group_size(P, P, NE))) void
 hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_off,
           __global const real *qd, long qd_off, __global const real *tab,
-          __global real *ev, long ev_off, __global const int *slot, long slot_off)
+          __global real *ev, long ev_off)
 {
   __local real Dl[P * TS], su_all[NE * P * AS], sw_all[NE * 2 * P * AS];
   __local real Xq[P], Wq[P], geo_all[NE * NGEO];
@@ -198,8 +182,10 @@ hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_
       for (int i = 0; i < P; i++) s += Dl[i * TS + tx] * W3(0, i, ty, c) + Dl[i * TS + ty] * W3(1, tx, i, c);
       res[c] = s;
     }
-    if (live)
-      for (int c = 0; c < P; c++) EV_PUT(cell, comp, NODE(tx, ty, c), res[c]);
+    if (live) {
+      __global real *out = ev + ev_off + ((size_t)cell * NC + comp) * NP;
+      for (int c = 0; c < P; c++) out[NODE(tx, ty, c)] = res[c];
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 }
@@ -309,13 +295,14 @@ hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_
   }                                                                                               \
   barrier(CLK_LOCAL_MEM_FENCE);                                                                   \
   if (live && tx < P && ty < P) {                                                                 \
+    __global real *out = ev + ev_off + ((size_t)cell * NC + (comp)) * NP;                       \
     for (int c = 0; c < P; c++) {                                                                 \
       real s = 0;                                                                               \
       for (int i = 0; i < Q; i++) {                                                               \
         if (KIND) s += Dl[i * TS + tx] * B1(0, i, ty, c) + Bl[i * TS + tx] * B1(1, i, ty, c);       \
         else s += Bl[i * TS + tx] * B1(0, i, ty, c);                                               \
       }                                                                                           \
-      EV_PUT(cell, comp, NODE(tx, ty, c), s);                                                     \
+      out[NODE(tx, ty, c)] = s;                                                                   \
     }                                                                                             \
   }                                                                                               \
   barrier(CLK_LOCAL_MEM_FENCE)
@@ -337,7 +324,7 @@ hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_
 __kernel __attribute__((reqd_work_group_size(MAX(P, Q), MAX(P, Q), NE))) void
 hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_off,
           __global const real *qd, long qd_off, __global const real *tab,
-          __global real *ev, long ev_off, __global const int *slot, long slot_off)
+          __global real *ev, long ev_off)
 {
   KERNEL_BEGIN;
 #if KIND == 3

@@ -82,14 +82,11 @@ void apply_batch(const struct apply_arg *a, const void *x, const int64_t *dofs, 
 }
 
 /* buffers: x (R; evec: the chunk's element vectors), the chunk's DOFs in tensor order (R), its
- * quadrature data (R), the 1D tables (R), its element vectors (W), the slots of its values in
- * place order (R; read by an OpenCL program built SORTED, a placeholder else). The CPU writes
- * cell by cell, the device as its program does, and each tells the sum which. */
+ * quadrature data (R), the 1D tables (R), its element vectors (W). */
 static void apply_cpu(void *buffers[], void *arg)
 {
   const struct apply_arg *a = arg;
   if (a->counts) __atomic_fetch_add(&a->counts[0], 1, __ATOMIC_RELAXED);
-  if (a->wrote_sorted) *a->wrote_sorted = 0;
   apply_batch(a, (const void *)STARPU_VECTOR_GET_PTR(buffers[0]),
               (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[1]),
               (const void *)STARPU_VECTOR_GET_PTR(buffers[2]),
@@ -107,10 +104,9 @@ static void apply_opencl(void *buffers[], void *arg)
   const struct cl_program_entry *e = a->program[dev];
   cl_int err = e && e->kernel ? CL_SUCCESS : CL_INVALID_PROGRAM;
   const cl_int ncell = a->ncell;
-  if (a->wrote_sorted) *a->wrote_sorted = a->sorted;
-  cl_mem m[6];
-  cl_long off[6];
-  for (int k = 0; k < 6; k++) {
+  cl_mem m[5];
+  cl_long off[5];
+  for (int k = 0; k < 5; k++) {
     m[k] = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[k]);
     off[k] = (cl_long)(STARPU_VECTOR_GET_OFFSET(buffers[k]) / STARPU_VECTOR_GET_ELEMSIZE(buffers[k]));
   }
@@ -124,8 +120,6 @@ static void apply_opencl(void *buffers[], void *arg)
   if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 6, sizeof(cl_mem), &m[3]);
   if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 7, sizeof(cl_mem), &m[4]);
   if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 8, sizeof(cl_long), &off[4]);
-  if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 9, sizeof(cl_mem), &m[5]);
-  if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 10, sizeof(cl_long), &off[5]);
   /* the chunk's own element vectors (evec) start where their buffer does */
   if (err == CL_SUCCESS && off[0] != 0) err = CL_INVALID_BUFFER_SIZE;
   if (err == CL_SUCCESS && ncell > 0) {
@@ -161,7 +155,7 @@ struct starpu_codelet femint_cl_apply = {
     .cpu_funcs = {apply_cpu},
     .opencl_funcs = {apply_opencl},
     .opencl_flags = {STARPU_OPENCL_ASYNC},
-    .nbuffers = 6,
-    .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_R},
+    .nbuffers = 5,
+    .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W},
     .model = &apply_model,
 };

@@ -114,8 +114,6 @@ struct apply_arg {
   int *counts;                     /* NULL, or tasks run counted: [0] CPU, [1] OpenCL */
   int status;
   char msg[128];
-  int sorted;                      /* the OpenCL program writes in place order (SORTED) */
-  int *wrote_sorted;               /* NULL, or set to how the task wrote (the sum reads it) */
 };
 /* The body of the apply codelet with a team of nthreads: ev[ncell][ncomp][P^3] = A_e x of each
  * cell (tensor order), dofs[ncell][P^3] the scalar mode of each node (-1: none), qd the cells'

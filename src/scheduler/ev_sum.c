@@ -114,9 +114,8 @@ int ev_sum_sort(femint_context_t ctx, struct ev_sum *e, const char *who)
 }
 
 /* Cells per chunk: OpenCL workers only, a chunk per device that takes them, none over half the
- * largest buffer the devices allow (one launch each: a chunk of 1 GiB at most cut BP5's apply at
- * p = 5 on box 48^3 in two, whose sum then read and wrote the vector twice on the H200, 0.30 ms
- * instead of about 0.1); else about four chunks per worker that may take them, none over 64 MiB
+ * largest buffer the devices allow (one launch each; a chunk of 1 GiB at most cut BP5's apply
+ * at p = 5 on box 48^3 in two); else about four chunks per worker that may take them, none over 64 MiB
  * (so that no chunk's buffer outgrows StarPU's 32-bit sizes). */
 static int chunk_size(const struct femint_operator *op, size_t per_cell, int only_cl)
 {

@@ -106,9 +106,6 @@ static int apply_setup(struct femint_operator *op)
   const int only_cl = p->opt.where == FEMINT_WHERE_OPENCL || operator_gpu_alone(op);
   FEMINT_CALL(ev_sum_create(op, "femint_operator_apply", a->np, a->tensor->t2f, per_data, only_cl,
                             1, a->single, &a->es));
-  /* a device writes the element vectors in place order, where the sum reads them one after the
-   * other (on the H200, BP5 at p = 5 on box 48^3: the sum 0.31 ms through the places) */
-  FEMINT_CALL(ev_sum_sort(ctx, a->es, "femint_operator_apply"));
   const int nb = a->es->nchunk;
   a->qd = calloc((size_t)op->nform, sizeof *a->qd);
   a->h_qd = calloc((size_t)op->nform * nb + 1, sizeof *a->h_qd);
@@ -208,13 +205,6 @@ static size_t kernel_local_bytes(const struct hex_tensor *t, int kind, int ne)
   return 8 * (rule + 2 * Q * PS + (size_t)ne * (nf * (f1 > b1 ? f1 : b1) + ng * (f2 > b2 ? f2 : b2)));
 }
 
-/* Whether the programs of the kind (evec: the kernel alone) write in place order: those of
- * applications whose sum reads them so (ev_sum_sort made the slots). */
-static int apply_sorted(const struct op_apply *a, int evec)
-{
-  return !evec && a->es->chunk_sorted != NULL;
-}
-
 /* The OpenCL programs of a kind on every driven device with fp64 and enough local memory, that
  * gather x (evec 0) or read element vectors (evec 1: the kernel alone); the devices without one
  * leave the tasks to the CPU workers. */
@@ -245,10 +235,9 @@ static int apply_programs(struct femint_operator *op, int kind, int evec)
                             : kind == HEX_APPLY_LAPLACE && a->tensor->lobatto ? 2
                                                                               : kind;
     snprintf(options, sizeof options,
-             "-DP=%d -DQ=%d -DNC=%d -DKIND=%d -DNE=%d -DGEO=%d -DEVEC=%d -DREAL=%s -DSORTED=%d "
-             "-DFEMINT_FP64",
+             "-DP=%d -DQ=%d -DNC=%d -DKIND=%d -DNE=%d -DGEO=%d -DEVEC=%d -DREAL=%s -DFEMINT_FP64",
              a->tensor->P, a->tensor->Q, a->nc, kernel_kind, ne, op->plan->opt.apply_geometry, evec,
-             a->single ? "float" : "double", apply_sorted(a, evec));
+             a->single ? "float" : "double");
     err = operator_build_failed(op,
                                 femint_context_program(ctx, dev, source, options, "hex_apply",
                                                        &a->prog[evec][kind][dev]),
@@ -377,8 +366,7 @@ int apply_submit_chunks(struct femint_operator *op, int form, int kind, starpu_d
       a->args[i] = (struct apply_arg){ctx, a->tensor, kind, a->nc, e->ncell[i],
                                       a->prog[evec][kind], a->ne[kind],
                                       op->plan->opt.apply_geometry, evec, a->single, counts, 0,
-                                      "", apply_sorted(a, evec),
-                                      e->chunk_sorted ? &e->chunk_sorted[i] : NULL};
+                                      ""};
     struct starpu_task *t = starpu_task_create();
     t->cl = &femint_cl_apply;
     t->cl_arg = &a->args[i];
@@ -389,7 +377,6 @@ int apply_submit_chunks(struct femint_operator *op, int form, int kind, starpu_d
     t->handles[2] = a->h_qd[form * nb + i];
     t->handles[3] = a->h_tab;
     t->handles[4] = e->h_ev[i];
-    t->handles[5] = apply_sorted(a, evec) ? e->h_slot[i] : e->h_dofs[i];
     err = task_submit(ctx, t, tasks ? &tasks[n] : NULL, "femint_operator_apply");
     if (!err) n++;
   }
