@@ -116,8 +116,8 @@ static void vec_cpu(void *buffers[], void *cl_arg)
   double *slots = a->ngather || a->publish ? VPTR(slots_buffer(a->op)) : NULL;
   gather_sum(a);
   for (int i = 0; i < a->ngather; i++) slots[a->gather[i].slot] = a->put[a->gather[i].slot];
-  for (int64_t i = 0, at = 0; a->op == VEC_MOVE && i < a->nloads; at += a->nload[i++])
-    memcpy(VPTR(1) + at, a->load[i], (size_t)a->nload[i] * sizeof(double));
+  for (int i = 0; a->op == VEC_MOVE && i < a->nloads; i++)
+    memcpy(VPTR(0) + a->load_at[i], a->load[i], (size_t)a->nload[i] * sizeof(double));
   switch (a->op) {
   case VEC_EV_SUM: /* y holds the DOFs lo .. lo + n / nc - 1 */
     ev_sum_cells(a, buffers, VPTR(0), nt);
@@ -180,7 +180,8 @@ static void vec_cpu(void *buffers[], void *cl_arg)
     }
     break;
   }
-  case VEC_MOVE: {
+  case VEC_MOVE: { /* n = 0: the loads alone, dst the task's one buffer */
+    if (n == 0) break;
     double *dst = VPTR(0);
     const double *src = VPTR(1);
     const int64_t *idx = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
@@ -305,9 +306,9 @@ static void vec_opencl(void *buffers[], void *cl_arg)
                              0, NULL, NULL) != CL_SUCCESS)
       err = femint_seterr(NULL, FEMINT_EOPENCL, WHO ": the sums over the devices not written");
   }
-  for (int64_t i = 0, at = 0; !err && a->op == VEC_MOVE && i < a->nloads; at += a->nload[i++])
+  for (int i = 0; !err && a->op == VEC_MOVE && i < a->nloads; i++)
     if (a->nload[i] > 0 &&
-        clEnqueueWriteBuffer(queue, DEV(1), CL_FALSE, (size_t)at * sizeof(double),
+        clEnqueueWriteBuffer(queue, DEV(0), CL_FALSE, (size_t)a->load_at[i] * sizeof(double),
                              (size_t)a->nload[i] * sizeof(double), a->load[i], 0, NULL,
                              NULL) != CL_SUCCESS)
       err = femint_seterr(NULL, FEMINT_EOPENCL, WHO ": a pack not written");
@@ -364,10 +365,11 @@ static void vec_opencl(void *buffers[], void *cl_arg)
     if (!err) err = finish(queue, vk, 2, ng, sv, (cl_int[3]){a->out, SLOT_RR, 0}, DEV(6));
     break;
   }
-  case VEC_MOVE: {
+  case VEC_MOVE: { /* n = 0: the loads alone, dst the task's one buffer */
+    if (n == 0) break;
     const cl_mem dst = DEV(0), src = DEV(1), idx = DEV(2);
     const struct karg k[] = {KARG(n), KARG(dst), KARG(src), KARG(idx)};
-    if (n > 0) err = femint_cl_run(queue, kern, (size_t)n, VEC_WG, 4, k, WHO);
+    err = femint_cl_run(queue, kern, (size_t)n, VEC_WG, 4, k, WHO);
     break;
   }
   }

@@ -46,9 +46,9 @@ enum vec_op {
                      -= alpha t, z = dinv r; s[out] = r . z, s[RR] = r . r; rr = {r . r,
                      delta} */
   VEC_MOVE,       /* dst (RW or W), src (R or W), idx (R): dst[idx[2 k]] = src[idx[2 k + 1]]
-                     for k < n (values between the parts of a split vector); with loads, src's
-                     values from main memory first (load[i]'s nload[i] values one after the
-                     other); with store, dst's nstore values to main memory after */
+                     for k < n (values between the parts of a split vector; n = 0: dst alone);
+                     with loads, load[i]'s nload[i] values from main memory into dst at
+                     load_at[i] first; with store, dst's nstore values to main memory after */
   VEC_NOP,        /* the number of operations with an OpenCL kernel */
   VEC_COPY        /* a (R), b (W): b = a, bytes (CPU workers only: the CPU's copy rate) */
 };
@@ -90,7 +90,7 @@ struct vec_arg {
    * dependencies): before the kernels, slot gather[i].slot of s is the sum over the nsum parts
    * of gather[i].src[part][slot] (written from put[VEC_NSLOT], pinned memory where a device
    * reads it, as publish); after them, s is read into publish (NULL:
-   * not). VEC_MOVE: nloads of load and nload, and store, nstore (NULL: none). Scalars and packs go through
+   * not). VEC_MOVE: nloads of load, nload and load_at, and store, nstore (NULL: none). Scalars and packs go through
    * main memory within the tasks, not as data StarPU moves. */
   int nsum, ngather;
   struct vec_gather {
@@ -101,7 +101,7 @@ struct vec_arg {
   double *publish;
   int nloads;
   const double *load[FEMINT_MAX_CL_DEVICES];
-  int64_t nload[FEMINT_MAX_CL_DEVICES];
+  int64_t nload[FEMINT_MAX_CL_DEVICES], load_at[FEMINT_MAX_CL_DEVICES];
   double *store;
   int64_t nstore;
   int *counts;                    /* NULL, or tasks run counted: [0] CPU, [1] OpenCL */

@@ -20,17 +20,16 @@
 struct split_part {
   struct femint_operator *op;      /* the part: its own modes op->mlo .. op->mhi - 1 */
   int64_t own;                     /* op->mhi - op->mlo */
-  /* its pack: the values of its own modes that other parts read, one after the other */
+  /* its pack: the values of its own modes that other parts read, each reader's (its ghosts
+   * owned here, in its order) one after the other */
   int64_t npack;                   /* pairs (place in the pack, value in its vectors) */
   int64_t *pack_idx;
   double *pack;                    /* the pack in main memory (pinned) */
   starpu_data_handle_t h_pack, h_pack_idx; /* the pack on the device (no home), its pairs */
   struct vec_arg pack_arg;
-  /* what it reads: nread[e] values of part e's pack; pairs (its ghost value, place in the
-   * packs it reads, one after the other on its device: h_recv, no home) */
-  int64_t nread[FEMINT_MAX_CL_DEVICES];
-  int64_t *read_idx;
-  starpu_data_handle_t h_read_idx, h_recv;
+  /* what it reads: its ghosts owned by part e, ghost[first[e] .. first[e] + nread[e]), at
+   * at[e] in e's pack, loaded where they go in its vectors */
+  int64_t nread[FEMINT_MAX_CL_DEVICES], first[FEMINT_MAX_CL_DEVICES], at[FEMINT_MAX_CL_DEVICES];
   struct vec_arg read_arg;
 };
 
@@ -52,9 +51,6 @@ void apply_split_release(struct femint_operator *op)
     femint_vector_destroy(&sp->vy[d]);
     if (q->h_pack) starpu_data_unregister_no_coherency(q->h_pack);
     if (q->h_pack_idx) starpu_data_unregister(q->h_pack_idx);
-    if (q->h_read_idx) starpu_data_unregister(q->h_read_idx);
-    if (q->h_recv) starpu_data_unregister_no_coherency(q->h_recv);
-    free(q->read_idx);
     femint_host_free(op->ctx, q->pack);
     free(q->pack_idx);
     femint_operator_destroy(&q->op);
@@ -104,96 +100,77 @@ static int part_ghosts(struct femint_operator *q, char *mark)
   return 0;
 }
 
-/* A task of the exchange on the home of part op: dst (mode: W for a whole pack, RW for a
- * vector's ghosts), src (mode: R, or W when the task loads it), idx (R); after the tasks deps[0
- * .. ndep) end; kept in *slot (to be waited for and destroyed) unless it is NULL. */
-static int move_task(struct femint_operator *op, struct vec_arg *arg,
-                     enum starpu_data_access_mode mode, starpu_data_handle_t dst,
-                     enum starpu_data_access_mode smode, starpu_data_handle_t src,
-                     starpu_data_handle_t idx, struct starpu_task **deps, int ndep,
-                     struct starpu_task **slot)
+/* A task of the exchange on the home of part op (VEC_MOVE): buffers h[0 .. n) in modes m; after
+ * the tasks deps[0 .. ndep) end; kept in *slot (to be waited for and destroyed) unless it is
+ * NULL. */
+static int exchange_task(struct femint_operator *op, struct vec_arg *arg, int n,
+                         const starpu_data_handle_t *h, const enum starpu_data_access_mode *m,
+                         struct starpu_task **deps, int ndep, struct starpu_task **slot)
 {
   struct starpu_task *t = starpu_task_create();
   t->cl = &femint_cl_vec;
   t->cl_arg = arg;
-  t->nbuffers = 3;
-  t->handles[0] = dst;
-  t->handles[1] = src;
-  t->handles[2] = idx;
-  t->modes[0] = mode;
-  t->modes[1] = smode;
-  t->modes[2] = STARPU_R;
+  t->nbuffers = n;
+  for (int i = 0; i < n; i++) {
+    t->handles[i] = h[i];
+    t->modes[i] = m[i];
+  }
   apply_task_home(op, t);
   if (ndep) starpu_task_declare_deps_array(t, (unsigned)ndep, deps);
   return task_submit(op->ctx, t, slot, "the exchange between devices");
 }
 
-/* The packs and what each part reads of them, the parts' own ranges bound[part .. part + 1);
- * at[] (nmode, -1 on entry) is left with each mode's place in its owner's pack plus one (-1:
- * no part reads it). */
-static int split_exchange_make(struct apply_split *sp, const int64_t *bound, int64_t *at)
+/* The packs and what each part reads of them, the parts' own ranges bound[part .. part + 1). */
+static int split_exchange_make(struct apply_split *sp, const int64_t *bound)
 {
   femint_context_t ctx = sp->op->ctx;
   const int nc = sp->nc;
+  /* the ghosts are ascending, and so are the ranges: each owner's run after the other */
   for (int d = 0; d < sp->npart; d++) {
-    const struct femint_operator *q = sp->part[d].op;
-    for (int64_t j = 0; j < q->nghost; j++) at[q->ghost[j]] = 0;
+    struct split_part *pd = &sp->part[d];
+    const struct femint_operator *q = pd->op;
+    for (int64_t j = 0, e = 0; e < sp->npart; e++) {
+      int64_t j1 = j;
+      while (j1 < q->nghost && q->ghost[j1] < bound[e + 1]) j1++;
+      pd->first[e] = j;
+      pd->nread[e] = j1 - j;
+      pd->at[e] = sp->part[e].npack;
+      sp->part[e].npack += j1 - j;
+      j = j1;
+    }
   }
   for (int e = 0; e < sp->npart; e++) {
     struct split_part *pe = &sp->part[e];
-    for (int64_t g = bound[e]; g < bound[e + 1]; g++)
-      if (at[g] == 0) at[g] = ++pe->npack; /* place + 1 */
     pe->pack_idx = malloc((2 * (size_t)pe->npack * nc + 2) * sizeof *pe->pack_idx);
     FEMINT_CHECK(pe->pack_idx && !femint_host_alloc(ctx, ((size_t)pe->npack * nc + 1) * sizeof(double),
                                                     (void **)&pe->pack),
                  ctx, FEMINT_ENOMEM, "the operator over devices: out of memory");
-    for (int64_t g = bound[e]; g < bound[e + 1]; g++)
-      if (at[g] > 0)
+    for (int d = 0; d < sp->npart; d++) {
+      const struct split_part *pd = &sp->part[d];
+      for (int64_t i = 0; i < pd->nread[e]; i++)
         for (int c = 0; c < nc; c++) {
-          const int64_t k = (at[g] - 1) * nc + c;
+          const int64_t k = (pd->at[e] + i) * nc + c;
           pe->pack_idx[2 * k] = k;
-          pe->pack_idx[2 * k + 1] = (g - bound[e]) * nc + c;
+          pe->pack_idx[2 * k + 1] = (pd->op->ghost[pd->first[e] + i] - bound[e]) * nc + c;
         }
-  }
-  for (int d = 0; d < sp->npart; d++) {
-    struct split_part *pd = &sp->part[d];
-    const struct femint_operator *q = pd->op;
-    pd->read_idx = malloc((2 * (size_t)q->nghost * nc + 2) * sizeof *pd->read_idx);
-    FEMINT_CHECK(pd->read_idx, ctx, FEMINT_ENOMEM, "the operator over devices: out of memory");
-    /* the ghosts are ascending, and so are the ranges: each owner's run after the other, read
-     * from its whole pack (placed after the packs of the owners before it) */
-    int64_t j = 0, k = 0, recv = 0;
-    for (int e = 0; e < sp->npart; e++) {
-      int64_t j1 = j;
-      while (j1 < q->nghost && q->ghost[j1] < bound[e + 1]) j1++;
-      if (j1 == j) continue;
-      pd->nread[e] = sp->part[e].npack * nc;
-      for (int64_t i = j; i < j1; i++)
-        for (int c = 0; c < nc; c++, k++) {
-          pd->read_idx[2 * k] = (pd->own + i) * nc + c;
-          pd->read_idx[2 * k + 1] = recv + (at[q->ghost[i]] - 1) * nc + c;
-        }
-      recv += pd->nread[e];
-      j = j1;
     }
-    if (k == 0) continue;
-    starpu_vector_data_register(&pd->h_read_idx, STARPU_MAIN_RAM, (uintptr_t)pd->read_idx,
-                                (uint32_t)(2 * k), sizeof(int64_t));
-    starpu_vector_data_register(&pd->h_recv, -1, 0, (uint32_t)(recv + 1), sizeof(double));
-    /* its kernels once the part's apply is prepared (split_receive) */
-    pd->read_arg = (struct vec_arg){.ctx = ctx, .op = VEC_MOVE, .n = k};
-    for (int e = 0; e < sp->npart; e++)
-      if (pd->nread[e]) {
-        pd->read_arg.load[pd->read_arg.nloads] = sp->part[e].pack;
-        pd->read_arg.nload[pd->read_arg.nloads++] = pd->nread[e];
-      }
-  }
-  for (int e = 0; e < sp->npart; e++) {
-    struct split_part *pe = &sp->part[e];
     starpu_vector_data_register(&pe->h_pack, -1, 0, (uint32_t)(pe->npack * nc + 1),
                                 sizeof(double));
     starpu_vector_data_register(&pe->h_pack_idx, STARPU_MAIN_RAM, (uintptr_t)pe->pack_idx,
                                 (uint32_t)(2 * pe->npack * nc + 2), sizeof(int64_t));
+  }
+  /* each part's loads, straight from the packs in main memory to its ghosts' places (its
+   * kernels set once the part's apply is prepared, split_receive) */
+  for (int d = 0; d < sp->npart; d++) {
+    struct split_part *pd = &sp->part[d];
+    pd->read_arg = (struct vec_arg){.ctx = ctx, .op = VEC_MOVE};
+    for (int e = 0; e < sp->npart; e++)
+      if (pd->nread[e]) {
+        const int i = pd->read_arg.nloads++;
+        pd->read_arg.load[i] = sp->part[e].pack + pd->at[e] * nc;
+        pd->read_arg.nload[i] = pd->nread[e] * nc;
+        pd->read_arg.load_at[i] = (pd->own + pd->first[e]) * nc;
+      }
   }
   return 0;
 }
@@ -219,15 +196,10 @@ static int split_make(struct femint_operator *op, const int *dev, int n)
     b[++sp->npart] = bound[d + 1];
   }
   char *mark = calloc((size_t)nmode + 1, 1);
-  int64_t *at = malloc(((size_t)nmode + 1) * sizeof *at);
-  int err = mark && at ? 0 : femint_seterr(ctx, FEMINT_ENOMEM, "the operator over devices: out of memory");
+  int err = mark ? 0 : femint_seterr(ctx, FEMINT_ENOMEM, "the operator over devices: out of memory");
   for (int d = 0; d < sp->npart && !err; d++) err = part_ghosts(sp->part[d].op, mark);
-  if (!err) {
-    for (int64_t g = 0; g < nmode; g++) at[g] = -1;
-    err = split_exchange_make(sp, b, at);
-  }
+  if (!err) err = split_exchange_make(sp, b);
   free(mark);
-  free(at);
   for (int d = 0; d < sp->npart && !err; d++) {
     const struct femint_operator *q = sp->part[d].op;
     femint_trace("the operator over %d devices: part %d on device %d, %d cells, modes %lld..%lld, "
@@ -359,8 +331,9 @@ static int split_pack(struct apply_split *sp, struct femint_vector **v, struct s
       *a = (struct vec_arg){.ctx = sp->op->ctx, .op = VEC_MOVE, .n = pe->npack * sp->nc,
                             .kern = apply_vec_kernels(pe->op), .store = pe->pack,
                             .nstore = pe->npack * sp->nc};
-    FEMINT_CALL(move_task(pe->op, a, STARPU_W, pe->h_pack, STARPU_R, v[e]->h, pe->h_pack_idx, NULL,
-                          0, &packs[e]));
+    const starpu_data_handle_t h[3] = {pe->h_pack, v[e]->h, pe->h_pack_idx};
+    static const enum starpu_data_access_mode m[3] = {STARPU_W, STARPU_R, STARPU_R};
+    FEMINT_CALL(exchange_task(pe->op, a, 3, h, m, NULL, 0, &packs[e]));
   }
   return 0;
 }
@@ -370,14 +343,14 @@ static int split_receive(struct apply_split *sp, int d, struct femint_vector **v
                          struct starpu_task **packs)
 {
   struct split_part *pd = &sp->part[d];
-  if (!pd->h_recv) return 0;
+  if (!pd->read_arg.nloads) return 0;
   if (!pd->read_arg.kern) pd->read_arg.kern = apply_vec_kernels(pd->op);
   struct starpu_task *deps[FEMINT_MAX_CL_DEVICES];
   int ndep = 0;
   for (int e = 0; e < sp->npart; e++)
     if (pd->nread[e]) deps[ndep++] = packs[e];
-  return move_task(pd->op, &pd->read_arg, STARPU_RW, v[d]->h, STARPU_W, pd->h_recv,
-                   pd->h_read_idx, deps, ndep, NULL);
+  static const enum starpu_data_access_mode rw = STARPU_RW;
+  return exchange_task(pd->op, &pd->read_arg, 1, &v[d]->h, &rw, deps, ndep, NULL);
 }
 
 int apply_split_submit(struct apply_split *sp, int form, int kind, struct femint_vector **v,
