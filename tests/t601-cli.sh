@@ -356,6 +356,18 @@ else
   ok $? "bp --plot without gnuplot: a warning, no chart, the run completes"
 fi
 [ $st -eq 0 ] || diag bpp.err
+# the tasks of the last CG solve: 5 iterations, each an apply, a sum, a dot product and a step
+"$FEMINT" bp --problem bp5 --order 2 --mesh box:3,3,3 --runs 1 --solves 1 --iterations 5 \
+  --timeline bpt.png >bpt.out 2>bpt.err
+st=$?
+[ $st -eq 0 ] && awk -F, 'NR == 1 { bad = $0 != "worker,kind,codelet,order,cells,start_s,end_s,batch,ready_s"; next }
+  NF != 9 || $7 < $6 { bad = 1 }
+  { n[$3]++ }
+  END { exit bad || n["vector_cg_step"] != 5 || n["vector_dot"] != 5 || n["vector_cg_start"] != 1 ||
+        n["apply"] < 6 || n["vector_sum"] != 6 }' bpt.csv 2>/dev/null
+r=$?
+ok $r "bp --timeline bpt.png: the solve's tasks in bpt.csv (1 start, 6 applications and sums, 5 dot products and steps)"
+[ $r -eq 0 ] || { diag bpt.err; head -5 bpt.csv 2>&1 | diag; }
 "$FEMINT" bp --problem bp5 --kernel-only --order 3 --mesh box:2,2,2 --runs 2 --json >bk.json \
   2>bk.err && grep -q '"problem":"bk5"' bk.json && grep -q '"iterations":0,' bk.json &&
   awk -F'"apply_s":' 'NF > 1 { split($2, v, ","); exit !(v[1] > 0) }' bk.json
