@@ -5,12 +5,14 @@
  * and each range's part is an operator of the cells that touch it (operator_part_make, a cell on
  * the border of two ranges applied by both devices). Its device computes exactly the values of
  * its own modes: every place of each, summed in plan order, as one device would. A part's vectors
- * hold its own modes, then its ghosts (the other modes of its cells); before an application the
- * ghosts get their owners' values (apply_split_exchange: each part packs the values the others
- * read into main memory, each part loads the packs it needs when the packing tasks are done), so
- * that what crosses the bus per application is the values on the borders between the ranges.
- * The packs go through main memory within the tasks, ordered by declared dependencies, not as
- * data that StarPU moves: each of its transfers between devices costs a wait of its own. */
+ * hold its own modes, then its ghosts (the other modes of its cells); at each application
+ * (apply_split_submit) the ghosts get their owners' values: each part packs the values the others
+ * read into main memory, each reader's apart, and each part loads its own into place when the
+ * packing tasks are done, while it applies its cells that read no ghost (its chunks are cut where
+ * its cells start or stop reading them), so that what crosses the bus per application is the
+ * values on the borders between the ranges. The packs go through main memory within the tasks,
+ * ordered by declared dependencies, not as data that StarPU moves: each of its transfers between
+ * devices costs a wait of its own. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
