@@ -115,8 +115,9 @@ struct femint_cg_result {
  *  device and only the residual norm (8 bytes) comes back per iteration. The dot products sum
  *  in a fixed order.
  *  @param[in] opt NULL for the defaults. @param[out] res may be NULL.
- *  @return 0 (converged or not: res->converged says); FEMINT_ESOLVE (z^T A z <= 0 or not
- *  finite: the operator is not positive definite, named with the iteration); FEMINT_EINVAL (bad options, vectors of another size, b == x); the errors of
+ *  @return 0 (converged or not: res->converged says); FEMINT_ESOLVE (a direction with
+ *  p^T A p <= 0 or not finite: the operator is not positive definite, named with the
+ *  iteration; x then holds no solution); FEMINT_EINVAL (bad options, vectors of another size, b == x); the errors of
  *  femint_operator_apply. */
 FEMINT_EXPORT int femint_operator_cg(femint_operator_t op, int form, femint_vector_t b,
                                      femint_vector_t x, const struct femint_cg_options *opt,

@@ -112,11 +112,12 @@ vec_cg_start(long n, int jacobi, __global const double *b, __global double *r,
 }
 
 /* A step of CG with one reduction (codelets/vector_ops.h, VEC_CG_UPDATE): u = z (jacobi) or r,
- * w = A u; gamma = s[g], its value before s[gp], delta = s[pq], alpha before s[ap]; s[an] = alpha;
+ * w = A u; gamma = s[g], its value before s[gp], delta = s[pq], alpha before s[ap]; s[an] = alpha
+ * and s[den] = p . A p (its denominator);
  * p = u + beta p, t = w + beta t (first: p = u, t = w), x += alpha p, r -= alpha t, z = dinv r;
  * partial r.z, r.r */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-vec_cg_update(long n, int jacobi, int first, int g, int gp, int pq, int ap, int an,
+vec_cg_update(long n, int jacobi, int first, int g, int gp, int pq, int ap, int an, int den,
               __global double *s, __global double *x, __global double *r, __global double *p,
               __global double *t, __global const double *w, __global const double *dinv,
               __global double *z, __global double *part)
@@ -124,8 +125,11 @@ vec_cg_update(long n, int jacobi, int first, int g, int gp, int pq, int ap, int 
   __local double loc[WG];
   RANGE(n);
   const double gamma = s[g], beta = first ? 0 : gamma / s[gp];
-  const double alpha = first ? gamma / s[pq] : gamma / (s[pq] - beta * gamma / s[ap]);
-  if (get_global_id(0) == 0) s[an] = alpha;
+  const double pap = first ? s[pq] : s[pq] - beta * gamma / s[ap], alpha = gamma / pap;
+  if (get_global_id(0) == 0) {
+    s[an] = alpha;
+    s[den] = pap;
+  }
   double rz = 0, rr = 0;
   for (long i = lo + lid; i < hi; i += WG) {
     const double ui = jacobi ? z[i] : r[i];

@@ -238,6 +238,32 @@ static void check_cg(femint_context_t ctx)
          "a form the operator does not have is refused: %s", femint_last_error(ctx));
   femint_operator_destroy(&op);
   femint_form_destroy(&f);
+  /* the mass of cell 0 alone and b on a DOF outside it: A b = 0, a direction with p^T A p = 0 */
+  {
+    const double one = 1.0;
+    TAP_CALL(ctx, femint_form_create_mass(ctx, 1, 1, &one, &f));
+    const int cell0 = 0;
+    const struct femint_operator_options oc = {.where = 1, .cells = &cell0, .ncells = 1};
+    TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &f, &oc, &op));
+    int64_t dofs[64];
+    const int nl = femint_space_cell_size(s, 0);
+    TAP_CALL(ctx, femint_space_cell_dofs(s, 0, dofs, NULL));
+    int64_t j = n - 1;
+    for (int l = 0; l < nl; l++) j = dofs[l] == j ? j - 1 : j;
+    double *e = calloc(n, sizeof *e);
+    e[j] = 1;
+    TAP_CALL(ctx, femint_vector_set_values(vb, e));
+    memset(e, 0, n * sizeof *e);
+    TAP_CALL(ctx, femint_vector_set_values(vx, e));
+    tap_ok(nl <= 64 && femint_operator_cg(op, 0, vb, vx, NULL, &r) == FEMINT_ESOLVE &&
+               strstr(femint_last_error(ctx), "p^T A p = 0 at iteration 1") &&
+               strstr(femint_last_error(ctx), "not positive definite"),
+           "a direction the operator does not see: FEMINT_ESOLVE (%s)", femint_last_error(ctx));
+    TAP_CALL(ctx, femint_vector_set_values(vx, e)); /* x is not defined after the failure */
+    free(e);
+    femint_operator_destroy(&op);
+    femint_form_destroy(&f);
+  }
   op = make_op(ctx, s, &f, 1, 1.0, 1, 0);
   b[n / 2] = NAN;
   TAP_CALL(ctx, femint_vector_set_values(vb, b));

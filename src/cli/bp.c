@@ -423,8 +423,10 @@ int cli_bp_command(int argc, char **argv)
   if (o.timeline && !(o.timeline_csv = cli_timeline_csv(o.timeline)))
     return cli_fail_usage("out of memory");
   FILE *csv = NULL;
-  if (o.csv && !(csv = fopen(o.csv, "w")))
+  if (o.csv && !(csv = fopen(o.csv, "w"))) {
+    free(o.timeline_csv);
     return cli_fail_usage("--csv %s: cannot write it (%s)", o.csv, strerror(errno));
+  }
   if (csv) fputs(csv_header, csv);
   femint_context_t ctx = NULL;
   femint_mesh_t mesh = NULL;

@@ -42,12 +42,13 @@ static int slots_buffer(int op)
   return op == VEC_CG_UPDATE ? 5 : 2;
 }
 
-/* VEC_CG_UPDATE's coefficients from the slots s; alpha kept in s[aout]. */
+/* VEC_CG_UPDATE's coefficients from the slots s; alpha kept in s[aout], p . A p in s[DEN]. */
 static void cg_coefficients(const struct vec_arg *a, double *s, double *alpha, double *beta)
 {
   const double gamma = s[a->in0];
   *beta = a->first ? 0 : gamma / s[a->in1];
-  *alpha = a->first ? gamma / s[SLOT_PQ] : gamma / (s[SLOT_PQ] - *beta * gamma / s[a->ain]);
+  s[SLOT_DEN] = a->first ? s[SLOT_PQ] : s[SLOT_PQ] - *beta * gamma / s[a->ain];
+  *alpha = gamma / s[SLOT_DEN];
   s[a->aout] = *alpha;
 }
 
@@ -166,7 +167,7 @@ static void vec_cpu(void *buffers[], void *cl_arg)
     s[a->out] = range_sum(part, 0);
     s[SLOT_RR] = range_sum(part, 1);
     rr[0] = s[SLOT_RR];
-    rr[1] = s[SLOT_PQ];
+    rr[1] = s[SLOT_DEN];
     break;
   }
   case VEC_COPY: {
@@ -265,11 +266,11 @@ static cl_int cl_groups(int64_t n)
 }
 
 /* The partial sums of a reduction kernel of ng work-groups into nd slots of s, and with rr (not
- * NULL) rr[0] = s[RR], rr[1] = s[PQ] (vec_finish). */
+ * NULL) rr[0] = s[RR], rr[1] = s[DEN] (vec_finish). */
 static int finish(cl_command_queue queue, const struct vec_kernels *vk, cl_int nd, cl_int ng,
                   cl_mem s, const cl_int slot[3], cl_mem rr)
 {
-  const cl_int rrslot = rr ? SLOT_RR : -1, pqslot = SLOT_PQ;
+  const cl_int rrslot = rr ? SLOT_RR : -1, pqslot = SLOT_DEN;
   const cl_mem rrbuf = rr ? rr : s;
   const struct karg k[] = {KARG(nd),      KARG(ng),      KARG(vk->partial), KARG(s),
                            KARG(slot[0]), KARG(slot[1]), KARG(slot[2]),     KARG(rrbuf),
@@ -354,14 +355,14 @@ static void vec_opencl(void *buffers[], void *cl_arg)
     break;
   }
   case VEC_CG_UPDATE: {
-    const cl_int pq = SLOT_PQ, first = a->first, ain = a->ain, aout = a->aout;
+    const cl_int pq = SLOT_PQ, first = a->first, ain = a->ain, aout = a->aout, den = SLOT_DEN;
     const cl_mem x = DEV(0), r = DEV(1), p = DEV(2), t = DEV(3), w = DEV(4), sv = DEV(5);
     const cl_mem dinv = a->jacobi ? DEV(7) : w, z = a->jacobi ? DEV(8) : r;
-    const struct karg k[] = {KARG(n),    KARG(jacobi), KARG(first), KARG(in0), KARG(in1),
-                             KARG(pq),   KARG(ain),    KARG(aout),  KARG(sv),  KARG(x),
-                             KARG(r),    KARG(p),      KARG(t),     KARG(w),   KARG(dinv),
-                             KARG(z),    KARG(vk->partial)};
-    err = femint_cl_run(queue, kern, ranges, VEC_WG, 17, k, WHO);
+    const struct karg k[] = {KARG(n),  KARG(jacobi), KARG(first), KARG(in0),  KARG(in1),
+                             KARG(pq), KARG(ain),    KARG(aout),  KARG(den),  KARG(sv),
+                             KARG(x),  KARG(r),      KARG(p),     KARG(t),    KARG(w),
+                             KARG(dinv), KARG(z),    KARG(vk->partial)};
+    err = femint_cl_run(queue, kern, ranges, VEC_WG, 18, k, WHO);
     if (!err) err = finish(queue, vk, 2, ng, sv, (cl_int[3]){a->out, SLOT_RR, 0}, DEV(6));
     break;
   }
@@ -392,7 +393,9 @@ static void vec_opencl(void *buffers[], void *cl_arg)
 static uint32_t vec_footprint(struct starpu_task *task)
 {
   const struct vec_arg *a = task->cl_arg;
-  const uint64_t key[2] = {(uint64_t)a->op * 2 + (uint64_t)a->jacobi, (uint64_t)a->n};
+  uint64_t n = (uint64_t)a->n; /* a load's size counts as its values */
+  for (int i = 0; i < a->nloads; i++) n += (uint64_t)a->nload[i];
+  const uint64_t key[2] = {(uint64_t)a->op * 2 + (uint64_t)a->jacobi, n};
   return starpu_hash_crc32c_be_n(key, sizeof key, 0);
 }
 

@@ -24,10 +24,11 @@
 /* DOFs per block of the cell spans of a CPU sum in cell order (vec_arg's span). */
 #define EV_SPAN 1024
 /* The scalars of a solve: w . u (delta), two alternating r . z (gamma), r . r, b . b, two
- * alternating alpha. */
+ * alternating alpha, and the step's p . A p (delta - beta gamma / alpha before). */
 #define VEC_NSLOT 8
 enum vec_slot {
-  SLOT_PQ = 0, SLOT_RZ0 = 1, SLOT_RZ1 = 2, SLOT_RR = 3, SLOT_BB = 4, SLOT_A0 = 5, SLOT_A1 = 6
+  SLOT_PQ = 0, SLOT_RZ0 = 1, SLOT_RZ1 = 2, SLOT_RR = 3, SLOT_BB = 4, SLOT_A0 = 5, SLOT_A1 = 6,
+  SLOT_DEN = 7
 };
 
 enum vec_op {
@@ -42,9 +43,9 @@ enum vec_op {
                      gamma = s[in0] = r . u, its value a step before s[in1], delta = s[PQ] =
                      w . u and alpha a step before s[ain]: beta = gamma / s[in1], alpha = gamma
                      / (delta - beta gamma / s[ain]) (first: beta = 0, alpha = gamma / delta),
-                     s[aout] = alpha; p = u + beta p, t = w + beta t (t = A p), x += alpha p, r
-                     -= alpha t, z = dinv r; s[out] = r . z, s[RR] = r . r; rr = {r . r,
-                     delta} */
+                     s[aout] = alpha, s[DEN] = gamma / alpha (p . A p); p = u + beta p, t = w +
+                     beta t (t = A p), x += alpha p, r -= alpha t, z = dinv r; s[out] = r . z,
+                     s[RR] = r . r; rr = {r . r, p . A p} */
   VEC_MOVE,       /* dst (RW or W), src (R or W), idx (R): dst[idx[2 k]] = src[idx[2 k + 1]]
                      for k < n (values between the parts of a split vector; n = 0: dst alone);
                      with loads, load[i]'s nload[i] values from main memory into dst at
@@ -60,7 +61,7 @@ struct vec_kernels {
   cl_kernel finish;               /* the partial sums into slots */
   cl_kernel ev_sum_f;             /* VEC_EV_SUM of element vectors of floats */
   cl_kernel ev_sum_sorted[2];     /* VEC_EV_SUM in place order: doubles, floats */
-  cl_mem partial;                 /* [3][VEC_NRANGE] */
+  cl_mem partial;                 /* [3][VEC_CL_MAXGROUP] */
 };
 
 struct vec_arg {

@@ -7,10 +7,10 @@
  * its own modes: every place of each, summed in plan order, as one device would. A part's vectors
  * hold its own modes, then its ghosts (the other modes of its cells); at each application
  * (apply_split_submit) the ghosts get their owners' values: each part packs the values the others
- * read into main memory, each reader's apart, and each part loads its own into place when the
- * packing tasks are done, while it applies its cells that read no ghost (its chunks are cut where
- * its cells start or stop reading them), so that what crosses the bus per application is the
- * values on the borders between the ranges. The packs go through main memory within the tasks,
+ * read into main memory, each reader's apart, and each part loads its own into place once the
+ * packing tasks are done and its cells that read no ghost are applied (its chunks are cut where
+ * its cells start or stop reading them: the other devices' packs come meanwhile), so that what
+ * crosses the bus per application is the values on the borders between the ranges. The packs go through main memory within the tasks,
  * ordered by declared dependencies, not as data that StarPU moves: each of its transfers between
  * devices costs a wait of its own. */
 #include <stdio.h>
@@ -359,7 +359,8 @@ int apply_split_submit(struct apply_split *sp, int form, int kind, struct femint
                        struct femint_vector **y, struct starpu_task **packs, int *counts)
 {
   FEMINT_CALL(split_pack(sp, v, packs));
-  /* on each device, the cells that read no ghost first: the ghosts arrive meanwhile */
+  /* on each device, the cells that read no ghost first: the other devices' packs are made
+   * meanwhile (the load into v[d] waits for these tasks, which read v[d]) */
   for (int d = 0; d < sp->npart; d++) {
     const int n = apply_submit_chunks(sp->part[d].op, form, kind, v[d]->h, APPLY_INSIDE, NULL,
                                       counts);

@@ -114,9 +114,9 @@ int ev_sum_sort(femint_context_t ctx, struct ev_sum *e, const char *who)
 }
 
 /* Cells per chunk: OpenCL workers only, a chunk per device that takes them, none over half the
- * largest buffer the devices allow (one launch each; a chunk of 1 GiB at most cut BP5's apply
- * at p = 5 on box 48^3 in two); else about four chunks per worker that may take them, none over 64 MiB
- * (so that no chunk's buffer outgrows StarPU's 32-bit sizes). */
+ * largest buffer the devices allow nor 4 GiB (one launch each; a chunk of 1 GiB at most cut BP5's
+ * apply at p = 5 on box 48^3 in two); else about four chunks per worker that may take them, none
+ * over 64 MiB. No chunk's buffer outgrows StarPU's 32-bit element counts. */
 static int chunk_size(const struct femint_operator *op, size_t per_cell, int only_cl)
 {
   const femint_context_t ctx = op->ctx;
@@ -128,6 +128,7 @@ static int chunk_size(const struct femint_operator *op, size_t per_cell, int onl
   for (int d = 0; only_cl && d < ctx->ncl_dev; d++)
     if (ctx->cl_driven[d] && ctx->cl_dev[d].max_alloc / 2 < cap) cap = ctx->cl_dev[d].max_alloc / 2;
   if (cap == SIZE_MAX) cap = (size_t)1 << 30;
+  if (cap > UINT32_MAX) cap = UINT32_MAX;
   int size = nw > 0 ? (ncell + nw - 1) / nw : ncell;
   if ((size_t)size * per_cell > cap) size = (int)(cap / per_cell);
   return size < 1 ? 1 : size;
@@ -296,16 +297,19 @@ static int sum_task(femint_context_t ctx, const struct ev_sum *e, struct vec_arg
                     starpu_data_handle_t y, int home, struct starpu_task **slot, const char *who)
 {
   const int nb = e->nchunk;
+  starpu_data_handle_t *dh = malloc((1 + 2 * (size_t)nb) * sizeof *dh);
+  enum starpu_data_access_mode *dm = malloc((1 + 2 * (size_t)nb) * sizeof *dm);
+  if (!dh || !dm) { /* before the task, which StarPU would not let go unsubmitted */
+    free(dh);
+    free(dm);
+    return femint_seterr(ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  }
   struct starpu_task *t = starpu_task_create();
   t->cl = &femint_cl_vec;
   t->cl_arg = arg;
   t->nbuffers = 1 + 2 * nb;
-  t->dyn_handles = malloc((size_t)t->nbuffers * sizeof *t->dyn_handles);
-  t->dyn_modes = malloc((size_t)t->nbuffers * sizeof *t->dyn_modes);
-  if (!t->dyn_handles || !t->dyn_modes) {
-    starpu_task_destroy(t);
-    return femint_seterr(ctx, FEMINT_ENOMEM, "%s: out of memory", who);
-  }
+  t->dyn_handles = dh; /* StarPU frees them with the task */
+  t->dyn_modes = dm;
   t->dyn_handles[0] = y;
   t->dyn_modes[0] = STARPU_W;
   const int cpu = home < 0 || starpu_worker_get_type(home) == STARPU_CPU_WORKER;

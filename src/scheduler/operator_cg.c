@@ -155,18 +155,23 @@ static int cg_task(struct cg_part *q, struct vec_arg *arg, int n, const starpu_d
                    const enum starpu_data_access_mode *m, struct starpu_task **deps, int ndep,
                    struct starpu_task **slot)
 {
+  starpu_data_handle_t *dh = NULL;
+  enum starpu_data_access_mode *dm = NULL;
+  if (n > STARPU_NMAXBUFS) { /* StarPU frees them with the task */
+    dh = malloc((size_t)n * sizeof *dh);
+    dm = malloc((size_t)n * sizeof *dm);
+    if (!dh || !dm) {
+      free(dh);
+      free(dm);
+      return femint_seterr(q->op->ctx, FEMINT_ENOMEM, "femint_operator_cg: out of memory");
+    }
+  }
   struct starpu_task *t = starpu_task_create();
   t->cl = &femint_cl_vec;
   t->cl_arg = arg;
   t->nbuffers = n;
-  if (n > STARPU_NMAXBUFS) { /* StarPU frees them with the task */
-    t->dyn_handles = malloc((size_t)n * sizeof *t->dyn_handles);
-    t->dyn_modes = malloc((size_t)n * sizeof *t->dyn_modes);
-    if (!t->dyn_handles || !t->dyn_modes) {
-      starpu_task_destroy(t);
-      return femint_seterr(q->op->ctx, FEMINT_ENOMEM, "femint_operator_cg: out of memory");
-    }
-  }
+  t->dyn_handles = dh;
+  t->dyn_modes = dm;
   for (int i = 0; i < n; i++) {
     STARPU_TASK_SET_HANDLE(t, h[i], i);
     STARPU_TASK_SET_MODE(t, m[i], i);
@@ -471,7 +476,7 @@ static int cg_read(struct cg *c, int k, double *rr, double *pq)
     for (int d = 0; d < c->np; d++) failed |= cg_drop(&c->part[d].t_upd[k & 1]);
     FEMINT_CHECK(!failed, c->op->ctx, FEMINT_ERUNTIME, "femint_operator_cg: a task failed");
     *rr = cg_total(c, c->src_upd[k & 1], SLOT_RR);
-    *pq = c->part[0].pub_upd[k & 1][SLOT_PQ]; /* the sum, gathered before the step */
+    *pq = c->part[0].pub_upd[k & 1][SLOT_DEN]; /* from the sums gathered before the step */
     cg_drop_iteration(c, k);
     return 0;
   }
@@ -520,7 +525,7 @@ static int cg_iterate(struct cg *c, const struct femint_cg_options *o, struct fe
     FEMINT_CALL(cg_read(c, k, &rr, &pq));
     res->iterations = k + 1;
     FEMINT_CHECK(pq > 0 && isfinite(pq) && isfinite(rr), ctx, FEMINT_ESOLVE,
-                 "femint_operator_cg: z^T A z = %g at iteration %d: the operator (form %d) is not "
+                 "femint_operator_cg: p^T A p = %g at iteration %d: the operator (form %d) is not "
                  "positive definite on the space's DOFs (remove boundary DOFs for laplace)",
                  pq, k + 1, c->form);
     res->rnorm = sqrt(rr);

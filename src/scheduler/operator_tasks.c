@@ -174,6 +174,10 @@ static void tl_record(void *arg)
   r.start = starpu_timing_timespec_to_us((struct timespec *)&pi->start_time);
   r.end = starpu_timing_timespec_to_us((struct timespec *)&pi->end_time);
   pthread_mutex_lock(&tl.lock);
+  if (!tl.open) { /* a task submitted as the recording closed */
+    pthread_mutex_unlock(&tl.lock);
+    return;
+  }
   if (tl.n == tl.cap) {
     const size_t cap = tl.cap ? 2 * tl.cap : 4096;
     struct tl_row *row = realloc(tl.row, cap * sizeof *row);
@@ -199,21 +203,24 @@ int timeline_close(femint_context_t ctx, const char *path)
   starpu_task_wait_for_all(); /* the detached tasks' rows */
   pthread_mutex_lock(&tl.lock);
   tl.open = 0;
+  struct tl_row *row = tl.row;
+  const size_t n = tl.n;
+  tl.row = NULL;
+  tl.n = tl.cap = 0;
   pthread_mutex_unlock(&tl.lock);
   FILE *f = fopen(path, "w");
+  if (!f) free(row);
   FEMINT_CHECK(f, ctx, FEMINT_EIO, "cannot write the timeline '%s': %s", path, strerror(errno));
   double t0 = INFINITY;
-  for (size_t i = 0; i < tl.n; i++) t0 = fmin(t0, tl.row[i].start);
+  for (size_t i = 0; i < n; i++) t0 = fmin(t0, row[i].start);
   fprintf(f, "worker,kind,codelet,order,cells,start_s,end_s,batch,ready_s\n");
-  for (size_t i = 0; i < tl.n; i++) {
-    const struct tl_row *r = &tl.row[i];
+  for (size_t i = 0; i < n; i++) {
+    const struct tl_row *r = &row[i];
     fprintf(f, "%d,%s,%s,0,0,%.6f,%.6f,-1,%.6f\n", r->worker,
             starpu_worker_get_type(r->worker) == STARPU_OPENCL_WORKER ? "opencl" : "cpu",
             r->codelet, 1e-6 * (r->start - t0), 1e-6 * (r->end - t0), 1e-6 * (r->ready - t0));
   }
-  free(tl.row);
-  tl.row = NULL;
-  tl.n = tl.cap = 0;
+  free(row);
   int bad = ferror(f);
   bad |= fclose(f) != 0;
   FEMINT_CHECK(!bad, ctx, FEMINT_EIO, "cannot write the timeline '%s': %s", path, strerror(errno));
@@ -226,7 +233,10 @@ int task_submit(femint_context_t ctx, struct starpu_task *t, struct starpu_task 
   /* without a slot, the task is detached: StarPU destroys it when it is done */
   t->destroy = slot == NULL;
   t->detach = slot == NULL;
-  if (tl.open && !t->callback_func) {
+  pthread_mutex_lock(&tl.lock);
+  const int recording = tl.open;
+  pthread_mutex_unlock(&tl.lock);
+  if (recording && !t->callback_func) {
     t->callback_func = tl_record;
     t->callback_arg = t;
   }
