@@ -159,12 +159,12 @@ static int chunk_layout(struct femint_operator *op, struct ev_sum *e, int border
   int run[BORDER_RUNS + 1], nrun = 0;
   char kind[BORDER_RUNS] = {0};
   if (borders && op->ghost)
-    for (int k = 0, prev = -1; k < ncell && nrun <= BORDER_RUNS; k++) {
+    for (int k = 0, prev = -1; k < ncell; k++) {
       const int g = reads_ghost(op, k);
       if (g == prev) continue;
-      if (nrun < BORDER_RUNS) kind[nrun] = (char)g;
-      run[nrun < BORDER_RUNS ? nrun : BORDER_RUNS] = k;
-      nrun++;
+      if (nrun++ == BORDER_RUNS) break; /* too many */
+      kind[nrun - 1] = (char)g;
+      run[nrun - 1] = k;
       prev = g;
     }
   const int cut = nrun >= 2 && nrun <= BORDER_RUNS;

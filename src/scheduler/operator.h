@@ -239,7 +239,9 @@ struct ev_sum {
   int nc, np, single;              /* components, values per cell and component, floats */
   int64_t nown;                    /* the modes summed: the space's, or a split part's own */
   size_t rs;                       /* bytes of a value */
-  int nchunk, size;                /* chunks of consecutive plan cells, size at most */
+  int nchunk, size;                /* chunks of consecutive plan cells, size at most: without
+                                      border, size each but the last (the residual's geometry
+                                      counts on it) */
   int *first, *ncell;              /* chunk i: ncell[i] cells from plan cell first[i] */
   char *border;                    /* NULL, or [nchunk] (a split part's chunks cut where its
                                       cells start or stop reading ghosts): 1 where chunk i has

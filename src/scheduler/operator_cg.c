@@ -119,8 +119,9 @@ struct cg_part {
   double rr[2];                  /* over several parts: the part's own, not read */
   starpu_data_handle_t hs, hrr;
   struct vec_arg start, dot[2], update[2], update0;
-  /* in pinned memory (struct cg's pinned): the partials published, the sums put */
-  double *pub_start, *pub_dot[2], *pub_upd[2], *put[3];
+  /* in pinned memory (struct cg's pinned): the partials published, the sums put (by every
+   * step, one after the other) */
+  double *pub_start, *pub_dot[2], *pub_upd[2], *put;
   struct starpu_task *t_start, *t_dot[2], *t_upd[2], *t_pack[3];
 };
 
@@ -146,8 +147,8 @@ struct cg {
 
 /* The scalars a part publishes and puts, in pinned memory (small reads and writes from a device
  * to pageable memory cost tens of microseconds each on a GPU): start, dot and step by parity,
- * and the sums put by the steps (update[0], update[1], update0). */
-#define CG_PINNED (8 * VEC_NSLOT)
+ * and the sums the steps put. */
+#define CG_PINNED (6 * VEC_NSLOT)
 
 /* A task on part q's home, after deps[0 .. ndep); kept in *slot (over several parts, the tasks
  * whose results others sum) or detached (slot NULL). */
@@ -351,6 +352,7 @@ static int cg_part_setup(struct cg *c, int d)
     q->dot[k].publish = q->pub_dot[k];
     q->update[k].publish = q->pub_upd[k];
     q->update[k].ngather = 2;
+    q->update[k].put = q->put;
     q->update[k].gather[0] = (struct vec_gather){SLOT_PQ, c->src_dot[k]};
     q->update[k].gather[1] = (struct vec_gather){cur, c->src_upd[1 - k]};
   }
@@ -359,9 +361,6 @@ static int cg_part_setup(struct cg *c, int d)
   if (c->sp) {
     q->start.publish = q->pub_start;
     q->update0.gather[1] = (struct vec_gather){SLOT_RZ0, c->src_start};
-    q->update[0].put = q->put[0];
-    q->update[1].put = q->put[1];
-    q->update0.put = q->put[2];
   }
   return 0;
 }
@@ -384,7 +383,7 @@ static int cg_setup(struct cg *c, struct femint_vector *b, struct femint_vector 
         q->pub_dot[k] = at + (1 + k) * VEC_NSLOT;
         q->pub_upd[k] = at + (3 + k) * VEC_NSLOT;
       }
-      for (int k = 0; k < 3; k++) q->put[k] = at + (5 + k) * VEC_NSLOT;
+      q->put = at + 5 * VEC_NSLOT;
     }
     c->src_start[d] = c->part[d].pub_start;
     for (int k = 0; k < 2; k++) {

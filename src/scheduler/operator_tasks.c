@@ -138,17 +138,61 @@ struct starpu_task *integration_task(const struct plan *p, struct batch *b,
   return t;
 }
 
-/* ---- the timeline of tasks that are not kept (a solve's) ---- */
+/* ---- timelines ---- */
 
-/* One task's row. */
+/* One task's row of a timeline. */
 struct tl_row {
-  int worker;
+  int worker, order, cells, batch;
   char codelet[24];
   double ready, start, end; /* microseconds */
 };
 
-/* The rows of the open recording (tasks submitted while it is open add theirs when they end;
- * StarPU's one runtime per process makes it one per process too). */
+static const char *const vec_names[] = {"vector_sum", "vector_dot", "vector_cg_start",
+                                        "vector_cg_step", "vector_move"};
+_Static_assert(sizeof vec_names / sizeof *vec_names == VEC_NOP, "a name per vector operation");
+
+/* Task t's row from its profiling (no batch); 0 when it ran on no worker. */
+static int tl_row_of(const struct starpu_task *t, struct tl_row *r)
+{
+  const struct starpu_profiling_task_info *pi = t->profiling_info;
+  if (!pi || pi->workerid < 0) return 0;
+  *r = (struct tl_row){.worker = pi->workerid, .batch = -1};
+  const struct vec_arg *v = t->cl == &femint_cl_vec ? t->cl_arg : NULL;
+  const char *name = v && v->op >= 0 && v->op < VEC_NOP ? vec_names[v->op]
+                                                         : t->cl->name + strlen("femint_");
+  if (!strncmp(name, "integrate", strlen("integrate"))) name = "integrate";
+  snprintf(r->codelet, sizeof r->codelet, "%s", name);
+  r->ready = starpu_timing_timespec_to_us((struct timespec *)&pi->push_end_time);
+  r->start = starpu_timing_timespec_to_us((struct timespec *)&pi->start_time);
+  r->end = starpu_timing_timespec_to_us((struct timespec *)&pi->end_time);
+  return 1;
+}
+
+/* The rows as CSV (worker, kind, codelet, order, cells, start and end in seconds from the first
+ * start, batch, ready time). */
+static int tl_write(femint_context_t ctx, const char *path, const struct tl_row *row, size_t n)
+{
+  FILE *f = fopen(path, "w");
+  FEMINT_CHECK(f, ctx, FEMINT_EIO, "cannot write the timeline '%s': %s", path, strerror(errno));
+  double t0 = INFINITY;
+  for (size_t i = 0; i < n; i++) t0 = fmin(t0, row[i].start);
+  fprintf(f, "worker,kind,codelet,order,cells,start_s,end_s,batch,ready_s\n");
+  for (size_t i = 0; i < n; i++) {
+    const struct tl_row *r = &row[i];
+    fprintf(f, "%d,%s,%s,%d,%d,%.6f,%.6f,%d,%.6f\n", r->worker,
+            starpu_worker_get_type(r->worker) == STARPU_OPENCL_WORKER ? "opencl" : "cpu",
+            r->codelet, r->order, r->cells, 1e-6 * (r->start - t0), 1e-6 * (r->end - t0),
+            r->batch, 1e-6 * (r->ready - t0));
+  }
+  int bad = ferror(f);
+  bad |= fclose(f) != 0;
+  FEMINT_CHECK(!bad, ctx, FEMINT_EIO, "cannot write the timeline '%s': %s", path, strerror(errno));
+  return 0;
+}
+
+/* The rows of the open recording of tasks that are not kept (a solve's: tasks submitted while
+ * it is open add theirs when they end; StarPU's one runtime per process makes it one per
+ * process too). */
 static struct {
   pthread_mutex_t lock;
   int open;
@@ -156,23 +200,11 @@ static struct {
   size_t n, cap;
 } tl = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static const char *const vec_names[] = {"vector_sum", "vector_dot", "vector_cg_start",
-                                        "vector_cg_step", "vector_move"};
-_Static_assert(sizeof vec_names / sizeof *vec_names == VEC_NOP, "a name per vector operation");
-
 /* A recorded task's end (its callback, the task its argument). */
 static void tl_record(void *arg)
 {
-  const struct starpu_task *t = arg;
-  const struct starpu_profiling_task_info *pi = t->profiling_info;
-  if (!pi || pi->workerid < 0) return;
-  struct tl_row r = {.worker = pi->workerid};
-  const struct vec_arg *v = t->cl == &femint_cl_vec ? t->cl_arg : NULL;
-  snprintf(r.codelet, sizeof r.codelet, "%s",
-           v && v->op >= 0 && v->op < VEC_NOP ? vec_names[v->op] : t->cl->name + strlen("femint_"));
-  r.ready = starpu_timing_timespec_to_us((struct timespec *)&pi->push_end_time);
-  r.start = starpu_timing_timespec_to_us((struct timespec *)&pi->start_time);
-  r.end = starpu_timing_timespec_to_us((struct timespec *)&pi->end_time);
+  struct tl_row r;
+  if (!tl_row_of(arg, &r)) return;
   pthread_mutex_lock(&tl.lock);
   if (!tl.open) { /* a task submitted as the recording closed */
     pthread_mutex_unlock(&tl.lock);
@@ -193,8 +225,8 @@ static void tl_record(void *arg)
 void timeline_open(void)
 {
   pthread_mutex_lock(&tl.lock);
-  tl.open = 1;
   tl.n = 0;
+  __atomic_store_n(&tl.open, 1, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&tl.lock);
 }
 
@@ -202,29 +234,15 @@ int timeline_close(femint_context_t ctx, const char *path)
 {
   starpu_task_wait_for_all(); /* the detached tasks' rows */
   pthread_mutex_lock(&tl.lock);
-  tl.open = 0;
+  __atomic_store_n(&tl.open, 0, __ATOMIC_RELEASE);
   struct tl_row *row = tl.row;
   const size_t n = tl.n;
   tl.row = NULL;
   tl.n = tl.cap = 0;
   pthread_mutex_unlock(&tl.lock);
-  FILE *f = fopen(path, "w");
-  if (!f) free(row);
-  FEMINT_CHECK(f, ctx, FEMINT_EIO, "cannot write the timeline '%s': %s", path, strerror(errno));
-  double t0 = INFINITY;
-  for (size_t i = 0; i < n; i++) t0 = fmin(t0, row[i].start);
-  fprintf(f, "worker,kind,codelet,order,cells,start_s,end_s,batch,ready_s\n");
-  for (size_t i = 0; i < n; i++) {
-    const struct tl_row *r = &row[i];
-    fprintf(f, "%d,%s,%s,0,0,%.6f,%.6f,-1,%.6f\n", r->worker,
-            starpu_worker_get_type(r->worker) == STARPU_OPENCL_WORKER ? "opencl" : "cpu",
-            r->codelet, 1e-6 * (r->start - t0), 1e-6 * (r->end - t0), 1e-6 * (r->ready - t0));
-  }
+  const int err = tl_write(ctx, path, row, n);
   free(row);
-  int bad = ferror(f);
-  bad |= fclose(f) != 0;
-  FEMINT_CHECK(!bad, ctx, FEMINT_EIO, "cannot write the timeline '%s': %s", path, strerror(errno));
-  return 0;
+  return err;
 }
 
 int task_submit(femint_context_t ctx, struct starpu_task *t, struct starpu_task **slot,
@@ -233,10 +251,7 @@ int task_submit(femint_context_t ctx, struct starpu_task *t, struct starpu_task 
   /* without a slot, the task is detached: StarPU destroys it when it is done */
   t->destroy = slot == NULL;
   t->detach = slot == NULL;
-  pthread_mutex_lock(&tl.lock);
-  const int recording = tl.open;
-  pthread_mutex_unlock(&tl.lock);
-  if (recording && !t->callback_func) {
+  if (__atomic_load_n(&tl.open, __ATOMIC_ACQUIRE) && !t->callback_func) {
     t->callback_func = tl_record;
     t->callback_arg = t;
   }
@@ -300,33 +315,24 @@ void stats_plan(const struct femint_operator *op, struct femint_stats *st)
 int timeline_write(femint_context_t ctx, const char *path, const struct plan *p,
                    struct starpu_task **tasks, int ntask)
 {
-  FILE *f = fopen(path, "w");
-  FEMINT_CHECK(f, ctx, FEMINT_EIO, "cannot write the timeline '%s': %s", path, strerror(errno));
-  double t0 = INFINITY;
-  for (int i = 0; i < ntask; i++)
-    if (tasks[i] && tasks[i]->profiling_info)
-      t0 = fmin(t0, starpu_timing_timespec_to_us(&tasks[i]->profiling_info->start_time));
-  fprintf(f, "worker,kind,codelet,order,cells,start_s,end_s,batch,ready_s\n");
+  struct tl_row *row = malloc(((size_t)ntask + 1) * sizeof *row);
+  FEMINT_CHECK(row, ctx, FEMINT_ENOMEM, "the timeline '%s': out of memory", path);
   const int nb = p->nform * p->nbatch;
+  size_t n = 0;
   for (int i = 0; i < ntask; i++) {
-    const struct starpu_profiling_task_info *pi = tasks[i] ? tasks[i]->profiling_info : NULL;
-    if (!pi || pi->workerid < 0) continue;
+    if (!tasks[i] || !tl_row_of(tasks[i], &row[n])) continue;
     /* batch i / 2's integration and assembly tasks, then the sums (no batch) */
-    const struct batch *b = i < 2 * nb ? &p->batches[i / 2] : NULL;
-    const char *name = tasks[i]->cl->name + strlen("femint_");
-    if (!strncmp(name, "integrate", strlen("integrate"))) name = "integrate";
-    fprintf(f, "%d,%s,%s,%d,%d,%.6f,%.6f,%d,%.6f\n", pi->workerid,
-            starpu_worker_get_type(pi->workerid) == STARPU_OPENCL_WORKER ? "opencl" : "cpu", name,
-            b ? b->g->order : 0, b ? b->ncell : 0,
-            1e-6 * (starpu_timing_timespec_to_us((struct timespec *)&pi->start_time) - t0),
-            1e-6 * (starpu_timing_timespec_to_us((struct timespec *)&pi->end_time) - t0),
-            b ? i / 2 : -1,
-            1e-6 * (starpu_timing_timespec_to_us((struct timespec *)&pi->push_end_time) - t0));
+    if (i < 2 * nb) {
+      const struct batch *b = &p->batches[i / 2];
+      row[n].order = b->g->order;
+      row[n].cells = b->ncell;
+      row[n].batch = i / 2;
+    }
+    n++;
   }
-  int bad = ferror(f);
-  bad |= fclose(f) != 0;
-  FEMINT_CHECK(!bad, ctx, FEMINT_EIO, "cannot write the timeline '%s': %s", path, strerror(errno));
-  return 0;
+  const int err = tl_write(ctx, path, row, n);
+  free(row);
+  return err;
 }
 
 int operator_gpu_alone(const struct femint_operator *op)

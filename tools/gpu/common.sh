@@ -9,9 +9,9 @@ gpu_setup() {
   cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
   if [ -n "${FEMINT:-}" ]; then
     # a link on the PATH, so that commands that run femint themselves (timeout) run it too
-    local bin
-    bin=$(command -v "$FEMINT") && mkdir -p "$out/.femint-bin" &&
-      ln -sf "$bin" "$out/.femint-bin/femint" && PATH="$out/.femint-bin:$PATH"
+    local bin dir=${TMPDIR:-/tmp}/femint-bin.$$
+    bin=$(command -v "$FEMINT") && mkdir -p "$dir" && ln -sf "$bin" "$dir/femint" &&
+      PATH="$dir:$PATH"
   fi
   command -v "${FEMINT:-femint}" >/dev/null || {
     echo "$(basename "$0"): no ${FEMINT:-femint} on the PATH; on the GPU host, from the" \
