@@ -2,17 +2,24 @@
  * devices (operator_split makes the parts; apply_split_prepare readies them for the apply, the
  * residual's own prepare for the residual). The space's modes are
  * split into ranges, one per device (operator_split_modes, as the COO assembly splits its rows),
- * and each range's part is an operator of the cells that touch it (operator_part_make, a cell on
- * the border of two ranges applied by both devices). Its device computes exactly the values of
- * its own modes: every place of each, summed in plan order, as one device would. A part's vectors
- * hold its own modes, then its ghosts (the other modes of its cells); at each application
- * (apply_split_submit) the ghosts get their owners' values: each part packs the values the others
- * read into main memory, each reader's apart, and each part loads its own into place once the
- * packing tasks are done and its cells that read no ghost are applied (its chunks are cut where
- * its cells start or stop reading them: the other devices' packs come meanwhile), so that what
- * crosses the bus per application is the values on the borders between the ranges. The packs go through main memory within the tasks,
- * ordered by declared dependencies, not as data that StarPU moves: each of its transfers between
- * devices costs a wait of its own. */
+ * and each range's part is an operator of the cells that touch it (operator_part_make). Its
+ * device computes exactly the values of its own modes: every place of each, summed in plan
+ * order, as one device would. A part's vectors hold its own modes, then its ghosts (the other
+ * modes of its cells). Each cell is applied by one part, the one that owns most of its modes
+ * (split_assign; in double precision, where each part's cells applied elsewhere make few runs):
+ * a part takes the values of the others' element vectors at its own modes from them (struct
+ * ev_link), and the ghosts of the cells it applies from their owners. A box cut in slabs
+ * exchanges at each border one plane of each: the values of x on the shared face one way, the
+ * element vectors' values on it the other, where every cell touching a border, applied by both
+ * parts, read p planes of ghosts (the residual, and a split of floats, still apply every cell of a
+ * part). At each application (apply_split_submit) each part packs the values the others read into
+ * main memory, each reader's apart, and each part loads its own into place once the packing
+ * tasks are done and its cells that read no ghost are applied (its chunks are cut where its cells
+ * start or stop reading them: the other devices' packs come meanwhile), then the cells that read
+ * ghosts, then the element vectors' values go the same way, so that what crosses the bus per
+ * application is the values on the borders between the ranges. The packs go through main memory
+ * within the tasks, ordered by declared dependencies, not as data that StarPU moves: each of its
+ * transfers between devices costs a wait of its own. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +40,24 @@ struct split_part {
    * at[e] in e's pack, loaded where they go in its vectors */
   int64_t nread[FEMINT_MAX_CL_DEVICES], first[FEMINT_MAX_CL_DEVICES], at[FEMINT_MAX_CL_DEVICES];
   struct vec_arg read_arg;
+  /* with each cell applied once: of its ghosts owned by part e, the first nneed[e] are read by
+   * the cells it applies (the others only by cells applied elsewhere) */
+  int need_set;
+  int64_t nneed[FEMINT_MAX_CL_DEVICES];
+};
+
+/* The values of the element vectors of a chunk of cells one part applies for another (a chunk of
+ * the reader's cells applied elsewhere, all in one chunk of the sender's), at the reader's modes:
+ * packed on the sender's device into main memory, loaded on the reader's into its chunk, in the
+ * reader's place order (the sum reads them as the places of its own DOFs). */
+struct ev_link {
+  int from, chunk_from, to, chunk_to;
+  int64_t n;                       /* values */
+  int64_t *idx;                    /* pairs (place in the pack, value in the sender's chunk) */
+  double *host;                    /* the pack in main memory (pinned) */
+  starpu_data_handle_t h_pack, h_idx;
+  struct vec_arg pack_arg, load_arg;
+  struct starpu_task *pack[2];     /* the packing tasks of the last two applications */
 };
 
 struct apply_split {
@@ -40,13 +65,39 @@ struct apply_split {
   int npart, nc;
   struct split_part part[FEMINT_MAX_CL_DEVICES];
   struct femint_vector *vx[FEMINT_MAX_CL_DEVICES], *vy[FEMINT_MAX_CL_DEVICES];
+  int nlink, links_made, round;
+  struct ev_link *link;
 };
+
+/* Wait for a kept task of the exchange, if any, and destroy it (its failure is in its
+ * arguments' status). */
+static void task_done(struct starpu_task **t)
+{
+  if (!*t) return;
+  if (starpu_task_wait(*t)) femint_trace("a task of the exchange between devices failed");
+  starpu_task_destroy(*t);
+  *t = NULL;
+}
+
+static void links_release(struct apply_split *sp)
+{
+  for (int l = 0; l < sp->nlink; l++) {
+    struct ev_link *k = &sp->link[l];
+    for (int r = 0; r < 2; r++) task_done(&k->pack[r]);
+    if (k->h_pack) starpu_data_unregister_no_coherency(k->h_pack);
+    if (k->h_idx) starpu_data_unregister(k->h_idx);
+    femint_host_free(sp->op->ctx, k->host);
+    free(k->idx);
+  }
+  free(sp->link);
+}
 
 void apply_split_release(struct femint_operator *op)
 {
   struct apply_split *sp = op->split;
   op->split_tried = 0;
   if (!sp) return;
+  links_release(sp);
   for (int d = 0; d < sp->npart; d++) {
     struct split_part *q = &sp->part[d];
     femint_vector_destroy(&sp->vx[d]);
@@ -122,7 +173,176 @@ static int exchange_task(struct femint_operator *op, struct vec_arg *arg, int n,
   return task_submit(op->ctx, t, slot, "the exchange between devices");
 }
 
-/* The packs and what each part reads of them, the parts' own ranges bound[part .. part + 1). */
+/* The part of the ranges bound[0 .. np] that owns mode g. */
+static int mode_part(const int64_t *bound, int np, int64_t g)
+{
+  int e = 0;
+  while (e < np - 1 && g >= bound[e + 1]) e++;
+  return e;
+}
+
+/* The part that applies mesh cell c: the one that owns most of its modes, the first of those. */
+static int cell_part(const struct femint_space *s, int c, const int64_t *bound, int np)
+{
+  int count[FEMINT_MAX_CL_DEVICES] = {0}, best = 0;
+  for (int64_t l = s->cell_off[c]; l < s->cell_off[c + 1]; l++)
+    if (s->cell_mode[l] >= 0) count[mode_part(bound, np, s->cell_mode[l])]++;
+  for (int e = 1; e < np; e++)
+    if (count[e] > count[best]) best = e;
+  return best;
+}
+
+/* Whether the remote cells of every part make at most BORDER_RUNS runs with the others, and
+ * each of their runs (taken from one part) falls within one run of the part that applies them,
+ * at[e][c] the plan cell of mesh cell c in part e. */
+static int remote_runs_fit(const struct apply_split *sp, int *const *at, int *const *run)
+{
+  for (int d = 0; d < sp->npart; d++)
+    if (ev_runs(sp->part[d].op, run[d]) > BORDER_RUNS) return 0;
+  for (int d = 0; d < sp->npart; d++) {
+    const struct femint_operator *q = sp->part[d].op;
+    for (int k = 0, k0 = 0; k < q->plan->ncell; k++) {
+      if (k == 0 || run[d][k] != run[d][k - 1]) k0 = k;
+      const int e = q->remote[k] - 1;
+      if (e < 0 || (k + 1 < q->plan->ncell && run[d][k + 1] == run[d][k])) continue;
+      /* the run's last cell: in the same run of e as its first */
+      const int first = at[e][q->plan->cells[k0]], last = at[e][q->plan->cells[k]];
+      if (first < 0 || last < 0 || run[e][first] != run[e][last]) return 0;
+    }
+  }
+  return 1;
+}
+
+/* Set mark[g] = v for the modes outside part q's range that the cells it applies read. */
+static void part_mark(const struct femint_operator *q, char *mark, char v)
+{
+  const struct femint_space *s = q->space;
+  for (int k = 0; k < q->plan->ncell; k++) {
+    if (q->remote && q->remote[k]) continue;
+    const int c = q->plan->cells[k];
+    for (int64_t l = s->cell_off[c]; l < s->cell_off[c + 1]; l++) {
+      const int64_t g = s->cell_mode[l];
+      if (g >= 0 && (g < q->mlo || g >= q->mhi)) mark[g] = v;
+    }
+  }
+}
+
+/* Part d's ghosts that the cells it applies read, nneed[e] of those owned by part e; with order
+ * set, each owner's ghosts put in the order those first, then the others (each ascending), and
+ * ghost_order made. mark: nmode zeros, on return too. */
+static int part_needs(struct apply_split *sp, int d, const int64_t *bound, char *mark, int order)
+{
+  struct split_part *pd = &sp->part[d];
+  struct femint_operator *q = pd->op;
+  const int64_t n = q->nghost;
+  part_mark(q, mark, 1);
+  memset(pd->nneed, 0, sizeof pd->nneed);
+  for (int64_t j = 0; j < n; j++)
+    if (mark[q->ghost[j]]) pd->nneed[mode_part(bound, sp->npart, q->ghost[j])]++;
+  int err = 0;
+  if (order) {
+    int64_t *g = malloc(((size_t)n + 1) * sizeof *g), *ord = malloc(((size_t)n + 1) * sizeof *ord);
+    if (g && ord) {
+      /* ghost[] ascending: each owner's run [j, j1), its nneed first */
+      for (int64_t j = 0, j1; j < n; j = j1) {
+        const int e = mode_part(bound, sp->npart, q->ghost[j]);
+        int64_t in = j, out = j + pd->nneed[e];
+        for (j1 = j; j1 < n && q->ghost[j1] < bound[e + 1]; j1++) {
+          ord[j1] = mark[q->ghost[j1]] ? in++ : out++;
+          g[ord[j1]] = q->ghost[j1];
+        }
+      }
+      free(q->ghost);
+      q->ghost = g;
+      q->ghost_order = ord;
+      pd->need_set = 1;
+    } else {
+      free(g);
+      free(ord);
+      err = femint_seterr(q->ctx, FEMINT_ENOMEM, "the operator over devices: out of memory");
+    }
+  }
+  part_mark(q, mark, 0);
+  return err;
+}
+
+/* The values that cross the bus per application with each cell applied once, the parts'
+ * nneed[] counted: the ghosts the parts' applied cells read, and the places at each part's own
+ * modes of its cells applied elsewhere. */
+static int64_t split_volume(const struct apply_split *sp)
+{
+  const struct femint_space *s = sp->op->space;
+  int64_t v = 0;
+  for (int d = 0; d < sp->npart; d++) {
+    const struct femint_operator *q = sp->part[d].op;
+    for (int e = 0; e < sp->npart; e++) v += sp->part[d].nneed[e];
+    for (int k = 0; k < q->plan->ncell; k++) {
+      const int c = q->plan->cells[k];
+      for (int64_t l = s->cell_off[c]; q->remote[k] && l < s->cell_off[c + 1]; l++)
+        v += s->cell_mode[l] >= q->mlo && s->cell_mode[l] < q->mhi;
+    }
+  }
+  return v * sp->nc;
+}
+
+/* Each cell applied by one part (cell_part), where the values are doubles (the exchange of
+ * element vectors loads doubles), the parts' cells applied elsewhere make few runs, and fewer
+ * values cross the bus so (a box in slabs: from p = 3; at p = 2 a plane of x and the element
+ * vectors' 9 places per face of a cell outweigh 3 planes of ghosts): the parts' remote[]; else
+ * none, and every part applies all its cells. */
+static int split_assign(struct apply_split *sp, const int64_t *bound)
+{
+  const struct femint_operator *op = sp->op;
+  if (op->plan->opt.precision == FEMINT_SINGLE) return 0;
+  const struct femint_space *s = op->space;
+  const int nmesh = s->mesh->ncell, np = sp->npart;
+  int *at[FEMINT_MAX_CL_DEVICES] = {0}, *run[FEMINT_MAX_CL_DEVICES] = {0}, oom = 0;
+  for (int d = 0; d < np; d++) {
+    struct femint_operator *q = sp->part[d].op;
+    at[d] = malloc(((size_t)nmesh + 1) * sizeof *at[d]);
+    run[d] = malloc(((size_t)q->plan->ncell + 1) * sizeof *run[d]);
+    q->remote = calloc((size_t)q->plan->ncell + 1, 1);
+    oom |= !at[d] || !run[d] || !q->remote;
+    for (int c = 0; !oom && c < nmesh; c++) at[d][c] = -1;
+    for (int k = 0; !oom && k < q->plan->ncell; k++) {
+      const int c = q->plan->cells[k], e = cell_part(s, c, bound, np);
+      at[d][c] = k;
+      q->remote[k] = (char)(e == d ? 0 : 1 + e);
+    }
+  }
+  int fit = !oom && remote_runs_fit(sp, at, run);
+  char *mark = fit ? calloc((size_t)s->nmode + 1, 1) : NULL;
+  oom |= fit && !mark;
+  for (int d = 0; d < np && fit && mark; d++) part_needs(sp, d, bound, mark, 0);
+  int64_t all = 0, once = fit && mark ? split_volume(sp) : 0;
+  for (int d = 0; d < np; d++) all += sp->part[d].op->nghost * sp->nc;
+  fit &= !oom && once < all;
+  for (int d = 0; d < np && fit && !oom; d++) oom |= part_needs(sp, d, bound, mark, 1) != 0;
+  free(mark);
+  int nremote = 0;
+  for (int d = 0; d < np; d++) {
+    struct femint_operator *q = sp->part[d].op;
+    for (int k = 0; fit && k < q->plan->ncell; k++) nremote += q->remote[k] != 0;
+    if (!fit) {
+      free(q->remote);
+      q->remote = NULL;
+    }
+    free(at[d]);
+    free(run[d]);
+  }
+  if (oom) return femint_seterr(op->ctx, FEMINT_ENOMEM, "the operator over devices: out of memory");
+  if (fit)
+    femint_trace("the operator over %d devices: each cell applied by one part (%d of the parts' "
+                 "cells by another), %lld values cross the bus per application (%lld else)",
+                 np, nremote, (long long)once, (long long)all);
+  else
+    femint_trace("the operator over %d devices: every part applies all its cells (%lld values "
+                 "cross the bus per application, %lld else)", np, (long long)all, (long long)once);
+  return 0;
+}
+
+/* The packs and what each part reads of them, the parts' own ranges bound[part .. part + 1):
+ * its ghosts of each owner, or (each cell applied once) those the cells it applies read. */
 static int split_exchange_make(struct apply_split *sp, const int64_t *bound)
 {
   femint_context_t ctx = sp->op->ctx;
@@ -135,9 +355,9 @@ static int split_exchange_make(struct apply_split *sp, const int64_t *bound)
       int64_t j1 = j;
       while (j1 < q->nghost && q->ghost[j1] < bound[e + 1]) j1++;
       pd->first[e] = j;
-      pd->nread[e] = j1 - j;
+      pd->nread[e] = pd->need_set ? pd->nneed[e] : j1 - j;
       pd->at[e] = sp->part[e].npack;
-      sp->part[e].npack += j1 - j;
+      sp->part[e].npack += pd->nread[e];
       j = j1;
     }
   }
@@ -200,6 +420,7 @@ static int split_make(struct femint_operator *op, const int *dev, int n)
   char *mark = calloc((size_t)nmode + 1, 1);
   int err = mark ? 0 : femint_seterr(ctx, FEMINT_ENOMEM, "the operator over devices: out of memory");
   for (int d = 0; d < sp->npart && !err; d++) err = part_ghosts(sp->part[d].op, mark);
+  if (!err) err = split_assign(sp, b);
   if (!err) err = split_exchange_make(sp, b);
   free(mark);
   for (int d = 0; d < sp->npart && !err; d++) {
@@ -229,6 +450,102 @@ int operator_split(struct femint_operator *op, struct apply_split **out)
   return 0;
 }
 
+/* The link that loads chunk i of part d (its cells applied by part e = border[i] - 2): the
+ * sender's values of each place of the chunk's map, at[c] the plan cell of mesh cell c in e. */
+static int link_make(struct apply_split *sp, struct ev_link *k, int d, int i, const int *at)
+{
+  femint_context_t ctx = sp->op->ctx;
+  const struct femint_operator *qd = sp->part[d].op, *qe = sp->part[k->from].op;
+  const struct ev_sum *ed = apply_ev(qd), *ee = apply_ev(qe);
+  const int nc = ed->nc, np = ed->np, per = nc * np;
+  const int64_t *m = ev_chunk_map(ed, i), nu = ed->nu[i], *ptr = m + nu, *pos = ptr + nu + 1;
+  k->to = d;
+  k->chunk_to = i;
+  k->n = ptr[nu] * nc;
+  k->chunk_from = -1;
+  k->idx = malloc((2 * (size_t)k->n + 2) * sizeof *k->idx);
+  FEMINT_CHECK(k->idx && !femint_host_alloc(ctx, ((size_t)k->n + 1) * sizeof(double),
+                                           (void **)&k->host),
+               ctx, FEMINT_ENOMEM, "the operator over devices: out of memory");
+  for (int64_t o = 0; o < ptr[nu]; o++) {
+    const int ke = at[qd->plan->cells[ed->first[i] + pos[o] / per]];
+    const int j = ke < 0 ? -1 : ev_chunk_of(ee->first, ee->nchunk, ke);
+    if (o == 0) k->chunk_from = j;
+    FEMINT_CHECK(j >= 0 && j == k->chunk_from, ctx, FEMINT_ERUNTIME,
+                 "the operator over devices: the cells part %d takes from part %d are not in one "
+                 "of its chunks", d, k->from);
+    for (int c = 0; c < nc; c++) { /* value c of place o, in place order */
+      k->idx[2 * (o * nc + c)] = o * nc + c;
+      k->idx[2 * (o * nc + c) + 1] = (int64_t)(ke - ee->first[j]) * per + c * np + pos[o] % per;
+    }
+  }
+  if (k->chunk_from < 0) k->chunk_from = 0; /* no value: nothing to pack */
+  starpu_vector_data_register(&k->h_pack, -1, 0, (uint32_t)(k->n + 1), sizeof(double));
+  starpu_vector_data_register(&k->h_idx, STARPU_MAIN_RAM, (uintptr_t)k->idx,
+                              (uint32_t)(2 * k->n + 2), sizeof(int64_t));
+  k->pack_arg = (struct vec_arg){.ctx = ctx, .op = VEC_MOVE, .n = k->n,
+                                 .kern = apply_vec_kernels(qe), .store = k->host, .nstore = k->n};
+  k->load_arg = (struct vec_arg){.ctx = ctx, .op = VEC_MOVE, .kern = apply_vec_kernels(qd),
+                                 .nloads = 1, .load = {k->host}, .nload = {k->n}};
+  return 0;
+}
+
+/* The links of the parts' chunks of cells applied elsewhere (once the parts are prepared). */
+static int split_links_make(struct apply_split *sp)
+{
+  sp->links_made = 1;
+  int n = 0;
+  for (int d = 0; d < sp->npart; d++) {
+    const struct ev_sum *e = apply_ev(sp->part[d].op);
+    for (int i = 0; e->border && i < e->nchunk; i++) n += e->border[i] >= 2;
+  }
+  if (!n) return 0;
+  femint_context_t ctx = sp->op->ctx;
+  const int nmesh = sp->op->space->mesh->ncell;
+  sp->link = calloc((size_t)n, sizeof *sp->link);
+  int *at = malloc(((size_t)nmesh + 1) * sizeof *at);
+  int err = sp->link && at ? 0 : femint_seterr(ctx, FEMINT_ENOMEM, "the operator over devices: out of memory");
+  for (int from = 0; from < sp->npart && !err; from++) {
+    const struct femint_operator *qe = sp->part[from].op;
+    for (int c = 0; c < nmesh; c++) at[c] = -1;
+    for (int k = 0; k < qe->plan->ncell; k++) at[qe->plan->cells[k]] = k;
+    for (int d = 0; d < sp->npart && !err; d++) {
+      const struct ev_sum *e = apply_ev(sp->part[d].op);
+      for (int i = 0; e->border && i < e->nchunk && !err; i++)
+        if (e->border[i] == 2 + from) {
+          struct ev_link *k = &sp->link[sp->nlink++];
+          k->from = from;
+          err = link_make(sp, k, d, i, at);
+        }
+    }
+  }
+  free(at);
+  return err;
+}
+
+/* The links' tasks of one application: each pack after the sender's chunk is applied, each load
+ * into the reader's chunk after its pack (kept two applications, then waited for and
+ * destroyed). */
+static int split_links_submit(struct apply_split *sp)
+{
+  const int r = sp->round++ & 1;
+  for (int l = 0; l < sp->nlink; l++) {
+    struct ev_link *k = &sp->link[l];
+    task_done(&k->pack[r]);
+    const struct femint_operator *qe = sp->part[k->from].op;
+    const starpu_data_handle_t h[3] = {k->h_pack, apply_ev(qe)->h_ev[k->chunk_from], k->h_idx};
+    static const enum starpu_data_access_mode m[3] = {STARPU_W, STARPU_R, STARPU_R};
+    FEMINT_CALL(exchange_task(sp->part[k->from].op, &k->pack_arg, 3, h, m, NULL, 0, &k->pack[r]));
+  }
+  for (int l = 0; l < sp->nlink; l++) {
+    struct ev_link *k = &sp->link[l];
+    const starpu_data_handle_t h = apply_ev(sp->part[k->to].op)->h_ev[k->chunk_to];
+    static const enum starpu_data_access_mode w = STARPU_W;
+    FEMINT_CALL(exchange_task(sp->part[k->to].op, &k->load_arg, 1, &h, &w, &k->pack[r], 1, NULL));
+  }
+  return 0;
+}
+
 int apply_split_prepare(struct femint_operator *op, int form, int *kind, struct apply_split **out)
 {
   *out = NULL;
@@ -250,11 +567,25 @@ int apply_split_prepare(struct femint_operator *op, int form, int *kind, struct 
       return 0;
     }
   }
+  if (!sp->links_made) FEMINT_CALL(split_links_make(sp));
   *out = sp;
   return 0;
 }
 
 int apply_split_nparts(const struct apply_split *sp) { return sp->npart; }
+
+void apply_split_traffic(const struct apply_split *sp, int64_t *applied, int64_t *moved,
+                         int64_t *ghosts)
+{
+  *applied = *moved = *ghosts = 0;
+  for (int d = 0; d < sp->npart; d++) {
+    const struct femint_operator *q = sp->part[d].op;
+    for (int k = 0; k < q->plan->ncell; k++) *applied += !q->remote || !q->remote[k];
+    *moved += sp->part[d].npack * sp->nc;
+    *ghosts += q->nghost * sp->nc;
+  }
+  for (int l = 0; l < sp->nlink; l++) *moved += sp->link[l].n;
+}
 
 struct femint_operator *apply_split_part(const struct apply_split *sp, int d)
 {
@@ -356,22 +687,29 @@ static int split_receive(struct apply_split *sp, int d, struct femint_vector **v
 }
 
 int apply_split_submit(struct apply_split *sp, int form, int kind, struct femint_vector **v,
-                       struct femint_vector **y, struct starpu_task **packs, int *counts)
+                       struct femint_vector **y, struct starpu_task **packs, int *counts,
+                       struct starpu_task **kept, int *nkept)
 {
   FEMINT_CALL(split_pack(sp, v, packs));
   /* on each device, the cells that read no ghost first: the other devices' packs are made
    * meanwhile (the load into v[d] waits for these tasks, which read v[d]) */
   for (int d = 0; d < sp->npart; d++) {
-    const int n = apply_submit_chunks(sp->part[d].op, form, kind, v[d]->h, APPLY_INSIDE, NULL,
-                                      counts);
+    const int n = apply_submit_chunks(sp->part[d].op, form, kind, v[d]->h, APPLY_INSIDE,
+                                      kept ? kept + *nkept : NULL, counts);
     if (n < 0) return n;
+    if (kept) *nkept += n;
   }
   for (int d = 0; d < sp->npart; d++) {
-    struct femint_operator *q = sp->part[d].op;
     FEMINT_CALL(split_receive(sp, d, v, packs));
-    const int n = apply_submit_chunks(q, form, kind, v[d]->h, APPLY_BORDER, NULL, counts);
+    const int n = apply_submit_chunks(sp->part[d].op, form, kind, v[d]->h, APPLY_BORDER,
+                                      kept ? kept + *nkept : NULL, counts);
     if (n < 0) return n;
-    FEMINT_CALL(apply_sum(q, y[d], NULL, counts));
+    if (kept) *nkept += n;
+  }
+  FEMINT_CALL(split_links_submit(sp));
+  for (int d = 0; d < sp->npart; d++) {
+    FEMINT_CALL(apply_sum(sp->part[d].op, y[d], kept ? kept + *nkept : NULL, counts));
+    if (kept) (*nkept)++;
   }
   return 0;
 }
@@ -386,6 +724,11 @@ static int exchange_status(const struct apply_split *sp, const char *who)
       if (a->status) return femint_seterr(sp->op->ctx, a->status, "%s: %s", who, a->msg);
     }
   }
+  for (int l = 0; l < sp->nlink; l++)
+    for (int i = 0; i < 2; i++) {
+      const struct vec_arg *a = i ? &sp->link[l].load_arg : &sp->link[l].pack_arg;
+      if (a->status) return femint_seterr(sp->op->ctx, a->status, "%s: %s", who, a->msg);
+    }
   return 0;
 }
 
@@ -407,18 +750,21 @@ int apply_split_run(struct apply_split *sp, int form, int kind, const double *x,
   for (int d = 0; d < sp->npart; d++) ntask += apply_nchunk(sp->part[d].op) + 1;
   struct starpu_task **tasks = calloc((size_t)ntask + 1, sizeof *tasks);
   FEMINT_CHECK(tasks, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
-  int err = 0, at = 0;
-  for (int d = 0; d < sp->npart && !err; d++) {
-    const int n = apply_submit(sp->part[d].op, form, kind, vx[d]->h, vy[d], tasks + at, NULL);
-    if (n < 0) err = n;
-    else at += n;
-  }
+  struct starpu_task *packs[FEMINT_MAX_CL_DEVICES] = {0};
+  int at = 0;
+  int err = apply_split_submit(sp, form, kind, vx, vy, packs, NULL, tasks, &at);
   for (int i = 0; i < at; i++) {
     if (starpu_task_wait(tasks[i]) && !err)
       err = femint_seterr(ctx, FEMINT_ERUNTIME, "%s: a task failed", who);
     if (st) stats_task(st, tasks[i], tasks[i]->cl == &femint_cl_apply);
     starpu_task_destroy(tasks[i]);
   }
+  for (int d = 0; d < sp->npart; d++)
+    if (packs[d]) {
+      if (starpu_task_wait(packs[d]) && !err)
+        err = femint_seterr(ctx, FEMINT_ERUNTIME, "%s: a task failed", who);
+      starpu_task_destroy(packs[d]);
+    }
   free(tasks);
   if (!err) err = apply_split_status(sp, who);
   if (!err) err = apply_split_gather(sp, vy, y);

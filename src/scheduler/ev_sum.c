@@ -100,12 +100,10 @@ int ev_sum_sort(femint_context_t ctx, struct ev_sum *e, const char *who)
   FEMINT_CHECK(e->h_slot && e->slot && e->chunk_sorted, ctx, FEMINT_ENOMEM, "%s: out of memory",
                who);
   for (int64_t i = 0; i < ncell * np; i++) e->slot[i] = -1;
-  const int64_t *m = e->map;
   for (int i = 0; i < nb; i++) {
-    const int64_t nu = e->nu[i], *ptr = m + nu, *pos = ptr + nu + 1;
+    const int64_t *m = ev_chunk_map(e, i), nu = e->nu[i], *ptr = m + nu, *pos = ptr + nu + 1;
     for (int64_t o = 0; o < ptr[nu]; o++) /* pos: (cell in the chunk) nc np + n */
       e->slot[((int64_t)e->first[i] + pos[o] / per) * np + pos[o] % per] = (int32_t)o;
-    m += 2 * nu + 1 + (int64_t)e->ncell[i] * np; /* as chunk_maps lays them out */
     starpu_vector_data_register(&e->h_slot[i], STARPU_MAIN_RAM,
                                 (uintptr_t)(e->slot + (size_t)e->first[i] * np),
                                 (uint32_t)((size_t)e->ncell[i] * np), sizeof(int32_t));
@@ -145,14 +143,29 @@ static int reads_ghost(const struct femint_operator *op, int k)
   return 0;
 }
 
-/* The most runs of cells that read ghosts or not a part's chunks follow (a box split in slabs
- * has 2 or 3: the cells of a slab's inside between those of its faces); more, and the part's
- * cells are chunked as any operator's. */
-#define BORDER_RUNS 5
+int ev_cell_kind(const struct femint_operator *op, int k)
+{
+  return op->remote && op->remote[k] ? 1 + op->remote[k] : reads_ghost(op, k);
+}
 
-/* The chunks: runs of consecutive plan cells (with borders, in a part of a split, the cells
- * that read ghosts and those that do not, where they make at most BORDER_RUNS runs; else one),
- * each cut in chunks of e->size cells at most. */
+int ev_runs(const struct femint_operator *op, int *run)
+{
+  int nrun = 0;
+  for (int k = 0, prev = -1; k < op->plan->ncell; k++) {
+    const int g = ev_cell_kind(op, k);
+    if (g != prev && nrun++ == BORDER_RUNS) return BORDER_RUNS + 1;
+    prev = g;
+    if (run) run[k] = nrun - 1;
+  }
+  return nrun;
+}
+
+/* The chunks: runs of consecutive plan cells (with borders, in a part of a split, the runs of
+ * equal ev_cell_kind, where they are at most BORDER_RUNS and not all of cells applied here that
+ * read no ghost; else one), each cut in chunks of e->size cells at most, but for a part whose
+ * cells are each applied once (op->remote) the runs that read ghosts or are applied elsewhere:
+ * a sender's chunk then holds all the cells another part's chunk of remote cells takes from it
+ * (apply_split.c checks that each of those runs falls within one of the sender's). */
 static int chunk_layout(struct femint_operator *op, struct ev_sum *e, int borders, const char *who)
 {
   const int ncell = op->plan->ncell;
@@ -160,53 +173,72 @@ static int chunk_layout(struct femint_operator *op, struct ev_sum *e, int border
   char kind[BORDER_RUNS] = {0};
   if (borders && op->ghost)
     for (int k = 0, prev = -1; k < ncell; k++) {
-      const int g = reads_ghost(op, k);
+      const int g = ev_cell_kind(op, k);
       if (g == prev) continue;
       if (nrun++ == BORDER_RUNS) break; /* too many */
       kind[nrun - 1] = (char)g;
       run[nrun - 1] = k;
       prev = g;
     }
-  const int cut = nrun >= 2 && nrun <= BORDER_RUNS;
+  const int cut = nrun <= BORDER_RUNS && (nrun >= 2 || (nrun == 1 && kind[0] >= 2));
   if (!cut) {
     nrun = ncell ? 1 : 0;
     run[0] = 0;
   }
   run[nrun] = ncell;
-  int nb = 0;
-  for (int r = 0; r < nrun; r++) nb += (run[r + 1] - run[r] + e->size - 1) / e->size;
+  int size[BORDER_RUNS], nb = 0;
+  for (int r = 0; r < nrun; r++) {
+    size[r] = cut && op->remote && kind[r] ? run[r + 1] - run[r] : e->size;
+    nb += (run[r + 1] - run[r] + size[r] - 1) / size[r];
+  }
   e->nchunk = nb;
   e->first = malloc(((size_t)nb + 1) * sizeof *e->first);
   e->ncell = malloc(((size_t)nb + 1) * sizeof *e->ncell);
   e->border = cut ? malloc((size_t)nb + 1) : NULL;
   FEMINT_CHECK(e->first && e->ncell && (e->border || !cut), op->ctx, FEMINT_ENOMEM,
                "%s: out of memory", who);
-  int i = 0;
+  int i = 0, remote = 0;
   for (int r = 0; r < nrun; r++)
-    for (int k = run[r]; k < run[r + 1]; k += e->size, i++) {
+    for (int k = run[r]; k < run[r + 1]; k += size[r], i++) {
       e->first[i] = k;
-      e->ncell[i] = run[r + 1] - k < e->size ? run[r + 1] - k : e->size;
+      e->ncell[i] = run[r + 1] - k < size[r] ? run[r + 1] - k : size[r];
       if (cut) e->border[i] = kind[r];
+      remote |= cut && kind[r] >= 2;
     }
+  if (remote) { /* the chunks of cells applied elsewhere are loaded in place order */
+    e->chunk_sorted = calloc((size_t)nb + 1, sizeof *e->chunk_sorted);
+    FEMINT_CHECK(e->chunk_sorted, op->ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+    for (i = 0; i < nb; i++) e->chunk_sorted[i] = e->border[i] >= 2;
+  }
   if (cut)
-    femint_trace("%s on device %d: %d cells in %d runs of cells that read ghosts or not, %d chunks",
-                 who, op->coo_dev, ncell, nrun, nb);
+    femint_trace("%s on device %d: %d cells in %d runs of cells that read ghosts or not%s, "
+                 "%d chunks",
+                 who, op->coo_dev, ncell, nrun, op->remote ? " or are applied elsewhere" : "", nb);
   return 0;
 }
 
+const int64_t *ev_chunk_map(const struct ev_sum *e, int i)
+{
+  const int64_t *m = e->map;
+  for (int j = 0; j < i; j++) m += 2 * e->nu[j] + 1 + (int64_t)e->ncell[j] * e->np;
+  return m;
+}
+
 /* Mode g in the numbering of the operator's vectors: g itself, or in a part of a split
- * (op->ghost) g - mlo for its own modes, then its ghosts after them. */
+ * (op->ghost) g - mlo for its own modes, then its ghosts after them (found through ghost_order
+ * where they are not ascending). */
 static int64_t vector_index(const struct femint_operator *op, int64_t g)
 {
   if (!op->ghost || g < 0) return g;
   if (g >= op->mlo && g < op->mhi) return g - op->mlo;
+  const int64_t *ord = op->ghost_order;
   int64_t lo = 0, hi = op->nghost;
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo) / 2;
-    if (op->ghost[mid] < g) lo = mid + 1;
+    if (op->ghost[ord ? ord[mid] : mid] < g) lo = mid + 1;
     else hi = mid;
   }
-  return op->mhi - op->mlo + lo;
+  return op->mhi - op->mlo + (ord ? ord[lo] : lo);
 }
 
 int ev_sum_create(struct femint_operator *op, const char *who, int np, const int *local,

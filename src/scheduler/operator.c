@@ -191,6 +191,8 @@ int femint_operator_destroy(femint_operator_t *op)
   free(o->cells);
   free(o->timeline);
   free(o->ghost);
+  free(o->remote);
+  free(o->ghost_order);
   free(o);
   *op = NULL;
   return 0;

@@ -55,6 +55,13 @@ struct femint_operator {
   /* a part of a split apply: its vectors hold its own modes mlo..mhi - 1, then the nghost
    * modes of its cells outside them (ghost[], ascending); NULL: the space's numbering */
   int64_t *ghost, nghost;
+  int64_t *ghost_order;           /* NULL: ghost[] ascending; else the places of ghost[] in
+                                     ascending order (each owner's still after the other's, those
+                                     its applied cells read first: apply_split.c) */
+  /* a part of a split apply whose cells are each applied once (apply_split.c): [plan ncell], 0
+   * where this part applies plan cell k, else 1 + the part that does (the values of its element
+   * vector at this part's modes come from there); NULL: every cell applied here */
+  char *remote;
   /* residuals: what the first femint_operator_residual made (operator_residual.c) */
   struct op_residual *residual;
   int nlost_seen;                 /* the context's devices left out when the above were made */
@@ -274,6 +281,16 @@ struct ev_sum {
  * border[] flags), when that makes few chunks. */
 int ev_sum_create(struct femint_operator *op, const char *who, int np, const int *local,
                   size_t per_cell, int only_cl, int borders, int single, struct ev_sum **e);
+/* With borders and op->remote set, the chunks are also cut where cells applied by another part
+ * start or stop (border[] 2 + that part: their values come from it, loaded in place order,
+ * chunk_sorted), and the runs of cells that read ghosts or are applied elsewhere are not cut by
+ * size. What chunk_layout makes of plan cell k: 0 (reads no ghost), 1, or 2 + the part that
+ * applies it; the runs of equal kinds over the plan, BORDER_RUNS + 1 for too many (run[k] the
+ * run of plan cell k, NULL: not kept); the map of chunk i (udof[nu], ptr[nu + 1], places). */
+#define BORDER_RUNS 5
+int ev_cell_kind(const struct femint_operator *op, int k);
+int ev_runs(const struct femint_operator *op, int *run);
+const int64_t *ev_chunk_map(const struct ev_sum *e, int i);
 void ev_sum_destroy(femint_context_t ctx, struct ev_sum **e);
 /* Let the element vectors be written in place order: the slots of every cell's
  * values, registered per chunk. A writer that scatters through them sets its chunk's
@@ -328,6 +345,11 @@ int apply_split_run(struct apply_split *sp, int form, int kind, const double *x,
                     struct femint_stats *st);
 /* The parts, and part d's operator. */
 int apply_split_nparts(const struct apply_split *sp);
+/* The cells the parts apply, the values that cross the bus per application (ghosts and element
+ * vectors' values), and the parts' ghosts (values), what every cell applied by each part that
+ * has it would move. */
+void apply_split_traffic(const struct apply_split *sp, int64_t *applied, int64_t *moved,
+                         int64_t *ghosts);
 struct femint_operator *apply_split_part(const struct apply_split *sp, int d);
 /* Vectors of the parts (v[d]: part d's own modes, then its ghosts), made where v[d] is NULL. */
 int apply_split_vectors(struct apply_split *sp, struct femint_vector **v);
@@ -338,11 +360,14 @@ int apply_split_io(struct apply_split *sp, struct femint_vector ***x, struct fem
  * the own modes' back into one. */
 int apply_split_scatter(struct apply_split *sp, const double *x, struct femint_vector **v);
 int apply_split_gather(struct apply_split *sp, struct femint_vector **v, double *x);
-/* Submit y = A v over the parts (detached tasks): v's ghosts from their owners (packs[part]
- * the packing tasks, NULL where none, for the caller to wait for and destroy), each part's cells
- * that read no ghost applied while they come, then the others and the sum into y[part]. */
+/* Submit y = A v over the parts: v's ghosts from their owners (packs[part] the packing tasks,
+ * NULL where none, for the caller to wait for and destroy), each part's cells that read no
+ * ghost applied while they come, then the others, the values of cells applied by another part
+ * from there, and the sum into y[part]; the apply and sum tasks detached, or (kept set) kept in
+ * kept[*nkept ..] (room for every part's chunks and sum), *nkept counting them. */
 int apply_split_submit(struct apply_split *sp, int form, int kind, struct femint_vector **v,
-                       struct femint_vector **y, struct starpu_task **packs, int *counts);
+                       struct femint_vector **y, struct starpu_task **packs, int *counts,
+                       struct starpu_task **kept, int *nkept);
 /* The first error the parts' apply tasks and the exchange recorded (its message naming who). */
 int apply_split_status(struct apply_split *sp, const char *who);
 
@@ -376,9 +401,11 @@ int apply_prepare(struct femint_operator *op, int form, int *kind);
 /* The checks of apply_prepare alone: a hexahedral mesh, a form with a matrix-free kernel, CPU
  * workers. */
 int apply_check(const struct femint_operator *op, int form, int *kind);
-/* Of a prepared operator: the vectors' home (an OpenCL worker, or -1), the chunks. */
+/* Of a prepared operator: the vectors' home (an OpenCL worker, or -1), the chunks, their
+ * element vectors. */
 int apply_home(const struct femint_operator *op);
 int apply_nchunk(const struct femint_operator *op);
+const struct ev_sum *apply_ev(const struct femint_operator *op);
 /* Submit y = A x for a prepared form, without waiting: the apply tasks of the chunks (in
  * tasks[0 .. nchunk) when tasks is set, else detached), then the sum into y on the vectors' home
  * (apply_task_home); counts, when set, counts them by kind of worker ([0] CPU, [1] OpenCL). Returns the

@@ -329,6 +329,8 @@ int apply_home(const struct femint_operator *op) { return op->apply->home; }
 
 int apply_nchunk(const struct femint_operator *op) { return op->apply->es->nchunk; }
 
+const struct ev_sum *apply_ev(const struct femint_operator *op) { return op->apply->es; }
+
 struct vec_kernels *const *apply_vec_kernels(const struct femint_operator *op)
 {
   return op->apply->vk;
@@ -357,9 +359,11 @@ int apply_submit_chunks(struct femint_operator *op, int form, int kind, starpu_d
   const int nb = e->nchunk;
   int n = 0, err = 0;
   for (int i = 0; i < nb && !err; i++) {
-    /* a chunk whose cells are not known to read no ghost counts as reading them */
-    const int reads = !e->border || e->border[i];
-    if ((which == APPLY_INSIDE && reads) || (which == APPLY_BORDER && !reads)) continue;
+    /* a chunk whose cells are not known to read no ghost counts as reading them; one of cells
+     * another part applies (2 + it) is loaded from there */
+    const int reads = e->border ? e->border[i] : 1;
+    if (reads >= 2 || (which == APPLY_INSIDE && reads) || (which == APPLY_BORDER && !reads))
+      continue;
     /* set once per kind and counter: earlier tasks of a solve may still read them */
     if (!a->args[i].ctx || a->args[i].kind != kind || a->args[i].counts != counts ||
         a->args[i].evec != evec)

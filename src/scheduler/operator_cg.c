@@ -204,7 +204,8 @@ static int cg_apply_parts(struct cg *c, int start, int pack)
     y[d] = start ? q->r : q->w;
   }
   if (c->sp) {
-    const int err = apply_split_submit(c->sp, c->form, c->kind, v, y, packs, c->counts);
+    const int err = apply_split_submit(c->sp, c->form, c->kind, v, y, packs, c->counts, NULL,
+                                       NULL);
     for (int d = 0; d < c->np; d++) c->part[d].t_pack[pack] = packs[d];
     return err;
   }
