@@ -24,21 +24,24 @@
   if (lid == 0) part[(j) * get_num_groups(0) + get_group_id(0)] = loc[0];                        \
   barrier(CLK_LOCAL_MEM_FENCE)
 
-/* One chunk's part of y = the sum of the element vectors: map holds the chunk's nu DOFs, their
- * ranges ptr[nu + 1] of places and the places (component 0) in the chunk's ev; each DOF adds
- * its places one after the other to what y holds (in double; vec_ev_sum_f reads element vectors
- * of floats). */
+/* One chunk's part of y = the sum of the element vectors: map holds, in 32-bit words, the
+ * chunk's nu DOFs (64 bits each; DOF j itself where ident is set: the chunk has every DOF), their
+ * ranges ptr[nu + 1] of places and the places (component 0) in the chunk's ev; each DOF adds its
+ * places one after the other to what y holds (in double; vec_ev_sum_f reads element vectors of
+ * floats). With 64-bit ranges and places, and the DOFs read where the chunk has them all, the
+ * CG of bp1, bp3 and bp5 was 2-5% slower at p >= 5 on the H200 (doc/perf/bp/map32). */
 #define EV_SUM(name, T)                                                                           \
-  __kernel void name(long nu, int nc, int np, __global const T *ev, __global const long *map,     \
-                     __global double *y)                                                          \
+  __kernel void name(long nu, int nc, int np, int ident, __global const T *ev,                    \
+                     __global const int *map, __global double *y)                                 \
   {                                                                                               \
     const long j = get_global_id(0);                                                              \
     if (j >= nu) return;                                                                          \
-    __global const long *ptr = map + nu, *pos = ptr + nu + 1;                                     \
-    const long g = map[j];                                                                        \
+    __global const int *ptr = map + 2 * nu, *pos = ptr + nu + 1;                                  \
+    const long g = ident ? j : ((__global const long *)map)[j];                                   \
+    const int o0 = ptr[j], o1 = ptr[j + 1];                                                       \
     for (int c = 0; c < nc; c++) {                                                                \
       double s = y[g * nc + c];                                                                   \
-      for (long o = ptr[j]; o < ptr[j + 1]; o++) s += ev[pos[o] + (long)c * np];                  \
+      for (int o = o0; o < o1; o++) s += ev[pos[o] + c * np];                                     \
       y[g * nc + c] = s;                                                                          \
     }                                                                                             \
   }
@@ -66,13 +69,13 @@ EV_SUM(vec_ev_sum_f, float)
  * where the values gathered from the cells took 0.58 ms; a work-group reading its DOFs' range in
  * tiles through local memory took longer. */
 #define EV_SUM_SORTED(name, T)                                                                    \
-  __kernel void name(long nu, int nc, int first, __global const T *ev, __global const long *map,  \
-                     __global double *y)                                                          \
+  __kernel void name(long nu, int nc, int first, int ident, __global const T *ev,                 \
+                     __global const int *map, __global double *y)                                 \
   {                                                                                               \
     const long j = get_global_id(0);                                                              \
     if (j >= nu) return;                                                                          \
-    __global const long *ptr = map + nu;                                                          \
-    const long g = first ? j : map[j], o0 = ptr[j], o1 = ptr[j + 1];                              \
+    __global const int *ptr = map + 2 * nu;                                                       \
+    const long g = ident ? j : ((__global const long *)map)[j], o0 = ptr[j], o1 = ptr[j + 1];     \
     if (nc == 1) SUM_PLACES(T, 1)                                                                 \
     else if (nc == 2) SUM_PLACES(T, 2)                                                            \
     else SUM_PLACES(T, 3)                                                                         \

@@ -326,14 +326,16 @@ static void vec_opencl(void *buffers[], void *cl_arg)
       err = femint_seterr(NULL, FEMINT_EOPENCL, WHO ": clEnqueueFillBuffer failed");
     for (int c = 0; c < a->nchunk && !err; c++) {
       const cl_long nu = a->chunk_nu[c];
+      const cl_int ident = nu * nc == n; /* the chunk has every DOF: its j-th is j */
       const cl_mem ev = DEV(1 + 2 * c), map = DEV(2 + 2 * c);
       if (a->chunk_sorted && a->chunk_sorted[c]) {
-        const struct karg k[] = {KARG(nu), KARG(nc), KARG(first), KARG(ev), KARG(map), KARG(y)};
-        err = femint_cl_run(queue, vk->ev_sum_sorted[a->single], (size_t)nu, VEC_WG, 6, k, WHO);
+        const struct karg k[] = {KARG(nu), KARG(nc),  KARG(first), KARG(ident),
+                                 KARG(ev), KARG(map), KARG(y)};
+        err = femint_cl_run(queue, vk->ev_sum_sorted[a->single], (size_t)nu, VEC_WG, 7, k, WHO);
         continue;
       }
-      const struct karg k[] = {KARG(nu), KARG(nc), KARG(np), KARG(ev), KARG(map), KARG(y)};
-      err = femint_cl_run(queue, a->single ? vk->ev_sum_f : kern, (size_t)nu, VEC_WG, 6, k, WHO);
+      const struct karg k[] = {KARG(nu), KARG(nc), KARG(np), KARG(ident), KARG(ev), KARG(map), KARG(y)};
+      err = femint_cl_run(queue, a->single ? vk->ev_sum_f : kern, (size_t)nu, VEC_WG, 7, k, WHO);
     }
     break;
   }

@@ -77,7 +77,8 @@ struct vec_arg {
   const int *chunk_sorted;        /* VEC_EV_SUM: NULL, or [nchunk] the chunks in place order
                                      (struct ev_sum's chunk_sorted) */
   int nchunk;                     /* VEC_EV_SUM: chunks, and the DOFs of each, chunk_nu[i]: its */
-  const int64_t *chunk_nu;        /* map is udof[nu], ptr[nu + 1], places[ptr[nu]] */
+  const int64_t *chunk_nu;        /* map is struct ev_map's: udof[nu] (64 bits), ptr[nu + 1]
+                                     and places[ptr[nu]] (32 bits) */
   /* VEC_EV_SUM on CPU workers (the task on no OpenCL worker): the buffers after each ev are the
    * chunks' DOFs ([cell][np], struct ev_sum's dofs) instead of maps, and the sum goes through
    * the cells in plan order (each value read once, in order; a chunk in place order through

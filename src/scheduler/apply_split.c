@@ -458,7 +458,9 @@ static int link_make(struct apply_split *sp, struct ev_link *k, int d, int i, co
   const struct femint_operator *qd = sp->part[d].op, *qe = sp->part[k->from].op;
   const struct ev_sum *ed = apply_ev(qd), *ee = apply_ev(qe);
   const int nc = ed->nc, np = ed->np, per = nc * np;
-  const int64_t *m = ev_chunk_map(ed, i), nu = ed->nu[i], *ptr = m + nu, *pos = ptr + nu + 1;
+  const struct ev_map m = ev_chunk_map(ed, i);
+  const int64_t nu = ed->nu[i];
+  const int32_t *ptr = m.ptr, *pos = m.pos;
   k->to = d;
   k->chunk_to = i;
   k->n = ptr[nu] * nc;

@@ -43,8 +43,25 @@ void ev_sum_destroy(femint_context_t ctx, struct ev_sum **pe)
   *pe = NULL;
 }
 
-/* The transpose of the DOF map per chunk, from occ: map[i] = udof[nu] (the chunk's DOFs,
- * ascending), ptr[nu + 1], places[] (in the chunk's element vectors), registered. */
+/* The 32-bit words of chunk i's map in e->map: its DOFs (64 bits each), ptr, and room for a place
+ * per value of its cells; even, so that the next chunk's DOFs stay aligned. */
+static int64_t map_words(const struct ev_sum *e, int i)
+{
+  const int64_t w = 3 * e->nu[i] + 1 + (int64_t)e->ncell[i] * e->np;
+  return w + (w & 1);
+}
+
+struct ev_map ev_chunk_map(const struct ev_sum *e, int i)
+{
+  const int32_t *m = e->map;
+  for (int j = 0; j < i; j++) m += map_words(e, j);
+  const int64_t nu = e->nu[i];
+  return (struct ev_map){.udof = (const int64_t *)(const void *)m, .ptr = m + 2 * nu,
+                         .pos = m + 3 * nu + 1};
+}
+
+/* The transpose of the DOF map per chunk, from occ (struct ev_map), registered. The places and
+ * their ranges fit 32 bits: a chunk's element vectors are under 4 GiB (chunk_size). */
 static int chunk_maps(femint_context_t ctx, const char *who, int64_t nmode, struct ev_sum *e)
 {
   const int64_t per = (int64_t)e->nc * e->np;
@@ -59,31 +76,31 @@ static int chunk_maps(femint_context_t ctx, const char *who, int64_t nmode, stru
     }
   for (int i = 0; i < nb; i++) {
     start[i] = total;
-    total += 2 * e->nu[i] + 1 + (int64_t)e->ncell[i] * e->np;
+    total += map_words(e, i);
   }
-  e->map = malloc(((size_t)total + 1) * sizeof *e->map);
+  e->map = malloc(((size_t)total + 2) * sizeof *e->map);
   int64_t *fill = calloc(2 * (size_t)nb + 1, sizeof *fill); /* [i]: DOFs so far, [nb + i]: places */
   if (!e->map || !fill) {
     free(start);
     free(fill);
     return femint_seterr(ctx, FEMINT_ENOMEM, "%s: out of memory", who);
   }
-  for (int i = 0; i < nb; i++) e->map[start[i] + e->nu[i]] = 0;
+  for (int i = 0; i < nb; i++) e->map[start[i] + 2 * e->nu[i]] = 0;
   for (int64_t g = 0; g < nmode; g++)
     for (int64_t o = e->occ_ptr[g]; o < e->occ_ptr[g + 1]; o++) {
       const int i = ev_chunk_of(e->first, nb, e->occ[o] / per);
-      int64_t *m = e->map + start[i], *ptr = m + e->nu[i], *pos = ptr + e->nu[i] + 1;
+      int32_t *m = e->map + start[i], *ptr = m + 2 * e->nu[i], *pos = ptr + e->nu[i] + 1;
       if (o == e->occ_ptr[g] || i != ev_chunk_of(e->first, nb, e->occ[o - 1] / per)) {
-        m[fill[i]++] = g;
+        ((int64_t *)(void *)m)[fill[i]++] = g;
         ptr[fill[i]] = ptr[fill[i] - 1];
       }
-      pos[fill[nb + i]++] = e->occ[o] - (int64_t)e->first[i] * per;
+      pos[fill[nb + i]++] = (int32_t)(e->occ[o] - (int64_t)e->first[i] * per);
       ptr[fill[i]]++;
     }
   for (int i = 0; i < nb; i++)
     starpu_vector_data_register(&e->h_map[i], STARPU_MAIN_RAM, (uintptr_t)(e->map + start[i]),
-                                (uint32_t)(2 * e->nu[i] + 1 + fill[nb + i] + (fill[nb + i] == 0)),
-                                sizeof(int64_t));
+                                (uint32_t)(3 * e->nu[i] + 1 + fill[nb + i] + (fill[nb + i] == 0)),
+                                sizeof(int32_t));
   free(start);
   free(fill);
   return 0;
@@ -101,9 +118,9 @@ int ev_sum_sort(femint_context_t ctx, struct ev_sum *e, const char *who)
                who);
   for (int64_t i = 0; i < ncell * np; i++) e->slot[i] = -1;
   for (int i = 0; i < nb; i++) {
-    const int64_t *m = ev_chunk_map(e, i), nu = e->nu[i], *ptr = m + nu, *pos = ptr + nu + 1;
-    for (int64_t o = 0; o < ptr[nu]; o++) /* pos: (cell in the chunk) nc np + n */
-      e->slot[((int64_t)e->first[i] + pos[o] / per) * np + pos[o] % per] = (int32_t)o;
+    const struct ev_map m = ev_chunk_map(e, i);
+    for (int64_t o = 0; o < m.ptr[e->nu[i]]; o++) /* pos: (cell in the chunk) nc np + n */
+      e->slot[((int64_t)e->first[i] + m.pos[o] / per) * np + m.pos[o] % per] = (int32_t)o;
     starpu_vector_data_register(&e->h_slot[i], STARPU_MAIN_RAM,
                                 (uintptr_t)(e->slot + (size_t)e->first[i] * np),
                                 (uint32_t)((size_t)e->ncell[i] * np), sizeof(int32_t));
@@ -217,12 +234,6 @@ static int chunk_layout(struct femint_operator *op, struct ev_sum *e, int border
   return 0;
 }
 
-const int64_t *ev_chunk_map(const struct ev_sum *e, int i)
-{
-  const int64_t *m = e->map;
-  for (int j = 0; j < i; j++) m += 2 * e->nu[j] + 1 + (int64_t)e->ncell[j] * e->np;
-  return m;
-}
 
 /* Mode g in the numbering of the operator's vectors: g itself, or in a part of a split
  * (op->ghost) g - mlo for its own modes, then its ghosts after them (found through ghost_order

@@ -256,9 +256,8 @@ struct ev_sum {
   char *ev;                        /* [plan cell][nc][np] (pinned) */
   int64_t *dofs;                   /* [plan cell][np] the scalar mode of each local value, or -1 */
   int64_t *occ_ptr, *occ;          /* for each scalar mode, its places in ev (component 0) */
-  int64_t *map, *nu;               /* the transpose per chunk: map[i] holds the chunk's nu[i]
-                                      DOFs (ascending), their ranges in the places, and the
-                                      places of each in the chunk's element vectors */
+  int32_t *map;                    /* the transpose per chunk (struct ev_map, ev_chunk_map) */
+  int64_t *nu;                     /* the DOFs of each chunk */
   starpu_data_handle_t *h_ev, *h_dofs, *h_map; /* [nchunk] */
   int32_t *slot;                   /* after ev_sum_sort, [plan cell][np] the place of each
                                       local value in its chunk, or -1 (no DOF): a writer may put
@@ -286,11 +285,18 @@ int ev_sum_create(struct femint_operator *op, const char *who, int np, const int
  * chunk_sorted), and the runs of cells that read ghosts or are applied elsewhere are not cut by
  * size. What chunk_layout makes of plan cell k: 0 (reads no ghost), 1, or 2 + the part that
  * applies it; the runs of equal kinds over the plan, BORDER_RUNS + 1 for too many (run[k] the
- * run of plan cell k, NULL: not kept); the map of chunk i (udof[nu], ptr[nu + 1], places). */
+ * run of plan cell k, NULL: not kept); the map of chunk i, in one buffer of 32-bit words (the
+ * DOFs two each, then ptr and pos), registered per chunk. */
 #define BORDER_RUNS 5
 int ev_cell_kind(const struct femint_operator *op, int k);
 int ev_runs(const struct femint_operator *op, int *run);
-const int64_t *ev_chunk_map(const struct ev_sum *e, int i);
+struct ev_map {
+  const int64_t *udof;             /* [nu] the chunk's DOFs, ascending (0 .. nu - 1 where nu is
+                                      every DOF summed) */
+  const int32_t *ptr, *pos;        /* [nu + 1] the ranges of each one's places; the places
+                                      (component 0) in the chunk's element vectors */
+};
+struct ev_map ev_chunk_map(const struct ev_sum *e, int i);
 void ev_sum_destroy(femint_context_t ctx, struct ev_sum **e);
 /* Let the element vectors be written in place order: the slots of every cell's
  * values, registered per chunk. A writer that scatters through them sets its chunk's
