@@ -213,7 +213,6 @@ int operator_split(struct femint_operator *op, struct apply_split **out)
   return 0;
 }
 
-
 int apply_split_prepare(struct femint_operator *op, int form, int *kind, struct apply_split **out)
 {
   *out = NULL;
@@ -235,7 +234,15 @@ int apply_split_prepare(struct femint_operator *op, int form, int *kind, struct 
       return 0;
     }
   }
-  if (!sp->links_made) FEMINT_CALL(split_links_make(sp));
+  const int links = sp->links_made ? 0 : split_links_make(sp);
+  if (links < 0) return links;
+  if (links > 0) { /* the chunks of the parts do not match: each part applies all its cells */
+    femint_trace("the operator over %d devices: a part's chunk of cells applied elsewhere takes "
+                 "them from several chunks; every part applies all its cells", sp->npart);
+    apply_split_release(op);
+    op->split_all_cells = 1;
+    return apply_split_prepare(op, form, kind, out);
+  }
   *out = sp;
   return 0;
 }

@@ -58,8 +58,9 @@ int split_task(struct femint_operator *op, struct vec_arg *arg, int n, const sta
 /* Each cell applied by one part where that pays (the parts' remote[], their ghosts reordered and
  * nneed[]), the parts' own ranges bound[part .. part + 1). */
 int split_assign(struct apply_split *sp, const int64_t *bound);
-/* The links of the parts' chunks of cells applied elsewhere (once the parts are prepared), their
- * tasks of one application, and their release. */
+/* The links of the parts' chunks of cells applied elsewhere (once the parts are prepared: 1
+ * where a chunk takes its cells from several of the sender's), their tasks of one application,
+ * and their release. */
 int split_links_make(struct apply_split *sp);
 int split_links_submit(struct apply_split *sp);
 void split_links_release(struct apply_split *sp);

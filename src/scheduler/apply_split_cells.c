@@ -151,7 +151,7 @@ static int64_t split_volume(const struct apply_split *sp)
 int split_assign(struct apply_split *sp, const int64_t *bound)
 {
   const struct femint_operator *op = sp->op;
-  if (op->plan->opt.precision == FEMINT_SINGLE) return 0;
+  if (op->plan->opt.precision == FEMINT_SINGLE || op->split_all_cells) return 0;
   const struct femint_space *s = op->space;
   const int nmesh = s->mesh->ncell, np = sp->npart;
   int *at[FEMINT_MAX_CL_DEVICES] = {0}, *run[FEMINT_MAX_CL_DEVICES] = {0}, oom = 0;
@@ -200,7 +200,8 @@ int split_assign(struct apply_split *sp, const int64_t *bound)
 }
 
 /* The link that loads chunk i of part d (its cells applied by part e = border[i] - 2): the
- * sender's values of each place of the chunk's map, at[c] the plan cell of mesh cell c in e. */
+ * sender's values of each place of the chunk's map, at[c] the plan cell of mesh cell c in e;
+ * 1 where those cells are not all in one of the sender's chunks. */
 static int link_make(struct apply_split *sp, struct ev_link *k, int d, int i, const int *at)
 {
   femint_context_t ctx = sp->op->ctx;
@@ -222,9 +223,7 @@ static int link_make(struct apply_split *sp, struct ev_link *k, int d, int i, co
     const int ke = at[qd->plan->cells[ed->first[i] + pos[o] / per]];
     const int j = ke < 0 ? -1 : ev_chunk_of(ee->first, ee->nchunk, ke);
     if (o == 0) k->chunk_from = j;
-    FEMINT_CHECK(j >= 0 && j == k->chunk_from, ctx, FEMINT_ERUNTIME,
-                 "the operator over devices: the cells part %d takes from part %d are not in one "
-                 "of its chunks", d, k->from);
+    if (j < 0 || j != k->chunk_from) return 1; /* not in one of the sender's chunks */
     for (int c = 0; c < nc; c++) { /* value c of place o, in place order */
       k->idx[2 * (o * nc + c)] = o * nc + c;
       k->idx[2 * (o * nc + c) + 1] = (int64_t)(ke - ee->first[j]) * per + c * np + pos[o] % per;

@@ -179,10 +179,9 @@ int ev_runs(const struct femint_operator *op, int *run)
 
 /* The chunks: runs of consecutive plan cells (with borders, in a part of a split, the runs of
  * equal ev_cell_kind, where they are at most BORDER_RUNS and not all of cells applied here that
- * read no ghost; else one), each cut in chunks of e->size cells at most, but for a part whose
- * cells are each applied once (op->remote) the runs that read ghosts or are applied elsewhere:
- * a sender's chunk then holds all the cells another part's chunk of remote cells takes from it
- * (apply_split.c checks that each of those runs falls within one of the sender's). */
+ * read no ghost; else one), each cut in chunks of e->size cells at most (a part on a GPU: one
+ * chunk per run; apply_split_cells.c falls back to every cell applied by each part that has it
+ * where a chunk of cells applied elsewhere takes them from several of the sender's). */
 static int chunk_layout(struct femint_operator *op, struct ev_sum *e, int borders, const char *who)
 {
   const int ncell = op->plan->ncell;
@@ -205,7 +204,7 @@ static int chunk_layout(struct femint_operator *op, struct ev_sum *e, int border
   run[nrun] = ncell;
   int size[BORDER_RUNS], nb = 0;
   for (int r = 0; r < nrun; r++) {
-    size[r] = cut && op->remote && kind[r] ? run[r + 1] - run[r] : e->size;
+    size[r] = e->size;
     nb += (run[r + 1] - run[r] + size[r] - 1) / size[r];
   }
   e->nchunk = nb;

@@ -52,6 +52,8 @@ struct femint_operator {
   /* the apply over several devices (apply_split.c): its parts, or NULL */
   struct apply_split *split;
   int split_tried;                /* whether the split was made or found impossible */
+  int split_all_cells;            /* its parts apply all their cells (each cell once did not
+                                     fit the chunks: apply_split_prepare) */
   /* a part of a split apply: its vectors hold its own modes mlo..mhi - 1, then the nghost
    * modes of its cells outside them (ghost[], ascending); NULL: the space's numbering */
   int64_t *ghost, nghost;
