@@ -9,8 +9,9 @@
  * elasticity (3 components); both devices run apply tasks; with the CPU workers beside them
  * (which dmda may give every task) the results to rounding; a solve and an application again on the same operator reuse the
  * split; an operator over a subset of the cells too; each cell applied once where that moves
- * fewer values (p = 4 on a tall box), every part's cells in single precision (the element
- * vectors of floats are not exchanged), the bits of one device both ways; the residual of pointwise forms on
+ * fewer values (BP5 at p = 4 and elasticity at p = 3 on a tall box), every part's cells in
+ * single precision (the element vectors of floats are not exchanged) and with 4 components
+ * (more than the loaded values' sum takes), the bits of one device each way; the residual of pointwise forms on
  * tetrahedra (an auxiliary field, 3 components) the bits of one device. */
 #include <math.h>
 #include <stdlib.h>
@@ -39,6 +40,32 @@ static double reldiff(const double *a, const double *b, int64_t n)
     m = fmax(m, fabs(a[i]));
   }
   return m > 0 ? d / m : d;
+}
+
+/* Form f on space s (ncell cells) applied on 2 devices gives the bits of 1 device; once: each
+ * cell applied by one device (else every device applies all the cells that touch its DOFs). */
+static void compare_cells(femint_context_t ctx, const char *name, femint_space_t s,
+                          femint_form_t f, int64_t ncell, int once)
+{
+  const int64_t n = femint_space_num_dofs(s);
+  femint_operator_t one = make_op(ctx, s, f, 1, 0, 0, NULL, 0);
+  femint_operator_t two = make_op(ctx, s, f, 2, 0, 0, NULL, 0);
+  double *x = malloc(n * sizeof *x), *y1 = malloc(n * sizeof *y1), *y2 = malloc(n * sizeof *y2);
+  for (int64_t i = 0; i < n; i++) x[i] = drand48() - 0.5;
+  TAP_CALL(ctx, femint_operator_apply(one, 0, x, y1, NULL));
+  TAP_CALL(ctx, femint_operator_apply(two, 0, x, y2, NULL));
+  int64_t applied, moved, ghosts;
+  apply_split_traffic(two->split, &applied, &moved, &ghosts);
+  tap_ok(memcmp(y1, y2, n * sizeof *y1) == 0 && (once ? applied == ncell : applied > ncell),
+         "%s on 2 devices: the bits of 1 device, %s (%lld cells applied, %lld values cross the "
+         "bus, %lld ghosts)",
+         name, once ? "each cell applied once" : "every device applies all its cells",
+         (long long)applied, (long long)moved, (long long)ghosts);
+  femint_operator_destroy(&one);
+  femint_operator_destroy(&two);
+  free(x);
+  free(y1);
+  free(y2);
 }
 
 /* The OpenCL workers that ran apply tasks in st. */
@@ -260,6 +287,20 @@ int main(void)
   free(x4);
   free(y4);
   femint_space_destroy(&s4);
+  /* elasticity (3 components) with each cell applied once; 4 components of Laplace, more than
+   * the loaded chunks' sum in place order takes: every device applies all its cells */
+  femint_form_t lap4;
+  TAP_CALL(ctx, femint_form_create_laplace(ctx, 4, 1, &one, &lap4));
+  for (int nc = 3; nc <= 4; nc++) {
+    femint_space_t sv;
+    TAP_CALL(ctx, femint_space_create(ctx, tall, FEMINT_H1, nc, NULL, nc == 3 ? 3 : 4, &sv));
+    TAP_CALL(ctx, femint_space_remove_boundary_dofs(sv, 0, NULL));
+    compare_cells(ctx, nc == 3 ? "elasticity, p = 3, 3 x 3 x 8 cells"
+                               : "Laplace of 4 components, p = 4, 3 x 3 x 8 cells",
+                  sv, nc == 3 ? el : lap4, 72, nc == 3);
+    femint_space_destroy(&sv);
+  }
+  femint_form_destroy(&lap4);
   /* in single precision (element vectors of floats) every part applies all its cells */
   {
     const struct femint_operator_options o1 = {.where = FEMINT_WHERE_OPENCL, .devices = 1,

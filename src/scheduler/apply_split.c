@@ -235,7 +235,10 @@ int apply_split_prepare(struct femint_operator *op, int form, int *kind, struct 
     }
   }
   const int links = sp->links_made ? 0 : split_links_make(sp);
-  if (links < 0) return links;
+  if (links < 0) { /* made again at the next call */
+    apply_split_release(op);
+    return links;
+  }
   if (links > 0) { /* the chunks of the parts do not match: each part applies all its cells */
     femint_trace("the operator over %d devices: a part's chunk of cells applied elsewhere takes "
                  "them from several chunks; every part applies all its cells", sp->npart);

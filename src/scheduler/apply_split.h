@@ -37,7 +37,8 @@ struct ev_link {
   double *host;                    /* the pack in main memory (pinned) */
   starpu_data_handle_t h_pack, h_idx;
   struct vec_arg pack_arg, load_arg;
-  struct starpu_task *pack[2];     /* the packing tasks of the last two applications */
+  struct starpu_task *pack[2], *load[2]; /* the tasks of the last two applications (a pack
+                                      after the last load, which read the same memory) */
 };
 
 struct apply_split {

@@ -22,7 +22,10 @@ void split_links_release(struct apply_split *sp)
 {
   for (int l = 0; l < sp->nlink; l++) {
     struct ev_link *k = &sp->link[l];
-    for (int r = 0; r < 2; r++) task_done(&k->pack[r]);
+    for (int r = 0; r < 2; r++) {
+      task_done(&k->pack[r]);
+      task_done(&k->load[r]);
+    }
     if (k->h_pack) starpu_data_unregister_no_coherency(k->h_pack);
     if (k->h_idx) starpu_data_unregister(k->h_idx);
     femint_host_free(sp->op->ctx, k->host);
@@ -144,14 +147,18 @@ static int64_t split_volume(const struct apply_split *sp)
 }
 
 /* Each cell applied by one part (cell_part), where the values are doubles (the exchange of
- * element vectors loads doubles), the parts' cells applied elsewhere make few runs, and fewer
+ * element vectors loads doubles) of at most EV_SORTED_MAX_NC components, the parts' cells
+ * applied elsewhere make few runs, and fewer
  * values cross the bus so (a box in slabs: from p = 3; at p = 2 a plane of x and the element
  * vectors' 9 places per face of a cell outweigh 3 planes of ghosts): the parts' remote[]; else
  * none, and every part applies all its cells. */
 int split_assign(struct apply_split *sp, const int64_t *bound)
 {
   const struct femint_operator *op = sp->op;
-  if (op->plan->opt.precision == FEMINT_SINGLE || op->split_all_cells) return 0;
+  /* (the loaded chunks are summed in place order, up to EV_SORTED_MAX_NC components) */
+  if (op->plan->opt.precision == FEMINT_SINGLE || sp->nc > EV_SORTED_MAX_NC ||
+      op->split_all_cells)
+    return 0;
   const struct femint_space *s = op->space;
   const int nmesh = s->mesh->ncell, np = sp->npart;
   int *at[FEMINT_MAX_CL_DEVICES] = {0}, *run[FEMINT_MAX_CL_DEVICES] = {0}, oom = 0;
@@ -193,9 +200,12 @@ int split_assign(struct apply_split *sp, const int64_t *bound)
     femint_trace("the operator over %d devices: each cell applied by one part (%d of the parts' "
                  "cells by another), %lld values cross the bus per application (%lld else)",
                  np, nremote, (long long)once, (long long)all);
-  else
+  else if (once)
     femint_trace("the operator over %d devices: every part applies all its cells (%lld values "
                  "cross the bus per application, %lld else)", np, (long long)all, (long long)once);
+  else
+    femint_trace("the operator over %d devices: every part applies all its cells (its cells "
+                 "applied elsewhere would make too many runs)", np);
   return 0;
 }
 
@@ -282,16 +292,20 @@ int split_links_submit(struct apply_split *sp)
   for (int l = 0; l < sp->nlink; l++) {
     struct ev_link *k = &sp->link[l];
     task_done(&k->pack[r]);
+    task_done(&k->load[r]);
     const struct femint_operator *qe = sp->part[k->from].op;
     const starpu_data_handle_t h[3] = {k->h_pack, apply_ev(qe)->h_ev[k->chunk_from], k->h_idx};
     static const enum starpu_data_access_mode m[3] = {STARPU_W, STARPU_R, STARPU_R};
-    FEMINT_CALL(split_task(sp->part[k->from].op, &k->pack_arg, 3, h, m, NULL, 0, &k->pack[r]));
+    struct starpu_task *last = k->load[r ^ 1]; /* it read the pack's memory */
+    FEMINT_CALL(split_task(sp->part[k->from].op, &k->pack_arg, 3, h, m, &last, last != NULL,
+                           &k->pack[r]));
   }
   for (int l = 0; l < sp->nlink; l++) {
     struct ev_link *k = &sp->link[l];
     const starpu_data_handle_t h = apply_ev(sp->part[k->to].op)->h_ev[k->chunk_to];
     static const enum starpu_data_access_mode w = STARPU_W;
-    FEMINT_CALL(split_task(sp->part[k->to].op, &k->load_arg, 1, &h, &w, &k->pack[r], 1, NULL));
+    FEMINT_CALL(
+        split_task(sp->part[k->to].op, &k->load_arg, 1, &h, &w, &k->pack[r], 1, &k->load[r]));
   }
   return 0;
 }

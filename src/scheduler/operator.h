@@ -284,8 +284,7 @@ int ev_sum_create(struct femint_operator *op, const char *who, int np, const int
                   size_t per_cell, int only_cl, int borders, int single, struct ev_sum **e);
 /* With borders and op->remote set, the chunks are also cut where cells applied by another part
  * start or stop (border[] 2 + that part: their values come from it, loaded in place order,
- * chunk_sorted), and the runs of cells that read ghosts or are applied elsewhere are not cut by
- * size. What chunk_layout makes of plan cell k: 0 (reads no ghost), 1, or 2 + the part that
+ * chunk_sorted). What chunk_layout makes of plan cell k: 0 (reads no ghost), 1, or 2 + the part that
  * applies it; the runs of equal kinds over the plan, BORDER_RUNS + 1 for too many (run[k] the
  * run of plan cell k, NULL: not kept); the map of chunk i, in one buffer of 32-bit words (the
  * DOFs two each, then ptr and pos), registered per chunk. */
