@@ -252,7 +252,6 @@ int apply_split_prepare(struct femint_operator *op, int form, int *kind, struct 
 
 int apply_split_nparts(const struct apply_split *sp) { return sp->npart; }
 
-
 struct femint_operator *apply_split_part(const struct apply_split *sp, int d)
 {
   return sp->part[d].op;
@@ -436,4 +435,3 @@ int apply_split_run(struct apply_split *sp, int form, int kind, const double *x,
   if (!err) err = apply_split_gather(sp, vy, y);
   return err;
 }
-

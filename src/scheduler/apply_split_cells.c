@@ -53,22 +53,35 @@ static int cell_part(const struct femint_space *s, int c, const int64_t *bound, 
   return best;
 }
 
-/* Whether the remote cells of every part make at most BORDER_RUNS runs with the others, and
- * each of their runs (taken from one part) falls within one run of the part that applies them,
- * at[e][c] the plan cell of mesh cell c in part e. */
-static int remote_runs_fit(const struct apply_split *sp, int *const *at, int *const *run)
+/* at[c] = the plan cell of mesh cell c in part q, -1 for the nmesh cells outside it. */
+static void plan_at(const struct femint_operator *q, int nmesh, int *at)
 {
-  for (int d = 0; d < sp->npart; d++)
-    if (ev_runs(sp->part[d].op, run[d]) > BORDER_RUNS) return 0;
+  for (int c = 0; c < nmesh; c++) at[c] = -1;
+  for (int k = 0; k < q->plan->ncell; k++) at[q->plan->cells[k]] = k;
+}
+
+/* Whether the cells of every part make at most BORDER_RUNS runs of equal ev_cell_kind, and each
+ * run of its cells applied elsewhere (by one part) falls within one run of the part that applies
+ * them, at[e] its plan_at. */
+static int remote_runs_fit(const struct apply_split *sp, int *const *at)
+{
+  int start[FEMINT_MAX_CL_DEVICES][BORDER_RUNS + 1], nrun[FEMINT_MAX_CL_DEVICES];
+  char kind[FEMINT_MAX_CL_DEVICES][BORDER_RUNS];
   for (int d = 0; d < sp->npart; d++) {
-    const struct femint_operator *q = sp->part[d].op;
-    for (int k = 0, k0 = 0; k < q->plan->ncell; k++) {
-      if (k == 0 || run[d][k] != run[d][k - 1]) k0 = k;
-      const int e = q->remote[k] - 1;
-      if (e < 0 || (k + 1 < q->plan->ncell && run[d][k + 1] == run[d][k])) continue;
-      /* the run's last cell: in the same run of e as its first */
-      const int first = at[e][q->plan->cells[k0]], last = at[e][q->plan->cells[k]];
-      if (first < 0 || last < 0 || run[e][first] != run[e][last]) return 0;
+    nrun[d] = ev_runs(sp->part[d].op, start[d], kind[d]);
+    if (nrun[d] > BORDER_RUNS) return 0;
+    start[d][nrun[d]] = sp->part[d].op->plan->ncell;
+  }
+  for (int d = 0; d < sp->npart; d++) {
+    const int *cells = sp->part[d].op->plan->cells;
+    for (int r = 0; r < nrun[d]; r++) {
+      const int e = kind[d][r] - 2;
+      if (e < 0) continue;
+      /* the run's first and last cells in the same run of e */
+      const int first = at[e][cells[start[d][r]]], last = at[e][cells[start[d][r + 1] - 1]];
+      if (first < 0 || last < 0 ||
+          ev_chunk_of(start[e], nrun[e], first) != ev_chunk_of(start[e], nrun[e], last))
+        return 0;
     }
   }
   return 1;
@@ -161,21 +174,20 @@ int split_assign(struct apply_split *sp, const int64_t *bound)
     return 0;
   const struct femint_space *s = op->space;
   const int nmesh = s->mesh->ncell, np = sp->npart;
-  int *at[FEMINT_MAX_CL_DEVICES] = {0}, *run[FEMINT_MAX_CL_DEVICES] = {0}, oom = 0;
+  int *at[FEMINT_MAX_CL_DEVICES] = {0}, oom = 0;
   for (int d = 0; d < np; d++) {
     struct femint_operator *q = sp->part[d].op;
     at[d] = malloc(((size_t)nmesh + 1) * sizeof *at[d]);
-    run[d] = malloc(((size_t)q->plan->ncell + 1) * sizeof *run[d]);
     q->remote = calloc((size_t)q->plan->ncell + 1, 1);
-    oom |= !at[d] || !run[d] || !q->remote;
-    for (int c = 0; !oom && c < nmesh; c++) at[d][c] = -1;
-    for (int k = 0; !oom && k < q->plan->ncell; k++) {
-      const int c = q->plan->cells[k], e = cell_part(s, c, bound, np);
-      at[d][c] = k;
+    oom |= !at[d] || !q->remote;
+    if (oom) continue;
+    plan_at(q, nmesh, at[d]);
+    for (int k = 0; k < q->plan->ncell; k++) {
+      const int e = cell_part(s, q->plan->cells[k], bound, np);
       q->remote[k] = (char)(e == d ? 0 : 1 + e);
     }
   }
-  int fit = !oom && remote_runs_fit(sp, at, run);
+  int fit = !oom && remote_runs_fit(sp, at);
   char *mark = fit ? calloc((size_t)s->nmode + 1, 1) : NULL;
   oom |= fit && !mark;
   for (int d = 0; d < np && fit && mark; d++) part_needs(sp, d, bound, mark, 0);
@@ -193,7 +205,6 @@ int split_assign(struct apply_split *sp, const int64_t *bound)
       q->remote = NULL;
     }
     free(at[d]);
-    free(run[d]);
   }
   if (oom) return femint_seterr(op->ctx, FEMINT_ENOMEM, "the operator over devices: out of memory");
   if (fit)
@@ -266,9 +277,7 @@ int split_links_make(struct apply_split *sp)
   int *at = malloc(((size_t)nmesh + 1) * sizeof *at);
   int err = sp->link && at ? 0 : femint_seterr(ctx, FEMINT_ENOMEM, "the operator over devices: out of memory");
   for (int from = 0; from < sp->npart && !err; from++) {
-    const struct femint_operator *qe = sp->part[from].op;
-    for (int c = 0; c < nmesh; c++) at[c] = -1;
-    for (int k = 0; k < qe->plan->ncell; k++) at[qe->plan->cells[k]] = k;
+    plan_at(sp->part[from].op, nmesh, at);
     for (int d = 0; d < sp->npart && !err; d++) {
       const struct ev_sum *e = apply_ev(sp->part[d].op);
       for (int i = 0; e->border && i < e->nchunk && !err; i++)

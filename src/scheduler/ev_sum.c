@@ -165,14 +165,16 @@ int ev_cell_kind(const struct femint_operator *op, int k)
   return op->remote && op->remote[k] ? 1 + op->remote[k] : reads_ghost(op, k);
 }
 
-int ev_runs(const struct femint_operator *op, int *run)
+int ev_runs(const struct femint_operator *op, int *start, char *kind)
 {
   int nrun = 0;
   for (int k = 0, prev = -1; k < op->plan->ncell; k++) {
     const int g = ev_cell_kind(op, k);
-    if (g != prev && nrun++ == BORDER_RUNS) return BORDER_RUNS + 1;
+    if (g == prev) continue;
+    if (nrun == BORDER_RUNS) return BORDER_RUNS + 1; /* too many */
+    start[nrun] = k;
+    kind[nrun++] = (char)g;
     prev = g;
-    if (run) run[k] = nrun - 1;
   }
   return nrun;
 }
@@ -187,26 +189,15 @@ static int chunk_layout(struct femint_operator *op, struct ev_sum *e, int border
   const int ncell = op->plan->ncell;
   int run[BORDER_RUNS + 1], nrun = 0;
   char kind[BORDER_RUNS] = {0};
-  if (borders && op->ghost)
-    for (int k = 0, prev = -1; k < ncell; k++) {
-      const int g = ev_cell_kind(op, k);
-      if (g == prev) continue;
-      if (nrun++ == BORDER_RUNS) break; /* too many */
-      kind[nrun - 1] = (char)g;
-      run[nrun - 1] = k;
-      prev = g;
-    }
+  if (borders && op->ghost) nrun = ev_runs(op, run, kind);
   const int cut = nrun <= BORDER_RUNS && (nrun >= 2 || (nrun == 1 && kind[0] >= 2));
   if (!cut) {
     nrun = ncell ? 1 : 0;
     run[0] = 0;
   }
   run[nrun] = ncell;
-  int size[BORDER_RUNS], nb = 0;
-  for (int r = 0; r < nrun; r++) {
-    size[r] = e->size;
-    nb += (run[r + 1] - run[r] + size[r] - 1) / size[r];
-  }
+  int nb = 0;
+  for (int r = 0; r < nrun; r++) nb += (run[r + 1] - run[r] + e->size - 1) / e->size;
   e->nchunk = nb;
   e->first = malloc(((size_t)nb + 1) * sizeof *e->first);
   e->ncell = malloc(((size_t)nb + 1) * sizeof *e->ncell);
@@ -215,9 +206,9 @@ static int chunk_layout(struct femint_operator *op, struct ev_sum *e, int border
                "%s: out of memory", who);
   int i = 0, remote = 0;
   for (int r = 0; r < nrun; r++)
-    for (int k = run[r]; k < run[r + 1]; k += size[r], i++) {
+    for (int k = run[r]; k < run[r + 1]; k += e->size, i++) {
       e->first[i] = k;
-      e->ncell[i] = run[r + 1] - k < size[r] ? run[r + 1] - k : size[r];
+      e->ncell[i] = run[r + 1] - k < e->size ? run[r + 1] - k : e->size;
       if (cut) e->border[i] = kind[r];
       remote |= cut && kind[r] >= 2;
     }
@@ -232,7 +223,6 @@ static int chunk_layout(struct femint_operator *op, struct ev_sum *e, int border
                  who, op->coo_dev, ncell, nrun, op->remote ? " or are applied elsewhere" : "", nb);
   return 0;
 }
-
 
 /* Mode g in the numbering of the operator's vectors: g itself, or in a part of a split
  * (op->ghost) g - mlo for its own modes, then its ghosts after them (found through ghost_order

@@ -285,12 +285,13 @@ int ev_sum_create(struct femint_operator *op, const char *who, int np, const int
 /* With borders and op->remote set, the chunks are also cut where cells applied by another part
  * start or stop (border[] 2 + that part: their values come from it, loaded in place order,
  * chunk_sorted). What chunk_layout makes of plan cell k: 0 (reads no ghost), 1, or 2 + the part that
- * applies it; the runs of equal kinds over the plan, BORDER_RUNS + 1 for too many (run[k] the
- * run of plan cell k, NULL: not kept); the map of chunk i, in one buffer of 32-bit words (the
- * DOFs two each, then ptr and pos), registered per chunk. */
+ * applies it; the runs of equal kinds over the plan, their first cells start[] and kinds, how
+ * many (BORDER_RUNS + 1 for more than BORDER_RUNS, the first BORDER_RUNS filled); the map of
+ * chunk i, in one buffer of 32-bit words (the DOFs two each, then ptr and pos), registered per
+ * chunk. */
 #define BORDER_RUNS 5
 int ev_cell_kind(const struct femint_operator *op, int k);
-int ev_runs(const struct femint_operator *op, int *run);
+int ev_runs(const struct femint_operator *op, int *start, char *kind);
 struct ev_map {
   const int64_t *udof;             /* [nu] the chunk's DOFs, ascending (0 .. nu - 1 where nu is
                                       every DOF summed) */
