@@ -365,17 +365,18 @@ __kernel void coo_rowptr_counted(long n, __global const long *counts, __global c
   if (u <= nnz) rowptr_pair(n, nnz, u, key, seg, rowptr);
 }
 
-/* val[u] = the signed sum of coo over the entries of pair u, in sorted order and in VAL: no
- * atomics, deterministic. */
-__kernel void coo_sum(long nnz, __global const long *perm, __global const long *seg,
-                      __global const REAL *coo, __global VAL *val)
+/* val[val_off + u] = the signed sum of coo[coo_off + ...] over the entries of pair u0 + u, u < nnz,
+ * in sorted order and in VAL: no atomics, deterministic. A block of rows is summed by giving its
+ * first pair u0 and its count nnz; coo_off and val_off place the buffers' offsets. */
+__kernel void coo_sum(long nnz, long u0, __global const long *perm, __global const long *seg,
+                      __global const REAL *coo, long coo_off, __global VAL *val, long val_off)
 {
   const long u = get_global_id(0);
   if (u >= nnz) return;
   VAL s = 0;
-  for (long k = seg[u]; k < seg[u + 1]; k++) {
+  for (long k = seg[u0 + u]; k < seg[u0 + u + 1]; k++) {
     const long p = perm[k];
-    s += p < 0 ? -(VAL)coo[~p] : (VAL)coo[p];
+    s += p < 0 ? -(VAL)coo[coo_off + ~p] : (VAL)coo[coo_off + p];
   }
-  val[u] = s;
+  val[val_off + u] = s;
 }

@@ -317,6 +317,44 @@ static void lent_case(femint_context_t ctx, const struct shape_case *k, int prec
   *first = A[0];
 }
 
+/* The COO sums in blocks of about 200 values (FEMINT_SUM_BLOCK), each block a task that waits
+ * only for the batches touching its rows and whose values leave as soon as it is done: three
+ * assemblies of one operator on the device (two through bounce buffers, the third into lent
+ * memory) and one on a CPU team give the matrices of one block per form exactly, in more sum
+ * tasks where the cells have one order (blocks), in as many where their orders are mixed (each
+ * block would wait for the last group: one block). */
+static void blocks_case(femint_context_t ctx, const struct shape_case *k, int nocl, int blocks)
+{
+  const int nf = k->nform;
+  femint_matrix_t R[MAX_FORMS], B[MAX_FORMS];
+  struct femint_stats st1, st;
+  double d = 0;
+  int more = 1;
+  for (int cpu = nocl > 0 ? 0 : 1; cpu < 2; cpu++) {
+    const struct femint_operator_options o = {
+        .assembly = FEMINT_ASSEMBLY_COO, .max_batch = 5,
+        .where = cpu ? FEMINT_WHERE_CPU : FEMINT_WHERE_OPENCL};
+    TAP_CALL(ctx, test_assemble(ctx, k->space, nf, k->forms, &o, R, &st1));
+    setenv("FEMINT_SUM_BLOCK", "200", 1);
+    femint_operator_t op;
+    TAP_CALL(ctx, femint_operator_create(ctx, k->space, nf, k->forms, &o, &op));
+    for (int i = 0; i < (cpu ? 1 : 3); i++) {
+      TAP_CALL(ctx, femint_operator_assemble(op, B, &st));
+      for (int f = 0; f < nf; f++) d = fmax(d, test_matrix_reldiff(B[f], R[f]));
+      more &= blocks ? st.ntask >= st1.ntask + nf : st.ntask == st1.ntask;
+      destroy_all(B, nf);
+    }
+    femint_operator_destroy(&op);
+    unsetenv("FEMINT_SUM_BLOCK");
+    destroy_all(R, nf);
+  }
+  tap_ok(d == 0 && more,
+         "%s: COO sums in blocks of about 200 values, %sone on a CPU team, give the matrices of "
+         "one block exactly (%.1e), in %s tasks (%d against %d)",
+         k->name, nocl > 0 ? "three assemblies on the device and " : "", d,
+         blocks ? "more" : "as many (mixed orders: one block)", st.ntask, st1.ntask);
+}
+
 int main(void)
 {
   femint_context_t ctx = test_init();
@@ -326,6 +364,7 @@ int main(void)
   struct shape_case k;
   case_prisms(ctx, &rng, &k);
   run_case(ctx, nocl, &k, &rng);
+  blocks_case(ctx, &k, nocl, 0);
   femint_matrix_t keep[2][2] = {{NULL}}, first[2] = {NULL};
   for (int s = 0; s < 2 && nocl > 0; s++)
     lent_case(ctx, &k, s ? FEMINT_SINGLE : FEMINT_DOUBLE, keep[s], &first[s]);
@@ -338,6 +377,7 @@ int main(void)
   case_free(&k);
   case_tets(ctx, &rng, &k);
   run_case(ctx, nocl, &k, &rng);
+  blocks_case(ctx, &k, nocl, 1);
   case_free(&k);
   femint_finalize(&ctx);
   /* the lent matrices outlive the context with their values */

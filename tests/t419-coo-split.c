@@ -4,7 +4,8 @@
  * single, upper halves), curved H(curl) tetrahedra (two forms) and a subset of the cells with
  * every kind of worker; on the
  * first, second (values through the bounce buffers) and third and fourth assemblies (values into
- * lent pinned memory); both devices integrate (each its part) and sum (one task per form each);
+ * lent pinned memory); both devices integrate (each its part) and sum (FEMINT_SUM_BLOCK: the
+ * tetrahedra's rows in several blocks, a task each; the prisms' mixed orders in one);
  * an operator of no cells gives empty matrices. */
 #include <stdlib.h>
 
@@ -55,7 +56,8 @@ static int split_case(femint_context_t ctx, femint_space_t s, int nform, const f
 
 static int both_busy(const int *tasks, int nform)
 {
-  return tasks[0] > 0 && tasks[2] > 0 && tasks[1] == nform && tasks[3] == nform;
+  return tasks[0] > 0 && tasks[2] > 0 && tasks[1] >= nform && tasks[1] % nform == 0 &&
+         tasks[3] >= nform && tasks[3] % nform == 0;
 }
 
 static void prisms(femint_context_t ctx)
@@ -100,7 +102,7 @@ static void prisms(femint_context_t ctx)
   opt.ncells = n;
   opt.where = FEMINT_WHERE_ANY; /* the CPU workers integrate too, for either device */
   ok = split_case(ctx, s, 1, &form, opt, 1e-13, tasks, &worst);
-  tap_ok(ok && tasks[1] == 1 && tasks[3] == 1,
+  tap_ok(ok && tasks[1] >= 1 && tasks[3] >= 1,
          "a subset of %d of the %d cells, listed backwards, every worker (largest difference "
          "%.2g), tasks per device %d+%d, %d+%d",
          n, nc, worst, tasks[0], tasks[1], tasks[2], tasks[3]);
@@ -156,6 +158,8 @@ static void tets(femint_context_t ctx)
 
 int main(void)
 {
+  /* each part's sums in blocks of about 300 values: several sum tasks per form and device */
+  setenv("FEMINT_SUM_BLOCK", "300", 1);
   femint_context_t ctx = test_init_two_devices();
   prisms(ctx);
   tets(ctx);

@@ -482,6 +482,13 @@ st=$?
 [ $st -eq 0 ] && grep -q '^cpu ' opb.out
 ok $? "bench --operator: the phases of a prism operator"
 [ $st -eq 0 ] || { diag opb.err; diag opb.out; }
+"$FEMINT" bench --operator --overlap --no-cpu --mesh box:2,2,2 --order 2 --runs 2 --json \
+  >opo.json 2>opo.err
+st=$?
+[ $st -eq 0 ] && grep -q '"where":"cpu+opencl"' opo.json && ! grep -q '"where":"cpu"' opo.json &&
+  grep -q '"total_median_s"' opo.json
+ok $? "bench --operator --overlap --no-cpu: the row of every worker alone, phases overlapping"
+[ $st -eq 0 ] || { diag opo.err; diag opo.json; }
 
 # femint residual: the gallery's forms and a form of the caller's file, checked (CPU and OpenCL
 # residuals agree, repeatable, the sum of F), and timed.

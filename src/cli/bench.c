@@ -73,7 +73,8 @@ static const struct cli_option sweep_options[] = {
            "measured), comma-separated, or all (default all; quad: gemm, its only kernel); the "
            "phases take one (default auto)", "LIST|all"),
    .parse = parse_variants},
-  {CLI_OPT("--no-cpu", CLI_FLAG, B(no_cpu), "no row for the CPU codelet", NULL)},
+  {CLI_OPT("--no-cpu", CLI_FLAG, B(no_cpu),
+           "no row for the CPU codelet (--operator: none for the CPU workers alone)", NULL)},
   {CLI_OPT("--device", CLI_INT, B(device),
            "OpenCL device, StarPU's numbering (default 0, when there is one)", "N"),
    .min = 0, .max = 255},
@@ -114,6 +115,11 @@ static const struct cli_option phases_options[] = {
   {CLI_OPT("--assembly", CLI_CHOICE, B(assembly),
            "rows, coo or auto, as for femint run (default auto; --coexec takes it too)", NULL),
    .choices = cli_assembly_names},
+  {CLI_OPT("--overlap", CLI_FLAG, B(overlap),
+           "the phases are not waited for: each later assembly runs as an application's does "
+           "(integration, sums and download overlapping; the phase times are then those of "
+           "the steps that wait), so that total_median_s is its whole time",
+           NULL)},
 };
 
 static const struct cli_section sections[] = {
@@ -162,13 +168,14 @@ const struct cli_command cli_bench_cmd = {
 enum { MODE_SWEEP, MODE_COEXEC, MODE_PHASES };
 
 /* The options of each mode beyond those of every mode, and how a message names the mode. */
-static const char *const mode_options[3][17] = {
+static const char *const mode_options[3][19] = {
   {"--problem", "--variant", "--no-cpu", "--device", "--cells", "--symmetric", "--repeat",
    "--bus-gbs", "--csv", "--plot"},
   {"--coexec", "--mesh", "--perturb", "--seed", "--runs", "--no-assembly", "--timeline",
    "--assembly", "--devices"},
   {"--operator", "--mesh", "--perturb", "--seed", "--curved", "--space", "--problem", "--pec",
-   "--eps", "--mu", "--batch", "--variant", "--symmetric", "--assembly", "--runs", "--devices"},
+   "--eps", "--mu", "--batch", "--variant", "--symmetric", "--assembly", "--runs", "--devices",
+   "--overlap", "--no-cpu"},
 };
 static const char *const every_mode[] = {"--element", "--order", "--precision", "--json",
                                          "--quiet", "--verbose"};
@@ -182,7 +189,7 @@ static int check_mode(const struct cli_args *args, int mode)
     int ok = 0;
     for (size_t i = 0; i < sizeof every_mode / sizeof every_mode[0]; i++)
       ok |= strcmp(args->name[k], every_mode[i]) == 0;
-    for (int i = 0; i < 17 && mode_options[mode][i]; i++)
+    for (int i = 0; i < 19 && mode_options[mode][i]; i++)
       ok |= strcmp(args->name[k], mode_options[mode][i]) == 0;
     if (!ok) return cli_fail_usage("%s does not apply to %s", args->name[k], mode_text[mode]);
   }

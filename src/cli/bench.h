@@ -33,6 +33,7 @@ struct bench_options {
   const char *timeline;
   /* the operator's phases */
   int phases_bench; /* --operator */
+  int overlap;      /* --operator --overlap: the phases not waited for */
   long batch;
   int assembly;
 };

@@ -47,7 +47,7 @@ static int bench_where(femint_context_t ctx, const struct bench_options *b, femi
   struct femint_operator_options opt = {
     .precision = b->precision, .where = where, .max_batch = (int)b->batch,
     .variant = b->variants.n ? b->variants.v[0] : FEMINT_VARIANT_AUTO,
-    .symmetric = b->symmetric, .assembly = b->assembly, .phases = 1, .devices = (int)b->devices};
+    .symmetric = b->symmetric, .assembly = b->assembly, .phases = !b->overlap, .devices = (int)b->devices};
   int rc = femint_operator_create(ctx, space, nform, forms, &opt, &op);
   for (int r = 0; r <= b->runs && !rc; r++) {
     femint_matrix_t A[CLI_MAX_FORMS] = {NULL};
@@ -163,10 +163,11 @@ int cli_bench_phases(const struct bench_options *b)
       (rc = cli_setup_space(ctx, &b->s, mesh, count, &removed, &space)) != 0 ||
       (rc = cli_setup_forms(ctx, &b->s, forms, &nform)) != 0)
     goto fail;
-  for (int k = 0; k < 2; k++) {
+  for (int k = b->no_cpu && nocl > 0; k < 2; k++) {
     if (k == 1 && nocl == 0) break;
+    rows[nrow] = rows[k];
     if ((rc = bench_where(ctx, b, space, forms, nform, k ? FEMINT_WHERE_ANY : FEMINT_WHERE_CPU,
-                          &rows[k])) != 0)
+                          &rows[nrow])) != 0)
       goto fail;
     nrow++;
   }

@@ -211,10 +211,16 @@ struct pattern_arg {
   int done;                  /* set (atomically) as the codelet ends */
 };
 
-/* A sum task (femint_cl_sum): buffers perm, seg, the COO values of a form, its CSR values. */
+/* A sum task (femint_cl_sum) of a block of the CSR values of a form: buffers perm, seg, the
+ * block's values, then the parts of the form's element matrices that the block reads
+ * (sum_blocks.c). */
 struct sum_arg {
   femint_context_t ctx;
-  int64_t nnz;
+  int64_t nnz;                  /* values summed: u0 .. u0 + nnz - 1 of the pattern */
+  int64_t u0;
+  int64_t voff0;                /* where the first element matrices read (buffer 3) start */
+  int block;                    /* which block of the call's (sum_blocks.c) */
+  void *call;                   /* that call's struct sum_call */
   int precision;                /* of the element matrices */
   int out_double;               /* the CSR values are doubles (else of the precision) */
   struct cl_program_entry *const *program; /* [FEMINT_MAX_CL_DEVICES] coo_sum on each device */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "codelets.h"
+#include "volume_opencl.h"
 
 /* dst = src, n int64 values, by the worker's team. */
 static void copy_i64(int64_t *dst, const int64_t *src, int64_t n)
@@ -98,14 +99,17 @@ struct starpu_codelet femint_cl_pattern = {
     .modes = {STARPU_R, STARPU_W, STARPU_W, STARPU_W, STARPU_W},
 };
 
-/* buffers: perm, seg, COO values, CSR values. */
+/* buffers: perm, seg, the block's CSR values (W), then the element matrices it reads (R): the
+ * first, parts of one vector that starts a->voff0 values before it (the others lie in the same
+ * memory; as buffers they hold the tasks that write them). */
 static void sum_cpu(void *buffers[], void *arg)
 {
   struct sum_arg *a = arg;
   const int64_t *perm = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[0]);
-  const int64_t *seg = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
-  const void *coo = (const void *)STARPU_VECTOR_GET_PTR(buffers[2]);
-  void *val = (void *)STARPU_VECTOR_GET_PTR(buffers[3]);
+  const int64_t *seg = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[1]) + a->u0;
+  void *val = (void *)STARPU_VECTOR_GET_PTR(buffers[2]);
+  const size_t rs = a->precision == FEMINT_SINGLE ? sizeof(float) : sizeof(double);
+  const void *coo = (const char *)STARPU_VECTOR_GET_PTR(buffers[3]) - (size_t)a->voff0 * rs;
   const int single = a->precision == FEMINT_SINGLE, w = starpu_worker_get_id();
   const int64_t nnz = a->nnz;
 #pragma omp parallel num_threads(femint_team_enter(a->ctx))
@@ -128,12 +132,19 @@ static void sum_opencl(void *buffers[], void *arg)
   starpu_opencl_get_current_queue(&queue);
   const struct cl_program_entry *e = a->program[dev];
   cl_int err = e && e->kernel ? CL_SUCCESS : CL_INVALID_PROGRAM;
-  const cl_long nnz = a->nnz;
-  cl_mem m[4];
-  for (int k = 0; k < 4; k++) m[k] = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[k]);
-  if (err == CL_SUCCESS) err = clSetKernelArg(e->kernel, 0, sizeof nnz, &nnz);
-  for (int k = 0; k < 4 && err == CL_SUCCESS; k++)
-    err = clSetKernelArg(e->kernel, (cl_uint)k + 1, sizeof(cl_mem), &m[k]);
+  const size_t rs = a->precision == FEMINT_SINGLE ? sizeof(float) : sizeof(double);
+  const size_t vs = a->out_double ? sizeof(double) : sizeof(float);
+  const cl_long nnz = a->nnz, u0 = a->u0,
+                coo_off = (cl_long)(STARPU_VECTOR_GET_OFFSET(buffers[3]) / rs) - a->voff0,
+                val_off = (cl_long)(STARPU_VECTOR_GET_OFFSET(buffers[2]) / vs);
+  const cl_mem perm = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[0]),
+               seg = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[1]),
+               val = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[2]),
+               coo = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[3]);
+  const struct karg k[] = {KARG(nnz), KARG(u0),      KARG(perm), KARG(seg),
+                           KARG(coo), KARG(coo_off), KARG(val),  KARG(val_off)};
+  for (cl_uint i = 0; i < 8 && err == CL_SUCCESS; i++)
+    err = clSetKernelArg(e->kernel, i, k[i].size, k[i].value);
   if (err == CL_SUCCESS && nnz > 0) {
     const size_t local = 128, global = ((size_t)nnz + local - 1) / local * local;
     err = clEnqueueNDRangeKernel(queue, e->kernel, 1, NULL, &global, &local, 0, NULL, NULL);
@@ -163,7 +174,6 @@ struct starpu_codelet femint_cl_sum = {
     .cpu_funcs = {sum_cpu},
     .opencl_funcs = {sum_opencl},
     .opencl_flags = {STARPU_OPENCL_ASYNC},
-    .nbuffers = 4,
-    .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_W},
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &sum_model,
 };

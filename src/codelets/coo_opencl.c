@@ -210,9 +210,10 @@ int coo_cl_sum(const struct coo_cl *k, cl_command_queue q, int64_t nnz, cl_mem p
                cl_mem coo, cl_mem val)
 {
   FEMINT_CHECK(nnz >= 0, NULL, FEMINT_EINVAL, "COO on the device: %lld pairs", (long long)nnz);
-  const cl_long nz = nnz;
-  const struct karg a[] = {KARG(nz), KARG(perm), KARG(seg), KARG(coo), KARG(val)};
-  return run(q, k->sum, (size_t)nnz, k->wg, 5, a);
+  const cl_long nz = nnz, zero = 0;
+  const struct karg a[] = {KARG(nz),  KARG(zero), KARG(perm), KARG(seg),
+                           KARG(coo), KARG(zero), KARG(val),  KARG(zero)};
+  return run(q, k->sum, (size_t)nnz, k->wg, 8, a);
 }
 
 /* The block totals of each level of a scan of up to m values: level l holds ceil(m_l / tile) + 1

@@ -3,9 +3,20 @@
 #ifndef FEMINT_SCHEDULER_OPERATOR_H
 #define FEMINT_SCHEDULER_OPERATOR_H
 
+#include <pthread.h>
+
 #include "codelets/vector_ops.h"
 #include "host/sparse.h"
 #include "plan.h"
+
+/* The CSR values of a pattern in n blocks of rows, each summed by a task of its own that reads
+ * only the parts of the element matrices (batches, chunks) whose cells touch its rows. */
+struct sum_blocks {
+  int n;               /* 0: no values */
+  int64_t *nz;         /* [n + 1] the blocks' first values */
+  int *dep_off, *dep;  /* [n + 1], [dep_off[n]]: the parts each block reads, ascending */
+  int64_t *part_voff;  /* [nparts] each part's first value in the element matrices */
+};
 
 /* The workers a verb's tasks may run on, StarPU's bitmap (starpu_task.workerids); len 0: any. */
 struct worker_mask {
@@ -44,6 +55,7 @@ struct femint_operator {
   int64_t nvalue;                 /* values of one form's element matrices */
   int64_t ncontrib, nnz;
   starpu_data_handle_t h_perm, h_seg;
+  struct sum_blocks sums;         /* the blocks of the CSR values summed task by task */
   struct coo_columns_job *columns; /* the first pattern's columns under way (operator_coo.c) */
   struct coo_cl *coo_cl[FEMINT_MAX_CL_DEVICES];
   struct cl_program_entry *sum_prog[FEMINT_MAX_CL_DEVICES];
@@ -206,10 +218,6 @@ void coo_call_integrated(struct coo_call *c);
 int coo_call_sums(struct coo_call *c);
 /* Wait for the tasks of c (coo_call_end does, if not done), its first error into c->err. */
 void coo_call_wait(struct coo_call *c);
-/* Ask StarPU for the values of c in main memory without waiting (not when they come back
- * through download_bounced): done(arg) is called once per handle when they are there, and
- * coo_call_end releases them. Returns how many calls of done to wait for. */
-int coo_call_acquire(struct coo_call *c, void (*done)(void *), void *arg);
 int coo_call_end(struct coo_call *c);
 
 /* femint_operator_create with the batches cut for nworker workers (0: every worker). */
@@ -227,11 +235,58 @@ void operator_coo_split_release(struct femint_operator *op);
 /* The program of the COO sum (kernels/coo.cl) of element matrices of a precision on device dev
  * (the sums in double where it has it). */
 int coo_sum_program(femint_context_t ctx, int dev, int precision, struct cl_program_entry **entry);
+/* sum_blocks.c. The rows [0, nrows) (whole scalar modes of ne components) cut into at most
+ * nblock blocks of about equal non-zeros: block_row[0..n] their first rows (block_row[n] =
+ * nrows), row_block[r] the block of row r; returns n >= 1. */
+int rows_cut(const int64_t *rowptr, int64_t nrows, int ne, int nblock, int64_t *block_row,
+             int *row_block);
+/* Blocks of the rows of rowptr (of space s; at most nblock) for the element matrices of nparts
+ * parts, part j the part_ncell[j] cells of cells from part_first[j], its values from
+ * part_voff[j]. FEMINT_ENOMEM. */
+int sum_blocks_make(const struct femint_space *s, const int *cells, int nparts,
+                    const int *part_first, const int *part_ncell, const int64_t *part_voff,
+                    const int64_t *rowptr, int nblock, struct sum_blocks *sb);
+void sum_blocks_free(struct sum_blocks *sb);
+/* How many blocks nnz values over nparts parts are cut into: 16 (no more than the parts) where
+ * there are 16 times FEMINT_SUM_BLOCK values or more (default 2^24: 2 GB of doubles in all),
+ * else 1 (the values come back in less time than the blocks would save). */
+int sum_block_count(int64_t nnz, int nparts);
+/* One call's sums of a matrix's values: each block's values (vs bytes each, in val) a handle in
+ * main memory. */
+struct sum_call {
+  int n;
+  size_t vs;
+  void *val;
+  starpu_data_handle_t *h;
+  struct sum_arg *arg;
+  unsigned char *held;     /* h[b] acquired in main memory ahead */
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  int arrived, expect;
+};
+/* The sum tasks of every block (into slots[b]; arguments as proto), reading perm, seg and the
+ * children of parts (partitioned by parts; one block: parts gathered on its node first, which
+ * waits for them) on worker (-1: a CPU worker); with fetch (CPU workers), each block's values
+ * asked for in main memory as soon as its task is done. */
+int sum_call_submit(femint_context_t ctx, struct sum_call *sc, const struct sum_blocks *sb,
+                    const struct sum_arg *proto, starpu_data_handle_t perm,
+                    starpu_data_handle_t seg, starpu_data_handle_t parts, unsigned node,
+                    void *val, size_t vs, int worker, int fetch, struct starpu_task **slots,
+                    const char *who);
+/* Without fetch: each block's values from device dev (memory node `node`) into main memory as
+ * its task ends, on a queue of the calling thread's: straight into pinned memory (pinned), else
+ * through two small pinned buffers (download_bounced). */
+int sum_call_download(femint_context_t ctx, struct sum_call *sc, int dev, unsigned node,
+                      const struct sum_blocks *sb, int pinned, const char *who);
+/* Wait until the fetched blocks are in main memory. */
+void sum_call_wait(struct sum_call *sc);
+/* Release and unregister the blocks (in_memory: their values are wanted in main memory). */
+void sum_call_end(struct sum_call *sc, int in_memory);
 /* n bytes of h's copy on device dev (memory node `node`) into ordinary host memory through two
  * small pinned buffers, the calling thread's team copying one while the device fills the other
  * (about 20 GB/s on the H200, where StarPU's own copy to pageable memory reaches 7): the CSR
- * values of the first assemblies, before their memory is lent pinned. FEMINT_EOPENCL (its
- * message begins with what), FEMINT_ENOMEM. */
+ * columns and values of the first assemblies, before their memory is lent pinned. FEMINT_EOPENCL
+ * (its message begins with what), FEMINT_ENOMEM. */
 int download_bounced(femint_context_t ctx, int dev, unsigned node, starpu_data_handle_t h,
                      void *host, size_t n, const char *what);
 /* operator_apply.c: y = A x for one form, matrix-free (hexahedra); st gets the tasks and the

@@ -97,61 +97,6 @@ int coo_sum_program(femint_context_t ctx, int dev, int precision, struct cl_prog
   return err;
 }
 
-/* What the first two assemblies bring from device dev (its copy of h, n bytes) into host memory,
- * the CSR columns and values: chunk by chunk through two small pinned buffers, the device reading one
- * while the calling thread's team copies the other, near the rate of pinned memory without
- * pinning the destination (StarPU's own copy into pageable memory goes through the driver's
- * thread at about 7 GB/s on the H200). Returns 0 or FEMINT_EOPENCL / FEMINT_ENOMEM. */
-int download_bounced(femint_context_t ctx, int dev, unsigned node, starpu_data_handle_t h,
-                     void *host, size_t n, const char *what)
-{
-  const size_t chunk = (size_t)8 << 20;
-  const struct starpu_vector_interface *vi = starpu_data_get_interface_on_node(h, node);
-  cl_context clctx;
-  cl_device_id id;
-  cl_int cerr;
-  starpu_opencl_get_context(dev, &clctx);
-  starpu_opencl_get_device(dev, &id);
-  void *bounce = NULL;
-  FEMINT_CALL(femint_host_alloc(ctx, 2 * chunk, &bounce));
-  cl_command_queue q = clCreateCommandQueue(clctx, id, 0, &cerr);
-  cl_mem mem = (cl_mem)vi->dev_handle;
-  cl_event ev[2] = {NULL, NULL};
-  const size_t nchunk = (n + chunk - 1) / chunk;
-  for (size_t i = 0; q && i <= nchunk && cerr == CL_SUCCESS; i++) {
-    if (i < nchunk) {
-      const size_t at = i * chunk, len = n - at < chunk ? n - at : chunk;
-      cerr = clEnqueueReadBuffer(q, mem, CL_FALSE, vi->offset + at, len,
-                                 (char *)bounce + (i % 2) * chunk, 0, NULL, &ev[i % 2]);
-      if (cerr == CL_SUCCESS) cerr = clFlush(q);
-    }
-    if (i == 0 || cerr != CL_SUCCESS) continue;
-    const size_t j = i - 1, at = j * chunk, len = n - at < chunk ? n - at : chunk;
-    cerr = clWaitForEvents(1, &ev[j % 2]);
-    clReleaseEvent(ev[j % 2]);
-    ev[j % 2] = NULL;
-    const char *src = (const char *)bounce + (j % 2) * chunk;
-    char *dst = (char *)host + at;
-    const int64_t npage = (int64_t)((len + 65535) / 65536);
-#pragma omp parallel for schedule(static)
-    for (int64_t k = 0; k < npage; k++) {
-      const size_t from = (size_t)k * 65536;
-      memcpy(dst + from, src + from, len - from < 65536 ? len - from : 65536);
-    }
-  }
-  for (int k = 0; k < 2; k++)
-    if (ev[k]) {
-      clWaitForEvents(1, &ev[k]);
-      clReleaseEvent(ev[k]);
-    }
-  if (q) clReleaseCommandQueue(q);
-  femint_host_free(ctx, bounce);
-  FEMINT_CHECK(q && cerr == CL_SUCCESS, ctx, FEMINT_EOPENCL,
-               "%s: the CSR values from OpenCL device %d: error %d", what, dev,
-               q ? cerr : -1);
-  return 0;
-}
-
 /* The first pattern's CSR columns on their way from the device to main memory, on a thread of
  * their own while the caller's thread goes on with the integration (coo_columns_join waits). */
 struct coo_columns_job {
@@ -196,6 +141,28 @@ static int coo_columns_join(struct femint_operator *op)
   op->columns = NULL;
   pthread_join(j->th, NULL);
   return coo_columns_finish(j);
+}
+
+/* The blocks of rows whose values are summed by a task each (sum_blocks.c). */
+static int coo_sum_blocks(struct femint_operator *op)
+{
+  const struct plan *p = op->plan;
+  int *first = malloc(((size_t)p->nbatch + 1) * sizeof *first);
+  int *ncell = malloc(((size_t)p->nbatch + 1) * sizeof *ncell);
+  int64_t *voff = malloc(((size_t)p->nbatch + 1) * sizeof *voff);
+  int err = first && ncell && voff ? 0 : FEMINT_ENOMEM;
+  for (int j = 0, k = 0; j < p->nbatch && !err; k += p->batches[j++].ncell) {
+    first[j] = k;
+    ncell[j] = p->batches[j].ncell;
+    voff[j] = p->batches[j].voff;
+  }
+  if (!err)
+    err = sum_blocks_make(op->space, p->cells, p->nbatch, first, ncell, voff, op->shape->rowptr,
+                          sum_block_count(op->nnz, p->nbatch), &op->sums);
+  free(first);
+  free(ncell);
+  free(voff);
+  return err;
 }
 
 /* The pattern (first call): one task on the gathering node, then the CSR structure to the host:
@@ -360,6 +327,10 @@ static int coo_call_pattern(struct femint_operator *op, struct femint_stats *st,
   }
   op->ncontrib = arg.ncontrib;
   op->nnz = arg.nnz;
+  if ((err = coo_sum_blocks(op))) {
+    operator_coo_release(op);
+    return femint_seterr(ctx, err, "COO pattern: out of memory for the blocks of the sums");
+  }
   st->pattern_built = 1;
   st->t_pattern = femint_now() - t0;
   return 0;
@@ -372,6 +343,7 @@ void operator_coo_release(struct femint_operator *op)
   if (op->h_perm) starpu_data_unregister_no_coherency(op->h_perm);
   if (op->h_seg) starpu_data_unregister_no_coherency(op->h_seg);
   op->h_perm = op->h_seg = NULL;
+  sum_blocks_free(&op->sums);
   for (int d = 0; d < FEMINT_MAX_CL_DEVICES; d++)
     if (op->coo_cl[d]) {
       coo_cl_destroy(op->coo_cl[d]);
@@ -398,10 +370,10 @@ static starpu_data_handle_t partitioned(unsigned node, uintptr_t ptr, size_t n, 
 struct coo_run {
   uintptr_t coo_mem;
   int coo_plain; /* coo_mem is ordinary memory (femint_node_alloc) */
-  starpu_data_handle_t h_coo, h_val;
+  starpu_data_handle_t h_coo;
   void *val;
-  int held; /* h_val acquired by coo_call_acquire */
   struct sum_arg sum;
+  struct sum_call sc; /* the sums of the call, block by block */
 };
 
 int coo_call_ready(struct femint_operator *op, struct femint_stats *st, struct coo_columns *cols)
@@ -427,7 +399,7 @@ int coo_call_begin(struct coo_call *c)
   c->nb = nform * p->nbatch;
   c->rs = single ? sizeof(float) : sizeof(double);
   FEMINT_CALL(coo_call_ready(op, st, NULL));
-  c->tasks = calloc((size_t)2 * c->nb + nform + 1, sizeof *c->tasks);
+  c->tasks = calloc((size_t)2 * c->nb + (size_t)nform * op->sums.n + 1, sizeof *c->tasks);
   c->run = calloc((size_t)nform, sizeof *c->run);
   c->len = malloc(((size_t)p->nbatch + 1) * sizeof *c->len);
   FEMINT_CHECK(c->tasks && c->run && c->len, ctx, FEMINT_ENOMEM, "COO assembly: out of memory");
@@ -471,9 +443,6 @@ int coo_call_begin(struct coo_call *c)
     if (err) break;
     r->h_coo = partitioned(op->coo_node, r->coo_mem, (size_t)op->nvalue, c->rs, p->nbatch,
                            c->len);
-    /* a slice of a whole's values is registered exactly (the next part's values follow it) */
-    starpu_vector_data_register(&r->h_val, STARPU_MAIN_RAM, (uintptr_t)r->val,
-                                (uint32_t)(op->nnz + !c->into), c->vs);
     r->sum = (struct sum_arg){.ctx = ctx, .nnz = op->nnz, .precision = p->opt.precision,
                               .out_double = c->out_double, .program = op->sum_prog};
   }
@@ -541,27 +510,18 @@ int coo_call_sums(struct coo_call *c)
 {
   struct femint_operator *op = c->op;
   const struct plan *p = op->plan;
-  /* The sums where the element matrices are gathered. */
+  /* The sums where the element matrices are gathered, block by block as their batches are
+   * integrated (coo_call_end brings each block's values from a device as soon as it is
+   * summed). */
   c->ts = femint_now();
   if (!c->run) return c->err;
-  for (int f = 0; f < p->nform; f++) {
+  for (int f = 0; f < p->nform && !c->err; f++) {
     struct coo_run *r = &c->run[f];
     if (!r->h_coo) continue;
-    if (p->nbatch > 0) starpu_data_unpartition(r->h_coo, op->coo_node);
-    if (c->err) continue;
-    struct starpu_task *t = starpu_task_create();
-    t->cl = &femint_cl_sum;
-    t->handles[0] = op->h_perm;
-    t->handles[1] = op->h_seg;
-    t->handles[2] = r->h_coo;
-    t->handles[3] = r->h_val;
-    t->cl_arg = &r->sum;
-    t->where = op->coo_worker >= 0 ? STARPU_OPENCL : STARPU_CPU;
-    if (op->coo_worker >= 0) {
-      t->execute_on_a_specific_worker = 1;
-      t->workerid = (unsigned)op->coo_worker;
-    }
-    c->err = task_submit(op->ctx, t, &c->tasks[2 * c->nb + f], "COO sum");
+    c->err = sum_call_submit(op->ctx, &r->sc, &op->sums, &r->sum, op->h_perm, op->h_seg,
+                             r->h_coo, op->coo_node, r->val, c->vs, op->coo_worker,
+                             op->coo_worker < 0,
+                             &c->tasks[2 * c->nb + f * op->sums.n], "COO sum");
   }
   return c->err;
 }
@@ -570,15 +530,16 @@ void coo_call_wait(struct coo_call *c)
 {
   femint_context_t ctx = c->op->ctx;
   const struct plan *p = c->op->plan;
-  const int nform = p->nform, nb = c->nb;
+  const int nform = p->nform, nb = c->nb, ntask = 2 * nb + nform * c->op->sums.n;
   if (!c->tasks || c->waited) return;
   c->waited = 1;
-  for (int i = 0; i < 2 * nb + nform; i++)
+  for (int i = 0; i < ntask; i++)
     if (c->tasks[i] && starpu_task_wait(c->tasks[i]) && !c->err)
       c->err = femint_seterr(ctx, FEMINT_ERUNTIME, "COO assembly: a task failed");
   for (int f = 0; f < nform && !c->err; f++)
-    if (c->run[f].sum.status)
-      c->err = femint_seterr(ctx, c->run[f].sum.status, "%s", c->run[f].sum.msg);
+    for (int b = 0; b < c->run[f].sc.n && !c->err; b++)
+      if (c->run[f].sc.arg[b].status)
+        c->err = femint_seterr(ctx, c->run[f].sc.arg[b].status, "%s", c->run[f].sc.arg[b].msg);
   c->st->t_sum = femint_now() - c->ts;
   femint_trace("COO assembly: sums done");
   if (!p->opt.phases) {
@@ -588,6 +549,29 @@ void coo_call_wait(struct coo_call *c)
   }
 }
 
+/* Every batch's inputs on the device before its values come back from there: a transfer to the
+ * device waited behind the copies of the values (the H200's OpenCL driver ran them one after the
+ * other), which held up each later integration. */
+static void coo_inputs_ahead(struct coo_call *c)
+{
+  const struct femint_operator *op = c->op;
+  const struct plan *p = op->plan;
+  const int node = (int)op->coo_node;
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < c->nb; i++) {
+      const struct batch *b = &p->batches[i];
+      const starpu_data_handle_t h[2] = {b->h_geo, b->h_coef};
+      for (int k = 0; b->registered && k < 2; k++)
+        if (!pass) {
+          starpu_data_prefetch_on_node(h[k], (unsigned)node, 1);
+        } else {
+          starpu_data_acquire_on_node(h[k], node, STARPU_R);
+          starpu_data_release_on_node(h[k], node);
+        }
+    }
+  femint_trace("COO assembly: the batches' inputs on the device");
+}
+
 int coo_call_end(struct coo_call *c)
 {
   struct femint_operator *op = c->op;
@@ -595,28 +579,29 @@ int coo_call_end(struct coo_call *c)
   struct femint_stats *st = c->st;
   struct plan *p = op->plan;
   const int nform = p->nform, nb = c->nb;
+  /* The values from a device, block by block as it sums them, then the waits. */
+  if (c->run && !c->err && op->coo_worker >= 0 && op->sums.n > 1) coo_inputs_ahead(c);
+  for (int f = 0; c->run && f < nform && !c->err && op->coo_worker >= 0; f++)
+    c->err = sum_call_download(ctx, &c->run[f].sc, op->coo_dev, op->coo_node, &op->sums,
+                               !c->bounced, "COO assembly");
   coo_call_wait(c);
   int err = c->err;
 
-  /* The CSR columns of a first assembly, then its values to the host. */
+  /* The CSR columns of a first assembly, then its values in main memory. */
   const double td = femint_now();
   const int cerr = coo_columns_join(op);
   if (!err) err = cerr;
-  for (int f = 0; f < nform && !err && c->bounced; f++)
-    err = download_bounced(ctx, op->coo_dev, op->coo_node, c->run[f].h_val, c->run[f].val,
-                           (size_t)op->nnz * sizeof(double), "COO assembly");
   for (int f = 0; c->run && f < nform; f++) {
     struct coo_run *r = &c->run[f];
-    if (!r->h_val || (!r->held && (err || c->bounced))) continue;
-    if (!r->held) starpu_data_acquire(r->h_val, STARPU_R);
+    if (r->h_coo && starpu_data_get_nb_children(r->h_coo) > 0)
+      starpu_data_unpartition(r->h_coo, op->coo_node);
+    sum_call_end(&r->sc, !err && op->coo_worker < 0);
     double *dst = c->into ? c->into[f] : c->A[f]->values;
     const float *fs = r->val;
-    if (!c->out_double && !err) {
+    if (!c->out_double && !err && fs) {
 #pragma omp parallel for schedule(static)
       for (int64_t u = 0; u < op->nnz; u++) dst[u] = fs[u];
     }
-    starpu_data_release(r->h_val);
-    r->held = 0;
   }
   st->t_download = femint_now() - td;
   femint_trace("COO assembly: values downloaded");
@@ -629,10 +614,11 @@ int coo_call_end(struct coo_call *c)
     b->status = 0;
     batch_release(ctx, b);
   }
-  for (int f = 0; c->tasks && f < nform; f++) stats_task(st, c->tasks[2 * nb + f], 0);
+  const int ntask = 2 * nb + nform * op->sums.n;
+  for (int i = 2 * nb; c->tasks && i < ntask; i++) stats_task(st, c->tasks[i], 0);
   if (p->opt.timeline && c->tasks && !err)
-    err = timeline_write(ctx, p->opt.timeline, p, c->tasks, 2 * nb + nform);
-  for (int i = 0; c->tasks && i < 2 * nb + nform; i++)
+    err = timeline_write(ctx, p->opt.timeline, p, c->tasks, ntask);
+  for (int i = 0; c->tasks && i < ntask; i++)
     if (c->tasks[i]) {
       st->ntask++;
       starpu_task_destroy(c->tasks[i]);
@@ -641,7 +627,6 @@ int coo_call_end(struct coo_call *c)
     struct coo_run *r = &c->run[f];
     if (r->h_coo) starpu_data_unregister_no_coherency(r->h_coo);
     femint_node_free(op->coo_node, r->coo_mem, c->coo_bytes, r->coo_plain);
-    if (r->h_val) starpu_data_unregister_no_coherency(r->h_val);
     if (r->val && !c->out_double) femint_host_free(ctx, r->val);
   }
   free(c->run);
@@ -658,19 +643,6 @@ int coo_call_end(struct coo_call *c)
   if (err && !c->into)
     for (int f = 0; f < nform; f++) femint_matrix_destroy(&c->A[f]);
   return err;
-}
-
-int coo_call_acquire(struct coo_call *c, void (*done)(void *), void *arg)
-{
-  int n = 0;
-  if (c->err || c->bounced || !c->run) return 0;
-  /* one that StarPU refuses is acquired by coo_call_end as on one device */
-  for (int f = 0; f < c->op->plan->nform; f++)
-    if (c->run[f].h_val && starpu_data_acquire_cb(c->run[f].h_val, STARPU_R, done, arg) == 0) {
-      c->run[f].held = 1;
-      n++;
-    }
-  return n;
 }
 
 /* Device memory that the pattern or one assembly of the operator takes, whichever is more (bytes

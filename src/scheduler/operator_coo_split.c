@@ -313,22 +313,6 @@ static int parts_make(struct femint_operator *op, int np, struct femint_stats *s
   return err;
 }
 
-/* Counts the values that reached main memory (coo_call_acquire's callbacks). */
-struct arrivals {
-  pthread_mutex_t lock;
-  pthread_cond_t cond;
-  int n;
-};
-
-static void arrived(void *arg)
-{
-  struct arrivals *a = arg;
-  pthread_mutex_lock(&a->lock);
-  a->n++;
-  pthread_cond_signal(&a->cond);
-  pthread_mutex_unlock(&a->lock);
-}
-
 /* Add a part's statistics to the whole's: tasks, per worker, and the times of the steps (the
  * parts ran side by side: the longest). */
 static void stats_add(struct femint_stats *st, const struct femint_stats *q)
@@ -431,19 +415,9 @@ int operator_coo_split(struct femint_operator *op, femint_matrix_t *A, struct fe
       coo_call_integrated(&p[d].c);
       coo_call_sums(&p[d].c);
     }
-  for (int d = 0; d < np && !err; d++) {
-    coo_call_wait(&p[d].c);
-    part_error(&p[d]);
-  }
-  /* the values of every part on their way at once, each device on its own bus */
+  /* each part's values on their way as its blocks are summed, each device on its own bus; those
+   * that come back through bounce buffers (the first calls) by a thread per part */
   const double td = femint_now();
-  struct arrivals arr = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
-  int expect = 0;
-  for (int d = 0; d < np && !err; d++) expect += coo_call_acquire(&p[d].c, arrived, &arr);
-  pthread_mutex_lock(&arr.lock);
-  while (arr.n < expect) pthread_cond_wait(&arr.cond, &arr.lock);
-  pthread_mutex_unlock(&arr.lock);
-  /* the values that come back through bounce buffers (the first calls), all at once too */
   if (p && pst) on_threads(np, part_end, NULL, p, sizeof *p);
   for (int d = 0; p && pst && d < np; d++) {
     if (p[d].c.op && p[d].c.err && !err)

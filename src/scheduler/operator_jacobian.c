@@ -24,6 +24,7 @@ void operator_jacobian_release(struct femint_operator *op)
   if (j->h_seg) starpu_data_unregister_no_coherency(j->h_seg);
   pattern_free(&j->pat);
   csr_shape_unref(&j->shape);
+  sum_blocks_free(&j->sums);
   free(j->len);
   free(j);
   op->residual->jac = NULL;
@@ -84,6 +85,15 @@ static int jacobian_setup(struct femint_operator *op)
   if (nvalue > 0) /* (an operator of no cells has none) */
     starpu_vector_data_register(&j->h_mats, (int)j->node, j->mats, (uint32_t)nvalue, r->rs);
   for (int i = 0; i < e->nchunk; i++) j->len[i] = (uint32_t)((int64_t)e->ncell[i] * n * n);
+  /* the blocks of the sums */
+  int64_t *cvoff = malloc(((size_t)e->nchunk + 1) * sizeof *cvoff);
+  FEMINT_CHECK(cvoff, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+  for (int i = 0; i < e->nchunk; i++) cvoff[i] = (int64_t)e->first[i] * n * n;
+  const int berr = sum_blocks_make(op->space, p->cells, e->nchunk, e->first, e->ncell, cvoff,
+                                   j->shape->rowptr, sum_block_count(j->pat.nnz, e->nchunk),
+                                   &j->sums);
+  free(cvoff);
+  FEMINT_CHECK(!berr, ctx, FEMINT_ENOMEM, "%s: out of memory for the blocks of the sum", who);
   j->sum = (struct sum_arg){.ctx = ctx, .nnz = j->pat.nnz,
                             .precision = r->single ? FEMINT_SINGLE : FEMINT_DOUBLE,
                             .out_double = 1, .program = j->sum_prog};
@@ -123,14 +133,12 @@ static int jacobian_once(femint_operator_t op, int form, femint_vector_t u, femi
   FEMINT_CALL(lend ? femint_host_matrix(ctx, j->shape, J) : matrix_create(ctx, j->shape, 0, J));
   femint_trace("Jacobian: matrix of %lld values (%s)", (long long)j->pat.nnz,
                lend ? "lent" : bounced ? "bounced" : "host");
-  struct starpu_task **tasks = calloc((size_t)e->nchunk + 1, sizeof *tasks);
+  const int ntask = e->nchunk + j->sums.n;
+  struct starpu_task **tasks = calloc((size_t)ntask + 1, sizeof *tasks);
   if (!tasks) {
     femint_matrix_destroy(J);
     return femint_seterr(ctx, FEMINT_ENOMEM, "%s: out of memory", who);
   }
-  starpu_data_handle_t h_val;
-  starpu_vector_data_register(&h_val, STARPU_MAIN_RAM, (uintptr_t)(*J)->values,
-                              (uint32_t)(j->pat.nnz + 1), sizeof(double));
   struct starpu_data_filter f = {.filter_func = starpu_vector_filter_list,
                                  .nchildren = (unsigned)e->nchunk, .filter_arg_ptr = j->len};
   starpu_data_partition(j->h_mats, &f);
@@ -147,25 +155,17 @@ static int jacobian_once(femint_operator_t op, int form, femint_vector_t u, femi
     err = task_submit(ctx, t, &tasks[i], who);
   }
   femint_trace("Jacobian: %d tasks submitted", e->nchunk);
-  starpu_data_unpartition(j->h_mats, j->node);
-  femint_trace("Jacobian: element matrices gathered");
-  j->sum.status = 0;
-  if (!err) {
-    struct starpu_task *t = starpu_task_create();
-    t->cl = &femint_cl_sum;
-    t->cl_arg = &j->sum;
-    t->handles[0] = j->h_perm;
-    t->handles[1] = j->h_seg;
-    t->handles[2] = j->h_mats;
-    t->handles[3] = h_val;
-    t->where = j->worker >= 0 ? STARPU_OPENCL : STARPU_CPU;
-    if (j->worker >= 0) {
-      t->execute_on_a_specific_worker = 1;
-      t->workerid = (unsigned)j->worker;
-    }
-    err = task_submit(ctx, t, &tasks[e->nchunk], who);
-  }
-  for (int i = 0; i <= e->nchunk; i++) {
+  /* the sums block by block as their chunks are done, each block's values on their way to main
+   * memory when it is summed */
+  struct sum_call sc = {0};
+  if (!err)
+    err = sum_call_submit(ctx, &sc, &j->sums, &j->sum, j->h_perm, j->h_seg, j->h_mats, j->node,
+                          (*J)->values, sizeof(double), j->worker, j->worker < 0,
+                          tasks + e->nchunk, who);
+  if (!err && j->worker >= 0)
+    err = sum_call_download(ctx, &sc, starpu_worker_get_devid(j->worker), j->node, &j->sums,
+                            !bounced, who);
+  for (int i = 0; i < ntask; i++) {
     if (!tasks[i]) continue;
     if (starpu_task_wait(tasks[i]) && !err)
       err = femint_seterr(ctx, FEMINT_ERUNTIME, "%s: a task failed", who);
@@ -173,15 +173,13 @@ static int jacobian_once(femint_operator_t op, int form, femint_vector_t u, femi
   }
   free(tasks);
   femint_trace("Jacobian: summed");
-  if (!err && bounced)
-    err = download_bounced(ctx, starpu_worker_get_devid(j->worker), j->node, h_val, (*J)->values,
-                           (size_t)j->pat.nnz * sizeof(double), who);
-  if (bounced || err) starpu_data_unregister_no_coherency(h_val);
-  else starpu_data_unregister(h_val); /* the values to main memory */
+  if (starpu_data_get_nb_children(j->h_mats) > 0) starpu_data_unpartition(j->h_mats, j->node);
+  for (int b = 0; b < sc.n && !err; b++)
+    if (sc.arg[b].status) err = femint_seterr(ctx, sc.arg[b].status, "%s: %s", who, sc.arg[b].msg);
+  sum_call_end(&sc, !err && j->worker < 0);
   femint_trace("Jacobian: values in main memory");
   for (int i = 0; i < e->nchunk && !err; i++)
     if (rf->args[i].status) err = femint_seterr(ctx, rf->args[i].status, "%s: %s", who, rf->args[i].msg);
-  if (!err && j->sum.status) err = femint_seterr(ctx, j->sum.status, "%s: %s", who, j->sum.msg);
   if (err) femint_matrix_destroy(J);
   else j->calls++;
   return err;

@@ -18,25 +18,15 @@ static int row_blocks(struct femint_operator *op, int nblock)
   const struct plan *p = op->plan;
   const struct femint_space *s = op->space;
   const int ne = s->ncomp;
-  const int64_t nnz = c->rowptr[c->nrows];
-  if (nblock > c->nrows / ne) nblock = (int)(c->nrows / ne);
   if (nblock < 1) nblock = 1;
-  c->block_row = malloc((size_t)(nblock + 1) * sizeof *c->block_row);
+  c->block_row = malloc((size_t)(nblock + 2) * sizeof *c->block_row);
   c->row_block = malloc((size_t)(c->nrows > 0 ? c->nrows : 1) * sizeof *c->row_block);
   unsigned char *mark = calloc((size_t)nblock, 1);
   if (!c->block_row || !c->row_block || !mark) {
     free(mark);
     return FEMINT_ENOMEM;
   }
-  int k = 0;
-  c->block_row[0] = 0;
-  for (int64_t r = 0; r < c->nrows; r += ne) {
-    if (k + 1 < nblock && c->rowptr[r] >= (k + 1) * (nnz / nblock) && r > c->block_row[k])
-      c->block_row[++k] = r;
-    for (int a = 0; a < ne; a++) c->row_block[r + a] = k;
-  }
-  c->nblock = k + 1;
-  c->block_row[c->nblock] = c->nrows;
+  c->nblock = rows_cut(c->rowptr, c->nrows, ne, nblock, c->block_row, c->row_block);
   for (int i = 0; i < p->nbatch; i++) {
     struct batch *b = &p->batches[i];
     memset(mark, 0, (size_t)c->nblock);

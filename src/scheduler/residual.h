@@ -44,6 +44,7 @@ struct op_jacobian {
   uint32_t *len;                   /* [nchunk] values per chunk */
   struct cl_program_entry *sum_prog[FEMINT_MAX_CL_DEVICES];
   struct sum_arg sum;
+  struct sum_blocks sums;          /* the blocks of the CSR values, each summed by a task */
   int calls;                       /* Jacobians assembled */
 };
 
