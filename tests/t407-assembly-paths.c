@@ -317,12 +317,12 @@ static void lent_case(femint_context_t ctx, const struct shape_case *k, int prec
   *first = A[0];
 }
 
-/* The COO sums in blocks of about 200 values (FEMINT_SUM_BLOCK), each block a task that waits
- * only for the batches touching its rows and whose values leave as soon as it is done: three
- * assemblies of one operator on the device (two through bounce buffers, the third into lent
- * memory) and one on a CPU team give the matrices of one block per form exactly, in more sum
- * tasks where the cells have one order (blocks), in as many where their orders are mixed (each
- * block would wait for the last group: one block). */
+/* The COO sums in blocks (FEMINT_SUM_BLOCK = 200: 16 blocks from 3200 values), each block a
+ * task that waits only for the batches touching its rows and whose values leave as soon as it is
+ * done: three assemblies of one operator on the device (two through bounce buffers, the third
+ * into lent memory) and one on a CPU team give the matrices of one block per form exactly, in
+ * more sum tasks where the cells have one order (blocks), in as many where their orders are
+ * mixed (each block would wait for the last group: one block). */
 static void blocks_case(femint_context_t ctx, const struct shape_case *k, int nocl, int blocks)
 {
   const int nf = k->nform;
@@ -349,8 +349,8 @@ static void blocks_case(femint_context_t ctx, const struct shape_case *k, int no
     destroy_all(R, nf);
   }
   tap_ok(d == 0 && more,
-         "%s: COO sums in blocks of about 200 values, %sone on a CPU team, give the matrices of "
-         "one block exactly (%.1e), in %s tasks (%d against %d)",
+         "%s: COO sums in blocks (FEMINT_SUM_BLOCK = 200), %sone on a CPU team, give the "
+         "matrices of one block exactly (%.1e), in %s tasks (%d against %d)",
          k->name, nocl > 0 ? "three assemblies on the device and " : "", d,
          blocks ? "more" : "as many (mixed orders: one block)", st.ntask, st1.ntask);
 }

@@ -8,8 +8,11 @@
  *                          vector of element matrices, which lives on the gathering node and is
  *                          partitioned into the batches' parts while they integrate, on any
  *                          worker
- *   sum (per form)         the CSR values as segmented sums of the vector, gathered on its node
- *                          by unpartitioning: only the CSR values come back from a device. */
+ *   sum (per form)         the CSR values as segmented sums of the vector on its node, by
+ *                          blocks of rows for a large matrix (sum_blocks.c: a block's task reads
+ *                          the batches of its rows, its values come back while later batches
+ *                          integrate), else in one task once the vector is gathered by
+ *                          unpartitioning: only the CSR values come back from a device. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -414,6 +414,7 @@ int operator_coo_split(struct femint_operator *op, femint_matrix_t *A, struct fe
     if (p[d].c.tasks) {
       coo_call_integrated(&p[d].c);
       coo_call_sums(&p[d].c);
+      part_error(&p[d]); /* its message, from this thread */
     }
   /* each part's values on their way as its blocks are summed, each device on its own bus; those
    * that come back through bounce buffers (the first calls) by a thread per part */

@@ -65,7 +65,16 @@ int sum_blocks_make(const struct femint_space *s, const int *cells, int nparts,
   sb->part_voff = malloc(((size_t)nparts + 1) * sizeof *sb->part_voff);
   mark = calloc(nm ? nm : 1, 1); /* [block][part] */
   if (!sb->nz || !sb->dep_off || !sb->part_voff || !mark) goto done;
-  for (int b = 0; b <= sb->n; b++) sb->nz[b] = rowptr[block_row[b]];
+  /* blocks of no values (empty rows at the end, outside a part's) left out: their rows are
+   * empty, so they read no part and write nothing */
+  int kept = 0;
+  for (int b = 0; b < sb->n; b++) {
+    const int64_t lo = rowptr[block_row[b]], hi = rowptr[block_row[b + 1]];
+    if (hi > lo) sb->nz[kept++] = lo;
+    for (int64_t r = block_row[b]; r < block_row[b + 1]; r++) row_block[r] = kept ? kept - 1 : 0;
+  }
+  sb->nz[kept] = rowptr[nrows];
+  sb->n = kept;
   memcpy(sb->part_voff, part_voff, (size_t)nparts * sizeof *part_voff);
   /* the blocks of the rows each part's cells touch (rows of no value, outside a part of a split
    * assembly, none) */
@@ -115,13 +124,6 @@ static void arrived(void *arg)
   pthread_mutex_unlock(&sc->lock);
 }
 
-/* A block's sum task ended (its callback, with FEMINT_TRACE). */
-static void summed(void *arg)
-{
-  const struct sum_arg *a = arg;
-  femint_trace("sums: block %d summed", a->block);
-}
-
 int sum_call_submit(femint_context_t ctx, struct sum_call *sc, const struct sum_blocks *sb,
                     const struct sum_arg *proto, starpu_data_handle_t perm,
                     starpu_data_handle_t seg, starpu_data_handle_t parts, unsigned node,
@@ -147,8 +149,14 @@ int sum_call_submit(femint_context_t ctx, struct sum_call *sc, const struct sum_
   int err = 0;
   for (int b = 0; b < sb->n && !err; b++) {
     const int nd = whole ? 1 : sb->dep_off[b + 1] - sb->dep_off[b];
+    if (nd == 0) { /* a block of values reads some part (sum_blocks_make) */
+      err = femint_seterr(ctx, FEMINT_EINVAL, "%s: block %d of the sums reads no element matrix",
+                          who, b);
+      break;
+    }
     const int *dep = sb->dep + sb->dep_off[b];
-    starpu_vector_data_register(&sc->h[b], STARPU_MAIN_RAM, (uintptr_t)((char *)val + sb->nz[b] * vs),
+    starpu_vector_data_register(&sc->h[b], STARPU_MAIN_RAM,
+                                (uintptr_t)((char *)val + sb->nz[b] * vs),
                                 (uint32_t)(sb->nz[b + 1] - sb->nz[b]), vs);
     sc->arg[b] = *proto;
     sc->arg[b].nnz = sb->nz[b + 1] - sb->nz[b];
@@ -176,10 +184,6 @@ int sum_call_submit(femint_context_t ctx, struct sum_call *sc, const struct sum_
     t->dyn_handles = dh;
     t->dyn_modes = dm;
     t->cl_arg = &sc->arg[b];
-    if (femint_tracing()) {
-      t->callback_func = summed;
-      t->callback_arg = &sc->arg[b];
-    }
     /* ahead of the integrations still waiting: its values may go */
     t->priority = STARPU_MAX_PRIO;
     t->where = worker >= 0 ? STARPU_OPENCL : STARPU_CPU;
@@ -232,10 +236,10 @@ static int bounce_pieces(femint_context_t ctx, int dev, unsigned node, int n,
   for (size_t i = 0; q && i <= nchunk && cerr == CL_SUCCESS; i++) {
     if (i < nchunk) {
       const int p = cp[i];
-      if (p == held) { /* its sum done, the piece is read on the device */
-        starpu_data_acquire_on_node(h[p], (int)node, STARPU_R);
+      while (held <= p) { /* its sum done, the piece is read on the device */
+        starpu_data_acquire_on_node(h[held], (int)node, STARPU_R);
+        femint_trace("sums: piece %d of %d summed, on its way back", held, n);
         held++;
-        femint_trace("sums: piece %d of %d summed, on its way back", p, n);
       }
       const struct starpu_vector_interface *vi = starpu_data_get_interface_on_node(h[p], node);
       const size_t len = bytes[p] - cat[i] < chunk ? bytes[p] - cat[i] : chunk;
