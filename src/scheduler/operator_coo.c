@@ -429,7 +429,7 @@ int coo_call_begin(struct coo_call *c)
     struct coo_run *r = &c->run[f];
     if (!c->into)
       err = c->lend ? femint_host_matrix(ctx, op->shape, &c->A[f])
-                    : matrix_create(ctx, op->shape, op->coo_dev >= 0, &c->A[f]);
+                    : matrix_create(ctx, op->shape, 0, &c->A[f]);
     femint_trace("COO assembly: form %d: its matrix", f);
     if (!err) {
       r->coo_mem = femint_node_alloc(op->coo_node, c->coo_bytes, &r->coo_plain);
@@ -499,6 +499,13 @@ int coo_call_integrate(struct coo_call *c, int k)
 void coo_call_integrated(struct coo_call *c)
 {
   const struct plan *p = c->op->plan;
+  /* The pages of the matrices that the values come back to through the bounce buffers, first
+   * touched by the threads while the device integrates (before the tasks, it held them up). */
+  for (int f = 0; f < p->nform && c->bounced && !c->into && c->A[f] && !c->err; f++) {
+    double *v = c->A[f]->values;
+#pragma omp parallel for schedule(static)
+    for (int64_t u = 0; u < c->op->nnz; u++) v[u] = 0;
+  }
   if (p->opt.phases || c->err) {
     for (int i = 0; i < c->nb; i++)
       if (c->tasks[2 * i] && starpu_task_wait(c->tasks[2 * i]) && !c->err)
@@ -582,16 +589,17 @@ int coo_call_end(struct coo_call *c)
   struct femint_stats *st = c->st;
   struct plan *p = op->plan;
   const int nform = p->nform, nb = c->nb;
-  /* The values from a device, block by block as it sums them, then the waits. */
+  /* The values from a device, block by block as it sums them (with phases, once every sum is
+   * done, so that the download is timed alone), then the waits; the CSR columns of a first
+   * assembly; the values in main memory. */
+  if (p->opt.phases) coo_call_wait(c);
+  const double td = femint_now();
   if (c->run && !c->err && op->coo_worker >= 0 && op->sums.n > 1) coo_inputs_ahead(c);
   for (int f = 0; c->run && f < nform && !c->err && op->coo_worker >= 0; f++)
     c->err = sum_call_download(ctx, &c->run[f].sc, op->coo_dev, op->coo_node, &op->sums,
                                !c->bounced, "COO assembly");
   coo_call_wait(c);
   int err = c->err;
-
-  /* The CSR columns of a first assembly, then its values in main memory. */
-  const double td = femint_now();
   const int cerr = coo_columns_join(op);
   if (!err) err = cerr;
   for (int f = 0; c->run && f < nform; f++) {
