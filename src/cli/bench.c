@@ -189,7 +189,9 @@ static int check_mode(const struct cli_args *args, int mode)
     int ok = 0;
     for (size_t i = 0; i < sizeof every_mode / sizeof every_mode[0]; i++)
       ok |= strcmp(args->name[k], every_mode[i]) == 0;
-    for (int i = 0; i < 19 && mode_options[mode][i]; i++)
+    for (size_t i = 0; i < sizeof mode_options[mode] / sizeof *mode_options[mode] &&
+                       mode_options[mode][i];
+         i++)
       ok |= strcmp(args->name[k], mode_options[mode][i]) == 0;
     if (!ok) return cli_fail_usage("%s does not apply to %s", args->name[k], mode_text[mode]);
   }

@@ -47,7 +47,8 @@ static int bench_where(femint_context_t ctx, const struct bench_options *b, femi
   struct femint_operator_options opt = {
     .precision = b->precision, .where = where, .max_batch = (int)b->batch,
     .variant = b->variants.n ? b->variants.v[0] : FEMINT_VARIANT_AUTO,
-    .symmetric = b->symmetric, .assembly = b->assembly, .phases = !b->overlap, .devices = (int)b->devices};
+    .symmetric = b->symmetric, .assembly = b->assembly, .phases = !b->overlap,
+    .devices = (int)b->devices};
   int rc = femint_operator_create(ctx, space, nform, forms, &opt, &op);
   for (int r = 0; r <= b->runs && !rc; r++) {
     femint_matrix_t A[CLI_MAX_FORMS] = {NULL};

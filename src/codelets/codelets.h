@@ -219,8 +219,6 @@ struct sum_arg {
   int64_t nnz;                  /* values summed: u0 .. u0 + nnz - 1 of the pattern */
   int64_t u0;
   int64_t voff0;                /* where the first element matrices read (buffer 3) start */
-  int block;                    /* which block of the call's (sum_blocks.c) */
-  void *call;                   /* that call's struct sum_call */
   int precision;                /* of the element matrices */
   int out_double;               /* the CSR values are doubles (else of the precision) */
   struct cl_program_entry *const *program; /* [FEMINT_MAX_CL_DEVICES] coo_sum on each device */

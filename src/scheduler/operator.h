@@ -3,8 +3,6 @@
 #ifndef FEMINT_SCHEDULER_OPERATOR_H
 #define FEMINT_SCHEDULER_OPERATOR_H
 
-#include <pthread.h>
-
 #include "codelets/vector_ops.h"
 #include "host/sparse.h"
 #include "plan.h"
@@ -259,28 +257,22 @@ struct sum_call {
   void *val;
   starpu_data_handle_t *h;
   struct sum_arg *arg;
-  unsigned char *held;     /* h[b] acquired in main memory ahead */
-  pthread_mutex_t lock;
-  pthread_cond_t cond;
-  int arrived, expect;
 };
 /* The sum tasks of every block (into slots[b]; arguments as proto), reading perm, seg and the
  * children of parts (partitioned by parts; one block: parts gathered on its node first, which
- * waits for them) on worker (-1: a CPU worker); with fetch (CPU workers), each block's values
- * asked for in main memory as soon as its task is done. */
+ * waits for them) on worker (-1: a CPU worker). */
 int sum_call_submit(femint_context_t ctx, struct sum_call *sc, const struct sum_blocks *sb,
                     const struct sum_arg *proto, starpu_data_handle_t perm,
                     starpu_data_handle_t seg, starpu_data_handle_t parts, unsigned node,
-                    void *val, size_t vs, int worker, int fetch, struct starpu_task **slots,
+                    void *val, size_t vs, int worker, struct starpu_task **slots,
                     const char *who);
-/* Without fetch: each block's values from device dev (memory node `node`) into main memory as
- * its task ends, on a queue of the calling thread's: straight into pinned memory (pinned), else
- * through two small pinned buffers (download_bounced). */
+/* Summed on device dev (memory node `node`): each block's values into main memory as its task
+ * ends, on a queue of the calling thread's: straight into pinned memory (pinned), else through
+ * two small pinned buffers (download_bounced). */
 int sum_call_download(femint_context_t ctx, struct sum_call *sc, int dev, unsigned node,
                       const struct sum_blocks *sb, int pinned, const char *who);
-/* Wait until the fetched blocks are in main memory. */
-void sum_call_wait(struct sum_call *sc);
-/* Release and unregister the blocks (in_memory: their values are wanted in main memory). */
+/* Unregister the blocks, their tasks done (in_memory: summed by CPU workers, their values made
+ * valid in main memory first). */
 void sum_call_end(struct sum_call *sc, int in_memory);
 /* n bytes of h's copy on device dev (memory node `node`) into ordinary host memory through two
  * small pinned buffers, the calling thread's team copying one while the device fills the other

@@ -530,7 +530,6 @@ int coo_call_sums(struct coo_call *c)
     if (!r->h_coo) continue;
     c->err = sum_call_submit(op->ctx, &r->sc, &op->sums, &r->sum, op->h_perm, op->h_seg,
                              r->h_coo, op->coo_node, r->val, c->vs, op->coo_worker,
-                             op->coo_worker < 0,
                              &c->tasks[2 * c->nb + f * op->sums.n], "COO sum");
   }
   return c->err;

@@ -155,13 +155,12 @@ static int jacobian_once(femint_operator_t op, int form, femint_vector_t u, femi
     err = task_submit(ctx, t, &tasks[i], who);
   }
   femint_trace("Jacobian: %d tasks submitted", e->nchunk);
-  /* the sums block by block as their chunks are done, each block's values on their way to main
-   * memory when it is summed */
+  /* the sums block by block as their chunks are done, each block's values from a device as soon
+   * as it is summed */
   struct sum_call sc = {0};
   if (!err)
     err = sum_call_submit(ctx, &sc, &j->sums, &j->sum, j->h_perm, j->h_seg, j->h_mats, j->node,
-                          (*J)->values, sizeof(double), j->worker, j->worker < 0,
-                          tasks + e->nchunk, who);
+                          (*J)->values, sizeof(double), j->worker, tasks + e->nchunk, who);
   if (!err && j->worker >= 0)
     err = sum_call_download(ctx, &sc, starpu_worker_get_devid(j->worker), j->node, &j->sums,
                             !bounced, who);

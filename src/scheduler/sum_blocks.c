@@ -112,37 +112,19 @@ done:
   return err;
 }
 
-/* A block's values reached main memory (its acquisition's callback). */
-static void arrived(void *arg)
-{
-  const struct sum_arg *a = arg;
-  struct sum_call *sc = a->call;
-  femint_trace("sums: block %d (%lld values) in main memory", a->block, (long long)a->nnz);
-  pthread_mutex_lock(&sc->lock);
-  sc->arrived++;
-  pthread_cond_signal(&sc->cond);
-  pthread_mutex_unlock(&sc->lock);
-}
-
 int sum_call_submit(femint_context_t ctx, struct sum_call *sc, const struct sum_blocks *sb,
                     const struct sum_arg *proto, starpu_data_handle_t perm,
                     starpu_data_handle_t seg, starpu_data_handle_t parts, unsigned node,
-                    void *val, size_t vs, int worker, int fetch, struct starpu_task **slots,
+                    void *val, size_t vs, int worker, struct starpu_task **slots,
                     const char *who)
 {
   /* one block reads every part: the vector gathered where it lives, once they are all made */
   const int whole = sb->n == 1;
   if (whole && starpu_data_get_nb_children(parts) > 0) starpu_data_unpartition(parts, node);
-  memset(sc, 0, sizeof *sc);
-  pthread_mutex_init(&sc->lock, NULL);
-  pthread_cond_init(&sc->cond, NULL);
-  sc->n = sb->n;
-  sc->vs = vs;
-  sc->val = val;
+  *sc = (struct sum_call){.n = sb->n, .vs = vs, .val = val};
   sc->h = calloc((size_t)sb->n + 1, sizeof *sc->h);
   sc->arg = calloc((size_t)sb->n + 1, sizeof *sc->arg);
-  sc->held = calloc((size_t)sb->n + 1, 1);
-  if (!sc->h || !sc->arg || !sc->held) {
+  if (!sc->h || !sc->arg) {
     sc->n = 0;
     return femint_seterr(ctx, FEMINT_ENOMEM, "%s: out of memory for the sums", who);
   }
@@ -162,8 +144,6 @@ int sum_call_submit(femint_context_t ctx, struct sum_call *sc, const struct sum_
     sc->arg[b].nnz = sb->nz[b + 1] - sb->nz[b];
     sc->arg[b].u0 = sb->nz[b];
     sc->arg[b].voff0 = whole ? 0 : sb->part_voff[dep[0]];
-    sc->arg[b].block = b;
-    sc->arg[b].call = sc;
     /* StarPU frees a task's dyn_handles and dyn_modes with the task */
     starpu_data_handle_t *dh = malloc((3 + (size_t)nd) * sizeof *dh);
     enum starpu_data_access_mode *dm = malloc((3 + (size_t)nd) * sizeof *dm);
@@ -192,10 +172,6 @@ int sum_call_submit(femint_context_t ctx, struct sum_call *sc, const struct sum_
       t->workerid = (unsigned)worker;
     }
     err = task_submit(ctx, t, &slots[b], who);
-    if (!err && fetch && starpu_data_acquire_cb(sc->h[b], STARPU_R, arrived, &sc->arg[b]) == 0) {
-      sc->held[b] = 1;
-      sc->expect++;
-    }
   }
   return err;
 }
@@ -304,33 +280,17 @@ int sum_call_download(femint_context_t ctx, struct sum_call *sc, int dev, unsign
   return err;
 }
 
-void sum_call_wait(struct sum_call *sc)
-{
-  pthread_mutex_lock(&sc->lock);
-  while (sc->arrived < sc->expect) pthread_cond_wait(&sc->cond, &sc->lock);
-  pthread_mutex_unlock(&sc->lock);
-}
-
 void sum_call_end(struct sum_call *sc, int in_memory)
 {
-  if (!sc->h) { /* never submitted */
-    free(sc->arg);
-    free(sc->held);
-    memset(sc, 0, sizeof *sc);
-    return;
-  }
-  sum_call_wait(sc);
-  for (int b = 0; b < sc->n; b++) {
+  for (int b = 0; sc->h && b < sc->n; b++) {
     if (!sc->h[b]) continue;
-    /* one that StarPU would not acquire ahead comes now */
-    if (in_memory && !sc->held[b]) starpu_data_acquire(sc->h[b], STARPU_R);
-    if (in_memory || sc->held[b]) starpu_data_release(sc->h[b]);
+    if (in_memory) { /* (no wait: the task is done) */
+      starpu_data_acquire(sc->h[b], STARPU_R);
+      starpu_data_release(sc->h[b]);
+    }
     starpu_data_unregister_no_coherency(sc->h[b]);
   }
   free(sc->h);
   free(sc->arg);
-  free(sc->held);
-  pthread_mutex_destroy(&sc->lock);
-  pthread_cond_destroy(&sc->cond);
   memset(sc, 0, sizeof *sc);
 }
