@@ -334,7 +334,8 @@ static void vec_opencl(void *buffers[], void *cl_arg)
         err = femint_cl_run(queue, vk->ev_sum_sorted[a->single], (size_t)nu, VEC_WG, 7, k, WHO);
         continue;
       }
-      const struct karg k[] = {KARG(nu), KARG(nc), KARG(np), KARG(ident), KARG(ev), KARG(map), KARG(y)};
+      const struct karg k[] = {KARG(nu), KARG(nc),  KARG(np), KARG(ident),
+                               KARG(ev), KARG(map), KARG(y)};
       err = femint_cl_run(queue, a->single ? vk->ev_sum_f : kern, (size_t)nu, VEC_WG, 7, k, WHO);
     }
     break;
