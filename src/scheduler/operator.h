@@ -193,6 +193,7 @@ struct coo_call {
   int err;                  /* the first error of the steps after coo_call_begin */
   int nb;                   /* batch-forms: the integration tasks */
   int out_double, lend, bounced, waited;
+  int packed, pack_err;     /* every batch's inputs packed while the first pattern was made */
   size_t rs, vs, coo_bytes;
   double ti, ts;
   struct starpu_task **tasks;
@@ -208,6 +209,9 @@ struct coo_columns {
 /* The COO kernels on the operator's device and its pattern (built by the first call; cols NULL,
  * or for a part, where its columns go). */
 int coo_call_ready(struct femint_operator *op, struct femint_stats *st, struct coo_columns *cols);
+/* The same, busy(busy_arg) called on the calling thread while a first pattern is made. */
+int coo_call_ready_busy(struct femint_operator *op, struct femint_stats *st,
+                        struct coo_columns *cols, void (*busy)(void *), void *busy_arg);
 int coo_call_begin(struct coo_call *c);
 /* With options.phases, the inputs of every batch, before the tasks (else each as it goes). */
 int coo_call_pack(struct coo_call *c);
@@ -246,7 +250,7 @@ int sum_blocks_make(const struct femint_space *s, const int *cells, int nparts,
                     const int64_t *rowptr, int nblock, struct sum_blocks *sb);
 void sum_blocks_free(struct sum_blocks *sb);
 /* How many blocks nnz values over nparts parts are cut into: 16 (no more than the parts) where
- * there are 16 times FEMINT_SUM_BLOCK values or more (default 2^24: 2 GB of doubles in all),
+ * there are 16 times FEMINT_SUM_BLOCK values or more (default 2^23: 1 GB of doubles in all),
  * else 1 (the values come back in less time than the blocks would save). */
 int sum_block_count(int64_t nnz, int nparts);
 /* One call's sums of a matrix's values: each block's values (vs bytes each, in val) a handle in

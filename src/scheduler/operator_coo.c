@@ -172,7 +172,7 @@ static int coo_sum_blocks(struct femint_operator *op)
  * the operator's shape, or for a part of a split assembly (cols set) its row pointers alone, its
  * columns going where cols places them (in the whole's). */
 static int coo_call_pattern(struct femint_operator *op, struct femint_stats *st,
-                            struct coo_columns *cols)
+                            struct coo_columns *cols, void (*busy)(void *), void *busy_arg)
 {
   femint_context_t ctx = op->ctx;
   const struct plan *p = op->plan;
@@ -240,6 +240,7 @@ static int coo_call_pattern(struct femint_operator *op, struct femint_stats *st,
   femint_trace("COO pattern: %lld entries, task submitted", (long long)nentry);
   struct starpu_task *slot = NULL;
   err = task_submit(ctx, t, &slot, "COO pattern");
+  if (!err && busy) busy(busy_arg); /* the caller's work while the pattern is made */
   /* while a device sorts, the threads map the pages the columns will come back to, from the
    * first (only nnz of the nentry + 1 are used, nnz not yet known), until the task ends */
   if (!err && op->coo_dev >= 0 && !cols) {
@@ -379,7 +380,38 @@ struct coo_run {
   struct sum_call sc; /* the sums of the call, block by block */
 };
 
+/* The inputs of every batch packed by the calling thread's team before the tasks are submitted, in
+ * a first call while the pattern is made (in a fresh process of the prisms of box 16x16x8, orders
+ * 1-4, about 10 ms on the H200's host, as long as the device's sort): one thread packing each
+ * batch as its task went kept the device waiting at low orders (prisms of order 2: 3.3 ms for
+ * 32768 cells, a third of the values' download). */
+static void coo_call_pack_ahead(void *arg)
+{
+  struct coo_call *c = arg;
+  struct plan *p = c->op->plan;
+  const double tp = femint_now();
+  const int nb = p->nform * p->nbatch;
+  int err = 0;
+  batch_buffers(c->op->ctx, p, 0);
+#pragma omp parallel for schedule(dynamic)
+  for (int i = 0; i < nb; i++)
+    if (!__atomic_load_n(&err, __ATOMIC_RELAXED)) {
+      const int e = plan_pack_batch(p, &p->batches[i]);
+      if (e) __atomic_store_n(&err, e, __ATOMIC_RELAXED);
+    }
+  c->pack_err = err;
+  c->packed = 1;
+  c->st->t_pack += femint_now() - tp;
+  femint_trace("COO assembly: %d batches packed", nb);
+}
+
 int coo_call_ready(struct femint_operator *op, struct femint_stats *st, struct coo_columns *cols)
+{
+  return coo_call_ready_busy(op, st, cols, NULL, NULL);
+}
+
+int coo_call_ready_busy(struct femint_operator *op, struct femint_stats *st,
+                        struct coo_columns *cols, void (*busy)(void *), void *busy_arg)
 {
   if (op->coo_dev >= 0) {
     const double tc = femint_now();
@@ -387,7 +419,7 @@ int coo_call_ready(struct femint_operator *op, struct femint_stats *st, struct c
     st->t_programs += femint_now() - tc;
     femint_trace("COO assembly: programs built");
   }
-  if (!op->h_perm) FEMINT_CALL(coo_call_pattern(op, st, cols));
+  if (!op->h_perm) FEMINT_CALL(coo_call_pattern(op, st, cols, busy, busy_arg));
   femint_trace("COO assembly: pattern ready");
   return 0;
 }
@@ -401,7 +433,15 @@ int coo_call_begin(struct coo_call *c)
   const int nform = p->nform, single = p->opt.precision == FEMINT_SINGLE;
   c->nb = nform * p->nbatch;
   c->rs = single ? sizeof(float) : sizeof(double);
-  FEMINT_CALL(coo_call_ready(op, st, NULL));
+  const int ahead = !p->opt.phases && !c->into;
+  const int perr = coo_call_ready_busy(op, st, NULL, ahead ? coo_call_pack_ahead : NULL, c);
+  if (!perr && ahead && !c->packed) coo_call_pack_ahead(c); /* the pattern was there */
+  if (perr || c->pack_err) {
+    /* a batch's own buffers (no arena) freed; the first error (the context's message) */
+    for (int i = 0; c->packed && i < c->nb; i++) batch_release(ctx, &p->batches[i]);
+    c->packed = 0;
+    return perr ? perr : c->pack_err;
+  }
   c->tasks = calloc((size_t)2 * c->nb + (size_t)nform * op->sums.n + 1, sizeof *c->tasks);
   c->run = calloc((size_t)nform, sizeof *c->run);
   c->len = malloc(((size_t)p->nbatch + 1) * sizeof *c->len);
@@ -457,7 +497,7 @@ int coo_call_begin(struct coo_call *c)
   /* Integration (coo_call_integrate): the tasks of each batch, the forms of a batch together;
    * the inputs packed as the tasks go (with phases, all of them before, so that the integration
    * is timed alone). */
-  if (!c->into) batch_buffers(ctx, p, 0);
+  if (!c->into && !c->packed) batch_buffers(ctx, p, 0);
   c->ti = femint_now();
   return 0;
 }
@@ -467,10 +507,31 @@ int coo_call_pack(struct coo_call *c)
   struct plan *p = c->op->plan;
   int err = 0;
   const double tp = femint_now();
-  for (int i = 0; p->opt.phases && i < c->nb && !err; i++) err = plan_pack_batch(p, &p->batches[i]);
+  for (int i = 0; p->opt.phases && !c->packed && i < c->nb && !err; i++)
+    err = plan_pack_batch(p, &p->batches[i]);
   c->st->t_pack += femint_now() - tp;
   c->ti = femint_now();
   return err;
+}
+
+/* Whether dmda would place a batch on a CPU worker only to calibrate the CPU workers' model of its
+ * task: the batch's element matrices are summed on a device, the CPU workers' model of the task is
+ * not calibrated, and the device's is, or the device is not a CPU (a GPU is worth calibrating
+ * first: its first samples cost little). Such a batch stays on the device: the sums wait for the
+ * slowest batch, and a batch integrated by a CPU team must then cross the bus to them (on the
+ * H200 one such batch of prisms of order 3 or 4 made a later assembly 1.5x longer, and a fresh
+ * process gave a fifth of its batches to CPU teams). Batches go to the CPU workers where dmda
+ * chooses them from calibrated models, or where STARPU_CALIBRATE asks StarPU to calibrate. */
+static int coo_cpu_to_calibrate(const struct femint_operator *op, const struct batch *b,
+                                struct starpu_task *t, uint32_t where)
+{
+  const char *cal = getenv("STARPU_CALIBRATE");
+  if (op->coo_dev < 0 || !(where & STARPU_CPU) || !(where & STARPU_OPENCL) ||
+      !b->g->program[op->coo_dev] || (cal && atoi(cal) > 0))
+    return 0;
+  const int gpu = !(op->ctx->cl_dev[op->coo_dev].type & CL_DEVICE_TYPE_CPU);
+  return !model_calibrated(op->ctx, t, STARPU_CPU) &&
+         (gpu || model_calibrated(op->ctx, t, STARPU_OPENCL));
 }
 
 int coo_call_integrate(struct coo_call *c, int k)
@@ -479,7 +540,7 @@ int coo_call_integrate(struct coo_call *c, int k)
   struct plan *p = op->plan;
   const int nform = p->nform, f = k % nform, j = k / nform, i = f * p->nbatch + j;
   struct batch *b = &p->batches[i];
-  if (!p->opt.phases) {
+  if (!p->opt.phases && !c->packed) {
     const double tk = femint_now();
     const int err = plan_pack_batch(p, b);
     c->st->t_pack += femint_now() - tk;
@@ -492,6 +553,7 @@ int coo_call_integrate(struct coo_call *c, int k)
   if (op->gpu_alone && (where & STARPU_OPENCL) && b->g->program[op->coo_dev])
     t->where = where = STARPU_OPENCL;
   worker_mask_set(t, &op->coo_mask);
+  if (coo_cpu_to_calibrate(op, b, t, where)) t->where = where = STARPU_OPENCL;
   c->st->calibrating += !model_calibrated(op->ctx, t, where);
   return task_submit(op->ctx, t, &c->tasks[2 * i], "integration");
 }

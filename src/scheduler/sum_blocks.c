@@ -31,7 +31,7 @@ int rows_cut(const int64_t *rowptr, int64_t nrows, int ne, int nblock, int64_t *
 int sum_block_count(int64_t nnz, int nparts)
 {
   const char *env = getenv("FEMINT_SUM_BLOCK");
-  const int64_t per = env && atoll(env) > 0 ? atoll(env) : (int64_t)1 << 24;
+  const int64_t per = env && atoll(env) > 0 ? atoll(env) : (int64_t)1 << 23;
   const int n = nnz / per >= 16 ? 16 : 1;
   return n < nparts ? n : nparts;
 }
