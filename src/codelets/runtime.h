@@ -22,6 +22,9 @@ struct cl_program_entry {
 /* Run on a CPU worker's thread at the start of a codelet: the team size of this worker, with the
  * team's threads bound to the worker's cores (binding happens once per thread). */
 int femint_team_enter(femint_context_t ctx);
+/* Threads for a parallel loop of the calling thread that runs while devices work: the cores less
+ * the OpenCL drivers' (one thread more starves a driver, and its device waits). */
+int femint_host_threads(femint_context_t ctx);
 /* Bind the calling thread, rank `rank` of worker workerid's team, to its core (once). */
 void femint_team_bind_thread(femint_context_t ctx, int workerid, int rank);
 /* The properties of OpenCL device dev (StarPU's numbering). */

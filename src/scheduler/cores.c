@@ -173,6 +173,11 @@ void femint_team_bind_thread(femint_context_t ctx, int workerid, int rank)
   bound_worker = workerid;
 }
 
+int femint_host_threads(femint_context_t ctx)
+{
+  return ctx->cores > ctx->nopencl ? ctx->cores - ctx->nopencl : 1;
+}
+
 int femint_team_enter(femint_context_t ctx)
 {
   int w = starpu_worker_get_id();

@@ -248,7 +248,7 @@ static int coo_call_pattern(struct femint_operator *op, struct femint_stats *st,
     for (int64_t k0 = 0; k0 <= nentry && !__atomic_load_n(&arg.done, __ATOMIC_ACQUIRE);
          k0 += chunk) {
       const int64_t k1 = k0 + chunk < nentry + 1 ? k0 + chunk : nentry + 1;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for num_threads(femint_host_threads(ctx)) schedule(static)
       for (int64_t k = k0; k < k1; k++) colind[k] = 0;
     }
   }
@@ -393,7 +393,7 @@ static void coo_call_pack_ahead(void *arg)
   const int nb = p->nform * p->nbatch;
   int err = 0;
   batch_buffers(c->op->ctx, p, 0);
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for num_threads(femint_host_threads(c->op->ctx)) schedule(dynamic)
   for (int i = 0; i < nb; i++)
     if (!__atomic_load_n(&err, __ATOMIC_RELAXED)) {
       const int e = plan_pack_batch(p, &p->batches[i]);
@@ -565,7 +565,7 @@ void coo_call_integrated(struct coo_call *c)
    * touched by the threads while the device integrates (before the tasks, it held them up). */
   for (int f = 0; f < p->nform && c->bounced && !c->into && c->A[f] && !c->err; f++) {
     double *v = c->A[f]->values;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for num_threads(femint_host_threads(c->op->ctx)) schedule(static)
     for (int64_t u = 0; u < c->op->nnz; u++) v[u] = 0;
   }
   if (p->opt.phases || c->err) {

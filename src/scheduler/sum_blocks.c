@@ -235,7 +235,7 @@ static int bounce_pieces(femint_context_t ctx, int dev, unsigned node, int n,
     const char *src = (const char *)bounce + (j % 2) * chunk;
     char *dst = host[p] + cat[j];
     const int64_t npage = (int64_t)((len + 65535) / 65536);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for num_threads(femint_host_threads(ctx)) schedule(static)
     for (int64_t k = 0; k < npage; k++) {
       const size_t from = (size_t)k * 65536;
       memcpy(dst + from, src + from, len - from < 65536 ? len - from : 65536);

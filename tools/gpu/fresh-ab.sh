@@ -11,17 +11,21 @@ set -u
 gpu_setup "${1:-out}"
 old=${2:-femint-old}
 command -v "$old" >/dev/null || { echo "$(basename "$0"): no $old on the PATH" >&2; exit 1; }
+# each build its own StarPU home (bus calibration and performance models): the models one build
+# makes (which workers it calibrates) would otherwise steer the other's placement
+home=${STARPU_HOME:-/tmp/starpu-home}
+sp() { local b=$1; shift; STARPU_HOME="$home-$b" "$b" "$@"; }
 prism=(--mesh box:16,16,8 --order 1-4 --precision single --json)
 tet=(--element tet --mesh box:17,17,17 --curved 0.1 --order 3 --json)
 for b in femint "$old"; do
-  "$b" run "${prism[@]}" >/dev/null 2>&1
-  "$b" run "${tet[@]}" >/dev/null 2>&1
+  sp "$b" run "${prism[@]}" >/dev/null 2>&1
+  sp "$b" run "${tet[@]}" >/dev/null 2>&1
 done
 for case in prism tet; do
   if [ $case = prism ]; then args=("${prism[@]}"); else args=("${tet[@]}"); fi
   for i in 1 2 3 4 5; do
     for b in femint "$old"; do
-      FEMINT_TRACE=1 "$b" run "${args[@]}" >"$out/$b-$case-$i.json" 2>"$out/$b-$case-$i.err"
+      FEMINT_TRACE=1 sp "$b" run "${args[@]}" >"$out/$b-$case-$i.json" 2>"$out/$b-$case-$i.err"
     done
   done
 done

@@ -12,16 +12,20 @@ set -u
 gpu_setup "${1:-out}"
 old=${2:-femint-old}
 command -v "$old" >/dev/null || { echo "$(basename "$0"): no $old on the PATH" >&2; exit 1; }
+# each build its own StarPU home (bus calibration and performance models): the models one build
+# makes (which workers it calibrates) would otherwise steer the other's placement
+home=${STARPU_HOME:-/tmp/starpu-home}
+sp() { local b=$1; shift; STARPU_HOME="$home-$b" "$b" "$@"; }
 for b in femint "$old"; do # the bus calibrated, the programs built
-  "$b" run --mesh box:16,16,8 --order 1-4 --precision single >/dev/null 2>&1
+  sp "$b" run --mesh box:16,16,8 --order 1-4 --precision single >/dev/null 2>&1
 done
 declare -A mesh=([2]=32,32,16 [3]=24,24,12 [4]=16,16,8 [5]=14,14,7 [6]=12,12,6 [7]=10,10,5)
 for prec in ${PRECISIONS:-single double}; do
   for p in ${ORDERS:-2 3 4 5 6 7}; do
     args=(bench --operator --no-cpu --overlap --precision "$prec" --mesh "box:${mesh[$p]}"
       --order "$p" --json)
-    for b in femint "$old"; do "$b" "${args[@]}" --runs 2 >/dev/null 2>&1; done
-    for b in femint "$old"; do "$b" "${args[@]}" --runs 5 >"$out/$b-$prec-p$p.json" 2>/dev/null; done
+    for b in femint "$old"; do sp "$b" "${args[@]}" --runs 2 >/dev/null 2>&1; done
+    for b in femint "$old"; do sp "$b" "${args[@]}" --runs 5 >"$out/$b-$prec-p$p.json" 2>/dev/null; done
   done
 done
 echo "wrote $out/*-p*.json"
