@@ -1,9 +1,31 @@
 /* Test: the COO -> CSR pattern built entirely on an OpenCL device (coo_cl_build), its scan and its
  * signed sums equal a plain reference on random slots, and coo_cl_indices with coo_cl_build give
- * pattern_build's pattern of prism and tetrahedral spaces, whose sums are pattern_value's. */
+ * pattern_build's pattern of prism and tetrahedral spaces, whose sums are pattern_value's. The
+ * double-precision kernels are built through the cache of binaries on disk, as the operator builds
+ * them: in a fresh cache folder compiled and kept, then loaded, and the loaded program runs every
+ * case. */
+#include <unistd.h>
+
 #include "codelets/coo_opencl.h"
 #include "host/pattern.h"
 #include "opencl_common.h"
+#include "scheduler/scheduler.h"
+
+/* A coo_cl_builder through the scheduler's cache of binaries, counting builds and loads. */
+struct cache_count {
+  int builds, loaded;
+};
+
+static int build_cached(void *arg, cl_context ctx, cl_device_id dev, const char *src,
+                        const char *options, cl_program *prog)
+{
+  struct cache_count *n = arg;
+  int cached = 0;
+  const int err = program_cache_build(NULL, ctx, dev, src, options, prog, &cached);
+  n->builds++;
+  n->loaded += cached;
+  return err;
+}
 
 /* A device buffer of count values of size bytes (at least one), a copy of host unless NULL. */
 static cl_mem buffer(struct cl_env *env, size_t count, size_t size, const void *host)
@@ -541,8 +563,20 @@ int main(void)
   struct cl_env env = {0};
   if (cl_env_open(&env)) return 1;
   if (!env.info.fp64) tap_skip_all("the OpenCL device has no fp64");
-  struct coo_cl k, k1;
-  TAP_CALL(NULL, coo_cl_create(env.ctx, env.dev, 0, &k));
+  struct coo_cl k, k0, k1;
+  char dir[] = "/tmp/femint-t306-XXXXXX";
+  if (!mkdtemp(dir)) tap_skip_all("cannot create a temporary cache folder");
+  setenv("FEMINT_CACHE_DIR", dir, 1);
+  setenv("FEMINT_PROGRAM_CACHE", "1", 1);
+  struct cache_count first = {0, 0}, again = {0, 0};
+  TAP_CALL(NULL, coo_cl_create_with(env.ctx, env.dev, 0, build_cached, &first, &k0));
+  coo_cl_destroy(&k0);
+  TAP_CALL(NULL, coo_cl_create_with(env.ctx, env.dev, 0, build_cached, &again, &k));
+  tap_ok(first.builds > 0 && first.loaded == 0 && again.builds > 0 &&
+             again.loaded == again.builds,
+         "coo.cl through the cache: compiled in a fresh folder (%d builds), loaded after (%d of "
+         "%d)",
+         first.builds, again.loaded, again.builds);
   TAP_CALL(NULL, coo_cl_create(env.ctx, env.dev, 1, &k1));
   tap_diag("coo.cl: work-groups of %zu", k.wg);
   test_scan(&env, &k);
@@ -555,6 +589,9 @@ int main(void)
          "and float sums within 1e-6");
   coo_cl_destroy(&k);
   coo_cl_destroy(&k1);
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  if (system(cmd)) tap_diag("could not remove %s", dir);
   clReleaseCommandQueue(env.queue);
   clReleaseContext(env.ctx);
   return tap_done();

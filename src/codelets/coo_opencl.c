@@ -109,13 +109,15 @@ void coo_cl_destroy(struct coo_cl *k)
 
 /* Build the program for work-groups of wg and make its kernels; *fit is the largest work-group
  * all of them accept (every kernel runs in groups of wg). */
-static int build(cl_device_id dev, const char *src, size_t wg, struct coo_cl *k, size_t *fit)
+static int build(cl_device_id dev, const char *src, size_t wg, coo_cl_builder builder,
+                 void *arg, struct coo_cl *k, size_t *fit)
 {
   char opts[256];
   snprintf(opts, sizeof opts, "-DWG=%zu -DRADIX_IPT=%d -DSCAN_IPT=%d -DPASS_BITS=%d %s", wg,
            RADIX_IPT, SCAN_IPT, PASS_BITS,
            k->single ? "-DREAL=float" : "-DREAL=double -DFEMINT_FP64");
-  FEMINT_CALL(femint_cl_build(k->ctx, dev, src, opts, &k->prog));
+  FEMINT_CALL(builder ? builder(arg, k->ctx, dev, src, opts, &k->prog)
+                      : femint_cl_build(k->ctx, dev, src, opts, &k->prog));
   cl_int e;
 #define COO_CREATE(field, name)                                                                 \
   k->field = clCreateKernel(k->prog, name, &e);                                                 \
@@ -141,6 +143,12 @@ static int build(cl_device_id dev, const char *src, size_t wg, struct coo_cl *k,
 }
 
 int coo_cl_create(cl_context ctx, cl_device_id dev, int single, struct coo_cl *k)
+{
+  return coo_cl_create_with(ctx, dev, single, NULL, NULL, k);
+}
+
+int coo_cl_create_with(cl_context ctx, cl_device_id dev, int single, coo_cl_builder builder,
+                       void *arg, struct coo_cl *k)
 {
   memset(k, 0, sizeof *k);
   struct femint_cl_device info;
@@ -173,7 +181,7 @@ int coo_cl_create(cl_context ctx, cl_device_id dev, int single, struct coo_cl *k
       break;
     }
     size_t fit = 0;
-    err = build(dev, src, wg, k, &fit);
+    err = build(dev, src, wg, builder, arg, k, &fit);
     if (err || fit >= wg) break;
     /* A kernel cannot run groups this large: build again with the largest power of two it
      * can. */

@@ -30,6 +30,13 @@ struct coo_cl {
  * kernels of k keep their arguments between calls: one thread at a time uses a coo_cl (one per
  * device worker). */
 int coo_cl_create(cl_context ctx, cl_device_id dev, int single, struct coo_cl *k);
+/* How a program is built from source with options: 0 or FEMINT_EOPENCL, as femint_cl_build (the
+ * scheduler's keeps the binaries on disk). */
+typedef int (*coo_cl_builder)(void *arg, cl_context ctx, cl_device_id dev, const char *src,
+                              const char *options, cl_program *prog);
+/* coo_cl_create with the programs built by build(arg, ...) (NULL: femint_cl_build). */
+int coo_cl_create_with(cl_context ctx, cl_device_id dev, int single, coo_cl_builder build,
+                       void *arg, struct coo_cl *k);
 /* Release everything of k and zero it; a zeroed k is left alone. */
 void coo_cl_destroy(struct coo_cl *k);
 

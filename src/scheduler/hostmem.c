@@ -68,6 +68,38 @@ static int hostmem_new(femint_context_t ctx, size_t bytes, struct hostmem_block 
   return b->ptr ? 0 : FEMINT_ENOMEM;
 }
 
+/* Pinning takes the driver's time and locks: a fresh process pinned its bounce buffers when its
+ * first assembly's columns came back, and the calls around it waited (8 ms on the H200). Pinned
+ * here while the caller reads its mesh and makes its spaces, they wait in the pool. */
+static void *hostmem_warm_run(void *arg)
+{
+  femint_context_t ctx = arg;
+  for (int i = 0; i < 2; i++) { /* the columns' and the values' ways back may overlap */
+    struct hostmem_block *b = calloc(1, sizeof *b);
+    if (!b || hostmem_new(ctx, FEMINT_BOUNCE_BYTES, b)) {
+      free(b);
+      break;
+    }
+    pthread_mutex_lock(&ctx->lock);
+    b->next = ctx->hostmem;
+    ctx->hostmem = b;
+    pthread_mutex_unlock(&ctx->lock);
+  }
+  return NULL;
+}
+
+void femint_host_warm(femint_context_t ctx)
+{
+  if (getenv("FEMINT_NO_PINNED") || pinned_device(ctx) < 0) return;
+  ctx->warming = pthread_create(&ctx->warm_thread, NULL, hostmem_warm_run, ctx) == 0;
+}
+
+void femint_host_warm_join(femint_context_t ctx)
+{
+  if (ctx->warming) pthread_join(ctx->warm_thread, NULL);
+  ctx->warming = 0;
+}
+
 uintptr_t femint_node_alloc(unsigned node, size_t bytes, int *plain)
 {
   *plain = 0;
@@ -213,6 +245,7 @@ int femint_host_arena(femint_context_t ctx, size_t bytes, void **base)
 
 void femint_host_release_all(femint_context_t ctx)
 {
+  femint_host_warm_join(ctx);
   lent_release(ctx);
   if (ctx->arena) {
     ctx->arena->next = ctx->hostmem;

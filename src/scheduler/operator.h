@@ -55,6 +55,7 @@ struct femint_operator {
   starpu_data_handle_t h_perm, h_seg;
   struct sum_blocks sums;         /* the blocks of the CSR values summed task by task */
   struct coo_columns_job *columns; /* the first pattern's columns under way (operator_coo.c) */
+  double **first_values;           /* [nform] the first assembly's values, made with the pattern */
   struct coo_cl *coo_cl[FEMINT_MAX_CL_DEVICES];
   struct cl_program_entry *sum_prog[FEMINT_MAX_CL_DEVICES];
   /* matrix-free application: what the first femint_operator_apply made (operator_apply.c) */

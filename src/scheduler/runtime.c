@@ -230,6 +230,7 @@ int femint_init(const struct femint_init_options *opt, femint_context_t *out)
     femint_cl_device_query(id, &ctx->cl_dev[dev]);
   }
   cores_bind_workers(ctx);
+  femint_host_warm(ctx);
   femint_trace("femint_init done: workers bound");
   cores_division_free(&d);
   for (int i = 0; i < ncores; i++) hwloc_bitmap_free(cores[i]);

@@ -68,6 +68,8 @@ struct femint_context {
   struct lent_matrix *lent;     /* matrices whose values are blocks of hostmem */
   cl_context pin_context;
   cl_command_queue pin_queue;
+  pthread_t warm_thread; /* pinning the bounce buffers ahead (femint_host_warm) */
+  int warming;
   pthread_mutex_t lock;
 };
 
@@ -195,6 +197,13 @@ double femint_now(void);
 /* The median of n > 0 timings (sorts t; the mean of the middle two for even n; bench_copy.c). */
 double femint_median(double *t, int n);
 
+/* The pinned buffers through which values come back from a device into ordinary memory: two
+ * halves, the device filling one while the threads copy the other. */
+#define FEMINT_BOUNCE_BYTES ((size_t)16 << 20)
+/* Pin two bounce buffers' worth on a thread of its own, for the pool, while the caller goes on
+ * after femint_init (when there is an OpenCL GPU); femint_host_warm_join waits for it. */
+void femint_host_warm(femint_context_t ctx);
+void femint_host_warm_join(femint_context_t ctx);
 /* Host memory for batch buffers, pinned when there is an OpenCL GPU (reused after free). */
 int femint_host_alloc(femint_context_t ctx, size_t bytes, void **ptr);
 void femint_host_free(femint_context_t ctx, void *ptr);

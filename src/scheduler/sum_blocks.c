@@ -189,7 +189,7 @@ static int bounce_pieces(femint_context_t ctx, int dev, unsigned node, int n,
                          const starpu_data_handle_t *h, char *const *host, const size_t *bytes,
                          int pinned, const char *what)
 {
-  const size_t chunk = (size_t)8 << 20;
+  const size_t chunk = FEMINT_BOUNCE_BYTES / 2;
   size_t nchunk = 0;
   for (int p = 0; p < n; p++) nchunk += (bytes[p] + chunk - 1) / chunk;
   int *cp = malloc((nchunk + 1) * sizeof *cp); /* each chunk's piece and place in it */
