@@ -210,7 +210,15 @@ struct coo_columns {
 /* The COO kernels on the operator's device and its pattern (built by the first call; cols NULL,
  * or for a part, where its columns go). */
 int coo_call_ready(struct femint_operator *op, struct femint_stats *st, struct coo_columns *cols);
-/* The same, busy(busy_arg) called on the calling thread while a first pattern is made. */
+/* operator_coo_pattern.c: the pattern of op's first call (cols: a part's, as coo_call_ready),
+ * busy(busy_arg) called on the calling thread while the gathering node sorts; the columns of a
+ * whole's under way on a thread of their own until coo_columns_join (0, or their error); the
+ * values of the first call's matrices (op->first_values) until taken or freed. */
+int coo_pattern_make(struct femint_operator *op, struct femint_stats *st, struct coo_columns *cols,
+                     void (*busy)(void *), void *busy_arg);
+int coo_columns_join(struct femint_operator *op);
+void coo_first_values_free(struct femint_operator *op);
+/* coo_call_ready, busy(busy_arg) called on the calling thread while a first pattern is made. */
 int coo_call_ready_busy(struct femint_operator *op, struct femint_stats *st,
                         struct coo_columns *cols, void (*busy)(void *), void *busy_arg);
 int coo_call_begin(struct coo_call *c);
