@@ -258,9 +258,9 @@ int sum_blocks_make(const struct femint_space *s, const int *cells, int nparts,
                     const int *part_first, const int *part_ncell, const int64_t *part_voff,
                     const int64_t *rowptr, int nblock, struct sum_blocks *sb);
 void sum_blocks_free(struct sum_blocks *sb);
-/* How many blocks nnz values over nparts parts are cut into: 16 (no more than the parts) where
- * there are 16 times FEMINT_SUM_BLOCK values or more (default 2^23: 1 GB of doubles in all),
- * else 1 (the values come back in less time than the blocks would save). */
+/* How many blocks nnz values over nparts parts are cut into: one per FEMINT_SUM_BLOCK values
+ * (default 2^23, 64 MB of doubles), 1 to 16, no more than the parts (fewer, larger blocks cost
+ * less per value; the prisms of order 2, 55 M values, came back fastest in 4-8 blocks). */
 int sum_block_count(int64_t nnz, int nparts);
 /* One call's sums of a matrix's values: each block's values (vs bytes each, in val) a handle in
  * main memory. */

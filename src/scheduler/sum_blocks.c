@@ -32,7 +32,7 @@ int sum_block_count(int64_t nnz, int nparts)
 {
   const char *env = getenv("FEMINT_SUM_BLOCK");
   const int64_t per = env && atoll(env) > 0 ? atoll(env) : (int64_t)1 << 23;
-  const int n = nnz / per >= 16 ? 16 : 1;
+  const int n = nnz / per >= 16 ? 16 : nnz / per > 1 ? (int)(nnz / per) : 1;
   return n < nparts ? n : nparts;
 }
 
