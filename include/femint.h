@@ -551,6 +551,13 @@ struct femint_operator_options {
                            for the COO assembly, one for apply, CG and residual; k > 0: the first
                            k. The COO assembly splits the rows among its devices, apply, CG and
                            residual (k >= 2) the DOFs: each device computes its own */
+  int matrix_on_device; /**< 1: where the COO sums run on one OpenCL device with double
+                             precision, the assembled matrices' values stay there: nothing comes
+                             back; femint_matrix_mult_vector multiplies there, and the values
+                             come to main memory when first read (femint_matrix_csr,
+                             femint_matrix_mult, femint_matrix_write_mm) or when the context
+                             ends. Elsewhere (CPU sums, rows, several devices) they come back
+                             as usual */
   const char *timeline; /**< NULL, or a CSV file (the path is copied) that each verb writes its
                              tasks to (worker, kind, codelet, order, cells, start and end in
                              seconds, batch, ready time): a Gantt chart's data */
@@ -588,6 +595,7 @@ struct femint_stats {
   int assembly;        /**< femint_operator_assemble: FEMINT_ASSEMBLY_ROWS or _COO as taken;
                             0 for the other verbs */
   int on_device;       /**< COO: the pattern and the sums ran on an OpenCL device */
+  int values_on_device; /**< COO: the matrices' values stayed there (matrix_on_device) */
   int pattern_built;   /**< this call built the sparsity pattern (the first assembly) */
   int nblock;          /**< ROWS: row blocks of each matrix */
   double blocks_per_batch; /**< ROWS: row blocks an assembly task writes, on average */

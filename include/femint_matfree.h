@@ -70,6 +70,14 @@ FEMINT_EXPORT int femint_operator_apply_vector(femint_operator_t op, int form, f
  *  femint_operator_apply. */
 FEMINT_EXPORT int femint_operator_diagonal(femint_operator_t op, int form, femint_vector_t d);
 
+/** @brief y = A x for an assembled matrix (square: the space's DOFs) and vectors of its space.
+ *  A matrix whose values stayed on a device (femint_operator_options.matrix_on_device)
+ *  multiplies there, and x and y stay there for the next verb; else in main memory.
+ *  @return 0; FEMINT_EINVAL (NULL, sizes that differ, named; x and y one vector); FEMINT_ESTATE
+ *  (a vector's array lent; the context has ended); FEMINT_EOPENCL. */
+FEMINT_EXPORT int femint_matrix_mult_vector(femint_matrix_t A, femint_vector_t x,
+                                            femint_vector_t y);
+
 /** @brief The element operators alone, as CEED's bake-off kernels BK1-BK6 measure them:
  *  v_e = A_e u_e on every cell of the operator, from element vectors to element vectors, without
  *  the gather from x or the sum into y, on the workers that run femint_operator_apply's tasks

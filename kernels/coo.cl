@@ -380,3 +380,16 @@ __kernel void coo_sum(long nnz, long u0, __global const long *perm, __global con
   }
   val[val_off + u] = s;
 }
+
+#ifdef FEMINT_FP64
+/* y = A x over the n rows of a CSR matrix of doubles kept on the device, a work-item a row. */
+__kernel void csr_spmv(long n, __global const long *rowptr, __global const long *colind,
+                       __global const double *val, __global const double *x, __global double *y)
+{
+  const long r = get_global_id(0);
+  if (r >= n) return;
+  double s = 0;
+  for (long p = rowptr[r]; p < rowptr[r + 1]; p++) s += val[p] * x[colind[p]];
+  y[r] = s;
+}
+#endif

@@ -489,6 +489,12 @@ st=$?
   grep -q '"total_median_s"' opo.json
 ok $? "bench --operator --overlap --no-cpu: the row of every worker alone, phases overlapping"
 [ $st -eq 0 ] || { diag opo.err; diag opo.json; }
+"$FEMINT" bench --operator --assembly coo --on-device --no-cpu --mesh box:2,2,2 --order 2 --runs 2 \
+  --json >opd.json 2>opd.err
+st=$?
+[ $st -eq 0 ] && grep -q '"values_on_device":true' opd.json
+ok $? "bench --operator --assembly coo --on-device: the values stay on the device"
+[ $st -eq 0 ] || { diag opd.err; diag opd.json; }
 
 # femint residual: the gallery's forms and a form of the caller's file, checked (CPU and OpenCL
 # residuals agree, repeatable, the sum of F), and timed.

@@ -120,6 +120,10 @@ static const struct cli_option phases_options[] = {
            "(integration, sums and download overlapping; the phase times are then those of "
            "the steps that wait), so that total_median_s is its whole time",
            NULL)},
+  {CLI_OPT("--on-device", CLI_FLAG, B(on_device),
+           "the matrices' values stay on the device that sums them (the operator option "
+           "matrix_on_device): nothing comes back",
+           NULL)},
 };
 
 static const struct cli_section sections[] = {
@@ -175,7 +179,7 @@ static const char *const mode_options[3][19] = {
    "--assembly", "--devices"},
   {"--operator", "--mesh", "--perturb", "--seed", "--curved", "--space", "--problem", "--pec",
    "--eps", "--mu", "--batch", "--variant", "--symmetric", "--assembly", "--runs", "--devices",
-   "--overlap", "--no-cpu"},
+   "--overlap", "--on-device", "--no-cpu"},
 };
 static const char *const every_mode[] = {"--element", "--order", "--precision", "--json",
                                          "--quiet", "--verbose"};

@@ -34,6 +34,7 @@ struct bench_options {
   /* the operator's phases */
   int phases_bench; /* --operator */
   int overlap;      /* --operator --overlap: the phases not waited for */
+  int on_device;    /* --operator --on-device: the values left on the device */
   long batch;
   int assembly;
 };

@@ -48,7 +48,7 @@ static int bench_where(femint_context_t ctx, const struct bench_options *b, femi
     .precision = b->precision, .where = where, .max_batch = (int)b->batch,
     .variant = b->variants.n ? b->variants.v[0] : FEMINT_VARIANT_AUTO,
     .symmetric = b->symmetric, .assembly = b->assembly, .phases = !b->overlap,
-    .devices = (int)b->devices};
+    .devices = (int)b->devices, .matrix_on_device = b->on_device};
   int rc = femint_operator_create(ctx, space, nform, forms, &opt, &op);
   for (int r = 0; r <= b->runs && !rc; r++) {
     femint_matrix_t A[CLI_MAX_FORMS] = {NULL};
@@ -94,6 +94,7 @@ static void print_json(const struct bench_options *b, int ncell, int nodes,
     cli_json_int(&j, "nnz", st->nnz);
     cli_json_str(&j, "assembly", st->assembly == FEMINT_ASSEMBLY_COO ? "coo" : "rows");
     cli_json_bool(&j, "on_device", st->on_device);
+    cli_json_bool(&j, "values_on_device", st->values_on_device);
     cli_json_int(&j, "tasks_cpu", st->tasks_cpu);
     cli_json_int(&j, "tasks_opencl", st->tasks_opencl);
     cli_json_num(&j, "programs_s", f->t_programs);

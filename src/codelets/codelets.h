@@ -80,6 +80,7 @@ extern struct starpu_codelet femint_cl_integrate_hcurl;  /* H(curl) */
 extern struct starpu_codelet femint_cl_assemble;
 extern struct starpu_codelet femint_cl_pattern;
 extern struct starpu_codelet femint_cl_sum;
+extern struct starpu_codelet femint_cl_spmv;
 extern struct starpu_codelet femint_cl_integrate_load;
 extern struct starpu_codelet femint_cl_residual;
 extern struct starpu_codelet femint_cl_jacobian;
@@ -222,6 +223,15 @@ struct sum_arg {
   int precision;                /* of the element matrices */
   int out_double;               /* the CSR values are doubles (else of the precision) */
   struct cl_program_entry *const *program; /* [FEMINT_MAX_CL_DEVICES] coo_sum on each device */
+  int status;
+  char msg[192];
+};
+
+/* y = A x for a CSR matrix of doubles (buffers: rowptr, colind, values, x, y). */
+struct spmv_arg {
+  femint_context_t ctx;
+  int64_t n;                              /* rows (and columns) */
+  struct cl_program_entry *const *program; /* [FEMINT_MAX_CL_DEVICES] csr_spmv on each device */
   int status;
   char msg[192];
 };

@@ -156,6 +156,58 @@ static void sum_opencl(void *buffers[], void *arg)
   }
 }
 
+/* buffers: rowptr, colind, values (doubles), x, y. */
+static void spmv_cpu(void *buffers[], void *arg)
+{
+  const struct spmv_arg *a = arg;
+  const int64_t *rowptr = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[0]);
+  const int64_t *colind = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
+  const double *val = (const double *)STARPU_VECTOR_GET_PTR(buffers[2]);
+  const double *x = (const double *)STARPU_VECTOR_GET_PTR(buffers[3]);
+  double *y = (double *)STARPU_VECTOR_GET_PTR(buffers[4]);
+#pragma omp parallel for num_threads(femint_team_enter(a->ctx)) schedule(static)
+  for (int64_t r = 0; r < a->n; r++) {
+    double s = 0;
+    for (int64_t p = rowptr[r]; p < rowptr[r + 1]; p++) s += val[p] * x[colind[p]];
+    y[r] = s;
+  }
+}
+
+static void spmv_opencl(void *buffers[], void *arg)
+{
+  struct spmv_arg *a = arg;
+  const int dev = starpu_worker_get_devid(starpu_worker_get_id());
+  cl_command_queue queue;
+  starpu_opencl_get_current_queue(&queue);
+  const struct cl_program_entry *e = a->program[dev];
+  cl_int err = e && e->kernel ? CL_SUCCESS : CL_INVALID_PROGRAM;
+  const cl_long n = a->n;
+  cl_mem m[5];
+  for (int i = 0; i < 5; i++) m[i] = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[i]);
+  const struct karg k[] = {KARG(n), KARG(m[0]), KARG(m[1]), KARG(m[2]), KARG(m[3]), KARG(m[4])};
+  for (cl_uint i = 0; i < 6 && err == CL_SUCCESS; i++)
+    err = clSetKernelArg(e->kernel, i, k[i].size, k[i].value);
+  if (err == CL_SUCCESS && n > 0) {
+    const size_t local = 128, global = ((size_t)n + local - 1) / local * local;
+    err = clEnqueueNDRangeKernel(queue, e->kernel, 1, NULL, &global, &local, 0, NULL, NULL);
+  }
+  err = femint_cl_outcome(a->ctx, dev, err);
+  if (err != CL_SUCCESS) {
+    a->status = FEMINT_EOPENCL;
+    snprintf(a->msg, sizeof a->msg, "matrix_mult_vector: OpenCL launch on device %d failed (%d)",
+             dev, err);
+  }
+}
+
+struct starpu_codelet femint_cl_spmv = {
+    .name = "femint_spmv",
+    .cpu_funcs = {spmv_cpu},
+    .opencl_funcs = {spmv_opencl},
+    .opencl_flags = {STARPU_OPENCL_ASYNC},
+    .nbuffers = 5,
+    .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W},
+};
+
 static uint32_t sum_footprint(struct starpu_task *task)
 {
   const struct sum_arg *a = task->cl_arg;

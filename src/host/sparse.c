@@ -81,7 +81,8 @@ int matrix_create_lent(femint_context_t ctx, struct csr_shape *shape, double *va
   FEMINT_CHECK(M, ctx, FEMINT_ENOMEM, "out of memory for a matrix of %lld non-zeros",
                (long long)shape->nnz);
   csr_shape_ref(shape);
-  *M = (struct femint_matrix){shape, values, give_back, owner};
+  *M = (struct femint_matrix){
+      .shape = shape, .values = values, .give_back = give_back, .owner = owner};
   *A = M;
   return 0;
 }
@@ -89,10 +90,16 @@ int matrix_create_lent(femint_context_t ctx, struct csr_shape *shape, double *va
 /* Why a matrix can have no values: they were lent and could not be copied out (hostmem.c). */
 #define LOST_VALUES "femint_finalize found no memory to copy them out of the context's"
 
+int matrix_values_here(struct femint_matrix *A)
+{
+  return A->dev ? A->dops->fetch(A) : 0;
+}
+
 int femint_matrix_destroy(femint_matrix_t *matrix)
 {
   if (!matrix || !*matrix) return 0;
   struct femint_matrix *M = *matrix;
+  if (M->dev) M->dops->drop(M);
   if (M->give_back) M->give_back(M->owner, M);
   else free(M->values);
   csr_shape_unref(&M->shape);
@@ -105,6 +112,7 @@ int femint_matrix_csr(femint_matrix_t A, int64_t *nrows, const int64_t **rowptr,
                       const int64_t **colind, const double **values)
 {
   FEMINT_CHECK(A, NULL, FEMINT_EINVAL, "matrix_csr: NULL matrix");
+  if (values) FEMINT_CALL(matrix_values_here(A));
   FEMINT_CHECK(A->values, NULL, FEMINT_ENOMEM, "matrix_csr: the matrix lost its values (%s)",
                LOST_VALUES);
   if (nrows) *nrows = A->shape->n;
@@ -117,6 +125,7 @@ int femint_matrix_csr(femint_matrix_t A, int64_t *nrows, const int64_t **rowptr,
 int femint_matrix_mult(femint_matrix_t A, const double *x, double *y)
 {
   FEMINT_CHECK(A && x && y, NULL, FEMINT_EINVAL, "matrix_mult: NULL argument");
+  FEMINT_CALL(matrix_values_here(A));
   FEMINT_CHECK(A->values, NULL, FEMINT_ENOMEM, "matrix_mult: the matrix lost its values (%s)",
                LOST_VALUES);
   const struct csr_shape *c = A->shape;
@@ -132,6 +141,7 @@ int femint_matrix_mult(femint_matrix_t A, const double *x, double *y)
 int femint_matrix_write_mm(femint_context_t ctx, femint_matrix_t A, const char *path)
 {
   FEMINT_CHECK(A && path, ctx, FEMINT_EINVAL, "matrix_write_mm: NULL argument");
+  FEMINT_CALL(matrix_values_here(A));
   FEMINT_CHECK(A->values, ctx, FEMINT_ENOMEM, "matrix_write_mm: the matrix lost its values (%s)",
                LOST_VALUES);
   /* written under a temporary name beside it, then renamed: a failed write (a full disk) leaves

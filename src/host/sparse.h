@@ -17,6 +17,14 @@ struct csr_shape {
   int64_t *colind; /* [nnz] */
 };
 
+/* Values that a matrix keeps on a device (the scheduler's): fetch brings them into the matrix's
+ * values and lets the device's copy go (0, or femint's code with the context's message), drop
+ * lets it go (the matrix destroyed). */
+struct matrix_device_ops {
+  int (*fetch)(struct femint_matrix *A);
+  void (*drop)(struct femint_matrix *A);
+};
+
 struct femint_matrix {
   struct csr_shape *shape;
   double *values; /* [nnz] */
@@ -24,7 +32,14 @@ struct femint_matrix {
    * back through give_back instead of freeing them */
   void (*give_back)(void *owner, struct femint_matrix *A);
   void *owner;
+  /* values left on a device (femint_operator_options.matrix_on_device): values is their place
+   * in main memory, filled when first asked (matrix_values_here) */
+  const struct matrix_device_ops *dops;
+  void *dev;
 };
+
+/* The values of A in main memory: brought from its device first if they are there. */
+int matrix_values_here(struct femint_matrix *A);
 
 /* A structure that takes over rowptr and colind (freed with it) with one reference, or NULL (out
  * of memory: rowptr and colind are freed). */

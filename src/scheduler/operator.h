@@ -56,6 +56,7 @@ struct femint_operator {
   struct sum_blocks sums;         /* the blocks of the CSR values summed task by task */
   struct coo_columns_job *columns; /* the first pattern's columns under way (operator_coo.c) */
   double **first_values;           /* [nform] the first assembly's values, made with the pattern */
+  struct shape_dev *sdev;          /* the structure on the device, for matrix_on_device */
   struct coo_cl *coo_cl[FEMINT_MAX_CL_DEVICES];
   struct cl_program_entry *sum_prog[FEMINT_MAX_CL_DEVICES];
   /* matrix-free application: what the first femint_operator_apply made (operator_apply.c) */
@@ -91,6 +92,15 @@ struct femint_vector {
   int nparts;                     /* h's planned parts (0: none): vector_parts */
   starpu_data_handle_t *parts;
 };
+
+/* matrix_device.c: a structure's row pointers and columns registered for a device (one
+ * reference; NULL: out of memory), and let go; a matrix given values left on device dev (node,
+ * its worker) in h_val, registered over its values in main memory (the matrix holds a reference
+ * to sd); matrix_device_release_all (scheduler.h) ends them with the context. */
+struct shape_dev *shape_dev_get(femint_context_t ctx, const struct csr_shape *s);
+void shape_dev_unref(struct shape_dev **sd);
+int matrix_device_adopt(femint_context_t ctx, struct femint_matrix *A, struct shape_dev *sd,
+                        starpu_data_handle_t h_val, int dev, int worker, unsigned node);
 
 /* vector.c: h planned once as nparts parts of whole DOFs (every component of a DOF in one part):
  * part i holds the DOFs nmode i / nparts .. nmode (i + 1) / nparts - 1, so that several CPU tasks
@@ -195,6 +205,10 @@ struct coo_call {
   int nb;                   /* batch-forms: the integration tasks */
   int out_double, lend, bounced, waited;
   int packed, pack_err;     /* every batch's inputs packed while the first pattern was made */
+  int keep;                 /* the values stay on the device (options.matrix_on_device) */
+  int64_t one_nz[2];        /* the one block of kept values */
+  int one_dep[2];
+  struct sum_blocks one;
   size_t rs, vs, coo_bytes;
   double ti, ts;
   struct starpu_task **tasks;

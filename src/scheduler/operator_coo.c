@@ -170,9 +170,16 @@ int coo_call_begin(struct coo_call *c)
    * without fp64 sums floats into pinned memory, converted after. A part of a split assembly
    * writes into its slice of its whole's matrices, which chose. */
   c->out_double = op->coo_dev < 0 || ctx->cl_dev[op->coo_dev].fp64;
+  /* Kept on the device (options.matrix_on_device): summed in one block there, left there. */
+  c->keep = !c->into && p->opt.matrix_on_device && op->coo_worker >= 0 && c->out_double &&
+            op->sums.n > 0;
+  if (c->keep && !op->sdev && !(op->sdev = shape_dev_get(ctx, op->shape)))
+    return femint_seterr(ctx, FEMINT_ENOMEM, "COO assembly: out of memory");
+  c->one_nz[1] = op->nnz;
+  c->one = (struct sum_blocks){.n = 1, .nz = c->one_nz, .dep_off = c->one_dep, .dep = c->one_dep};
   const int calls = c->into ? c->whole_calls : op->coo_calls;
-  c->lend = c->out_double && op->coo_dev >= 0 && calls >= 2;
-  c->bounced = c->out_double && op->coo_dev >= 0 && !c->lend;
+  c->lend = !c->keep && c->out_double && op->coo_dev >= 0 && calls >= 2;
+  c->bounced = !c->keep && c->out_double && op->coo_dev >= 0 && !c->lend;
   c->vs = c->out_double ? sizeof(double) : sizeof(float);
   for (int f = 0; f < nform && !err; f++) {
     struct coo_run *r = &c->run[f];
@@ -303,7 +310,8 @@ int coo_call_sums(struct coo_call *c)
   for (int f = 0; f < p->nform && !c->err; f++) {
     struct coo_run *r = &c->run[f];
     if (!r->h_coo) continue;
-    c->err = sum_call_submit(op->ctx, &r->sc, &op->sums, &r->sum, op->h_perm, op->h_seg,
+    c->err = sum_call_submit(op->ctx, &r->sc, c->keep ? &c->one : &op->sums, &r->sum,
+                             op->h_perm, op->h_seg,
                              r->h_coo, op->coo_node, r->val, c->vs, op->coo_worker,
                              &c->tasks[2 * c->nb + f * op->sums.n], "COO sum");
   }
@@ -369,7 +377,7 @@ int coo_call_end(struct coo_call *c)
   if (p->opt.phases) coo_call_wait(c);
   const double td = femint_now();
   if (c->run && !c->err && op->coo_worker >= 0 && op->sums.n > 1) coo_inputs_ahead(c);
-  for (int f = 0; c->run && f < nform && !c->err && op->coo_worker >= 0; f++)
+  for (int f = 0; c->run && f < nform && !c->err && op->coo_worker >= 0 && !c->keep; f++)
     c->err = sum_call_download(ctx, &c->run[f].sc, op->coo_dev, op->coo_node, &op->sums,
                                !c->bounced, "COO assembly");
   coo_call_wait(c);
@@ -380,6 +388,11 @@ int coo_call_end(struct coo_call *c)
     struct coo_run *r = &c->run[f];
     if (r->h_coo && starpu_data_get_nb_children(r->h_coo) > 0)
       starpu_data_unpartition(r->h_coo, op->coo_node);
+    if (c->keep && !err && r->sc.h && r->sc.h[0]) { /* the matrix's now, on the device */
+      err = matrix_device_adopt(ctx, c->A[f], op->sdev, r->sc.h[0], op->coo_dev, op->coo_worker,
+                                op->coo_node);
+      if (!err) r->sc.h[0] = NULL;
+    }
     sum_call_end(&r->sc, !err && op->coo_worker < 0);
     double *dst = c->into ? c->into[f] : c->A[f]->values;
     const float *fs = r->val;
@@ -423,6 +436,7 @@ int coo_call_end(struct coo_call *c)
   if (!err) op->coo_calls++;
   st->assembly = FEMINT_ASSEMBLY_COO;
   st->on_device = op->coo_dev >= 0;
+  st->values_on_device = c->keep && !err;
   st->ncontrib = op->ncontrib;
   st->nnz = op->nnz;
   if (err && !c->into)

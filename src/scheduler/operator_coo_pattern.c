@@ -317,6 +317,7 @@ void operator_coo_release(struct femint_operator *op)
   if (op->h_seg) starpu_data_unregister_no_coherency(op->h_seg);
   op->h_perm = op->h_seg = NULL;
   sum_blocks_free(&op->sums);
+  shape_dev_unref(&op->sdev);
   for (int d = 0; d < FEMINT_MAX_CL_DEVICES; d++)
     if (op->coo_cl[d]) {
       coo_cl_destroy(op->coo_cl[d]);

@@ -251,6 +251,7 @@ int femint_finalize(femint_context_t *pctx)
   if (!pctx || !*pctx) return 0;
   femint_context_t ctx = *pctx;
   starpu_task_wait_for_all();
+  matrix_device_release_all(ctx);
   femint_host_release_all(ctx);
   tables_release(ctx);
   devices_release(ctx);

@@ -69,6 +69,8 @@ struct femint_context {
   cl_context pin_context;
   cl_command_queue pin_queue;
   pthread_t warm_thread; /* pinning the bounce buffers ahead (femint_host_warm) */
+  struct matrix_dev *dev_matrices; /* matrices whose values are on a device (matrix_device.c) */
+  struct shape_dev *shape_devs;    /* structures copied to a device for them */
   int warming;
   pthread_mutex_t lock;
 };
@@ -197,6 +199,9 @@ double femint_now(void);
 /* The median of n > 0 timings (sorts t; the mean of the middle two for even n; bench_copy.c). */
 double femint_median(double *t, int n);
 
+/* matrix_device.c: every matrix's values left on a device brought to main memory, and the
+ * structures copied there for them let go, before StarPU stops. */
+void matrix_device_release_all(femint_context_t ctx);
 /* The pinned buffers through which values come back from a device into ordinary memory: two
  * halves, the device filling one while the threads copy the other. */
 #define FEMINT_BOUNCE_BYTES ((size_t)16 << 20)
