@@ -467,6 +467,8 @@ FEMINT_EXPORT int femint_form_num_components(femint_form_t form);
 /* ---- Sparse matrices ---- */
 
 typedef struct femint_matrix *femint_matrix_t;
+/** A vector of a space's DOFs that stays where the tasks use it (femint_matfree.h). */
+typedef struct femint_vector *femint_vector_t;
 
 FEMINT_EXPORT int femint_matrix_destroy(femint_matrix_t *matrix);
 /** @brief Borrow the CSR arrays (valid until the matrix is destroyed; columns ascend in each

@@ -11,7 +11,7 @@ extern "C" {
 
 /* ---- Vectors that stay where the tasks use them ---- */
 
-typedef struct femint_vector *femint_vector_t;
+/* femint_vector_t: declared in femint.h */
 
 /** How femint_vector_get_array lends the values. */
 enum femint_access {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Test: the installed femint is usable through pkg-config. `make install` into a temporary
 # DESTDIR; the installed femint.pc has every @...@ substituted, `pkg-config --exists femint`
-# holds and its Cflags name the installed include folder holding femint.h; the first C block of
+# holds and its Cflags name the installed include folder holding femint.h; each installed header
+# compiles alone; the first C block of
 # README.md builds with `pkg-config --cflags --libs femint` against the installed shared library
 # and with `pkg-config --static --libs femint` against the installed libfemint.a, and both
 # programs run. Skipped where pkg-config is missing.
@@ -113,6 +114,22 @@ for w in $cflags; do
 done
 ok $st "Cflags name the installed include folder holding femint.h: $cflags"
 [ $st -eq 0 ] || echo "# includedir: $includedir; femint.h there: $(ls "$includedir/femint.h" 2>&1)"
+
+# 5b. Every installed header compiles alone, first in a file (C99, pedantic): a code that
+# includes femint_matfree.h or femint_mpi.h without femint.h builds.
+st=0
+headers=
+for h in "$includedir"/femint*.h; do
+  name=$(basename "$h")
+  headers="$headers $name"
+  printf '#include <%s>\n' "$name" >"$tmp/header.c"
+  # shellcheck disable=SC2086
+  $CC -std=c99 -pedantic -Werror -fsyntax-only $cflags "$tmp/header.c" >>"$tmp/headers.log" 2>&1 ||
+    st=1
+done
+[ -n "$headers" ] || st=1
+ok $st "each installed header compiles alone:$headers"
+[ $st -eq 0 ] || diag "$tmp/headers.log"
 
 # 6. The example: the first ```c block of README.md.
 awk '/^[ \t]*```[ \t]*c[ \t]*$/ { on = 1; next } on && /^[ \t]*```/ { exit } on { print }' \
