@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "codelets.h"
+#include "host/sparse.h"
 #include "volume_opencl.h"
 
 /* dst = src, n int64 values, by the worker's team. */
@@ -166,11 +167,7 @@ static void spmv_cpu(void *buffers[], void *arg)
   const double *x = (const double *)STARPU_VECTOR_GET_PTR(buffers[3]);
   double *y = (double *)STARPU_VECTOR_GET_PTR(buffers[4]);
 #pragma omp parallel for num_threads(femint_team_enter(a->ctx)) schedule(static)
-  for (int64_t r = 0; r < a->n; r++) {
-    double s = 0;
-    for (int64_t p = rowptr[r]; p < rowptr[r + 1]; p++) s += val[p] * x[colind[p]];
-    y[r] = s;
-  }
+  for (int64_t r = 0; r < a->n; r++) y[r] = csr_row_dot(rowptr, colind, val, x, r);
 }
 
 static void spmv_opencl(void *buffers[], void *arg)

@@ -130,11 +130,7 @@ int femint_matrix_mult(femint_matrix_t A, const double *x, double *y)
                LOST_VALUES);
   const struct csr_shape *c = A->shape;
 #pragma omp parallel for schedule(static)
-  for (int64_t r = 0; r < c->n; r++) {
-    double s = 0;
-    for (int64_t p = c->rowptr[r]; p < c->rowptr[r + 1]; p++) s += A->values[p] * x[c->colind[p]];
-    y[r] = s;
-  }
+  for (int64_t r = 0; r < c->n; r++) y[r] = csr_row_dot(c->rowptr, c->colind, A->values, x, r);
   return 0;
 }
 

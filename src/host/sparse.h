@@ -38,6 +38,15 @@ struct femint_matrix {
   void *dev;
 };
 
+/* Row r of a CSR matrix times x. */
+static inline double csr_row_dot(const int64_t *rowptr, const int64_t *colind,
+                                 const double *values, const double *x, int64_t r)
+{
+  double s = 0;
+  for (int64_t p = rowptr[r]; p < rowptr[r + 1]; p++) s += values[p] * x[colind[p]];
+  return s;
+}
+
 /* The values of A in main memory: brought from its device first if they are there. */
 int matrix_values_here(struct femint_matrix *A);
 

@@ -68,23 +68,31 @@ static int hostmem_new(femint_context_t ctx, size_t bytes, struct hostmem_block 
   return b->ptr ? 0 : FEMINT_ENOMEM;
 }
 
+/* A new block of the pool, in use or free; NULL: out of memory. */
+static struct hostmem_block *hostmem_add(femint_context_t ctx, size_t bytes, int in_use)
+{
+  struct hostmem_block *b = calloc(1, sizeof *b);
+  if (!b || hostmem_new(ctx, bytes, b)) {
+    free(b);
+    return NULL;
+  }
+  b->in_use = in_use;
+  pthread_mutex_lock(&ctx->lock);
+  b->next = ctx->hostmem;
+  ctx->hostmem = b;
+  pthread_mutex_unlock(&ctx->lock);
+  return b;
+}
+
 /* Pinning takes the driver's time and locks: a fresh process pinned its bounce buffers when its
  * first assembly's columns came back, and the calls around it waited (8 ms on the H200). Pinned
  * here while the caller reads its mesh and makes its spaces, they wait in the pool. */
 static void *hostmem_warm_run(void *arg)
 {
   femint_context_t ctx = arg;
-  for (int i = 0; i < 2; i++) { /* the columns' and the values' ways back may overlap */
-    struct hostmem_block *b = calloc(1, sizeof *b);
-    if (!b || hostmem_new(ctx, FEMINT_BOUNCE_BYTES, b)) {
-      free(b);
-      break;
-    }
-    pthread_mutex_lock(&ctx->lock);
-    b->next = ctx->hostmem;
-    ctx->hostmem = b;
-    pthread_mutex_unlock(&ctx->lock);
-  }
+  /* the columns' and the values' ways back may overlap */
+  for (int i = 0; i < 2; i++)
+    if (!hostmem_add(ctx, FEMINT_BOUNCE_BYTES, 0)) break;
   return NULL;
 }
 
@@ -131,16 +139,8 @@ int femint_host_alloc(femint_context_t ctx, size_t bytes, void **ptr)
     return 0;
   }
   pthread_mutex_unlock(&ctx->lock);
-  struct hostmem_block *b = calloc(1, sizeof *b);
-  if (!b || hostmem_new(ctx, bytes, b)) {
-    free(b);
-    return femint_seterr(ctx, FEMINT_ENOMEM, "cannot allocate %zu bytes of host memory", bytes);
-  }
-  b->in_use = 1;
-  pthread_mutex_lock(&ctx->lock);
-  b->next = ctx->hostmem;
-  ctx->hostmem = b;
-  pthread_mutex_unlock(&ctx->lock);
+  struct hostmem_block *b = hostmem_add(ctx, bytes, 1);
+  FEMINT_CHECK(b, ctx, FEMINT_ENOMEM, "cannot allocate %zu bytes of host memory", bytes);
   *ptr = b->ptr;
   return 0;
 }

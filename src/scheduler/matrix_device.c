@@ -17,6 +17,7 @@ struct shape_dev {
   int refs;
   femint_context_t ctx;
   starpu_data_handle_t h_rowptr, h_colind; /* NULL once the context has let them go */
+  struct cl_program_entry *spmv[FEMINT_MAX_CL_DEVICES]; /* csr_spmv, made by the first product */
   struct shape_dev *next;                  /* the context's list */
 };
 
@@ -173,14 +174,16 @@ int femint_matrix_mult_vector(femint_matrix_t A, femint_vector_t x, femint_vecto
   FEMINT_CHECK(md->sd->h_rowptr, ctx, FEMINT_ESTATE,
                "femint_matrix_mult_vector: the matrix's structure left its device with the "
                "context");
-  struct cl_program_entry *prog[FEMINT_MAX_CL_DEVICES] = {NULL};
-  char *src = femint_kernel_text("coo.cl");
-  FEMINT_CHECK(src, ctx, FEMINT_ENOMEM, "femint_matrix_mult_vector: out of memory");
-  int err = femint_context_program(ctx, md->dev, src, "-DREAL=double -DFEMINT_FP64", "csr_spmv",
-                                   &prog[md->dev]);
-  free(src);
-  if (err) return err;
-  struct spmv_arg arg = {.ctx = ctx, .n = n, .program = prog};
+  int err = 0;
+  if (!md->sd->spmv[md->dev]) { /* once per structure: the text read and hashed */
+    char *src = femint_kernel_text("coo.cl");
+    FEMINT_CHECK(src, ctx, FEMINT_ENOMEM, "femint_matrix_mult_vector: out of memory");
+    err = femint_context_program(ctx, md->dev, src, "-DREAL=double -DFEMINT_FP64", "csr_spmv",
+                                 &md->sd->spmv[md->dev]);
+    free(src);
+    if (err) return err;
+  }
+  struct spmv_arg arg = {.ctx = ctx, .n = n, .program = md->sd->spmv};
   struct starpu_task *t = starpu_task_create();
   t->cl = &femint_cl_spmv;
   t->handles[0] = md->sd->h_rowptr;

@@ -206,8 +206,7 @@ struct coo_call {
   int out_double, lend, bounced, waited;
   int packed, pack_err;     /* every batch's inputs packed while the first pattern was made */
   int keep;                 /* the values stay on the device (options.matrix_on_device) */
-  int64_t one_nz[2];        /* the one block of kept values */
-  int one_dep[2];
+  int64_t one_nz[2];        /* the one block of kept values (one.nz) */
   struct sum_blocks one;
   size_t rs, vs, coo_bytes;
   double ti, ts;

@@ -175,8 +175,10 @@ int coo_call_begin(struct coo_call *c)
             op->sums.n > 0;
   if (c->keep && !op->sdev && !(op->sdev = shape_dev_get(ctx, op->shape)))
     return femint_seterr(ctx, FEMINT_ENOMEM, "COO assembly: out of memory");
-  c->one_nz[1] = op->nnz;
-  c->one = (struct sum_blocks){.n = 1, .nz = c->one_nz, .dep_off = c->one_dep, .dep = c->one_dep};
+  if (c->keep) {
+    c->one_nz[1] = op->nnz;
+    c->one = (struct sum_blocks){.n = 1, .nz = c->one_nz};
+  }
   const int calls = c->into ? c->whole_calls : op->coo_calls;
   c->lend = !c->keep && c->out_double && op->coo_dev >= 0 && calls >= 2;
   c->bounced = !c->keep && c->out_double && op->coo_dev >= 0 && !c->lend;

@@ -136,7 +136,7 @@ int sum_call_submit(femint_context_t ctx, struct sum_call *sc, const struct sum_
                           who, b);
       break;
     }
-    const int *dep = sb->dep + sb->dep_off[b];
+    const int *dep = whole ? NULL : sb->dep + sb->dep_off[b];
     starpu_vector_data_register(&sc->h[b], STARPU_MAIN_RAM,
                                 (uintptr_t)((char *)val + sb->nz[b] * vs),
                                 (uint32_t)(sb->nz[b + 1] - sb->nz[b]), vs);

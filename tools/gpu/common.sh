@@ -19,3 +19,14 @@ gpu_setup() {
     exit 1
   }
 }
+
+# ab_setup OLD: for the scripts that run this build and an older one (OLD, on the PATH)
+# alternately: old set, and `sp BUILD ARGS...` running BUILD in a StarPU home of its own (bus
+# calibration and performance models: the models one build makes, which workers it calibrates,
+# would otherwise steer the other's placement).
+ab_setup() {
+  old=$1
+  command -v "$old" >/dev/null || { echo "$(basename "$0"): no $old on the PATH" >&2; exit 1; }
+  ab_home=${STARPU_HOME:-/tmp/starpu-home}
+}
+sp() { local b=$1; shift; STARPU_HOME="$ab_home-$b" "$b" "$@"; }

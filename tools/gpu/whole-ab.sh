@@ -10,12 +10,7 @@
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 gpu_setup "${1:-out}"
-old=${2:-femint-old}
-command -v "$old" >/dev/null || { echo "$(basename "$0"): no $old on the PATH" >&2; exit 1; }
-# each build its own StarPU home (bus calibration and performance models): the models one build
-# makes (which workers it calibrates) would otherwise steer the other's placement
-home=${STARPU_HOME:-/tmp/starpu-home}
-sp() { local b=$1; shift; STARPU_HOME="$home-$b" "$b" "$@"; }
+ab_setup "${2:-femint-old}" # each build in a StarPU home of its own (sp)
 for b in femint "$old"; do # the bus calibrated, the programs built
   sp "$b" run --mesh box:16,16,8 --order 1-4 --precision single >/dev/null 2>&1
 done
