@@ -691,7 +691,9 @@ struct femint_load {
   void *user;               /**< passed to body and traction */
 };
 /** @brief rhs += the load over the operator's cells (body forces over them, tractions over their
- *  boundary faces), in tasks on CPU workers. rhs has num_dofs values; removed DOFs get nothing.
+ *  boundary faces), in tasks on CPU workers at once: body and traction are called from several
+ *  threads together. Each cell's vector is added in the cells' order, so that the sums are the
+ *  same whatever ran where. rhs has num_dofs values; removed DOFs get nothing.
  *  @return 0; FEMINT_EINVAL (NULL rhs or load, neither function given, bad tags); FEMINT_ENODEV
  *  (no CPU worker); FEMINT_ESTATE; the errors of the runtime. */
 FEMINT_EXPORT int femint_operator_load(femint_operator_t op, const struct femint_load *load,

@@ -236,7 +236,9 @@ struct spmv_arg {
   char msg[192];
 };
 
-/* A batch of load integrals: cells for body forces, boundary faces for tractions. */
+/* A batch of load integrals: cells for body forces, boundary faces for tractions. Its task
+ * writes each cell's or face's vector (host/load.h) into ev, one after the other; the caller adds
+ * them into the load in order. */
 struct load_batch {
   femint_context_t ctx;
   const struct femint_space *space;
@@ -247,6 +249,7 @@ struct load_batch {
   const int *cells;
   int nface;
   const int *faces;   /* indices into mesh->bface */
+  double *ev;         /* the vectors, load_size of each cell (a face: of its cell) */
   int status;
   char msg[256];
 };

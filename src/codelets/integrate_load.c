@@ -1,42 +1,72 @@
 /* integrate_load: load vectors on CPU workers. Body forces: the integral of f . v over cells;
  * boundary (Neumann) terms: the integral of g . v over tagged boundary faces (host/load.c for
- * every shape and family). Each task adds its cells' or faces' contributions to the global vector
- * (STARPU_RW | STARPU_COMMUTE). */
+ * every shape and family). Each task's team writes its cells' and faces' vectors into its batch's
+ * own array, so that the tasks run at once; femint_operator_load adds them into the load in
+ * order (the same sums whatever ran where). */
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "codelets.h"
 #include "host/load.h"
 
-static void integrate_load_cpu(void *buffers[], void *arg)
+/* The cell of item k of batch b (its cells, then its faces'). */
+static int item_cell(const struct load_batch *b, int k)
 {
-  struct load_batch *b = arg;
-  double *rhs = (double *)STARPU_VECTOR_GET_PTR(buffers[0]);
-  double *work = malloc(LOAD_WORK * sizeof *work);
-  int err = work ? 0 : FEMINT_ENOMEM;
-  for (int k = 0; k < b->ncell && !err; k++) {
-    const int c = b->cells[k];
-    err = load_cell(b->space, b->re[b->space->order[c]], c, b->body, b->user, work, rhs);
-  }
-  for (int k = 0; k < b->nface && !err; k++)
-    err = load_face(b->space, b->faces[k], b->traction, b->user, work, rhs);
-  if (err) {
+  return k < b->ncell ? b->cells[k] : b->space->mesh->bface[3 * b->faces[k - b->ncell]];
+}
+
+/* The first failure of the batch's items, with its message (the thread's own). */
+static void item_failed(struct load_batch *b, int err)
+{
+#pragma omp critical(femint_load_failure)
+  if (!b->status) {
     b->status = err;
     snprintf(b->msg, sizeof b->msg, "load integration: %s",
              err == FEMINT_ENOMEM ? "out of memory" : femint_thread_error());
   }
-  free(work);
+}
+
+static void integrate_load_cpu(void *buffers[], void *arg)
+{
+  (void)buffers;
+  struct load_batch *b = arg;
+  const struct femint_space *s = b->space;
+  const int n = b->ncell + b->nface, worker = starpu_worker_get_id();
+  size_t *at = malloc(((size_t)n + 1) * sizeof *at);
+  if (!at) {
+    item_failed(b, FEMINT_ENOMEM);
+    return;
+  }
+  at[0] = 0;
+  for (int k = 0; k < n; k++) at[k + 1] = at[k] + load_size(s, item_cell(b, k));
+#pragma omp parallel num_threads(femint_team_enter(b->ctx))
+  {
+    if (worker >= 0) femint_team_bind_thread(b->ctx, worker, omp_get_thread_num());
+    double *work = b->nface ? malloc(LOAD_WORK * sizeof *work) : NULL;
+    if (b->nface && !work) item_failed(b, FEMINT_ENOMEM);
+#pragma omp for schedule(dynamic, 4)
+    for (int k = 0; k < n; k++) {
+      if (b->status) continue;
+      const int err =
+          k < b->ncell
+              ? load_cell(s, b->re[s->order[b->cells[k]]], b->cells[k], b->body, b->user, b->ev + at[k])
+              : load_face(s, b->faces[k - b->ncell], b->traction, b->user, work, b->ev + at[k]);
+      if (err) item_failed(b, err);
+    }
+    free(work);
+  }
+  free(at);
 }
 
 static struct starpu_perfmodel integrate_load_model = {
     .type = STARPU_HISTORY_BASED,
-    .symbol = "femint_integrate_load_v1",
+    .symbol = "femint_integrate_load_v2",
 };
 
 struct starpu_codelet femint_cl_integrate_load = {
     .name = "femint_integrate_load",
     .cpu_funcs = {integrate_load_cpu},
-    .nbuffers = 1,
-    .modes = {STARPU_RW | STARPU_COMMUTE},
+    .nbuffers = 0,
     .model = &integrate_load_model,
 };

@@ -10,34 +10,49 @@
 #include "refel_quad.h"
 #include "refel_simplex.h"
 
-/* rhs += w * (value . v_i) for the cell's modes, the values of its shape functions at the point
- * in val (H1: val[0..nsh) the values, from refel_eval or the tabulation; H(curl): the reference
- * vectors val[3][nsh], mapped by K = J^-1 here). */
+/* ev += w * (value . v_i) for the cell's functions, the values of its shape functions at the
+ * point in val (H1: val[0..nsh) the values, from refel_eval or the tabulation; H(curl): the
+ * reference vectors val[3][nsh], mapped by K = J^-1 here). ev: component by component, the
+ * functions in the cell's order, signs not applied (load_add applies them). */
 static void add_point(const struct femint_space *s, int c, const double *val, int stride,
-                      const double *K, double w, const double *value, double *rhs)
+                      const double *K, double w, const double *value, double *ev)
 {
   const int ne = s->ncomp;
-  const int64_t off = s->cell_off[c];
-  const int nsh = (int)(s->cell_off[c + 1] - off);
+  const int nsh = (int)(s->cell_off[c + 1] - s->cell_off[c]);
   for (int i = 0; i < nsh; i++) {
-    const int64_t m = s->cell_mode[off + i];
-    if (m < 0) continue;
-    const double f = w * s->cell_sign[off + i];
     if (s->family == FEMINT_HCURL) {
       /* (K^T N_ref) . value */
       double d = 0;
       for (int a = 0; a < 3; a++)
         d += (K[3 * a] * value[0] + K[3 * a + 1] * value[1] + K[3 * a + 2] * value[2]) *
              val[a * stride + i];
-      rhs[m] += f * d;
+      ev[i] += w * d;
     } else {
-      for (int comp = 0; comp < ne; comp++) rhs[m * ne + comp] += f * val[i] * value[comp];
+      for (int comp = 0; comp < ne; comp++) ev[(size_t)comp * nsh + i] += w * val[i] * value[comp];
     }
   }
 }
 
+void load_add(const struct femint_space *s, int c, const double *ev, double *rhs)
+{
+  const int ne = s->ncomp;
+  const int64_t off = s->cell_off[c];
+  const int nsh = (int)(s->cell_off[c + 1] - off);
+  for (int i = 0; i < nsh; i++) {
+    const int64_t g = s->cell_mode[off + i];
+    if (g < 0) continue;
+    for (int comp = 0; comp < ne; comp++)
+      rhs[g * ne + comp] += s->cell_sign[off + i] * ev[(size_t)comp * nsh + i];
+  }
+}
+
+size_t load_size(const struct femint_space *s, int c)
+{
+  return (size_t)s->ncomp * (size_t)(s->cell_off[c + 1] - s->cell_off[c]);
+}
+
 int load_cell(const struct femint_space *s, const struct refel *re, int c, femint_field_fn f,
-              void *user, double *work, double *rhs)
+              void *user, double *ev)
 {
   const struct femint_mesh *m = s->mesh;
   const int shape = m->topo->shape, dim = m->topo->dim, hcurl = s->family == FEMINT_HCURL;
@@ -46,12 +61,10 @@ int load_cell(const struct femint_space *s, const struct refel *re, int c, femin
                re->order);
   double X[3 * MESH_MAX_NODES], J[9], K[9];
   const int nnode = mesh_cell_nodes(m, c, X);
-  const int64_t off = s->cell_off[c];
-  const int ne = s->ncomp, nsh = (int)(s->cell_off[c + 1] - off);
-  if (!hcurl && nsh == re->nsh && (size_t)ne * nsh <= LOAD_WORK) {
-    /* H1: the cell's own vector first, each point's values along the functions in order, then
-     * into rhs once (nq x nsh products, far more than the cell's functions) */
-    memset(work, 0, (size_t)ne * nsh * sizeof *work);
+  const int ne = s->ncomp, nsh = (int)(s->cell_off[c + 1] - s->cell_off[c]);
+  memset(ev, 0, load_size(s, c) * sizeof *ev);
+  if (!hcurl && nsh == re->nsh) {
+    /* H1: each point's values along the functions in order (nq x nsh products) */
     for (int q = 0; q < re->nq; q++) {
       double x[3] = {0, 0, 0}, value[5] = {0, 0, 0, 0, 0};
       const double w = fabs(geom_map(shape, nnode, X, &re->xq[dim * q], x, J)) * re->wq[q];
@@ -59,16 +72,10 @@ int load_cell(const struct femint_space *s, const struct refel *re, int c, femin
       const double *phi = re->phi + (size_t)q * (dim + 1) * nsh;
       for (int comp = 0; comp < ne; comp++) {
         const double a = w * value[comp];
-        double *lc = work + (size_t)comp * nsh;
+        double *lc = ev + (size_t)comp * nsh;
 #pragma omp simd
         for (int i = 0; i < nsh; i++) lc[i] += a * phi[i];
       }
-    }
-    for (int i = 0; i < nsh; i++) {
-      const int64_t g = s->cell_mode[off + i];
-      if (g < 0) continue;
-      for (int comp = 0; comp < ne; comp++)
-        rhs[g * ne + comp] += s->cell_sign[off + i] * work[(size_t)comp * nsh + i];
     }
     return 0;
   }
@@ -79,7 +86,7 @@ int load_cell(const struct femint_space *s, const struct refel *re, int c, femin
     f(x, NULL, 0, user, value);
     const double *val = hcurl ? re->val + (size_t)q * 3 * re->nsh
                               : re->phi + (size_t)q * (dim + 1) * re->nsh;
-    add_point(s, c, val, re->nsh, K, fabs(det) * re->wq[q], value, rhs);
+    add_point(s, c, val, re->nsh, K, fabs(det) * re->wq[q], value, ev);
   }
   return 0;
 }
@@ -171,7 +178,7 @@ static int face_rule(int shape, int f, int p, struct face_rule *r)
 }
 
 int load_face(const struct femint_space *s, int k, femint_field_fn g, void *user, double *work,
-              double *rhs)
+              double *ev)
 {
   const struct femint_mesh *m = s->mesh;
   const int shape = m->topo->shape, dim = m->topo->dim, hcurl = s->family == FEMINT_HCURL;
@@ -184,6 +191,7 @@ int load_face(const struct femint_space *s, int k, femint_field_fn g, void *user
   for (int a = 0; a < m->topo->nv; a++)
     for (int i = 0; i < dim; i++) centroid[i] += X[dim * a + i] / m->topo->nv;
   const int nsh = (int)(s->cell_off[c + 1] - s->cell_off[c]);
+  memset(ev, 0, load_size(s, c) * sizeof *ev);
   for (int q = 0; q < r.n; q++) {
     const double *xi = &r.xi[dim * q];
     double x[3] = {0, 0, 0}, n[3] = {0, 0, 0}, value[5] = {0, 0, 0, 0, 0}, area;
@@ -214,7 +222,7 @@ int load_face(const struct femint_space *s, int k, femint_field_fn g, void *user
     g(x, n, tag, user, value);
     refel_eval(shape, s->family, s->order[c], xi, work);
     if (hcurl) geom_inverse3(J, K);
-    add_point(s, c, work, nsh, K, r.w[q] * area, value, rhs);
+    add_point(s, c, work, nsh, K, r.w[q] * area, value, ev);
   }
   return 0;
 }

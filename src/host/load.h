@@ -6,17 +6,25 @@
 
 #include "host.h"
 
-/* Doubles of work space load_cell and load_face need (load_cell: a cell's vector, up to 3
- * components of the 1331 functions of a hexahedron of order 10). */
+/* Doubles of work space load_face needs (the values of a cell's functions at a point: the
+ * three components of the reference vectors of 1331 functions at most), and the most doubles of
+ * one cell's vector (load_size: 3 components of the 1331 functions of a hexahedron of order 10). */
 #define LOAD_WORK (6 * 1024)
 
-/* rhs += the integral over cell c of f(x) . v on the points of re (the reference element of the
- * cell's order). FEMINT_EINVAL when re is not the cell's element. */
+/* The cell's vector of the integral of f(x) . v over cell c on the points of re (the reference
+ * element of the cell's order) into ev (load_size(s, c) doubles: component by component, the
+ * functions in the cell's order, orientation signs not applied). FEMINT_EINVAL when re is not the
+ * cell's element. */
 int load_cell(const struct femint_space *s, const struct refel *re, int c, femint_field_fn f,
-              void *user, double *work, double *rhs);
-/* rhs += the integral over boundary face k of the mesh (mesh->bface[k]) of g(x, n, tag) . v, n the
- * unit outward normal, on a rule of degree 2p + 2 (at most 14) over the face. */
+              void *user, double *ev);
+/* The same for boundary face k of the mesh (mesh->bface[k]), into the vector of its cell: the
+ * integral over the face of g(x, n, tag) . v, n the unit outward normal, on a rule of degree
+ * 2p + 2 (at most 14) over the face. work: LOAD_WORK doubles. */
 int load_face(const struct femint_space *s, int k, femint_field_fn g, void *user, double *work,
-              double *rhs);
+              double *ev);
+/* The doubles of cell c's vector, and rhs += that vector (ev, as load_cell makes it) at the cell's
+ * DOFs with their signs (removed DOFs get nothing). */
+size_t load_size(const struct femint_space *s, int c);
+void load_add(const struct femint_space *s, int c, const double *ev, double *rhs);
 
 #endif

@@ -8,10 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/load.h"
 #include "operator.h"
 
 /* Cells or boundary faces per load task. */
-#define LOAD_BATCH 64
+#define LOAD_BATCH 256
 
 static int check_options(femint_context_t ctx, const struct femint_operator_options *opt)
 {
@@ -325,6 +326,37 @@ static int tag_selected(int tag, int ntag, const int *tags)
   return 0;
 }
 
+/* The task of load batch b, its vectors' array allocated first. */
+static int load_submit(femint_context_t ctx, struct load_batch *b, struct starpu_task **slot)
+{
+  const struct femint_space *s = b->space;
+  size_t size = 0;
+  for (int k = 0; k < b->ncell; k++) size += load_size(s, b->cells[k]);
+  for (int k = 0; k < b->nface; k++) size += load_size(s, s->mesh->bface[3 * b->faces[k]]);
+  b->ev = malloc((size + 1) * sizeof *b->ev);
+  FEMINT_CHECK(b->ev, ctx, FEMINT_ENOMEM, "femint_operator_load: out of memory");
+  struct starpu_task *t = starpu_task_create();
+  t->cl = &femint_cl_integrate_load;
+  t->cl_arg = b;
+  return task_submit(ctx, t, slot, "load vector");
+}
+
+/* rhs += the vectors of batch b's cells and faces, in order. */
+static void load_batch_add(const struct load_batch *b, double *rhs)
+{
+  const struct femint_space *s = b->space;
+  const double *ev = b->ev;
+  for (int k = 0; k < b->ncell; k++) {
+    load_add(s, b->cells[k], ev, rhs);
+    ev += load_size(s, b->cells[k]);
+  }
+  for (int k = 0; k < b->nface; k++) {
+    const int c = s->mesh->bface[3 * b->faces[k]];
+    load_add(s, c, ev, rhs);
+    ev += load_size(s, c);
+  }
+}
+
 int femint_operator_load(femint_operator_t op, const struct femint_load *load, double *rhs)
 {
   static const char who[] = "femint_operator_load";
@@ -339,6 +371,7 @@ int femint_operator_load(femint_operator_t op, const struct femint_load *load, d
   FEMINT_CALL(operator_check_state(op, who));
   const struct femint_space *s = op->space;
   FEMINT_CALL(starpu_size_check(ctx, s->nmode * s->ncomp, who, "DOFs"));
+  femint_trace("%s", who);
   const struct femint_mesh *mesh = s->mesh;
   const struct plan *p = op->plan;
   const struct refel *re[FEMINT_MAX_ORDER + 1] = {NULL};
@@ -372,24 +405,22 @@ int femint_operator_load(femint_operator_t op, const struct femint_load *load, d
                                  .user = load->user,
                                  .nface = nface - k < LOAD_BATCH ? nface - k : LOAD_BATCH,
                                  .faces = faces + k};
-  starpu_data_handle_t h;
-  starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)rhs, (uint32_t)(s->nmode * s->ncomp),
-                              sizeof(double));
-  for (int i = 0; i < n && !err; i++) {
-    struct starpu_task *t = starpu_task_create();
-    t->cl = &femint_cl_integrate_load;
-    t->handles[0] = h;
-    t->cl_arg = &b[i];
-    err = task_submit(ctx, t, &tasks[i], "load vector");
+  /* the batches in flight at most (each holds its vectors until they are added) */
+  const int window = 4 * ctx->ncpu + 2;
+  for (int i = 0, next = 0; i < n; i++) {
+    for (; next < n && next < i + window && !err; next++)
+      err = load_submit(ctx, &b[next], &tasks[next]);
+    if (tasks[i]) {
+      if (starpu_task_wait(tasks[i]) && !err)
+        err = femint_seterr(ctx, FEMINT_ERUNTIME, "%s: waiting for a task failed", who);
+      starpu_task_destroy(tasks[i]);
+      if (b[i].status && !err) err = femint_seterr(ctx, b[i].status, "%s", b[i].msg);
+    }
+    if (!err) load_batch_add(&b[i], rhs);
+    free(b[i].ev);
+    b[i].ev = NULL;
   }
-  for (int i = 0; i < n; i++) {
-    if (!tasks[i]) continue;
-    if (starpu_task_wait(tasks[i]) && !err)
-      err = femint_seterr(ctx, FEMINT_ERUNTIME, "%s: waiting for a task failed", who);
-    starpu_task_destroy(tasks[i]);
-    if (b[i].status && !err) err = femint_seterr(ctx, b[i].status, "%s", b[i].msg);
-  }
-  starpu_data_unregister(h);
+  femint_trace("%s done", who);
 done:
   free(faces);
   free(in);
