@@ -319,6 +319,32 @@ static double solve_bp(femint_context_t ctx, int bp, int p, int nx, double **uh,
     TAP_CALL(ctx, femint_operator_load(op, &load, again));
     tap_ok(memcmp(rhs, again, (size_t)n * sizeof *rhs) == 0,
            "the load of %d^3 cells (several tasks) twice: the same bits", nx);
+    /* the first cells one operator each, their loads added in cell order: each cell's vector is
+     * the one it makes among others (the cells go through the points 8 at a time) */
+    const int ncheck = 20;
+    double *whole = calloc(n, sizeof *whole), *sum = calloc(n, sizeof *sum);
+    int cells[20];
+    for (int c = 0; c < ncheck; c++) cells[c] = c;
+    const struct femint_operator_options part = {.cells = cells, .ncells = ncheck};
+    femint_operator_t op_part;
+    femint_form_t f_part;
+    TAP_CALL(ctx, femint_form_create_mass(ctx, 1, 1, &scale, &f_part));
+    TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &f_part, &part, &op_part));
+    TAP_CALL(ctx, femint_operator_load(op_part, &load, whole));
+    femint_operator_destroy(&op_part);
+    for (int c = 0; c < ncheck; c++) {
+      const struct femint_operator_options one = {.cells = &cells[c], .ncells = 1};
+      TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &f_part, &one, &op_part));
+      memset(again, 0, (size_t)n * sizeof *again);
+      TAP_CALL(ctx, femint_operator_load(op_part, &load, again));
+      for (int64_t i = 0; i < n; i++) sum[i] += again[i];
+      femint_operator_destroy(&op_part);
+    }
+    femint_form_destroy(&f_part);
+    tap_ok(memcmp(whole, sum, (size_t)n * sizeof *sum) == 0,
+           "the load of %d cells = their loads one by one, added in order, bit for bit", ncheck);
+    free(whole);
+    free(sum);
     free(again);
   }
   const struct femint_cg_options o = {.rtol = 1e-12, .jacobi = 1};

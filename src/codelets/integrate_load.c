@@ -45,13 +45,19 @@ static void integrate_load_cpu(void *buffers[], void *arg)
     if (worker >= 0) femint_team_bind_thread(b->ctx, worker, omp_get_thread_num());
     double *work = b->nface ? malloc(LOAD_WORK * sizeof *work) : NULL;
     if (b->nface && !work) item_failed(b, FEMINT_ENOMEM);
-#pragma omp for schedule(dynamic, 4)
-    for (int k = 0; k < n; k++) {
+    /* the cells in groups of LOAD_BLOCK (load_cells), then the faces one by one */
+    const int ngroup = (b->ncell + LOAD_BLOCK - 1) / LOAD_BLOCK;
+#pragma omp for schedule(dynamic, 1)
+    for (int g = 0; g < ngroup + b->nface; g++) {
       if (b->status) continue;
-      const int err =
-          k < b->ncell
-              ? load_cell(s, b->re[s->order[b->cells[k]]], b->cells[k], b->body, b->user, b->ev + at[k])
-              : load_face(s, b->faces[k - b->ncell], b->traction, b->user, work, b->ev + at[k]);
+      int err;
+      if (g < ngroup) {
+        const int k = g * LOAD_BLOCK, nk = b->ncell - k < LOAD_BLOCK ? b->ncell - k : LOAD_BLOCK;
+        err = load_cells(s, b->re, b->cells + k, nk, b->body, b->user, b->ev + at[k]);
+      } else {
+        const int k = b->ncell + g - ngroup;
+        err = load_face(s, b->faces[k - b->ncell], b->traction, b->user, work, b->ev + at[k]);
+      }
       if (err) item_failed(b, err);
     }
     free(work);

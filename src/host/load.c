@@ -91,6 +91,49 @@ int load_cell(const struct femint_space *s, const struct refel *re, int c, femin
   return 0;
 }
 
+int load_cells(const struct femint_space *s, const struct refel *const *re_of, const int *cells,
+               int n, femint_field_fn f, void *user, double *ev)
+{
+  const struct femint_mesh *m = s->mesh;
+  const struct refel *re = n > 0 ? re_of[s->order[cells[0]]] : NULL;
+  const int shape = m->topo->shape, dim = m->topo->dim, ne = s->ncomp;
+  int blocked = n > 0 && n <= LOAD_BLOCK && s->family != FEMINT_HCURL && re->shape == shape;
+  for (int b = 0; b < n && blocked; b++)
+    blocked = s->order[cells[b]] == re->order && load_size(s, cells[b]) == (size_t)ne * re->nsh;
+  if (!blocked) { /* one cell after the other */
+    for (int b = 0; b < n; b++) {
+      FEMINT_CALL(load_cell(s, re_of[s->order[cells[b]]], cells[b], f, user, ev));
+      ev += load_size(s, cells[b]);
+    }
+    return 0;
+  }
+  const int nsh = re->nsh;
+  double X[LOAD_BLOCK][3 * MESH_MAX_NODES];
+  int nnode[LOAD_BLOCK];
+  for (int b = 0; b < n; b++) nnode[b] = mesh_cell_nodes(m, cells[b], X[b]);
+  memset(ev, 0, (size_t)n * ne * nsh * sizeof *ev);
+  /* each point's values along the functions, read once for the block's cells; each cell's sums
+   * in load_cell's order */
+  for (int q = 0; q < re->nq; q++) {
+    double a[LOAD_BLOCK][5];
+    for (int b = 0; b < n; b++) {
+      double x[3] = {0, 0, 0}, J[9], value[5] = {0, 0, 0, 0, 0};
+      const double w = fabs(geom_map(shape, nnode[b], X[b], &re->xq[dim * q], x, J)) * re->wq[q];
+      f(x, NULL, 0, user, value);
+      for (int comp = 0; comp < ne; comp++) a[b][comp] = w * value[comp];
+    }
+    const double *phi = re->phi + (size_t)q * (dim + 1) * nsh;
+    for (int b = 0; b < n; b++)
+      for (int comp = 0; comp < ne; comp++) {
+        const double c = a[b][comp];
+        double *lc = ev + ((size_t)b * ne + comp) * nsh;
+#pragma omp simd
+        for (int i = 0; i < nsh; i++) lc[i] += c * phi[i];
+      }
+  }
+  return 0;
+}
+
 /* A rule on local face f of a shape: reference points xi[n][dim] on the face, weights w[n], and
  * the face's tangents du, dv (dxi per unit of the face's own coordinates; dv unused in 2D). */
 struct face_rule {

@@ -17,6 +17,13 @@
  * cell's element. */
 int load_cell(const struct femint_space *s, const struct refel *re, int c, femint_field_fn f,
               void *user, double *ev);
+/* The vectors of n cells one after the other into ev, as load_cell makes them (the same bits),
+ * re_of[p] the element of order p: up to LOAD_BLOCK H1 cells of one order go together, each
+ * point's values read once for them all (at high order they are megabytes a cell, read from
+ * memory). */
+#define LOAD_BLOCK 8
+int load_cells(const struct femint_space *s, const struct refel *const *re_of, const int *cells,
+               int n, femint_field_fn f, void *user, double *ev);
 /* The same for boundary face k of the mesh (mesh->bface[k]), into the vector of its cell: the
  * integral over the face of g(x, n, tag) . v, n the unit outward normal, on a rule of degree
  * 2p + 2 (at most 14) over the face. work: LOAD_WORK doubles. */
