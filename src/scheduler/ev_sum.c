@@ -5,6 +5,7 @@
  * VEC_EV_SUM) adds each DOF's places one after the other, whatever the chunks and workers: one
  * task on the vectors' device, or on the CPU workers one task per part of the vector (a range of
  * DOFs each), so that every core sums. */
+#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@ void ev_sum_destroy(femint_context_t ctx, struct ev_sum **pe)
   free(e->occ_ptr);
   free(e->occ);
   free(e->map);
+  free(e->map_start);
   free(e->nu);
   free(e->part_arg);
   free(e->span);
@@ -53,56 +55,85 @@ static int64_t map_words(const struct ev_sum *e, int i)
 
 struct ev_map ev_chunk_map(const struct ev_sum *e, int i)
 {
-  const int32_t *m = e->map;
-  for (int j = 0; j < i; j++) m += map_words(e, j);
+  const int32_t *m = e->map + e->map_start[i];
   const int64_t nu = e->nu[i];
   return (struct ev_map){.udof = (const int64_t *)(const void *)m, .ptr = m + 2 * nu,
                          .pos = m + 3 * nu + 1};
 }
 
 /* The transpose of the DOF map per chunk, from occ (struct ev_map), registered. The places and
- * their ranges fit 32 bits: a chunk's element vectors are under 4 GiB (chunk_size). */
+ * their ranges fit 32 bits: a chunk's element vectors are under 4 GiB (chunk_size). The threads
+ * take ranges of DOFs: in a chunk's map, DOFs ascending, a thread's are a run whose place the
+ * counts of the threads before give, so that the map is the same whatever the threads. */
 static int chunk_maps(femint_context_t ctx, const char *who, int64_t nmode, struct ev_sum *e)
 {
   const int64_t per = (int64_t)e->nc * e->np;
-  const int nb = e->nchunk;
-  int64_t *start = calloc((size_t)nb + 1, sizeof *start), total = 0;
-  FEMINT_CHECK(start, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
-  /* nu per chunk: the DOFs with a place there (occ holds k nc np + n, cells ascending) */
-  for (int64_t g = 0; g < nmode; g++)
-    for (int64_t o = e->occ_ptr[g]; o < e->occ_ptr[g + 1]; o++) {
-      const int i = ev_chunk_of(e->first, nb, e->occ[o] / per);
-      if (o == e->occ_ptr[g] || i != ev_chunk_of(e->first, nb, e->occ[o - 1] / per)) e->nu[i]++;
-    }
-  for (int i = 0; i < nb; i++) {
-    start[i] = total;
-    total += map_words(e, i);
-  }
-  e->map = malloc(((size_t)total + 2) * sizeof *e->map);
-  int64_t *fill = calloc(2 * (size_t)nb + 1, sizeof *fill); /* [i]: DOFs so far, [nb + i]: places */
-  if (!e->map || !fill) {
-    free(start);
-    free(fill);
-    return femint_seterr(ctx, FEMINT_ENOMEM, "%s: out of memory", who);
-  }
-  for (int i = 0; i < nb; i++) e->map[start[i] + 2 * e->nu[i]] = 0;
-  for (int64_t g = 0; g < nmode; g++)
-    for (int64_t o = e->occ_ptr[g]; o < e->occ_ptr[g + 1]; o++) {
-      const int i = ev_chunk_of(e->first, nb, e->occ[o] / per);
-      int32_t *m = e->map + start[i], *ptr = m + 2 * e->nu[i], *pos = ptr + e->nu[i] + 1;
-      if (o == e->occ_ptr[g] || i != ev_chunk_of(e->first, nb, e->occ[o - 1] / per)) {
-        ((int64_t *)(void *)m)[fill[i]++] = g;
-        ptr[fill[i]] = ptr[fill[i] - 1];
+  const int nb = e->nchunk, nt = omp_get_max_threads();
+  const int ncell = nb ? e->first[nb - 1] + e->ncell[nb - 1] : 0;
+  /* [t][i]: thread t's DOFs in chunk i, [t][nb + i]: its places there (then where they go) */
+  int64_t *cnt = calloc((size_t)nt * 2 * nb + 1, sizeof *cnt);
+  int64_t *places = calloc((size_t)nb + 1, sizeof *places); /* each chunk's */
+  int *chunk = malloc(((size_t)ncell + 1) * sizeof *chunk);
+  e->map_start = malloc(((size_t)nb + 1) * sizeof *e->map_start);
+  int oom = !cnt || !places || !chunk || !e->map_start;
+  for (int i = 0; i < nb && !oom; i++)
+    for (int k = e->first[i]; k < e->first[i] + e->ncell[i]; k++) chunk[k] = i;
+  if (!oom)
+#pragma omp parallel num_threads(nt)
+  {
+    const int t = omp_get_thread_num(), T = omp_get_num_threads();
+    const int64_t g0 = nmode * t / T, g1 = nmode * (t + 1) / T;
+    int64_t *c = cnt + (size_t)t * 2 * nb;
+    for (int64_t g = g0; g < g1 && !oom; g++)
+      for (int64_t o = e->occ_ptr[g]; o < e->occ_ptr[g + 1]; o++) {
+        const int i = chunk[e->occ[o] / per];
+        if (o == e->occ_ptr[g] || i != chunk[e->occ[o - 1] / per]) c[i]++;
+        c[nb + i]++;
       }
-      pos[fill[nb + i]++] = (int32_t)(e->occ[o] - (int64_t)e->first[i] * per);
-      ptr[fill[i]]++;
+#pragma omp barrier
+#pragma omp single
+    {
+      int64_t total = 0;
+      for (int i = 0; i < nb; i++) {
+        int64_t u = 0, v = 0; /* the threads' runs one after the other */
+        for (int r = 0; r < T; r++) {
+          int64_t *cr = cnt + (size_t)r * 2 * nb;
+          const int64_t du = cr[i], dv = cr[nb + i];
+          cr[i] = u, cr[nb + i] = v;
+          u += du, v += dv;
+        }
+        e->nu[i] = u;
+        places[i] = v;
+        e->map_start[i] = total;
+        total += map_words(e, i);
+      }
+      e->map_start[nb] = total;
+      e->map = oom ? NULL : malloc(((size_t)total + 2) * sizeof *e->map);
+      oom = !e->map;
     }
-  for (int i = 0; i < nb; i++)
-    starpu_vector_data_register(&e->h_map[i], STARPU_MAIN_RAM, (uintptr_t)(e->map + start[i]),
-                                (uint32_t)(3 * e->nu[i] + 1 + fill[nb + i] + (fill[nb + i] == 0)),
+    for (int64_t g = g0; g < g1 && !oom; g++)
+      for (int64_t o = e->occ_ptr[g]; o < e->occ_ptr[g + 1]; o++) {
+        const int i = chunk[e->occ[o] / per];
+        int32_t *m = e->map + e->map_start[i], *ptr = m + 2 * e->nu[i], *pos = ptr + e->nu[i] + 1;
+        if (o == e->occ_ptr[g] || i != chunk[e->occ[o - 1] / per]) {
+          ((int64_t *)(void *)m)[c[i]] = g;
+          ptr[c[i]++] = (int32_t)c[nb + i];
+        }
+        pos[c[nb + i]++] = (int32_t)(e->occ[o] - (int64_t)e->first[i] * per);
+      }
+  }
+  free(chunk);
+  free(cnt);
+  for (int i = 0; i < nb && !oom; i++) {
+    int32_t *ptr = e->map + e->map_start[i] + 2 * e->nu[i];
+    ptr[e->nu[i]] = (int32_t)places[i];
+    starpu_vector_data_register(&e->h_map[i], STARPU_MAIN_RAM,
+                                (uintptr_t)(e->map + e->map_start[i]),
+                                (uint32_t)(3 * e->nu[i] + 1 + places[i] + (places[i] == 0)),
                                 sizeof(int32_t));
-  free(start);
-  free(fill);
+  }
+  free(places);
+  FEMINT_CHECK(!oom, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
   return 0;
 }
 
@@ -282,35 +313,48 @@ int ev_sum_create(struct femint_operator *op, const char *who, int np, const int
     e->nparts = (int)parts;
   }
   /* the places of each mode in ev, cell after cell in plan order (so that the sums are in a
-   * fixed order) */
+   * fixed order): counted and put by the threads at once, then each mode's sorted */
+#pragma omp parallel for schedule(static)
   for (int k = 0; k < p->ncell; k++) {
     const int64_t *gm = &s->cell_mode[s->cell_off[p->cells[k]]];
     for (int n = 0; n < np; n++) {
       const int64_t g = e->dofs[(size_t)k * np + n] = vector_index(op, gm[local ? local[n] : n]);
-      if (g >= 0 && g < nown) e->occ_ptr[g + 1]++;
+      if (g >= 0 && g < nown) __atomic_fetch_add(&e->occ_ptr[g + 1], 1, __ATOMIC_RELAXED);
     }
   }
   for (int64_t g = 0; g < nown; g++) e->occ_ptr[g + 1] += e->occ_ptr[g];
   int64_t *fill = malloc(((size_t)nown + 1) * sizeof *fill);
   FEMINT_CHECK(fill, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
   memcpy(fill, e->occ_ptr, (size_t)nown * sizeof *fill);
+#pragma omp parallel for schedule(static)
   for (int k = 0; k < p->ncell; k++)
     for (int n = 0; n < np; n++) {
       const int64_t g = e->dofs[(size_t)k * np + n];
-      if (g >= 0 && g < nown) e->occ[fill[g]++] = (int64_t)k * e->nc * np + n;
+      if (g >= 0 && g < nown)
+        e->occ[__atomic_fetch_add(&fill[g], 1, __ATOMIC_RELAXED)] = (int64_t)k * e->nc * np + n;
     }
   free(fill);
+#pragma omp parallel for schedule(static)
+  for (int64_t g = 0; g < nown; g++) /* a mode has a few places: insertion */
+    for (int64_t o = e->occ_ptr[g] + 1; o < e->occ_ptr[g + 1]; o++) {
+      const int64_t v = e->occ[o];
+      int64_t j = o;
+      for (; j > e->occ_ptr[g] && e->occ[j - 1] > v; j--) e->occ[j] = e->occ[j - 1];
+      e->occ[j] = v;
+    }
   /* the cells of each block of DOFs, for a sum by cells */
   const int64_t nspan = (nown + EV_SPAN - 1) / EV_SPAN, per = (int64_t)e->nc * np;
   e->span = malloc((2 * (size_t)nspan + 1) * sizeof *e->span);
   FEMINT_CHECK(e->span, ctx, FEMINT_ENOMEM, "%s: out of memory", who);
-  for (int64_t b = 0; b < nspan; b++) e->span[2 * b] = e->span[2 * b + 1] = -1;
-  for (int64_t g = 0; g < nown; g++) {
-    if (e->occ_ptr[g] == e->occ_ptr[g + 1]) continue;
-    const int64_t b = g / EV_SPAN, c0 = e->occ[e->occ_ptr[g]] / per,
-                  c1 = e->occ[e->occ_ptr[g + 1] - 1] / per;
-    if (e->span[2 * b] < 0 || c0 < e->span[2 * b]) e->span[2 * b] = c0;
-    if (c1 > e->span[2 * b + 1]) e->span[2 * b + 1] = c1;
+#pragma omp parallel for schedule(static)
+  for (int64_t b = 0; b < nspan; b++) {
+    e->span[2 * b] = e->span[2 * b + 1] = -1;
+    for (int64_t g = b * EV_SPAN; g < nown && g < (b + 1) * EV_SPAN; g++) {
+      if (e->occ_ptr[g] == e->occ_ptr[g + 1]) continue;
+      const int64_t c0 = e->occ[e->occ_ptr[g]] / per, c1 = e->occ[e->occ_ptr[g + 1] - 1] / per;
+      if (e->span[2 * b] < 0 || c0 < e->span[2 * b]) e->span[2 * b] = c0;
+      if (c1 > e->span[2 * b + 1]) e->span[2 * b + 1] = c1;
+    }
   }
   for (int i = 0; i < nb; i++) {
     starpu_vector_data_register(&e->h_ev[i], STARPU_MAIN_RAM,

@@ -333,6 +333,7 @@ struct ev_sum {
   int64_t *occ_ptr, *occ;          /* for each scalar mode, its places in ev (component 0) */
   int32_t *map;                    /* the transpose per chunk (struct ev_map, ev_chunk_map) */
   int64_t *nu;                     /* the DOFs of each chunk */
+  int64_t *map_start;              /* [nchunk + 1] where each chunk's map starts in map */
   starpu_data_handle_t *h_ev, *h_dofs, *h_map; /* [nchunk] */
   int32_t *slot;                   /* after ev_sum_sort, [plan cell][np] the place of each
                                       local value in its chunk, or -1 (no DOF): a writer may put
