@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "common.h"
+#include "host/load.h"
+#include "host/refel_hex.h"
 
 static const char *const where_name[3] = {"any worker", "CPU", "OpenCL"};
 
@@ -423,6 +425,57 @@ static void check_copy(femint_context_t ctx)
          "100 bytes are refused: %s", femint_last_error(ctx));
 }
 
+/* A smooth body force of 3 components. */
+static void force3(const double x[3], const double nrm[3], int tag, void *user, double *v)
+{
+  v[0] = sin(x[0]) * cos(2 * x[1]) + x[2];
+  v[1] = exp(0.3 * x[0] * x[1]) - x[2] * x[2];
+  v[2] = 1 + x[0] * x[1] * x[2];
+}
+
+/* The load of hexahedra by sum factorization (load_cells with the rule's 1D tables) against the
+ * plain sum over the points (load_cell), on a perturbed box, orders 1..8, 1 and 3 components. */
+static void check_load_tensor(femint_context_t ctx)
+{
+  femint_mesh_t m;
+  TAP_CALL(ctx, femint_mesh_create_box(ctx, FEMINT_HEX, 2, 2, 2, 1.0, 1.3, 0.8, 0.25, 11, &m));
+  double worst = 0;
+  int bad = 0;
+  for (int p = 1; p <= 8; p++)
+    for (int nc = 1; nc <= 3; nc += 2) {
+      femint_space_t s;
+      TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, nc, NULL, p, &s));
+      struct refel *re = NULL;
+      struct hex_tensor *t = NULL;
+      bad |= refel_hex_create(p, &re) || load_hex_tables(re, &t) || !t;
+      const struct refel *re_of[FEMINT_MAX_ORDER + 1] = {NULL};
+      const struct hex_tensor *t_of[FEMINT_MAX_ORDER + 1] = {NULL};
+      re_of[p] = re;
+      t_of[p] = t;
+      const size_t n = (size_t)nc * re->nsh;
+      double *plain = malloc(n * sizeof *plain), *tensor = malloc(n * sizeof *tensor);
+      for (int c = 0; c < femint_mesh_num_cells(m) && !bad; c++) {
+        bad |= load_cell(s, re, c, force3, NULL, plain) ||
+               load_cells(s, re_of, t_of, &c, 1, force3, NULL, tensor);
+        double big = 0, diff = 0;
+        for (size_t i = 0; i < n; i++) {
+          big = fmax(big, fabs(plain[i]));
+          diff = fmax(diff, fabs(plain[i] - tensor[i]));
+        }
+        worst = fmax(worst, big > 0 ? diff / big : 1);
+      }
+      free(plain);
+      free(tensor);
+      hex_tensor_destroy(&t);
+      refel_destroy(&re);
+      femint_space_destroy(&s);
+    }
+  femint_mesh_destroy(&m);
+  tap_ok(!bad && worst < 1e-13,
+         "hexahedra of orders 1-8, 1 and 3 components: the load by sum factorization = the plain "
+         "sum over the points (%.1e)", worst);
+}
+
 int main(void)
 {
   srand48(411);
@@ -432,6 +485,7 @@ int main(void)
   check_cg(ctx);
   check_copy(ctx);
   check_convergence(ctx);
+  check_load_tensor(ctx);
   femint_finalize(&ctx);
   test_fresh_dmda_remove();
   return tap_done();

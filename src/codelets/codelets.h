@@ -243,6 +243,7 @@ struct load_batch {
   femint_context_t ctx;
   const struct femint_space *space;
   const struct refel *const *re; /* [FEMINT_MAX_ORDER + 1] by order */
+  const struct hex_tensor *const *ht; /* [FEMINT_MAX_ORDER + 1] hexahedra's 1D tables, or NULL */
   femint_field_fn body, traction;
   void *user;
   int ncell;

@@ -53,7 +53,7 @@ static void integrate_load_cpu(void *buffers[], void *arg)
       int err;
       if (g < ngroup) {
         const int k = g * LOAD_BLOCK, nk = b->ncell - k < LOAD_BLOCK ? b->ncell - k : LOAD_BLOCK;
-        err = load_cells(s, b->re, b->cells + k, nk, b->body, b->user, b->ev + at[k]);
+        err = load_cells(s, b->re, b->ht, b->cells + k, nk, b->body, b->user, b->ev + at[k]);
       } else {
         const int k = b->ncell + g - ngroup;
         err = load_face(s, b->faces[k - b->ncell], b->traction, b->user, work, b->ev + at[k]);

@@ -2,6 +2,7 @@
  * body forces, and for a face a rule on the reference face (a triangle or a square, or a segment
  * in 2D) mapped into the reference cell, with the face's tangents for its area and normal. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "load.h"
@@ -91,8 +92,58 @@ int load_cell(const struct femint_space *s, const struct refel *re, int c, femin
   return 0;
 }
 
-int load_cells(const struct femint_space *s, const struct refel *const *re_of, const int *cells,
-               int n, femint_field_fn f, void *user, double *ev)
+/* Hexahedron c's vector (H1, re's order and rule) by sum factorization: the integrand at the
+ * rule's points as load_cell makes it, then the transposed 1D interpolation t->B along each
+ * direction (t: the same rule), Q^3 P + Q^2 P^2 + Q P^3 products a component instead of
+ * Q^3 P^3; work: load_hex_work doubles. */
+static size_t load_hex_work(const struct hex_tensor *t, int ne)
+{
+  const size_t P = (size_t)t->P, Q = (size_t)t->Q;
+  return (size_t)ne * Q * Q * Q + Q * Q * P + Q * P * P;
+}
+
+static void load_hex(const struct femint_space *s, const struct refel *re,
+                     const struct hex_tensor *t, int c, femint_field_fn f, void *user, double *ev,
+                     double *work)
+{
+  const int ne = s->ncomp, P = t->P, Q = t->Q, nq = Q * Q * Q, nsh = re->nsh;
+  double X[3 * MESH_MAX_NODES], J[9];
+  const int nnode = mesh_cell_nodes(s->mesh, c, X);
+  double *F = work, *T1 = F + (size_t)ne * nq, *T2 = T1 + (size_t)Q * Q * P;
+  for (int q = 0; q < nq; q++) {
+    double x[3] = {0, 0, 0}, value[5] = {0, 0, 0, 0, 0};
+    const double w = fabs(geom_map(FEMINT_HEX, nnode, X, &re->xq[3 * q], x, J)) * re->wq[q];
+    f(x, NULL, 0, user, value);
+    for (int comp = 0; comp < ne; comp++) F[(size_t)comp * nq + q] = w * value[comp];
+  }
+  const double *B = t->B; /* B[i P + a] = l_a(x_i) */
+  for (int comp = 0; comp < ne; comp++) {
+    const double *Fc = F + (size_t)comp * nq;
+    for (int ij = 0; ij < Q * Q; ij++) /* the third direction: k to c */
+      for (int cc = 0; cc < P; cc++) {
+        double sum = 0;
+        for (int k = 0; k < Q; k++) sum += B[k * P + cc] * Fc[ij * Q + k];
+        T1[ij * P + cc] = sum;
+      }
+    for (int i = 0; i < Q; i++) /* the second: j to b */
+      for (int b = 0; b < P; b++)
+        for (int cc = 0; cc < P; cc++) {
+          double sum = 0;
+          for (int j = 0; j < Q; j++) sum += B[j * P + b] * T1[(i * Q + j) * P + cc];
+          T2[(i * P + b) * P + cc] = sum;
+        }
+    for (int a = 0; a < P; a++) /* the first: i to a, into the element's order */
+      for (int bc = 0; bc < P * P; bc++) {
+        double sum = 0;
+        for (int i = 0; i < Q; i++) sum += B[i * P + a] * T2[i * P * P + bc];
+        ev[(size_t)comp * nsh + t->t2f[a * P * P + bc]] = sum;
+      }
+  }
+}
+
+int load_cells(const struct femint_space *s, const struct refel *const *re_of,
+               const struct hex_tensor *const *ht_of, const int *cells, int n, femint_field_fn f,
+               void *user, double *ev)
 {
   const struct femint_mesh *m = s->mesh;
   const struct refel *re = n > 0 ? re_of[s->order[cells[0]]] : NULL;
@@ -100,6 +151,15 @@ int load_cells(const struct femint_space *s, const struct refel *const *re_of, c
   int blocked = n > 0 && n <= LOAD_BLOCK && s->family != FEMINT_HCURL && re->shape == shape;
   for (int b = 0; b < n && blocked; b++)
     blocked = s->order[cells[b]] == re->order && load_size(s, cells[b]) == (size_t)ne * re->nsh;
+  const struct hex_tensor *t = blocked && ht_of ? ht_of[re->order] : NULL;
+  if (t) { /* hexahedra: by sum factorization */
+    double *work = malloc(load_hex_work(t, ne) * sizeof *work);
+    FEMINT_CHECK(work, NULL, FEMINT_ENOMEM, "out of memory");
+    for (int b = 0; b < n; b++)
+      load_hex(s, re, t, cells[b], f, user, ev + (size_t)b * ne * re->nsh, work);
+    free(work);
+    return 0;
+  }
   if (!blocked) { /* one cell after the other */
     for (int b = 0; b < n; b++) {
       FEMINT_CALL(load_cell(s, re_of[s->order[cells[b]]], cells[b], f, user, ev));
@@ -132,6 +192,16 @@ int load_cells(const struct femint_space *s, const struct refel *const *re_of, c
       }
   }
   return 0;
+}
+
+int load_hex_tables(const struct refel *re, struct hex_tensor **t)
+{
+  *t = NULL;
+  if (re->shape != FEMINT_HEX || re->family != FEMINT_H1 || re->nline < 1 ||
+      re->nline > HEX_TENSOR_MAX_Q)
+    return 0;
+  const int lobatto = re->degree == 2 * re->nline - 3 && re->nline >= 2;
+  return hex_tensor_create(re->order, re->nline, lobatto, t);
 }
 
 /* A rule on local face f of a shape: reference points xi[n][dim] on the face, weights w[n], and

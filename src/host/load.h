@@ -17,13 +17,20 @@
  * cell's element. */
 int load_cell(const struct femint_space *s, const struct refel *re, int c, femint_field_fn f,
               void *user, double *ev);
-/* The vectors of n cells one after the other into ev, as load_cell makes them (the same bits),
- * re_of[p] the element of order p: up to LOAD_BLOCK H1 cells of one order go together, each
- * point's values read once for them all (at high order they are megabytes a cell, read from
- * memory). */
+/* The vectors of n cells one after the other into ev, as load_cell makes them, re_of[p] the
+ * element of order p: hexahedra of an order with ht_of[p] (load_hex_tables; ht_of may be NULL)
+ * by sum factorization along the rule's lines (the same integral, rounded otherwise); up to
+ * LOAD_BLOCK other H1 cells of one order together, each point's values read once for them all
+ * (at high order they are megabytes a cell, read from memory), the same bits as load_cell. */
 #define LOAD_BLOCK 8
-int load_cells(const struct femint_space *s, const struct refel *const *re_of, const int *cells,
-               int n, femint_field_fn f, void *user, double *ev);
+struct hex_tensor;
+int load_cells(const struct femint_space *s, const struct refel *const *re_of,
+               const struct hex_tensor *const *ht_of, const int *cells, int n, femint_field_fn f,
+               void *user, double *ev);
+/* The 1D tables of an H1 hexahedron's rule for load_cells (*t NULL for another element or a
+ * rule of more than 16 points a line); hex_tensor_destroy them. 0 or the error of
+ * hex_tensor_create. */
+int load_hex_tables(const struct refel *re, struct hex_tensor **t);
 /* The same for boundary face k of the mesh (mesh->bface[k]), into the vector of its cell: the
  * integral over the face of g(x, n, tag) . v, n the unit outward normal, on a rule of degree
  * 2p + 2 (at most 14) over the face. work: LOAD_WORK doubles. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "host/load.h"
+#include "host/refel_hex.h"
 #include "operator.h"
 
 /* Cells or boundary faces per load task. */
@@ -375,28 +376,32 @@ int femint_operator_load(femint_operator_t op, const struct femint_load *load, d
   const struct femint_mesh *mesh = s->mesh;
   const struct plan *p = op->plan;
   const struct refel *re[FEMINT_MAX_ORDER + 1] = {NULL};
-  for (int c = 0; c < mesh->ncell; c++)
-    if (!re[s->order[c]])
-      FEMINT_CALL(femint_context_refel(ctx, mesh->topo->shape, s->family, s->order[c],
-                                       &re[s->order[c]]));
+  struct hex_tensor *ht[FEMINT_MAX_ORDER + 1] = {NULL};
+  int err = 0;
+  for (int c = 0; c < mesh->ncell && !err; c++)
+    if (!re[s->order[c]]) {
+      err = femint_context_refel(ctx, mesh->topo->shape, s->family, s->order[c], &re[s->order[c]]);
+      if (!err && load_hex_tables(re[s->order[c]], &ht[s->order[c]]))
+        err = femint_seterr(ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+    }
   const int ncell = load->body ? p->ncell : 0;
-  int nface = 0, n = 0, err = 0;
+  int nface = 0, n = 0;
   int *faces = malloc(((size_t)mesh->nbface + 1) * sizeof *faces);
   unsigned char *in = calloc((size_t)mesh->ncell + 1, 1);
   const int nb = (ncell + LOAD_BATCH - 1) / LOAD_BATCH + (mesh->nbface + LOAD_BATCH - 1) / LOAD_BATCH;
   struct load_batch *b = calloc((size_t)nb + 1, sizeof *b);
   struct starpu_task **tasks = calloc((size_t)nb + 1, sizeof *tasks);
-  if (!faces || !in || !b || !tasks) {
+  if (!err && (!faces || !in || !b || !tasks))
     err = femint_seterr(ctx, FEMINT_ENOMEM, "%s: out of memory", who);
-    goto done;
-  }
+  if (err) goto done;
   /* the tractions on the tagged boundary faces of the operator's cells */
   for (int k = 0; k < p->ncell; k++) in[p->cells[k]] = 1;
   for (int k = 0; load->traction && k < mesh->nbface; k++)
     if (in[mesh->bface[3 * k]] && tag_selected(mesh->bface[3 * k + 2], load->ntag, load->tags))
       faces[nface++] = k;
   for (int k = 0; k < ncell; k += LOAD_BATCH)
-    b[n++] = (struct load_batch){.ctx = ctx, .space = s, .re = re, .body = load->body,
+    b[n++] = (struct load_batch){.ctx = ctx, .space = s, .re = re,
+                                 .ht = (const struct hex_tensor *const *)ht, .body = load->body,
                                  .user = load->user,
                                  .ncell = ncell - k < LOAD_BATCH ? ncell - k : LOAD_BATCH,
                                  .cells = p->cells + k};
@@ -422,6 +427,7 @@ int femint_operator_load(femint_operator_t op, const struct femint_load *load, d
   }
   femint_trace("%s done", who);
 done:
+  for (int o = 0; o <= FEMINT_MAX_ORDER; o++) hex_tensor_destroy(&ht[o]);
   free(faces);
   free(in);
   free(b);
