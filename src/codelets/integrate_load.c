@@ -21,9 +21,9 @@ static void item_failed(struct load_batch *b, int err)
 {
 #pragma omp critical(femint_load_failure)
   if (!b->status) {
-    b->status = err;
     snprintf(b->msg, sizeof b->msg, "load integration: %s",
              err == FEMINT_ENOMEM ? "out of memory" : femint_thread_error());
+    __atomic_store_n(&b->status, err, __ATOMIC_RELEASE);
   }
 }
 
@@ -49,7 +49,7 @@ static void integrate_load_cpu(void *buffers[], void *arg)
     const int ngroup = (b->ncell + LOAD_BLOCK - 1) / LOAD_BLOCK;
 #pragma omp for schedule(dynamic, 1)
     for (int g = 0; g < ngroup + b->nface; g++) {
-      if (b->status) continue;
+      if (__atomic_load_n(&b->status, __ATOMIC_ACQUIRE)) continue;
       int err;
       if (g < ngroup) {
         const int k = g * LOAD_BLOCK, nk = b->ncell - k < LOAD_BLOCK ? b->ncell - k : LOAD_BLOCK;

@@ -6,9 +6,9 @@
 
 #include "host.h"
 
-/* Doubles of work space load_face needs (the values of a cell's functions at a point: the
- * three components of the reference vectors of 1331 functions at most), and the most doubles of
- * one cell's vector (load_size: 3 components of the 1331 functions of a hexahedron of order 10). */
+/* Doubles of work space load_face needs: refel_eval's values at a point, 4 x 1331 for a
+ * hexahedron of order 10 (its values and derivatives), 3 x nsh for the reference vectors of
+ * H(curl). */
 #define LOAD_WORK (6 * 1024)
 
 /* The cell's vector of the integral of f(x) . v over cell c on the points of re (the reference

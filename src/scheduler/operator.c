@@ -381,8 +381,8 @@ int femint_operator_load(femint_operator_t op, const struct femint_load *load, d
   for (int c = 0; c < mesh->ncell && !err; c++)
     if (!re[s->order[c]]) {
       err = femint_context_refel(ctx, mesh->topo->shape, s->family, s->order[c], &re[s->order[c]]);
-      if (!err && load_hex_tables(re[s->order[c]], &ht[s->order[c]]))
-        err = femint_seterr(ctx, FEMINT_ENOMEM, "%s: out of memory", who);
+      if (!err && load->body && (err = load_hex_tables(re[s->order[c]], &ht[s->order[c]])))
+        err = femint_seterr(ctx, err, "%s: %s", who, femint_thread_error());
     }
   const int ncell = load->body ? p->ncell : 0;
   int nface = 0, n = 0;
