@@ -250,9 +250,15 @@ struct load_batch {
   const int *cells;
   int nface;
   const int *faces;   /* indices into mesh->bface */
-  double *ev;         /* the vectors, load_size of each cell (a face: of its cell) */
+  double *ev;         /* the vectors, load_size of each item's cell */
+  size_t *at;         /* [ncell + nface + 1] where item k's vector starts in ev */
   int status;
   char msg[256];
 };
+/* The cell of item k of a load batch: its cells, then its faces' cells. */
+static inline int load_item_cell(const struct load_batch *b, int k)
+{
+  return k < b->ncell ? b->cells[k] : b->space->mesh->bface[3 * b->faces[k - b->ncell]];
+}
 
 #endif

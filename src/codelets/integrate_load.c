@@ -10,12 +10,6 @@
 #include "codelets.h"
 #include "host/load.h"
 
-/* The cell of item k of batch b (its cells, then its faces'). */
-static int item_cell(const struct load_batch *b, int k)
-{
-  return k < b->ncell ? b->cells[k] : b->space->mesh->bface[3 * b->faces[k - b->ncell]];
-}
-
 /* The first failure of the batch's items, with its message (the thread's own). */
 static void item_failed(struct load_batch *b, int err)
 {
@@ -32,14 +26,8 @@ static void integrate_load_cpu(void *buffers[], void *arg)
   (void)buffers;
   struct load_batch *b = arg;
   const struct femint_space *s = b->space;
-  const int n = b->ncell + b->nface, worker = starpu_worker_get_id();
-  size_t *at = malloc(((size_t)n + 1) * sizeof *at);
-  if (!at) {
-    item_failed(b, FEMINT_ENOMEM);
-    return;
-  }
-  at[0] = 0;
-  for (int k = 0; k < n; k++) at[k + 1] = at[k] + load_size(s, item_cell(b, k));
+  const size_t *at = b->at;
+  const int worker = starpu_worker_get_id();
 #pragma omp parallel num_threads(femint_team_enter(b->ctx))
   {
     if (worker >= 0) femint_team_bind_thread(b->ctx, worker, omp_get_thread_num());
@@ -62,7 +50,6 @@ static void integrate_load_cpu(void *buffers[], void *arg)
     }
     free(work);
   }
-  free(at);
 }
 
 static struct starpu_perfmodel integrate_load_model = {

@@ -52,6 +52,43 @@ size_t load_size(const struct femint_space *s, int c)
   return (size_t)s->ncomp * (size_t)(s->cell_off[c + 1] - s->cell_off[c]);
 }
 
+/* The H1 integrand at point q of re's rule in a cell of nnode nodes X: a[comp] = w |det J|
+ * f(x)[comp]. */
+static void integrand(const struct femint_space *s, const struct refel *re, int nnode,
+                      const double *X, int q, femint_field_fn f, void *user, double *a)
+{
+  const int dim = s->mesh->topo->dim;
+  double x[3] = {0, 0, 0}, J[9], value[5] = {0, 0, 0, 0, 0};
+  const double w = fabs(geom_map(re->shape, nnode, X, &re->xq[dim * q], x, J)) * re->wq[q];
+  f(x, NULL, 0, user, value);
+  for (int comp = 0; comp < s->ncomp; comp++) a[comp] = w * value[comp];
+}
+
+/* The vectors of n <= LOAD_BLOCK H1 cells of re's order and functions into ev, one after the
+ * other: each point's values along the functions read once for them all (at high order they are
+ * megabytes a cell, read from memory), each cell's sums in the points' order. */
+static void load_h1_block(const struct femint_space *s, const struct refel *re, const int *cells,
+                          int n, femint_field_fn f, void *user, double *ev)
+{
+  const int ne = s->ncomp, nsh = re->nsh, dim = s->mesh->topo->dim;
+  double X[LOAD_BLOCK][3 * MESH_MAX_NODES];
+  int nnode[LOAD_BLOCK];
+  for (int b = 0; b < n; b++) nnode[b] = mesh_cell_nodes(s->mesh, cells[b], X[b]);
+  memset(ev, 0, (size_t)n * ne * nsh * sizeof *ev);
+  for (int q = 0; q < re->nq; q++) {
+    double a[LOAD_BLOCK][5];
+    for (int b = 0; b < n; b++) integrand(s, re, nnode[b], X[b], q, f, user, a[b]);
+    const double *phi = re->phi + (size_t)q * (dim + 1) * nsh;
+    for (int b = 0; b < n; b++)
+      for (int comp = 0; comp < ne; comp++) {
+        const double c = a[b][comp];
+        double *lc = ev + ((size_t)b * ne + comp) * nsh;
+#pragma omp simd
+        for (int i = 0; i < nsh; i++) lc[i] += c * phi[i];
+      }
+  }
+}
+
 int load_cell(const struct femint_space *s, const struct refel *re, int c, femint_field_fn f,
               void *user, double *ev)
 {
@@ -60,26 +97,13 @@ int load_cell(const struct femint_space *s, const struct refel *re, int c, femin
   FEMINT_CHECK(re->shape == shape && re->order == s->order[c], NULL, FEMINT_EINVAL,
                "load: cell %d of order %d was given the element of order %d", c, s->order[c],
                re->order);
-  double X[3 * MESH_MAX_NODES], J[9], K[9];
-  const int nnode = mesh_cell_nodes(m, c, X);
-  const int ne = s->ncomp, nsh = (int)(s->cell_off[c + 1] - s->cell_off[c]);
-  memset(ev, 0, load_size(s, c) * sizeof *ev);
-  if (!hcurl && nsh == re->nsh) {
-    /* H1: each point's values along the functions in order (nq x nsh products) */
-    for (int q = 0; q < re->nq; q++) {
-      double x[3] = {0, 0, 0}, value[5] = {0, 0, 0, 0, 0};
-      const double w = fabs(geom_map(shape, nnode, X, &re->xq[dim * q], x, J)) * re->wq[q];
-      f(x, NULL, 0, user, value);
-      const double *phi = re->phi + (size_t)q * (dim + 1) * nsh;
-      for (int comp = 0; comp < ne; comp++) {
-        const double a = w * value[comp];
-        double *lc = ev + (size_t)comp * nsh;
-#pragma omp simd
-        for (int i = 0; i < nsh; i++) lc[i] += a * phi[i];
-      }
-    }
+  if (!hcurl && load_size(s, c) == (size_t)s->ncomp * re->nsh) {
+    load_h1_block(s, re, &c, 1, f, user, ev);
     return 0;
   }
+  double X[3 * MESH_MAX_NODES], J[9], K[9];
+  const int nnode = mesh_cell_nodes(m, c, X);
+  memset(ev, 0, load_size(s, c) * sizeof *ev);
   for (int q = 0; q < re->nq; q++) {
     double x[3] = {0, 0, 0}, value[5] = {0, 0, 0, 0, 0};
     const double det = geom_map(shape, nnode, X, &re->xq[dim * q], x, J);
@@ -93,9 +117,9 @@ int load_cell(const struct femint_space *s, const struct refel *re, int c, femin
 }
 
 /* Hexahedron c's vector (H1, re's order and rule) by sum factorization: the integrand at the
- * rule's points as load_cell makes it, then the transposed 1D interpolation t->B along each
- * direction (t: the same rule), Q^3 P + Q^2 P^2 + Q P^3 products a component instead of
- * Q^3 P^3; work: load_hex_work doubles. */
+ * rule's points, then the transposed 1D interpolation t->B along each direction (t: the same
+ * rule), Q^3 P + Q^2 P^2 + Q P^3 products a component instead of Q^3 P^3; work: load_hex_work
+ * doubles. */
 static size_t load_hex_work(const struct hex_tensor *t, int ne)
 {
   const size_t P = (size_t)t->P, Q = (size_t)t->Q;
@@ -107,14 +131,13 @@ static void load_hex(const struct femint_space *s, const struct refel *re,
                      double *work)
 {
   const int ne = s->ncomp, P = t->P, Q = t->Q, nq = Q * Q * Q, nsh = re->nsh;
-  double X[3 * MESH_MAX_NODES], J[9];
+  double X[3 * MESH_MAX_NODES];
   const int nnode = mesh_cell_nodes(s->mesh, c, X);
   double *F = work, *T1 = F + (size_t)ne * nq, *T2 = T1 + (size_t)Q * Q * P;
   for (int q = 0; q < nq; q++) {
-    double x[3] = {0, 0, 0}, value[5] = {0, 0, 0, 0, 0};
-    const double w = fabs(geom_map(FEMINT_HEX, nnode, X, &re->xq[3 * q], x, J)) * re->wq[q];
-    f(x, NULL, 0, user, value);
-    for (int comp = 0; comp < ne; comp++) F[(size_t)comp * nq + q] = w * value[comp];
+    double a[5];
+    integrand(s, re, nnode, X, q, f, user, a);
+    for (int comp = 0; comp < ne; comp++) F[(size_t)comp * nq + q] = a[comp];
   }
   const double *B = t->B; /* B[i P + a] = l_a(x_i) */
   for (int comp = 0; comp < ne; comp++) {
@@ -145,52 +168,29 @@ int load_cells(const struct femint_space *s, const struct refel *const *re_of,
                const struct hex_tensor *const *ht_of, const int *cells, int n, femint_field_fn f,
                void *user, double *ev)
 {
-  const struct femint_mesh *m = s->mesh;
   const struct refel *re = n > 0 ? re_of[s->order[cells[0]]] : NULL;
-  const int shape = m->topo->shape, dim = m->topo->dim, ne = s->ncomp;
-  int blocked = n > 0 && n <= LOAD_BLOCK && s->family != FEMINT_HCURL && re->shape == shape;
-  for (int b = 0; b < n && blocked; b++)
-    blocked = s->order[cells[b]] == re->order && load_size(s, cells[b]) == (size_t)ne * re->nsh;
-  const struct hex_tensor *t = blocked && ht_of ? ht_of[re->order] : NULL;
-  if (t) { /* hexahedra: by sum factorization */
-    double *work = malloc(load_hex_work(t, ne) * sizeof *work);
-    FEMINT_CHECK(work, NULL, FEMINT_ENOMEM, "out of memory");
-    for (int b = 0; b < n; b++)
-      load_hex(s, re, t, cells[b], f, user, ev + (size_t)b * ne * re->nsh, work);
-    free(work);
-    return 0;
-  }
-  if (!blocked) { /* one cell after the other */
+  const int ne = s->ncomp;
+  int together = n > 0 && n <= LOAD_BLOCK && s->family != FEMINT_HCURL &&
+                 re->shape == s->mesh->topo->shape;
+  for (int b = 0; b < n && together; b++)
+    together = s->order[cells[b]] == re->order && load_size(s, cells[b]) == (size_t)ne * re->nsh;
+  if (!together) { /* one cell after the other */
     for (int b = 0; b < n; b++) {
       FEMINT_CALL(load_cell(s, re_of[s->order[cells[b]]], cells[b], f, user, ev));
       ev += load_size(s, cells[b]);
     }
     return 0;
   }
-  const int nsh = re->nsh;
-  double X[LOAD_BLOCK][3 * MESH_MAX_NODES];
-  int nnode[LOAD_BLOCK];
-  for (int b = 0; b < n; b++) nnode[b] = mesh_cell_nodes(m, cells[b], X[b]);
-  memset(ev, 0, (size_t)n * ne * nsh * sizeof *ev);
-  /* each point's values along the functions, read once for the block's cells; each cell's sums
-   * in load_cell's order */
-  for (int q = 0; q < re->nq; q++) {
-    double a[LOAD_BLOCK][5];
-    for (int b = 0; b < n; b++) {
-      double x[3] = {0, 0, 0}, J[9], value[5] = {0, 0, 0, 0, 0};
-      const double w = fabs(geom_map(shape, nnode[b], X[b], &re->xq[dim * q], x, J)) * re->wq[q];
-      f(x, NULL, 0, user, value);
-      for (int comp = 0; comp < ne; comp++) a[b][comp] = w * value[comp];
-    }
-    const double *phi = re->phi + (size_t)q * (dim + 1) * nsh;
-    for (int b = 0; b < n; b++)
-      for (int comp = 0; comp < ne; comp++) {
-        const double c = a[b][comp];
-        double *lc = ev + ((size_t)b * ne + comp) * nsh;
-#pragma omp simd
-        for (int i = 0; i < nsh; i++) lc[i] += c * phi[i];
-      }
+  const struct hex_tensor *t = ht_of ? ht_of[re->order] : NULL;
+  if (!t) {
+    load_h1_block(s, re, cells, n, f, user, ev);
+    return 0;
   }
+  double *work = malloc(load_hex_work(t, ne) * sizeof *work); /* hexahedra */
+  FEMINT_CHECK(work, NULL, FEMINT_ENOMEM, "out of memory");
+  for (int b = 0; b < n; b++)
+    load_hex(s, re, t, cells[b], f, user, ev + (size_t)b * ne * re->nsh, work);
+  free(work);
   return 0;
 }
 

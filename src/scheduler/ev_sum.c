@@ -84,7 +84,7 @@ static int chunk_maps(femint_context_t ctx, const char *who, int64_t nmode, stru
     const int t = omp_get_thread_num(), T = omp_get_num_threads();
     const int64_t g0 = nmode * t / T, g1 = nmode * (t + 1) / T;
     int64_t *c = cnt + (size_t)t * 2 * nb;
-    for (int64_t g = g0; g < g1 && !oom; g++)
+    for (int64_t g = g0; g < g1; g++)
       for (int64_t o = e->occ_ptr[g]; o < e->occ_ptr[g + 1]; o++) {
         const int i = chunk[e->occ[o] / per];
         if (o == e->occ_ptr[g] || i != chunk[e->occ[o - 1] / per]) c[i]++;

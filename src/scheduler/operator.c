@@ -327,14 +327,15 @@ static int tag_selected(int tag, int ntag, const int *tags)
   return 0;
 }
 
-/* The task of load batch b, its vectors' array allocated first. */
+/* The task of load batch b, its items' places and vectors' array allocated first. */
 static int load_submit(femint_context_t ctx, struct load_batch *b, struct starpu_task **slot)
 {
-  const struct femint_space *s = b->space;
-  size_t size = 0;
-  for (int k = 0; k < b->ncell; k++) size += load_size(s, b->cells[k]);
-  for (int k = 0; k < b->nface; k++) size += load_size(s, s->mesh->bface[3 * b->faces[k]]);
-  b->ev = malloc((size + 1) * sizeof *b->ev);
+  const int n = b->ncell + b->nface;
+  b->at = malloc(((size_t)n + 1) * sizeof *b->at);
+  FEMINT_CHECK(b->at, ctx, FEMINT_ENOMEM, "femint_operator_load: out of memory");
+  b->at[0] = 0;
+  for (int k = 0; k < n; k++) b->at[k + 1] = b->at[k] + load_size(b->space, load_item_cell(b, k));
+  b->ev = malloc((b->at[n] + 1) * sizeof *b->ev);
   FEMINT_CHECK(b->ev, ctx, FEMINT_ENOMEM, "femint_operator_load: out of memory");
   struct starpu_task *t = starpu_task_create();
   t->cl = &femint_cl_integrate_load;
@@ -345,17 +346,8 @@ static int load_submit(femint_context_t ctx, struct load_batch *b, struct starpu
 /* rhs += the vectors of batch b's cells and faces, in order. */
 static void load_batch_add(const struct load_batch *b, double *rhs)
 {
-  const struct femint_space *s = b->space;
-  const double *ev = b->ev;
-  for (int k = 0; k < b->ncell; k++) {
-    load_add(s, b->cells[k], ev, rhs);
-    ev += load_size(s, b->cells[k]);
-  }
-  for (int k = 0; k < b->nface; k++) {
-    const int c = s->mesh->bface[3 * b->faces[k]];
-    load_add(s, c, ev, rhs);
-    ev += load_size(s, c);
-  }
+  for (int k = 0; k < b->ncell + b->nface; k++)
+    load_add(b->space, load_item_cell(b, k), b->ev + b->at[k], rhs);
 }
 
 int femint_operator_load(femint_operator_t op, const struct femint_load *load, double *rhs)
@@ -423,7 +415,9 @@ int femint_operator_load(femint_operator_t op, const struct femint_load *load, d
     }
     if (!err) load_batch_add(&b[i], rhs);
     free(b[i].ev);
+    free(b[i].at);
     b[i].ev = NULL;
+    b[i].at = NULL;
   }
   femint_trace("%s done", who);
 done:
