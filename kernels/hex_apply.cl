@@ -64,33 +64,38 @@ typedef REAL real;
 #define X_AT(n, comp) (dof[n] >= 0 ? x[dof[n] * NC + (comp)] : 0)
 #endif
 /* h[0] (mass), h[0..6) (Laplace: w det J K K^T, K = J^-1) or h[0..11) (laplace == 3:
- * elasticity) at point (i, j, k) of the cell of geometry gc, from the points Xq and weights Wq;
- * a statement. */
+ * elasticity) at point (i, j, k) of the cell of geometry gc, from the points Xq and weights Wq,
+ * computed in type T, det J into det; a statement. GEO_POINT: in real, det J dropped. */
 #define GEO_POINT(gc, i, j, k, h, laplace)                                                        \
   {                                                                                               \
-    const real a_ = Xq[i], b_ = Xq[j], e_ = Xq[k];                                              \
-    real J_[9];                                                                                 \
+    real det_point_;                                                                              \
+    GEO_POINT_T(gc, i, j, k, h, laplace, real, det_point_);                                       \
+  }
+#define GEO_POINT_T(gc, i, j, k, h, laplace, T, det)                                              \
+  {                                                                                               \
+    const T a_ = Xq[i], b_ = Xq[j], e_ = Xq[k];                                                   \
+    T J_[9];                                                                                      \
     for (int x_ = 0; x_ < 3; x_++) {                                                              \
       J_[3 * x_] = gc[3 + x_] + gc[12 + x_] * b_ + gc[15 + x_] * e_ + gc[21 + x_] * b_ * e_;     \
       J_[3 * x_ + 1] = gc[6 + x_] + gc[12 + x_] * a_ + gc[18 + x_] * e_ + gc[21 + x_] * a_ * e_; \
       J_[3 * x_ + 2] = gc[9 + x_] + gc[15 + x_] * a_ + gc[18 + x_] * b_ + gc[21 + x_] * a_ * b_; \
     }                                                                                             \
-    const real A0 = J_[4] * J_[8] - J_[5] * J_[7], A1 = J_[2] * J_[7] - J_[1] * J_[8];          \
-    const real A2 = J_[1] * J_[5] - J_[2] * J_[4], A3 = J_[5] * J_[6] - J_[3] * J_[8];          \
-    const real A4 = J_[0] * J_[8] - J_[2] * J_[6], A5 = J_[2] * J_[3] - J_[0] * J_[5];          \
-    const real A6 = J_[3] * J_[7] - J_[4] * J_[6], A7 = J_[1] * J_[6] - J_[0] * J_[7];          \
-    const real A8 = J_[0] * J_[4] - J_[1] * J_[3];                                              \
-    const real det_ = J_[0] * A0 + J_[1] * A3 + J_[2] * A6;                                     \
-    const real w_ = gc[24] * Wq[i] * Wq[j] * Wq[k];                                             \
+    const T A0 = J_[4] * J_[8] - J_[5] * J_[7], A1 = J_[2] * J_[7] - J_[1] * J_[8];          \
+    const T A2 = J_[1] * J_[5] - J_[2] * J_[4], A3 = J_[5] * J_[6] - J_[3] * J_[8];          \
+    const T A4 = J_[0] * J_[8] - J_[2] * J_[6], A5 = J_[2] * J_[3] - J_[0] * J_[5];          \
+    const T A6 = J_[3] * J_[7] - J_[4] * J_[6], A7 = J_[1] * J_[6] - J_[0] * J_[7];          \
+    const T A8 = J_[0] * J_[4] - J_[1] * J_[3];                                              \
+    const T det_ = J_[0] * A0 + J_[1] * A3 + J_[2] * A6;                                     \
+    const T w_ = gc[24] * Wq[i] * Wq[j] * Wq[k];                                             \
     if ((laplace) == 3) { /* elasticity: K, then lambda w det J and mu w det J */                  \
-      const real A_[9] = {A0, A1, A2, A3, A4, A5, A6, A7, A8};                                  \
+      const T A_[9] = {A0, A1, A2, A3, A4, A5, A6, A7, A8};                                  \
       for (int m_ = 0; m_ < 9; m_++) h[m_] = A_[m_] / det_;                                       \
       h[9] = w_ * det_;                                                                           \
       h[10] = gc[25] * Wq[i] * Wq[j] * Wq[k] * det_;                                              \
     } else if (!(laplace)) {                                                                      \
       h[0] = w_ * det_;                                                                           \
     } else {                                                                                      \
-      const real f_ = w_ / det_;                                                                \
+      const T f_ = w_ / det_;                                                                \
       h[0] = f_ * (A0 * A0 + A1 * A1 + A2 * A2);                                                  \
       h[1] = f_ * (A0 * A3 + A1 * A4 + A2 * A5);                                                  \
       h[2] = f_ * (A0 * A6 + A1 * A7 + A2 * A8);                                                  \
@@ -98,6 +103,7 @@ typedef REAL real;
       h[4] = f_ * (A3 * A6 + A4 * A7 + A5 * A8);                                                  \
       h[5] = f_ * (A6 * A6 + A7 * A7 + A8 * A8);                                                  \
     }                                                                                             \
+    det = det_;                                                                                   \
   }
 
 #define NP (P * P * P)
@@ -415,3 +421,25 @@ hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_
 #endif
 }
 #endif
+
+/* The quadrature data of ncell trilinear cells made where they are used (with the apply kernel,
+ * GEO 0): work-item g makes point g % NQ3 of cell g / NQ3, in double, from the cell's geometry
+ * (geo[cell][NGEO], host/hex_apply.c hex_geo) and the rule (rule: the points xq[Q] and the
+ * weights w[Q]); stored in the reference order the apply kernel reads (the host's hex_qdata).
+ * A point where det J is not positive writes its cell + 1 into bad[0]. */
+#define QD_FORM (KIND == 2 ? 1 : KIND)
+#define QD_VALUES (KIND == 0 ? 1 : KIND == 3 ? 11 : 6)
+__kernel void hex_qdata(int ncell, __global const double *rule, __global const double *geo,
+                        long geo_off, __global real *qd, long qd_off, __global int *bad,
+                        long bad_off)
+{
+  const size_t g = get_global_id(0);
+  if (g >= (size_t)ncell * (Q * Q * Q)) return;
+  const int cell = (int)(g / (Q * Q * Q)), q = (int)(g % (Q * Q * Q));
+  __global const double *Xq = rule, *Wq = rule + Q;
+  __global const double *gc = geo + geo_off + (size_t)cell * NGEO;
+  double h[11], det;
+  GEO_POINT_T(gc, q / (Q * Q), q / Q % Q, q % Q, h, QD_FORM, double, det);
+  for (int m = 0; m < QD_VALUES; m++) qd[qd_off + g * QD_VALUES + m] = (real)h[m];
+  if (!(det > 0)) bad[bad_off] = cell + 1;
+}

@@ -85,7 +85,7 @@ static int apply_tasks(const struct femint_stats *st)
 }
 
 /* y = A x on one and two devices (and again on two), the vector verb and the diagonal: the same
- * bits; a CG solve on both. */
+ * bits (to rounding with the CPU workers too); a CG solve on both. */
 static void compare(femint_context_t ctx, const char *name, femint_space_t s, femint_form_t f,
                     int rule, int any, const int *cells, int ncells, int jacobi)
 {
@@ -116,7 +116,10 @@ static void compare(femint_context_t ctx, const char *name, femint_space_t s, fe
   TAP_CALL(ctx, femint_vector_get_values(vy, y1));
   TAP_CALL(ctx, femint_operator_diagonal(two, 0, vy));
   TAP_CALL(ctx, femint_vector_get_values(vy, y2));
-  tap_ok(memcmp(y1, y2, n * sizeof *y1) == 0, "%s: the diagonal on 2 devices is that of 1", name);
+  /* (with the CPU workers the host makes the quadrature data, the device alone makes them
+   * itself: the same to rounding) */
+  const double ddiag = reldiff(y1, y2, n);
+  tap_ok(ddiag <= tol, "%s: the diagonal on 2 devices is that of 1 (difference %.2g)", name, ddiag);
   /* CG from a nonzero guess, twice on the split operator (the second reuses it) */
   const struct femint_cg_options o = {.rtol = 1e-10, .jacobi = jacobi};
   struct femint_cg_result r1, r2, r3;

@@ -159,3 +159,51 @@ struct starpu_codelet femint_cl_apply = {
     .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W},
     .model = &apply_model,
 };
+
+/* buffers: the rule's points and weights (R, doubles), the chunk's cells' geometry (R, doubles,
+ * hex_geo), their quadrature data (W), a flag (W: 0, or the chunk's cell + 1 of a point where
+ * det J is not positive). OpenCL only: the host makes the data of the cells the CPU applies. */
+static void qdata_opencl(void *buffers[], void *arg)
+{
+  struct qdata_arg *a = arg;
+  const int dev = starpu_worker_get_devid(starpu_worker_get_id());
+  cl_command_queue queue;
+  starpu_opencl_get_current_queue(&queue);
+  cl_kernel k = a->kernel[dev];
+  cl_int err = k ? CL_SUCCESS : CL_INVALID_KERNEL;
+  cl_mem m[4];
+  cl_long off[4];
+  for (int i = 0; i < 4; i++) {
+    m[i] = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[i]);
+    off[i] = (cl_long)(STARPU_VECTOR_GET_OFFSET(buffers[i]) / STARPU_VECTOR_GET_ELEMSIZE(buffers[i]));
+  }
+  const cl_int zero = 0, ncell = a->ncell;
+  if (err == CL_SUCCESS)
+    err = clEnqueueFillBuffer(queue, m[3], &zero, sizeof zero, (size_t)off[3] * sizeof zero,
+                              sizeof zero, 0, NULL, NULL);
+  /* ncell, rule, (geo, offset), (qd, offset), (bad, offset); the rule starts its buffer */
+  if (err == CL_SUCCESS && off[0] != 0) err = CL_INVALID_BUFFER_SIZE;
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, 0, sizeof ncell, &ncell);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, 1, sizeof(cl_mem), &m[0]);
+  for (int i = 1; i < 4 && err == CL_SUCCESS; i++) {
+    err = clSetKernelArg(k, (cl_uint)(2 * i), sizeof(cl_mem), &m[i]);
+    if (err == CL_SUCCESS) err = clSetKernelArg(k, (cl_uint)(2 * i + 1), sizeof(cl_long), &off[i]);
+  }
+  if (err == CL_SUCCESS && ncell > 0) {
+    const size_t global = (size_t)ncell * (size_t)a->nq3;
+    err = clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, NULL, 0, NULL, NULL);
+  }
+  err = femint_cl_outcome(a->ctx, dev, err);
+  if (err != CL_SUCCESS) {
+    a->status = FEMINT_EOPENCL;
+    snprintf(a->msg, sizeof a->msg, "the quadrature data on OpenCL device %d failed (%d)", dev, err);
+  }
+}
+
+struct starpu_codelet femint_cl_qdata = {
+    .name = "femint_qdata",
+    .opencl_funcs = {qdata_opencl},
+    .opencl_flags = {STARPU_OPENCL_ASYNC},
+    .nbuffers = 4,
+    .modes = {STARPU_R, STARPU_R, STARPU_W, STARPU_W},
+};

@@ -85,6 +85,7 @@ extern struct starpu_codelet femint_cl_integrate_load;
 extern struct starpu_codelet femint_cl_residual;
 extern struct starpu_codelet femint_cl_jacobian;
 extern struct starpu_codelet femint_cl_apply;
+extern struct starpu_codelet femint_cl_qdata;
 
 /* Value i of an array of reals (floats when single, else doubles), and storing one: the
  * matrix-free path's quadrature data, tables and element vectors (options.precision). */
@@ -113,6 +114,15 @@ struct apply_arg {
   int single;                      /* the quadrature data, tables and element vectors are floats
                                       (the CPU computes in double from them) */
   int *counts;                     /* NULL, or tasks run counted: [0] CPU, [1] OpenCL */
+  int status;
+  char msg[128];
+};
+/* A task of femint_cl_qdata: the quadrature data of a chunk of ncell trilinear cells made on the
+ * OpenCL device that applies them (kernels/hex_apply.cl, hex_qdata: nq3 points a cell). */
+struct qdata_arg {
+  femint_context_t ctx;
+  int ncell, nq3;
+  cl_kernel kernel[FEMINT_MAX_CL_DEVICES]; /* hex_qdata of the apply program, or NULL */
   int status;
   char msg[128];
 };

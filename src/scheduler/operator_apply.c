@@ -37,9 +37,11 @@ struct op_apply {
   int ne[HEX_APPLY_KINDS][FEMINT_MAX_CL_DEVICES];
   char *ev_in;                     /* the element vectors the kernel alone reads (pinned) */
   starpu_data_handle_t *h_ev_in;   /* [nchunk] */
-  char **qd;                       /* [nform] quadrature data (or geometry) of the plan's cells,
-                                      or NULL */
+  char **qd;                       /* [nform] quadrature data (or geometry) of the plan's cells
+                                      made by the host, or NULL (made on the device, or not yet) */
+  char *made;                      /* [nform] whether h_qd holds form f's data */
   starpu_data_handle_t *h_qd;      /* [nform * nchunk] */
+  cl_kernel qk[HEX_APPLY_KINDS][FEMINT_MAX_CL_DEVICES]; /* hex_qdata of prog[0], or NULL */
   struct apply_arg *args;          /* [nchunk] */
   /* the home of the vectors: an OpenCL worker or -1 (the CPU workers), and the vector kernels
    * of each device */
@@ -63,8 +65,12 @@ void operator_apply_release(struct femint_operator *op)
   if (a->h_tab) starpu_data_unregister(a->h_tab);
   free(a->tab);
   for (int f = 0; a->qd && f < op->nform; f++) free(a->qd[f]);
+  for (int k = 0; k < HEX_APPLY_KINDS; k++)
+    for (int d = 0; d < FEMINT_MAX_CL_DEVICES; d++)
+      if (a->qk[k][d]) clReleaseKernel(a->qk[k][d]);
   hex_tensor_destroy(&a->tensor);
   free(a->qd);
+  free(a->made);
   free(a->h_qd);
   femint_vector_destroy(&a->vx);
   femint_vector_destroy(&a->vy);
@@ -108,10 +114,11 @@ static int apply_setup(struct femint_operator *op)
                             1, a->single, &a->es));
   const int nb = a->es->nchunk;
   a->qd = calloc((size_t)op->nform, sizeof *a->qd);
+  a->made = calloc((size_t)op->nform, 1);
   a->h_qd = calloc((size_t)op->nform * nb + 1, sizeof *a->h_qd);
   a->args = calloc((size_t)nb + 1, sizeof *a->args);
   a->tab = malloc((2 * (size_t)a->tensor->Q * a->tensor->P + 2 * a->tensor->Q) * a->rs);
-  FEMINT_CHECK(a->qd && a->h_qd && a->args && a->tab, ctx, FEMINT_ENOMEM,
+  FEMINT_CHECK(a->qd && a->made && a->h_qd && a->args && a->tab, ctx, FEMINT_ENOMEM,
                "femint_operator_apply: out of memory for %d cells", p->ncell);
   const size_t qp = (size_t)a->tensor->Q * a->tensor->P;
   const size_t Q = (size_t)a->tensor->Q;
@@ -128,9 +135,9 @@ static int apply_setup(struct femint_operator *op)
   return 0;
 }
 
-/* The quadrature data (or the geometry) of form f on every cell of the plan, registered per
- * chunk; every point's Jacobian checked. */
-static int apply_form_data(struct femint_operator *op, int f, int kind)
+/* The quadrature data (or the geometry) of form f on every cell of the plan made by the host's
+ * threads, registered per chunk in main memory; every point's Jacobian checked. */
+static int form_data_host(struct femint_operator *op, int f, int kind)
 {
   struct op_apply *a = op->apply;
   const struct plan *p = op->plan;
@@ -141,9 +148,13 @@ static int apply_form_data(struct femint_operator *op, int f, int kind)
   FEMINT_CHECK(!geo || mesh_nnode(m) == HEX_NV, op->ctx, FEMINT_ENOTSUP,
                "femint_operator_apply: options.apply_geometry = 1 makes the quadrature data from "
                "the 8 vertices of trilinear cells; this mesh's cells are curved (use 0)");
+  const double t0 = femint_now();
   a->qd[f] = malloc(((size_t)p->ncell * per + 1) * a->rs);
   FEMINT_CHECK(a->qd[f], op->ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
   int bad = -1, oom = 0;
+  /* StarPU's idle workers, which poll for tasks, are paused meanwhile: they leave the cores to
+   * this loop */
+  starpu_pause();
 #pragma omp parallel reduction(| : oom)
   {
     /* each cell's data made in double (d), then stored in the operator's precision */
@@ -169,6 +180,7 @@ static int apply_form_data(struct femint_operator *op, int f, int kind)
     }
     free(d);
   }
+  starpu_resume();
   if (oom) {
     free(a->qd[f]);
     a->qd[f] = NULL;
@@ -187,7 +199,133 @@ static int apply_form_data(struct femint_operator *op, int f, int kind)
     starpu_vector_data_register(&a->h_qd[f * e->nchunk + i], STARPU_MAIN_RAM,
                                 (uintptr_t)(a->qd[f] + (size_t)e->first[i] * per * a->rs),
                                 (uint32_t)((size_t)e->ncell[i] * per), a->rs);
+  a->made[f] = 1;
+  femint_trace("femint_operator_apply: the %s of form %d on %d cells made by the host (%.3f s)",
+               geo ? "geometry" : "quadrature data", f, p->ncell, femint_now() - t0);
   return 0;
+}
+
+static uint32_t apply_where(const struct femint_operator *op, int kind, int evec);
+
+/* The handles of a form's data made on a device, and its device data, dropped. */
+static void form_data_drop(struct op_apply *a, int f)
+{
+  for (int i = 0; i < a->es->nchunk; i++) {
+    starpu_data_handle_t *h = &a->h_qd[f * a->es->nchunk + i];
+    if (*h) starpu_data_unregister_no_coherency(*h);
+    *h = NULL;
+  }
+}
+
+/* Form f's quadrature data made by the OpenCL device that applies the form, from each cell's
+ * geometry (26 values, hex_geo) and the rule (kernels/hex_apply.cl, hex_qdata), and registered
+ * there alone: 26 values a cell cross the bus instead of Q^3 x 1, 6 or 11. */
+static int form_data_device(struct femint_operator *op, int f, int kind)
+{
+  struct op_apply *a = op->apply;
+  const struct plan *p = op->plan;
+  const struct femint_mesh *m = op->space->mesh;
+  const struct ev_sum *e = a->es;
+  const int nb = e->nchunk, Q = a->tensor->Q;
+  const size_t per = apply_per_cell(op, kind), G = HEX_GEO_SIZE;
+  const double t0 = femint_now();
+  double *geo = malloc(((size_t)p->ncell * G + 2 * (size_t)Q) * sizeof *geo);
+  int *bad = calloc((size_t)nb + 1, sizeof *bad);
+  struct qdata_arg *args = calloc((size_t)nb + 1, sizeof *args);
+  starpu_data_handle_t *h = calloc(2 * (size_t)nb + 1, sizeof *h); /* geo, bad per chunk */
+  struct starpu_task **tasks = calloc((size_t)nb + 1, sizeof *tasks);
+  if (!geo || !bad || !args || !h || !tasks) {
+    free(geo), free(bad), free(args), free(h), free(tasks);
+    return femint_seterr(op->ctx, FEMINT_ENOMEM, "femint_operator_apply: out of memory");
+  }
+  double *rule = geo + (size_t)p->ncell * G;
+  memcpy(rule, a->tensor->xq, (size_t)Q * sizeof *rule);
+  memcpy(rule + Q, a->tensor->w, (size_t)Q * sizeof *rule);
+  starpu_pause();
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < p->ncell; k++) {
+    double X[3 * MESH_MAX_NODES];
+    const int c = p->cells[k];
+    mesh_cell_nodes(m, c, X);
+    hex_geo(X, form_coef(op->forms[f], c), hex_ncoef(kind), geo + (size_t)k * G);
+  }
+  starpu_resume();
+  starpu_data_handle_t h_rule;
+  starpu_vector_data_register(&h_rule, STARPU_MAIN_RAM, (uintptr_t)rule, (uint32_t)(2 * Q),
+                              sizeof *rule);
+  const int dev = starpu_worker_get_devid(a->home);
+  int err = 0;
+  for (int i = 0; i < nb && !err; i++) {
+    starpu_vector_data_register(&h[2 * i], STARPU_MAIN_RAM,
+                                (uintptr_t)(geo + (size_t)e->first[i] * G),
+                                (uint32_t)((size_t)e->ncell[i] * G), sizeof *geo);
+    starpu_vector_data_register(&a->h_qd[f * nb + i], -1, 0,
+                                (uint32_t)((size_t)e->ncell[i] * per), a->rs);
+    starpu_vector_data_register(&h[2 * i + 1], STARPU_MAIN_RAM, (uintptr_t)&bad[i], 1,
+                                sizeof *bad);
+    args[i] = (struct qdata_arg){.ctx = op->ctx, .ncell = e->ncell[i], .nq3 = Q * Q * Q};
+    args[i].kernel[dev] = a->qk[kind][dev];
+    struct starpu_task *t = starpu_task_create();
+    t->cl = &femint_cl_qdata;
+    t->cl_arg = &args[i];
+    t->execute_on_a_specific_worker = 1;
+    t->workerid = (unsigned)a->home;
+    t->handles[0] = h_rule;
+    t->handles[1] = h[2 * i];
+    t->handles[2] = a->h_qd[f * nb + i];
+    t->handles[3] = h[2 * i + 1];
+    err = task_submit(op->ctx, t, &tasks[i], "femint_operator_apply");
+  }
+  for (int i = 0; i < nb; i++) {
+    if (!tasks[i]) continue;
+    if (starpu_task_wait(tasks[i]) && !err)
+      err = femint_seterr(op->ctx, FEMINT_ERUNTIME, "femint_operator_apply: a task failed");
+    starpu_task_destroy(tasks[i]);
+  }
+  for (int i = 0; i < nb && !err; i++)
+    if (args[i].status) err = femint_seterr(op->ctx, args[i].status, "femint_operator_apply: %s", args[i].msg);
+  int cell = -1;
+  for (int i = 0; i < nb; i++) {
+    if (!h[2 * i + 1]) continue;
+    if (!err && cell < 0) { /* the flag back from the device */
+      starpu_data_acquire(h[2 * i + 1], STARPU_R);
+      if (bad[i] > 0) cell = p->cells[e->first[i] + bad[i] - 1];
+      starpu_data_release(h[2 * i + 1]);
+    }
+    starpu_data_unregister_no_coherency(h[2 * i + 1]);
+    starpu_data_unregister_no_coherency(h[2 * i]);
+  }
+  starpu_data_unregister_no_coherency(h_rule);
+  free(geo), free(bad), free(args), free(h), free(tasks);
+  if (!err && cell >= 0)
+    err = femint_seterr(op->ctx, FEMINT_EJACOBIAN,
+                        "femint_operator_apply: cell %d has a non-positive Jacobian at a "
+                        "quadrature point",
+                        cell);
+  if (err) {
+    form_data_drop(a, f);
+    return err;
+  }
+  a->made[f] = 1;
+  femint_trace("femint_operator_apply: the quadrature data of form %d on %d cells made on OpenCL "
+               "device %d (%.3f s)",
+               f, p->ncell, dev, femint_now() - t0);
+  return 0;
+}
+
+/* Form f's data: made by the device that applies the form where it can (stored data of
+ * trilinear cells, every apply task on OpenCL devices), else by the host; if the device fails,
+ * by the host (the failure is the device's: the apply reports it). */
+static int apply_form_data(struct femint_operator *op, int f, int kind)
+{
+  const struct op_apply *a = op->apply;
+  const int dev = a->home >= 0 ? starpu_worker_get_devid(a->home) : -1;
+  if (dev >= 0 && a->qk[kind][dev] && !op->plan->opt.apply_geometry &&
+      mesh_nnode(op->space->mesh) == HEX_NV && apply_where(op, kind, 0) == STARPU_OPENCL) {
+    const int err = form_data_device(op, f, kind);
+    if (err != FEMINT_EOPENCL && err != FEMINT_ERUNTIME) return err;
+  }
+  return form_data_host(op, f, kind);
 }
 
 /* The local memory the OpenCL kernel of a kind takes for ne cells per work-group
@@ -242,6 +380,13 @@ static int apply_programs(struct femint_operator *op, int kind, int evec)
                                 femint_context_program(ctx, dev, source, options, "hex_apply",
                                                        &a->prog[evec][kind][dev]),
                                 "the matrix-free apply kernel");
+    /* the program's kernel that makes the quadrature data (none: the host makes them) */
+    const struct cl_program_entry *pe = a->prog[evec][kind][dev];
+    if (!err && !evec && pe && pe->kernel) {
+      cl_int cerr;
+      a->qk[kind][dev] = clCreateKernel(pe->program, "hex_qdata", &cerr);
+      if (cerr != CL_SUCCESS) a->qk[kind][dev] = NULL;
+    }
   }
   free(source);
   return err;
@@ -304,13 +449,12 @@ static int apply_choose_home(struct femint_operator *op, int kind)
 int apply_prepare(struct femint_operator *op, int form, int *kind)
 {
   FEMINT_CALL(apply_check(op, form, kind));
-  if (!op->apply || !op->apply->qd[form] || !op->apply->programs_built[0][*kind]) {
+  if (!op->apply || !op->apply->programs_built[0][*kind]) {
     /* the first call's work on this thread: StarPU's idle workers, which poll for tasks, are
      * paused meanwhile, so that they leave it the cores (nothing here waits for a task) */
     starpu_pause();
     const int setup = op->apply ? 0 : apply_setup(op);
     int err = setup;
-    if (!err && !op->apply->qd[form]) err = apply_form_data(op, form, *kind);
     if (!err && !op->apply->programs_built[0][*kind]) err = apply_programs(op, *kind, 0);
     starpu_resume();
     if (setup) operator_apply_release(op);
@@ -322,6 +466,8 @@ int apply_prepare(struct femint_operator *op, int form, int *kind)
                "(it needs double precision and %zu bytes of local memory)",
                a->tensor->p, kernel_local_bytes(a->tensor, *kind, 1));
   if (!a->home_chosen) FEMINT_CALL(apply_choose_home(op, *kind));
+  /* the data once the home is known: the device that applies the form may make them */
+  if (!a->made[form]) FEMINT_CALL(apply_form_data(op, form, *kind));
   return 0;
 }
 
@@ -537,26 +683,42 @@ int apply_diagonal(struct femint_operator *op, int form, int kind, double *d)
   const int nd = kind == HEX_APPLY_ELASTICITY ? nc : 1;
   double *de = malloc(((size_t)p->ncell * nd * np + 1) * sizeof *de);
   FEMINT_CHECK(de, op->ctx, FEMINT_ENOMEM, "femint_operator_diagonal: out of memory");
+  /* the data in main memory, chunk by chunk (those made on a device are fetched from it) */
+  const struct ev_sum *es = a->es;
+  const char **base = calloc((size_t)es->nchunk + 1, sizeof *base);
+  if (!base) {
+    free(de);
+    return femint_seterr(op->ctx, FEMINT_ENOMEM, "femint_operator_diagonal: out of memory");
+  }
+  for (int i = 0; i < es->nchunk; i++) {
+    starpu_data_handle_t h = a->h_qd[form * es->nchunk + i];
+    starpu_data_acquire(h, STARPU_R);
+    base[i] = (const char *)starpu_vector_get_local_ptr(h);
+  }
   int oom = 0;
 #pragma omp parallel reduction(| : oom)
   {
     double *scratch = malloc(nscratch * sizeof *scratch);
     oom = !scratch;
+    for (int i = 0; i < es->nchunk; i++)
 #pragma omp for schedule(static)
-    for (int k = 0; k < p->ncell; k++) {
-      if (!scratch) continue;
-      /* the cell's data in double; with the geometry, the quadrature data made again from it
-       * (checked at setup) */
-      double *q = scratch + hex_diagonal_scratch(a->tensor), *qk = q + per;
-      for (size_t i = 0; i < per; i++) q[i] = real_at(a->qd[form], (size_t)k * per + i, a->single);
-      if (geo) {
-        hex_qdata_geo(a->tensor, kind, q, qk);
-        q = qk;
+      for (int k = es->first[i]; k < es->first[i] + es->ncell[i]; k++) {
+        if (!scratch) continue;
+        /* the cell's data in double; with the geometry, the quadrature data made again from it
+         * (checked at setup) */
+        double *q = scratch + hex_diagonal_scratch(a->tensor), *qk = q + per;
+        const size_t k0 = (size_t)(k - es->first[i]) * per;
+        for (size_t j = 0; j < per; j++) q[j] = real_at(base[i], k0 + j, a->single);
+        if (geo) {
+          hex_qdata_geo(a->tensor, kind, q, qk);
+          q = qk;
+        }
+        hex_diagonal(a->tensor, kind, q, de + (size_t)k * nd * np, scratch);
       }
-      hex_diagonal(a->tensor, kind, q, de + (size_t)k * nd * np, scratch);
-    }
     free(scratch);
   }
+  for (int i = 0; i < es->nchunk; i++) starpu_data_release(a->h_qd[form * es->nchunk + i]);
+  free(base);
   if (oom) {
     free(de);
     return femint_seterr(op->ctx, FEMINT_ENOMEM, "femint_operator_diagonal: out of memory");
