@@ -64,38 +64,26 @@ typedef REAL real;
 #define X_AT(n, comp) (dof[n] >= 0 ? x[dof[n] * NC + (comp)] : 0)
 #endif
 /* h[0] (mass), h[0..6) (Laplace: w det J K K^T, K = J^-1) or h[0..11) (laplace == 3:
- * elasticity) at point (i, j, k) of the cell of geometry gc, from the points Xq and weights Wq,
- * computed in type T, det J into det; a statement. GEO_POINT: in real, det J dropped. */
-#define GEO_POINT(gc, i, j, k, h, laplace)                                                        \
+ * elasticity) from the Jacobian J_[3 x + d] = dX_x / dxi_d at a point, the form's coefficients
+ * times the point's weight c0w and c1w, computed in type T, det J into det; a statement. */
+#define QDATA_FROM_J(J_, c0w, c1w, h, laplace, T, det)                                           \
   {                                                                                               \
-    real det_point_;                                                                              \
-    GEO_POINT_T(gc, i, j, k, h, laplace, real, det_point_);                                       \
-  }
-#define GEO_POINT_T(gc, i, j, k, h, laplace, T, det)                                              \
-  {                                                                                               \
-    const T a_ = Xq[i], b_ = Xq[j], e_ = Xq[k];                                                   \
-    T J_[9];                                                                                      \
-    for (int x_ = 0; x_ < 3; x_++) {                                                              \
-      J_[3 * x_] = gc[3 + x_] + gc[12 + x_] * b_ + gc[15 + x_] * e_ + gc[21 + x_] * b_ * e_;     \
-      J_[3 * x_ + 1] = gc[6 + x_] + gc[12 + x_] * a_ + gc[18 + x_] * e_ + gc[21 + x_] * a_ * e_; \
-      J_[3 * x_ + 2] = gc[9 + x_] + gc[15 + x_] * a_ + gc[18 + x_] * b_ + gc[21 + x_] * a_ * b_; \
-    }                                                                                             \
-    const T A0 = J_[4] * J_[8] - J_[5] * J_[7], A1 = J_[2] * J_[7] - J_[1] * J_[8];          \
-    const T A2 = J_[1] * J_[5] - J_[2] * J_[4], A3 = J_[5] * J_[6] - J_[3] * J_[8];          \
-    const T A4 = J_[0] * J_[8] - J_[2] * J_[6], A5 = J_[2] * J_[3] - J_[0] * J_[5];          \
-    const T A6 = J_[3] * J_[7] - J_[4] * J_[6], A7 = J_[1] * J_[6] - J_[0] * J_[7];          \
-    const T A8 = J_[0] * J_[4] - J_[1] * J_[3];                                              \
-    const T det_ = J_[0] * A0 + J_[1] * A3 + J_[2] * A6;                                     \
-    const T w_ = gc[24] * Wq[i] * Wq[j] * Wq[k];                                             \
+    const T A0 = J_[4] * J_[8] - J_[5] * J_[7], A1 = J_[2] * J_[7] - J_[1] * J_[8];               \
+    const T A2 = J_[1] * J_[5] - J_[2] * J_[4], A3 = J_[5] * J_[6] - J_[3] * J_[8];               \
+    const T A4 = J_[0] * J_[8] - J_[2] * J_[6], A5 = J_[2] * J_[3] - J_[0] * J_[5];               \
+    const T A6 = J_[3] * J_[7] - J_[4] * J_[6], A7 = J_[1] * J_[6] - J_[0] * J_[7];               \
+    const T A8 = J_[0] * J_[4] - J_[1] * J_[3];                                                   \
+    const T det_ = J_[0] * A0 + J_[1] * A3 + J_[2] * A6;                                          \
+    const T w_ = (c0w);                                                                           \
     if ((laplace) == 3) { /* elasticity: K, then lambda w det J and mu w det J */                  \
-      const T A_[9] = {A0, A1, A2, A3, A4, A5, A6, A7, A8};                                  \
+      const T A_[9] = {A0, A1, A2, A3, A4, A5, A6, A7, A8};                                       \
       for (int m_ = 0; m_ < 9; m_++) h[m_] = A_[m_] / det_;                                       \
       h[9] = w_ * det_;                                                                           \
-      h[10] = gc[25] * Wq[i] * Wq[j] * Wq[k] * det_;                                              \
+      h[10] = (c1w) * det_;                                                                       \
     } else if (!(laplace)) {                                                                      \
       h[0] = w_ * det_;                                                                           \
     } else {                                                                                      \
-      const T f_ = w_ / det_;                                                                \
+      const T f_ = w_ / det_;                                                                     \
       h[0] = f_ * (A0 * A0 + A1 * A1 + A2 * A2);                                                  \
       h[1] = f_ * (A0 * A3 + A1 * A4 + A2 * A5);                                                  \
       h[2] = f_ * (A0 * A6 + A1 * A7 + A2 * A8);                                                  \
@@ -104,6 +92,26 @@ typedef REAL real;
       h[5] = f_ * (A6 * A6 + A7 * A7 + A8 * A8);                                                  \
     }                                                                                             \
     det = det_;                                                                                   \
+  }
+/* The same at point (i, j, k) of the trilinear cell of geometry gc (host/hex_apply.c, hex_geo:
+ * the map's coefficients, then the form's), from the points Xq and weights Wq. GEO_POINT: in
+ * real, det J dropped. */
+#define GEO_POINT_T(gc, i, j, k, h, laplace, T, det)                                              \
+  {                                                                                               \
+    const T a_ = Xq[i], b_ = Xq[j], e_ = Xq[k];                                                   \
+    T J_[9];                                                                                      \
+    for (int x_ = 0; x_ < 3; x_++) {                                                              \
+      J_[3 * x_] = gc[3 + x_] + gc[12 + x_] * b_ + gc[15 + x_] * e_ + gc[21 + x_] * b_ * e_;      \
+      J_[3 * x_ + 1] = gc[6 + x_] + gc[12 + x_] * a_ + gc[18 + x_] * e_ + gc[21 + x_] * a_ * e_;  \
+      J_[3 * x_ + 2] = gc[9 + x_] + gc[15 + x_] * a_ + gc[18 + x_] * b_ + gc[21 + x_] * a_ * b_;  \
+    }                                                                                             \
+    const T wq_ = Wq[i] * Wq[j] * Wq[k];                                                          \
+    QDATA_FROM_J(J_, gc[24] * wq_, gc[25] * wq_, h, laplace, T, det);                            \
+  }
+#define GEO_POINT(gc, i, j, k, h, laplace)                                                        \
+  {                                                                                               \
+    real det_point_;                                                                              \
+    GEO_POINT_T(gc, i, j, k, h, laplace, real, det_point_);                                       \
   }
 
 #define NP (P * P * P)
@@ -440,6 +448,43 @@ __kernel void hex_qdata(int ncell, __global const double *rule, __global const d
   __global const double *gc = geo + geo_off + (size_t)cell * NGEO;
   double h[11], det;
   GEO_POINT_T(gc, q / (Q * Q), q / Q % Q, q % Q, h, QD_FORM, double, det);
+  for (int m = 0; m < QD_VALUES; m++) qd[qd_off + g * QD_VALUES + m] = (real)h[m];
+  if (!(det > 0)) bad[bad_off] = cell + 1;
+}
+
+/* The same for curved cells: geo[cell][NCURVED] holds the map at the 27 nodes {-1, 0, 1}^3
+ * (X[(a 3 + b) 3 + c][3], a along xi), the triquadratic interpolant that reproduces the 20-node
+ * map exactly (host/hex_apply.c, hex_geo_curved), then the form's two coefficients. */
+#define NCURVED 83
+__kernel void hex_qdata_curved(int ncell, __global const double *rule,
+                               __global const double *geo, long geo_off, __global real *qd,
+                               long qd_off, __global int *bad, long bad_off)
+{
+  const size_t g = get_global_id(0);
+  if (g >= (size_t)ncell * (Q * Q * Q)) return;
+  const int cell = (int)(g / (Q * Q * Q)), q = (int)(g % (Q * Q * Q));
+  const int pt[3] = {q / (Q * Q), q / Q % Q, q % Q};
+  __global const double *gc = geo + geo_off + (size_t)cell * NCURVED;
+  /* the 1D quadratic Lagrange functions at -1, 0, 1 and their derivatives, per direction */
+  double l[3][3], dl[3][3];
+  for (int d = 0; d < 3; d++) {
+    const double s = rule[pt[d]];
+    l[d][0] = 0.5 * s * (s - 1), l[d][1] = 1 - s * s, l[d][2] = 0.5 * s * (s + 1);
+    dl[d][0] = s - 0.5, dl[d][1] = -2 * s, dl[d][2] = s + 0.5;
+  }
+  double J_[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int n = 0; n < 27; n++) {
+    const int a = n / 9, b = n / 3 % 3, c = n % 3;
+    const double d0 = dl[0][a] * l[1][b] * l[2][c], d1 = l[0][a] * dl[1][b] * l[2][c];
+    const double d2 = l[0][a] * l[1][b] * dl[2][c];
+    for (int x = 0; x < 3; x++) {
+      const double X = gc[3 * n + x];
+      J_[3 * x] += X * d0, J_[3 * x + 1] += X * d1, J_[3 * x + 2] += X * d2;
+    }
+  }
+  const double wq = rule[Q + pt[0]] * rule[Q + pt[1]] * rule[Q + pt[2]];
+  double h[11], det;
+  QDATA_FROM_J(J_, gc[81] * wq, gc[82] * wq, h, QD_FORM, double, det);
   for (int m = 0; m < QD_VALUES; m++) qd[qd_off + g * QD_VALUES + m] = (real)h[m];
   if (!(det > 0)) bad[bad_off] = cell + 1;
 }

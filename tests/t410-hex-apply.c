@@ -411,49 +411,52 @@ static void check_kernel_alone(femint_context_t ctx)
 /* A cell whose Jacobian is not positive at the quadrature points (folded after the mesh was
  * certified, as memory corruption or a caller's later change would) is named by the apply,
  * whether the host makes the quadrature data (CPU) or the device that applies them (OpenCL):
- * mass, Laplace and elasticity. */
+ * mass, Laplace and elasticity, straight and curved cells. */
 static void check_folded(femint_context_t ctx)
 {
-  femint_mesh_t m;
-  TAP_CALL(ctx, femint_mesh_create_box(ctx, FEMINT_HEX, 2, 1, 1, 2, 1, 1, 0, 0, &m));
-  int folded = -1;
-  for (int c = 0; c < m->ncell; c++)
-    for (int v = 0; v < HEX_NV; v++)
-      if (m->coords[3 * m->cells[HEX_NV * c + v]] > 1.5) folded = c;
-  for (int v = 0; v < m->nvert; v++)
-    if (m->coords[3 * v] > 1.5) m->coords[3 * v] = 0.5;
   static const char *const names[3] = {"mass", "laplace", "elasticity"};
   const double one = 1, E = 1, nu = 0.3;
-  for (int kind = 0; kind < 3; kind++) {
-    femint_space_t s;
-    femint_form_t f;
-    TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, kind == 2 ? 3 : 1, NULL, 2, &s));
-    if (kind == 0) TAP_CALL(ctx, femint_form_create_mass(ctx, 1, 1, &one, &f));
-    else if (kind == 1) TAP_CALL(ctx, femint_form_create_laplace(ctx, 1, 1, &one, &f));
-    else TAP_CALL(ctx, femint_form_create_elasticity(ctx, 1, &E, &nu, &f));
-    const int64_t n = femint_space_num_dofs(s);
-    double *x = calloc(n, sizeof *x), *y = calloc(n, sizeof *y);
-    char want[64];
-    snprintf(want, sizeof want, "cell %d has a non-positive Jacobian", folded);
-    for (int w = 0; w < 2; w++) {
-      const struct femint_operator_options o = {.where = w ? FEMINT_WHERE_OPENCL
-                                                           : FEMINT_WHERE_CPU};
-      femint_operator_t op;
-      TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &f, &o, &op));
-      const int e = femint_operator_apply(op, 0, x, y, NULL);
-      /* and again: nothing was kept of the first call's data */
-      const int e2 = femint_operator_apply(op, 0, x, y, NULL);
-      tap_ok(e == FEMINT_EJACOBIAN && e2 == e && strstr(femint_last_error(NULL), want),
-             "%s, %s: the folded cell named (%s)", names[kind], w ? "OpenCL" : "CPU",
-             femint_last_error(NULL));
-      femint_operator_destroy(&op);
+  for (int curved = 0; curved < 2; curved++) {
+    femint_mesh_t m;
+    TAP_CALL(ctx, femint_mesh_create_box(ctx, FEMINT_HEX, 2, 1, 1, 2, 1, 1, 0, 0, &m));
+    if (curved) TAP_CALL(ctx, femint_mesh_warp(m, 0.05));
+    int folded = -1;
+    for (int c = 0; c < m->ncell; c++)
+      for (int v = 0; v < HEX_NV; v++)
+        if (m->coords[3 * m->cells[HEX_NV * c + v]] > 1.5) folded = c;
+    for (int v = 0; v < m->nvert; v++)
+      if (m->coords[3 * v] > 1.5) m->coords[3 * v] = 0.5;
+    for (int kind = 0; kind < 3; kind++) {
+      femint_space_t s;
+      femint_form_t f;
+      TAP_CALL(ctx, femint_space_create(ctx, m, FEMINT_H1, kind == 2 ? 3 : 1, NULL, 2, &s));
+      if (kind == 0) TAP_CALL(ctx, femint_form_create_mass(ctx, 1, 1, &one, &f));
+      else if (kind == 1) TAP_CALL(ctx, femint_form_create_laplace(ctx, 1, 1, &one, &f));
+      else TAP_CALL(ctx, femint_form_create_elasticity(ctx, 1, &E, &nu, &f));
+      const int64_t n = femint_space_num_dofs(s);
+      double *x = calloc(n, sizeof *x), *y = calloc(n, sizeof *y);
+      char want[64];
+      snprintf(want, sizeof want, "cell %d has a non-positive Jacobian", folded);
+      for (int w = 0; w < 2; w++) {
+        const struct femint_operator_options o = {.where = w ? FEMINT_WHERE_OPENCL
+                                                             : FEMINT_WHERE_CPU};
+        femint_operator_t op;
+        TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &f, &o, &op));
+        const int e = femint_operator_apply(op, 0, x, y, NULL);
+        /* and again: nothing was kept of the first call's data */
+        const int e2 = femint_operator_apply(op, 0, x, y, NULL);
+        tap_ok(e == FEMINT_EJACOBIAN && e2 == e && strstr(femint_last_error(NULL), want),
+               "%s%s, %s: the folded cell named (%s)", curved ? "curved, " : "", names[kind],
+               w ? "OpenCL" : "CPU", femint_last_error(NULL));
+        femint_operator_destroy(&op);
+      }
+      free(x);
+      free(y);
+      femint_form_destroy(&f);
+      femint_space_destroy(&s);
     }
-    free(x);
-    free(y);
-    femint_form_destroy(&f);
-    femint_space_destroy(&s);
+    femint_mesh_destroy(&m);
   }
-  femint_mesh_destroy(&m);
 }
 
 int main(void)

@@ -148,6 +148,16 @@ void hex_geo(const double *X, const double *coef, int ncoef, double *geo)
   geo[25] = ncoef > 1 ? coef[1] : 0;
 }
 
+void hex_geo_curved(int nnode, const double *X, const double *coef, int ncoef, double *geo)
+{
+  for (int n = 0; n < 27; n++) {
+    const double xi[3] = {n / 9 - 1, n / 3 % 3 - 1, n % 3 - 1};
+    geom_hex_point(nnode, X, xi, geo + 3 * n);
+  }
+  geo[81] = coef[0];
+  geo[82] = ncoef > 1 ? coef[1] : 0;
+}
+
 int hex_qdata_geo(const struct hex_tensor *t, int kind, const double *geo, double *qd)
 {
   return qdata(t, kind, jacobian_geo, geo, geo + 24, qd);

@@ -129,6 +129,12 @@ int hex_qdata(const struct hex_tensor *t, int kind, int nnode, const double *X,
 #define HEX_GEO_SIZE 26
 void hex_geo(const double *X, const double *coef, int ncoef, double *geo);
 int hex_qdata_geo(const struct hex_tensor *t, int kind, const double *geo, double *qd);
+/* The geometry of a cell of nnode nodes (8, or 20: curved) in 83 values for the devices that make
+ * its quadrature data (kernels/hex_apply.cl, hex_qdata_curved): the map at the 27 nodes
+ * {-1, 0, 1}^3 (geo[3 n .. 3 n + 3), n = (a 3 + b) 3 + c, a along xi0), whose triquadratic
+ * interpolant is the map, then the coefficients as in hex_geo (geo[81], geo[82]). */
+#define HEX_GEO_CURVED_SIZE 83
+void hex_geo_curved(int nnode, const double *X, const double *coef, int ncoef, double *geo);
 /* ---- hex_lanes.c: the CPU's sum factorization ----
  * v = A_e u for HEX_LANES cells at once, in tensor order: u and v [P^3][HEX_LANES] (node-major,
  * a value per cell) for one component of the mass and the Laplacian, [3][P^3][HEX_LANES] (the

@@ -41,7 +41,8 @@ struct op_apply {
                                       made by the host, or NULL (made on the device, or not yet) */
   char *made;                      /* [nform] whether h_qd holds form f's data */
   starpu_data_handle_t *h_qd;      /* [nform * nchunk] */
-  cl_kernel qk[HEX_APPLY_KINDS][FEMINT_MAX_CL_DEVICES]; /* hex_qdata of prog[0], or NULL */
+  /* hex_qdata and hex_qdata_curved of prog[0], or NULL */
+  cl_kernel qk[HEX_APPLY_KINDS][FEMINT_MAX_CL_DEVICES][2];
   struct apply_arg *args;          /* [nchunk] */
   /* the home of the vectors: an OpenCL worker or -1 (the CPU workers), and the vector kernels
    * of each device */
@@ -67,7 +68,8 @@ void operator_apply_release(struct femint_operator *op)
   for (int f = 0; a->qd && f < op->nform; f++) free(a->qd[f]);
   for (int k = 0; k < HEX_APPLY_KINDS; k++)
     for (int d = 0; d < FEMINT_MAX_CL_DEVICES; d++)
-      if (a->qk[k][d]) clReleaseKernel(a->qk[k][d]);
+      for (int c = 0; c < 2; c++)
+        if (a->qk[k][d][c]) clReleaseKernel(a->qk[k][d][c]);
   hex_tensor_destroy(&a->tensor);
   free(a->qd);
   free(a->made);
@@ -218,8 +220,9 @@ static void form_data_drop(struct op_apply *a, int f)
 }
 
 /* Form f's quadrature data made by the OpenCL device that applies the form, from each cell's
- * geometry (26 values, hex_geo) and the rule (kernels/hex_apply.cl, hex_qdata), and registered
- * there alone: 26 values a cell cross the bus instead of Q^3 x 1, 6 or 11. */
+ * geometry (26 values, hex_geo; curved cells 83, hex_geo_curved) and the rule
+ * (kernels/hex_apply.cl, hex_qdata, hex_qdata_curved), and registered there alone: 26 or 83
+ * values a cell cross the bus instead of Q^3 x 1, 6 or 11. */
 static int form_data_device(struct femint_operator *op, int f, int kind)
 {
   struct op_apply *a = op->apply;
@@ -227,7 +230,8 @@ static int form_data_device(struct femint_operator *op, int f, int kind)
   const struct femint_mesh *m = op->space->mesh;
   const struct ev_sum *e = a->es;
   const int nb = e->nchunk, Q = a->tensor->Q;
-  const size_t per = apply_per_cell(op, kind), G = HEX_GEO_SIZE;
+  const int curved = mesh_nnode(m) != HEX_NV;
+  const size_t per = apply_per_cell(op, kind), G = curved ? HEX_GEO_CURVED_SIZE : HEX_GEO_SIZE;
   const double t0 = femint_now();
   double *geo = malloc(((size_t)p->ncell * G + 2 * (size_t)Q) * sizeof *geo);
   int *bad = calloc((size_t)nb + 1, sizeof *bad);
@@ -246,8 +250,9 @@ static int form_data_device(struct femint_operator *op, int f, int kind)
   for (int k = 0; k < p->ncell; k++) {
     double X[3 * MESH_MAX_NODES];
     const int c = p->cells[k];
-    mesh_cell_nodes(m, c, X);
-    hex_geo(X, form_coef(op->forms[f], c), hex_ncoef(kind), geo + (size_t)k * G);
+    const int nnode = mesh_cell_nodes(m, c, X);
+    if (curved) hex_geo_curved(nnode, X, form_coef(op->forms[f], c), hex_ncoef(kind), geo + (size_t)k * G);
+    else hex_geo(X, form_coef(op->forms[f], c), hex_ncoef(kind), geo + (size_t)k * G);
   }
   starpu_resume();
   starpu_data_handle_t h_rule;
@@ -264,7 +269,7 @@ static int form_data_device(struct femint_operator *op, int f, int kind)
     starpu_vector_data_register(&h[2 * i + 1], STARPU_MAIN_RAM, (uintptr_t)&bad[i], 1,
                                 sizeof *bad);
     args[i] = (struct qdata_arg){.ctx = op->ctx, .ncell = e->ncell[i], .nq3 = Q * Q * Q};
-    args[i].kernel[dev] = a->qk[kind][dev];
+    args[i].kernel[dev] = a->qk[kind][dev][curved];
     struct starpu_task *t = starpu_task_create();
     t->cl = &femint_cl_qdata;
     t->cl_arg = &args[i];
@@ -307,21 +312,22 @@ static int form_data_device(struct femint_operator *op, int f, int kind)
     return err;
   }
   a->made[f] = 1;
-  femint_trace("femint_operator_apply: the quadrature data of form %d on %d cells made on OpenCL "
+  femint_trace("femint_operator_apply: the quadrature data of form %d on %d %scells made on OpenCL "
                "device %d (%.3f s)",
-               f, p->ncell, dev, femint_now() - t0);
+               f, p->ncell, curved ? "curved " : "", dev, femint_now() - t0);
   return 0;
 }
 
-/* Form f's data: made by the device that applies the form where it can (stored data of
- * trilinear cells, every apply task on OpenCL devices), else by the host; if the device fails,
- * by the host (the failure is the device's: the apply reports it). */
+/* Form f's data: made by the device that applies the form where it can (stored data, every
+ * apply task on OpenCL devices), else by the host; if the device fails, by the host (the
+ * failure is the device's: the apply reports it). */
 static int apply_form_data(struct femint_operator *op, int f, int kind)
 {
   const struct op_apply *a = op->apply;
   const int dev = a->home >= 0 ? starpu_worker_get_devid(a->home) : -1;
-  if (dev >= 0 && a->qk[kind][dev] && !op->plan->opt.apply_geometry &&
-      mesh_nnode(op->space->mesh) == HEX_NV && apply_where(op, kind, 0) == STARPU_OPENCL) {
+  const int curved = mesh_nnode(op->space->mesh) != HEX_NV;
+  if (dev >= 0 && a->qk[kind][dev][curved] && !op->plan->opt.apply_geometry &&
+      apply_where(op, kind, 0) == STARPU_OPENCL) {
     const int err = form_data_device(op, f, kind);
     if (err != FEMINT_EOPENCL && err != FEMINT_ERUNTIME) return err;
   }
@@ -382,10 +388,11 @@ static int apply_programs(struct femint_operator *op, int kind, int evec)
                                 "the matrix-free apply kernel");
     /* the program's kernel that makes the quadrature data (none: the host makes them) */
     const struct cl_program_entry *pe = a->prog[evec][kind][dev];
-    if (!err && !evec && pe && pe->kernel) {
+    for (int c = 0; c < 2 && !err && !evec && pe && pe->kernel; c++) {
       cl_int cerr;
-      a->qk[kind][dev] = clCreateKernel(pe->program, "hex_qdata", &cerr);
-      if (cerr != CL_SUCCESS) a->qk[kind][dev] = NULL;
+      a->qk[kind][dev][c] =
+          clCreateKernel(pe->program, c ? "hex_qdata_curved" : "hex_qdata", &cerr);
+      if (cerr != CL_SUCCESS) a->qk[kind][dev][c] = NULL;
     }
   }
   free(source);
