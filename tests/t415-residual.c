@@ -293,6 +293,22 @@ static void check_linear(femint_context_t ctx, femint_mesh_t m)
          "%s: the element residuals handed to the caller sum to F (%.1e) over the %d cells; a "
          "function that stops ends it (%s)",
          m->topo->plural, dc, m->ncell, femint_error_name(rcs));
+  /* the same from OpenCL workers alone, whose element residuals live on the device */
+  int nopencl = 0;
+  femint_context_workers(ctx, NULL, &nopencl, NULL);
+  if (nopencl > 0) {
+    const struct femint_operator_options ocl = {.where = FEMINT_WHERE_OPENCL};
+    femint_operator_t opc;
+    TAP_CALL(ctx, femint_operator_create(ctx, s, 1, &sf, &ocl, &opc));
+    struct sum_cells sd = {calloc(n, sizeof(double)), 0, -1, 0};
+    TAP_CALL(ctx, femint_operator_residual_cells(opc, 0, vu, NULL, sum_cells, &sd));
+    const double dd = tap_reldiff(sd.F, F, (size_t)n);
+    tap_ok(dd < 1e-13 && sd.cells == m->ncell,
+           "%s, OpenCL alone: the element residuals handed to the caller sum to F (%.1e)",
+           m->topo->plural, dd);
+    free(sd.F);
+    femint_operator_destroy(&opc);
+  }
   free(sc.F);
   femint_operator_destroy(&ops);
   femint_form_destroy(&sf);

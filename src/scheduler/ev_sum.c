@@ -47,6 +47,11 @@ void ev_sum_destroy(femint_context_t ctx, struct ev_sum **pe)
 
 /* The 32-bit words of chunk i's map in e->map: its DOFs (64 bits each), ptr, and room for a place
  * per value of its cells; even, so that the next chunk's DOFs stay aligned. */
+const void *ev_chunk_host(const struct ev_sum *e, int i)
+{
+  return (const void *)starpu_vector_get_local_ptr(e->h_ev[i]);
+}
+
 static int64_t map_words(const struct ev_sum *e, int i)
 {
   const int64_t w = 3 * e->nu[i] + 1 + (int64_t)e->ncell[i] * e->np;
@@ -298,12 +303,15 @@ int ev_sum_create(struct femint_operator *op, const char *who, int np, const int
   e->occ_ptr = calloc((size_t)nown + 1, sizeof *e->occ_ptr);
   e->occ = malloc(((size_t)p->ncell * np + 1) * sizeof *e->occ);
   e->dofs = malloc(((size_t)p->ncell * np + 1) * sizeof *e->dofs);
-  /* the element vectors in pinned memory (where there is a GPU), so that they cross the bus at
+  /* the element vectors: on the devices alone when only they take the tasks (they never cross
+   * the bus then); else in pinned memory (where there is a GPU), so that they cross the bus at
    * its full rate */
-  if (femint_host_alloc(ctx, ((size_t)p->ncell * e->nc * np + 1) * e->rs, (void **)&e->ev))
+  const int on_device = only_cl && ctx->nopencl > 0;
+  if (!on_device &&
+      femint_host_alloc(ctx, ((size_t)p->ncell * e->nc * np + 1) * e->rs, (void **)&e->ev))
     e->ev = NULL;
   FEMINT_CHECK(e->nu && e->h_ev && e->h_dofs && e->h_map && e->occ_ptr &&
-                   e->occ && e->dofs && e->ev,
+                   e->occ && e->dofs && (e->ev || on_device),
                ctx, FEMINT_ENOMEM, "%s: out of memory for %d cells", who, p->ncell);
   /* a part of the sum per CPU worker, of 4096 DOFs at least */
   const int64_t parts = op->ghost ? 0 : s->nmode / 4096 < ctx->ncpu ? s->nmode / 4096 : ctx->ncpu;
@@ -357,9 +365,12 @@ int ev_sum_create(struct femint_operator *op, const char *who, int np, const int
     }
   }
   for (int i = 0; i < nb; i++) {
-    starpu_vector_data_register(&e->h_ev[i], STARPU_MAIN_RAM,
-                                (uintptr_t)(e->ev + (size_t)e->first[i] * e->nc * np * e->rs),
-                                (uint32_t)((size_t)e->ncell[i] * e->nc * np), e->rs);
+    const uint32_t nev = (uint32_t)((size_t)e->ncell[i] * e->nc * np);
+    if (on_device) starpu_vector_data_register(&e->h_ev[i], -1, 0, nev, e->rs);
+    else
+      starpu_vector_data_register(&e->h_ev[i], STARPU_MAIN_RAM,
+                                  (uintptr_t)(e->ev + (size_t)e->first[i] * e->nc * np * e->rs),
+                                  nev, e->rs);
     starpu_vector_data_register(&e->h_dofs[i], STARPU_MAIN_RAM,
                                 (uintptr_t)(e->dofs + (size_t)e->first[i] * np),
                                 (uint32_t)((size_t)e->ncell[i] * np), sizeof(int64_t));

@@ -328,7 +328,9 @@ struct ev_sum {
   char *border;                    /* NULL, or [nchunk] (a split part's chunks cut where its
                                       cells start or stop reading ghosts): 1 where chunk i has
                                       such cells, 0 where none (applied before they arrive) */
-  char *ev;                        /* [plan cell][nc][np] (pinned) */
+  char *ev;                        /* [plan cell][nc][np] (pinned), or NULL: the tasks that
+                                      write and read them are on OpenCL devices alone, where
+                                      they live (ev_chunk_host reads them back) */
   int64_t *dofs;                   /* [plan cell][np] the scalar mode of each local value, or -1 */
   int64_t *occ_ptr, *occ;          /* for each scalar mode, its places in ev (component 0) */
   int32_t *map;                    /* the transpose per chunk (struct ev_map, ev_chunk_map) */
@@ -373,6 +375,8 @@ struct ev_map {
                                       (component 0) in the chunk's element vectors */
 };
 struct ev_map ev_chunk_map(const struct ev_sum *e, int i);
+/* Chunk i's element vectors in main memory, while the caller holds h_ev[i] acquired. */
+const void *ev_chunk_host(const struct ev_sum *e, int i);
 void ev_sum_destroy(femint_context_t ctx, struct ev_sum **e);
 /* Let the element vectors be written in place order: the slots of every cell's
  * values, registered per chunk. A writer that scatters through them sets its chunk's

@@ -615,20 +615,20 @@ int operator_apply(struct femint_operator *op, int form, const double *x, double
 }
 
 /* Copy element vectors between the caller's layout, ue[k][f * nc + c] (function f of the
- * element's order), and the kernels', ev[k][c][n] (node n in tensor order), through the chunks'
- * handles; to_ev: into ev (h, W), else out of it (h, R). */
-static void ev_copy(struct femint_operator *op, char *ev, starpu_data_handle_t *h, double *ue,
-                    int to_ev)
+ * element's order), and the kernels', [k][c][n] (node n in tensor order), through the chunks'
+ * handles h (in main memory while acquired); to_ev: into them (W), else out of them (R). */
+static void ev_copy(struct femint_operator *op, starpu_data_handle_t *h, double *ue, int to_ev)
 {
   const struct op_apply *a = op->apply;
   const struct ev_sum *es = a->es;
   const int nc = a->nc, np = a->np;
   for (int i = 0; i < es->nchunk; i++) {
     starpu_data_acquire(h[i], to_ev ? STARPU_W : STARPU_R);
+    char *ev = (char *)starpu_vector_get_local_ptr(h[i]);
     for (int k = es->first[i]; k < es->first[i] + es->ncell[i]; k++)
       for (int c = 0; c < nc; c++)
         for (int n = 0; n < np; n++) {
-          const size_t e = ((size_t)k * nc + c) * np + n;
+          const size_t e = ((size_t)(k - es->first[i]) * nc + c) * np + n;
           double *u = &ue[((size_t)k * np + a->tensor->t2f[n]) * nc + c];
           if (to_ev) real_put(ev, e, *u, a->single);
           else *u = real_at(ev, e, a->single);
@@ -662,7 +662,7 @@ int operator_apply_kernel(struct femint_operator *op, int form, const double *ue
           (uintptr_t)(a->ev_in + (size_t)a->es->first[i] * a->nc * a->np * a->rs),
           (uint32_t)((size_t)a->es->ncell[i] * a->nc * a->np), a->rs);
   }
-  if (ue) ev_copy(op, a->ev_in, a->h_ev_in, (double *)ue, 1);
+  if (ue) ev_copy(op, a->h_ev_in, (double *)ue, 1);
   double *t = malloc((size_t)runs * sizeof *t);
   FEMINT_CHECK(t, op->ctx, FEMINT_ENOMEM, "%s: out of memory", who);
   int err = 0;
@@ -674,7 +674,7 @@ int operator_apply_kernel(struct femint_operator *op, int form, const double *ue
   }
   if (!err && seconds) *seconds = femint_median(t, runs);
   free(t);
-  if (!err && ve) ev_copy(op, a->es->ev, a->es->h_ev, ve, 0);
+  if (!err && ve) ev_copy(op, a->es->h_ev, ve, 0);
   return err;
 }
 

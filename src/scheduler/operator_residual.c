@@ -573,13 +573,14 @@ int femint_operator_residual_cells(femint_operator_t op, int form, femint_vector
   for (int i = 0; i < e->nchunk && !err; i++) {
     /* the chunk's residuals [cell][nc][nsh] into the element order [cell][nsh][nc] */
     starpu_data_acquire(e->h_ev[i], STARPU_R);
+    const void *ev = ev_chunk_host(e, i);
     for (int k = 0; k < e->ncell[i]; k++) {
       const size_t cell = (size_t)e->first[i] + k;
       for (int f = 0; f < nsh; f++) {
         const int64_t m = e->dofs[cell * nsh + f];
         for (int c = 0; c < nc; c++) {
-          const size_t at = (cell * nc + c) * nsh + f;
-          res[(size_t)k * n + f * nc + c] = r->single ? ((const float *)e->ev)[at] : ((const double *)e->ev)[at];
+          const size_t at = ((size_t)k * nc + c) * nsh + f;
+          res[(size_t)k * n + f * nc + c] = real_at(ev, at, r->single);
           const int64_t d = m < 0 ? -1 : m * nc + c;
           dofs[(size_t)k * n + f * nc + c] = d >= 0 && s->global_dof ? s->global_dof[d] : d;
         }
