@@ -62,11 +62,6 @@ int hex_ncoef(int kind) { return kind == HEX_APPLY_ELASTICITY ? 2 : 1; }
 /* The Jacobian J[3 x + d] = dX_x / dxi_d of a cell at xi, from its vertices or its geometry. */
 typedef void (*hex_jacobian_fn)(const double *cell, const double xi[3], double *J);
 
-static void jacobian_vertices(const double *X, const double xi[3], double *J)
-{
-  geom_hex_jacobian(HEX_NV, X, xi, J);
-}
-
 /* From the 8 vertices and the 12 edge nodes of a curved cell. */
 static void jacobian_curved(const double *X, const double xi[3], double *J)
 {
@@ -125,7 +120,12 @@ static int qdata(const struct hex_tensor *t, int kind, hex_jacobian_fn jacobian,
 int hex_qdata(const struct hex_tensor *t, int kind, int nnode, const double *X,
               const double *coef, double *qd)
 {
-  return qdata(t, kind, nnode == HEX_NV ? jacobian_vertices : jacobian_curved, X, coef, qd);
+  if (nnode != HEX_NV) return qdata(t, kind, jacobian_curved, X, coef, qd);
+  /* a trilinear cell through its monomials' coefficients: J at a point in a few products, not
+   * through the 8 functions' derivatives */
+  double geo[HEX_GEO_SIZE];
+  hex_geo(X, coef, hex_ncoef(kind), geo);
+  return hex_qdata_geo(t, kind, geo, qd);
 }
 
 void hex_geo(const double *X, const double *coef, int ncoef, double *geo)
