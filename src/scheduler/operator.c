@@ -408,8 +408,12 @@ int femint_operator_load(femint_operator_t op, const struct femint_load *load, d
     for (; next < n && next < i + window && !err; next++)
       err = load_submit(ctx, &b[next], &tasks[next]);
     if (tasks[i]) {
-      if (starpu_task_wait(tasks[i]) && !err)
-        err = femint_seterr(ctx, FEMINT_ERUNTIME, "%s: waiting for a task failed", who);
+      if (starpu_task_wait(tasks[i])) {
+        /* not waited for: every task is, so that none still writes into a batch's vectors
+         * when they are freed */
+        starpu_task_wait_for_all();
+        if (!err) err = femint_seterr(ctx, FEMINT_ERUNTIME, "%s: waiting for a task failed", who);
+      }
       starpu_task_destroy(tasks[i]);
       if (b[i].status && !err) err = femint_seterr(ctx, b[i].status, "%s", b[i].msg);
     }
