@@ -53,13 +53,17 @@ size_t load_size(const struct femint_space *s, int c)
 }
 
 /* The H1 integrand at point q of re's rule in a cell of nnode nodes X: a[comp] = w |det J|
- * f(x)[comp]. */
+ * f(x)[comp]; a trilinear hexahedron's map through its monomials' coefficients geo (hex_geo)
+ * where given. */
 static void integrand(const struct femint_space *s, const struct refel *re, int nnode,
-                      const double *X, int q, femint_field_fn f, void *user, double *a)
+                      const double *X, const double *geo, int q, femint_field_fn f, void *user,
+                      double *a)
 {
   const int dim = s->mesh->topo->dim;
   double x[3] = {0, 0, 0}, J[9], value[5] = {0, 0, 0, 0, 0};
-  const double w = fabs(geom_map(re->shape, nnode, X, &re->xq[dim * q], x, J)) * re->wq[q];
+  const double *xi = &re->xq[dim * q];
+  const double det = geo ? hex_geo_map(geo, xi, x, J) : geom_map(re->shape, nnode, X, xi, x, J);
+  const double w = fabs(det) * re->wq[q];
   f(x, NULL, 0, user, value);
   for (int comp = 0; comp < s->ncomp; comp++) a[comp] = w * value[comp];
 }
@@ -77,7 +81,7 @@ static void load_h1_block(const struct femint_space *s, const struct refel *re, 
   memset(ev, 0, (size_t)n * ne * nsh * sizeof *ev);
   for (int q = 0; q < re->nq; q++) {
     double a[LOAD_BLOCK][5];
-    for (int b = 0; b < n; b++) integrand(s, re, nnode[b], X[b], q, f, user, a[b]);
+    for (int b = 0; b < n; b++) integrand(s, re, nnode[b], X[b], NULL, q, f, user, a[b]);
     const double *phi = re->phi + (size_t)q * (dim + 1) * nsh;
     for (int b = 0; b < n; b++)
       for (int comp = 0; comp < ne; comp++) {
@@ -134,9 +138,13 @@ static void load_hex(const struct femint_space *s, const struct refel *re,
   double X[3 * MESH_MAX_NODES];
   const int nnode = mesh_cell_nodes(s->mesh, c, X);
   double *F = work, *T1 = F + (size_t)ne * nq, *T2 = T1 + (size_t)Q * Q * P;
+  /* a trilinear cell's map in a few products a point (hex_geo; the coefficients unused) */
+  const double one = 1;
+  double geo[HEX_GEO_SIZE];
+  if (nnode == HEX_NV) hex_geo(X, &one, 1, geo);
   for (int q = 0; q < nq; q++) {
     double a[5];
-    integrand(s, re, nnode, X, q, f, user, a);
+    integrand(s, re, nnode, X, nnode == HEX_NV ? geo : NULL, q, f, user, a);
     for (int comp = 0; comp < ne; comp++) F[(size_t)comp * nq + q] = a[comp];
   }
   const double *B = t->B; /* B[i P + a] = l_a(x_i) */

@@ -129,6 +129,9 @@ int hex_qdata(const struct hex_tensor *t, int kind, int nnode, const double *X,
 #define HEX_GEO_SIZE 26
 void hex_geo(const double *X, const double *coef, int ncoef, double *geo);
 int hex_qdata_geo(const struct hex_tensor *t, int kind, const double *geo, double *qd);
+/* The map of that geometry at xi: x (or NULL) and the Jacobian J[3 x + d] = dx_x / dxi_d;
+ * returns det J. */
+double hex_geo_map(const double *geo, const double xi[3], double *x, double *J);
 /* The geometry of a cell of nnode nodes (8, or 20: curved) in 83 values for the devices that make
  * its quadrature data (kernels/hex_apply.cl, hex_qdata_curved): the map at the 27 nodes
  * {-1, 0, 1}^3 (geo[3 n .. 3 n + 3), n = (a 3 + b) 3 + c, a along xi0), whose triquadratic
