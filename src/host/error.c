@@ -86,3 +86,14 @@ void femint_trace(const char *fmt, ...)
   va_end(ap);
   fprintf(stderr, "femint: trace %10.6f s  %s\n", trace_now() - trace_t0, msg);
 }
+
+static void (*quiet_fn)(int on);
+
+void femint_host_quiet_hook(void (*fn)(int on)) { quiet_fn = fn; }
+
+void femint_host_quiet(int on)
+{
+  void (*fn)(int) = quiet_fn;
+  if (fn) fn(on);
+}
+

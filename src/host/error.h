@@ -22,6 +22,14 @@ void femint_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Whether FEMINT_TRACE is set: steps that are asynchronous may then wait to be traced. */
 int femint_tracing(void);
 
+/* Long work of the host's threads on the calling thread (a mesh, a space, an operator's first
+ * data): femint_host_quiet(1) before it and (0) after ask the runtime's idle workers, which poll
+ * for tasks, to leave it the cores; nested and concurrent calls pair up. The scheduler layer
+ * says how (femint_host_quiet_hook: StarPU's pause and resume while femint is initialized);
+ * without a hook nothing happens. Nothing that waits for a task may run quiet. */
+void femint_host_quiet(int on);
+void femint_host_quiet_hook(void (*fn)(int on));
+
 /* Propagate a non-zero return. */
 #define FEMINT_CALL(expr)                                                                       \
   do {                                                                                          \

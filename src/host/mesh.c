@@ -396,8 +396,9 @@ fail:
   return ierr;
 }
 
-int femint_mesh_create(femint_context_t ctx, int shape, int nvert, const double *coords,
-                       int ncell, const int *cells, const double *edge_nodes, femint_mesh_t *mesh)
+static int mesh_from_arrays(femint_context_t ctx, int shape, int nvert, const double *coords,
+                            int ncell, const int *cells, const double *edge_nodes,
+                            femint_mesh_t *mesh)
 {
   const struct cell_topo *t = topo_of(shape);
   FEMINT_CHECK(t, ctx, FEMINT_EINVAL,
@@ -405,6 +406,15 @@ int femint_mesh_create(femint_context_t ctx, int shape, int nvert, const double 
                shape);
   return mesh_create(ctx, "femint_mesh_create", t, nvert, coords, NULL, ncell, cells, edge_nodes,
                      NULL, mesh);
+}
+
+int femint_mesh_create(femint_context_t ctx, int shape, int nvert, const double *coords,
+                       int ncell, const int *cells, const double *edge_nodes, femint_mesh_t *mesh)
+{
+  femint_host_quiet(1);
+  const int err = mesh_from_arrays(ctx, shape, nvert, coords, ncell, cells, edge_nodes, mesh);
+  femint_host_quiet(0);
+  return err;
 }
 
 double mesh_uniform(uint64_t *state)
@@ -438,7 +448,7 @@ static int check_global_ids(femint_context_t ctx, const char *who, int nvert, co
   return 0;
 }
 
-int femint_mesh_create_part(femint_context_t ctx, int shape, int nvert, const double *coords,
+static int mesh_create_part(femint_context_t ctx, int shape, int nvert, const double *coords,
                             const int64_t *global_ids, int ncell, const int *cells,
                             const double *edge_nodes, const int *materials, int nface,
                             const int *faces, const int *tags, femint_mesh_t *mesh)
@@ -469,6 +479,18 @@ int femint_mesh_create_part(femint_context_t ctx, int shape, int nvert, const do
                          faces[4 * (size_t)bad + 2], faces[4 * (size_t)bad + 3]);
   if (ierr) femint_mesh_destroy(mesh);
   return ierr;
+}
+
+int femint_mesh_create_part(femint_context_t ctx, int shape, int nvert, const double *coords,
+                            const int64_t *global_ids, int ncell, const int *cells,
+                            const double *edge_nodes, const int *materials, int nface,
+                            const int *faces, const int *tags, femint_mesh_t *mesh)
+{
+  femint_host_quiet(1);
+  const int err = mesh_create_part(ctx, shape, nvert, coords, global_ids, ncell, cells,
+                                   edge_nodes, materials, nface, faces, tags, mesh);
+  femint_host_quiet(0);
+  return err;
 }
 
 int femint_mesh_destroy(femint_mesh_t *mesh)

@@ -212,7 +212,7 @@ static void block_cells(int shape, int v00, int sx, int sy, int sz, int *cells, 
   }
 }
 
-int femint_mesh_create_box(femint_context_t ctx, int shape, int nx, int ny, int nz, double lx,
+static int mesh_create_box(femint_context_t ctx, int shape, int nx, int ny, int nz, double lx,
                            double ly, double lz, double perturb_by, unsigned seed,
                            femint_mesh_t *mesh)
 {
@@ -272,4 +272,14 @@ done:
   free(x);
   free(cells);
   return ierr;
+}
+
+int femint_mesh_create_box(femint_context_t ctx, int shape, int nx, int ny, int nz, double lx,
+                           double ly, double lz, double perturb_by, unsigned seed,
+                           femint_mesh_t *mesh)
+{
+  femint_host_quiet(1);
+  const int err = mesh_create_box(ctx, shape, nx, ny, nz, lx, ly, lz, perturb_by, seed, mesh);
+  femint_host_quiet(0);
+  return err;
 }

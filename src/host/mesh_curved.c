@@ -50,7 +50,7 @@ int mesh_set_edge_nodes(struct femint_mesh *m, const int *in_cells, const double
   return ierr;
 }
 
-int femint_mesh_warp(femint_mesh_t mesh, double amplitude)
+static int mesh_warp(femint_mesh_t mesh, double amplitude)
 {
   femint_trace("femint_mesh_warp");
   FEMINT_CHECK(mesh, NULL, FEMINT_EINVAL, "femint_mesh_warp: mesh is NULL");
@@ -86,4 +86,12 @@ int femint_mesh_warp(femint_mesh_t mesh, double amplitude)
     for (int d = 0; d < dim; d++) x[d] += s;
   }
   return mesh_check_all(mesh);
+}
+
+int femint_mesh_warp(femint_mesh_t mesh, double amplitude)
+{
+  femint_host_quiet(1);
+  const int err = mesh_warp(mesh, amplitude);
+  femint_host_quiet(0);
+  return err;
 }

@@ -397,7 +397,7 @@ done:
   return ierr;
 }
 
-int femint_mesh_read_gmsh_part(femint_context_t ctx, const char *path, int part,
+static int mesh_read_gmsh_part(femint_context_t ctx, const char *path, int part,
                                femint_mesh_t *mesh)
 {
   FEMINT_CHECK(mesh, ctx, FEMINT_EINVAL, "femint_mesh_read_gmsh: mesh (output) is NULL");
@@ -431,6 +431,15 @@ int femint_mesh_read_gmsh_part(femint_context_t ctx, const char *path, int part,
   gmsh_selection_free(&s);
   gmsh_file_free(&gf);
   return ierr;
+}
+
+int femint_mesh_read_gmsh_part(femint_context_t ctx, const char *path, int part,
+                               femint_mesh_t *mesh)
+{
+  femint_host_quiet(1);
+  const int err = mesh_read_gmsh_part(ctx, path, part, mesh);
+  femint_host_quiet(0);
+  return err;
 }
 
 int femint_mesh_read_gmsh(femint_context_t ctx, const char *path, femint_mesh_t *mesh)

@@ -283,7 +283,7 @@ static int renumber(struct femint_space *s)
   return 0;
 }
 
-int femint_space_create(femint_context_t ctx, femint_mesh_t mesh, int family, int ncomp,
+static int space_create(femint_context_t ctx, femint_mesh_t mesh, int family, int ncomp,
                         const int *orders, int uniform_order, femint_space_t *space)
 {
   femint_trace("femint_space_create");
@@ -351,6 +351,15 @@ done:
   }
   *space = s;
   return 0;
+}
+
+int femint_space_create(femint_context_t ctx, femint_mesh_t mesh, int family, int ncomp,
+                        const int *orders, int uniform_order, femint_space_t *space)
+{
+  femint_host_quiet(1);
+  const int err = space_create(ctx, mesh, family, ncomp, orders, uniform_order, space);
+  femint_host_quiet(0);
+  return err;
 }
 
 int femint_space_destroy(femint_space_t *space)

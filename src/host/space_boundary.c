@@ -76,7 +76,7 @@ int femint_space_boundary_dofs(femint_space_t space, int ntag, const int *tags, 
   return 0;
 }
 
-int femint_space_remove_boundary_dofs(femint_space_t space, int ntag, const int *tags)
+static int remove_boundary_dofs(femint_space_t space, int ntag, const int *tags)
 {
   femint_trace("femint_space_remove_boundary_dofs");
   static const char who[] = "femint_space_remove_boundary_dofs";
@@ -111,4 +111,12 @@ int femint_space_remove_boundary_dofs(femint_space_t space, int ntag, const int 
   free(mark);
   free(renum);
   return 0;
+}
+
+int femint_space_remove_boundary_dofs(femint_space_t space, int ntag, const int *tags)
+{
+  femint_host_quiet(1);
+  const int err = remove_boundary_dofs(space, ntag, tags);
+  femint_host_quiet(0);
+  return err;
 }

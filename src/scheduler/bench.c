@@ -100,7 +100,7 @@ int femint_bench_kernel(femint_context_t ctx, const struct femint_bench_options 
     FEMINT_CALL(femint_mesh_create_box(ctx, FEMINT_PRISM, nx, ny, nz, nx, ny, nz, 0.2, 1, &mesh));
   }
   /* StarPU's idle workers poll for tasks: pause them while the host stages are timed. */
-  starpu_pause();
+  femint_host_quiet(1);
   if ((err = femint_space_create(ctx, mesh, FEMINT_H1, form->ne, NULL, opt->order, &space)))
     goto done;
   struct femint_operator_options aopt = {.precision = opt->precision, .where = FEMINT_WHERE_CPU,
@@ -292,7 +292,7 @@ done:
   pattern_free(&pat);
   free(values);
   free(row_block);
-  starpu_resume();
+  femint_host_quiet(0);
   release_buffers(&m);
   if (kern) clReleaseKernel(kern);
   if (prog) clReleaseProgram(prog);

@@ -156,7 +156,7 @@ static int form_data_host(struct femint_operator *op, int f, int kind)
   int bad = -1, oom = 0;
   /* StarPU's idle workers, which poll for tasks, are paused meanwhile: they leave the cores to
    * this loop */
-  starpu_pause();
+  femint_host_quiet(1);
 #pragma omp parallel reduction(| : oom)
   {
     /* each cell's data made in double (d), then stored in the operator's precision */
@@ -182,7 +182,7 @@ static int form_data_host(struct femint_operator *op, int f, int kind)
     }
     free(d);
   }
-  starpu_resume();
+  femint_host_quiet(0);
   if (oom) {
     free(a->qd[f]);
     a->qd[f] = NULL;
@@ -245,7 +245,7 @@ static int form_data_device(struct femint_operator *op, int f, int kind)
   double *rule = geo + (size_t)p->ncell * G;
   memcpy(rule, a->tensor->xq, (size_t)Q * sizeof *rule);
   memcpy(rule + Q, a->tensor->w, (size_t)Q * sizeof *rule);
-  starpu_pause();
+  femint_host_quiet(1);
 #pragma omp parallel for schedule(static)
   for (int k = 0; k < p->ncell; k++) {
     double X[3 * MESH_MAX_NODES];
@@ -254,7 +254,7 @@ static int form_data_device(struct femint_operator *op, int f, int kind)
     if (curved) hex_geo_curved(nnode, X, form_coef(op->forms[f], c), hex_ncoef(kind), geo + (size_t)k * G);
     else hex_geo(X, form_coef(op->forms[f], c), hex_ncoef(kind), geo + (size_t)k * G);
   }
-  starpu_resume();
+  femint_host_quiet(0);
   starpu_data_handle_t h_rule;
   starpu_vector_data_register(&h_rule, STARPU_MAIN_RAM, (uintptr_t)rule, (uint32_t)(2 * Q),
                               sizeof *rule);
@@ -459,11 +459,11 @@ int apply_prepare(struct femint_operator *op, int form, int *kind)
   if (!op->apply || !op->apply->programs_built[0][*kind]) {
     /* the first call's work on this thread: StarPU's idle workers, which poll for tasks, are
      * paused meanwhile, so that they leave it the cores (nothing here waits for a task) */
-    starpu_pause();
+    femint_host_quiet(1);
     const int setup = op->apply ? 0 : apply_setup(op);
     int err = setup;
     if (!err && !op->apply->programs_built[0][*kind]) err = apply_programs(op, *kind, 0);
-    starpu_resume();
+    femint_host_quiet(0);
     if (setup) operator_apply_release(op);
     if (err) return err;
   }

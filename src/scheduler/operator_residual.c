@@ -378,11 +378,11 @@ int residual_prepare(femint_operator_t op, int form, femint_vector_t aux)
   if (!op->residual || !op->residual->rf[form].ready) {
     /* the first call's work on this thread (the geometry, the compilations): StarPU's idle
      * workers are paused meanwhile (as for the apply) */
-    starpu_pause();
+    femint_host_quiet(1);
     const int setup = op->residual ? 0 : residual_setup(op);
     int err = setup;
     if (!err && !op->residual->rf[form].ready) err = residual_form_prepare(op, form);
-    starpu_resume();
+    femint_host_quiet(0);
     if (setup) operator_residual_release(op);
     if (err) return err;
   }

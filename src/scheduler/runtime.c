@@ -117,6 +117,19 @@ static void context_free(femint_context_t ctx)
   free(ctx);
 }
 
+/* femint_host_quiet while StarPU runs: its workers paused from the first of nested or
+ * concurrent calls to the last (StarPU's own depth is not counted atomically). */
+static pthread_mutex_t quiet_lock = PTHREAD_MUTEX_INITIALIZER;
+static int quiet_depth;
+
+static void runtime_quiet(int on)
+{
+  pthread_mutex_lock(&quiet_lock);
+  if (on && quiet_depth++ == 0) starpu_pause();
+  else if (!on && quiet_depth > 0 && --quiet_depth == 0) starpu_resume();
+  pthread_mutex_unlock(&quiet_lock);
+}
+
 int femint_init(const struct femint_init_options *opt, femint_context_t *out)
 {
   static const struct femint_init_options defaults = {.nopencl = -1};
@@ -230,6 +243,7 @@ int femint_init(const struct femint_init_options *opt, femint_context_t *out)
     femint_cl_device_query(id, &ctx->cl_dev[dev]);
   }
   cores_bind_workers(ctx);
+  femint_host_quiet_hook(runtime_quiet);
   femint_host_warm(ctx);
   femint_trace("femint_init done: workers bound");
   cores_division_free(&d);
@@ -250,6 +264,11 @@ int femint_finalize(femint_context_t *pctx)
 {
   if (!pctx || !*pctx) return 0;
   femint_context_t ctx = *pctx;
+  femint_host_quiet_hook(NULL);
+  pthread_mutex_lock(&quiet_lock);
+  if (quiet_depth > 0) starpu_resume(); /* (a quiet stretch left open) */
+  quiet_depth = 0;
+  pthread_mutex_unlock(&quiet_lock);
   starpu_task_wait_for_all();
   matrix_device_release_all(ctx);
   femint_host_release_all(ctx);
