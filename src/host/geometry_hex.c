@@ -81,6 +81,7 @@ struct cert {
   const double *X;
   double inv[(CERT_MAXN + 1) * (CERT_MAXN + 1)]; /* values at i/n -> Bernstein coefficients */
   double dmin, xi_min[3];
+  const double *geo; /* a trilinear cell's monomials' coefficients (hex_geo), or NULL */
 };
 
 /* The inverse of M[i][k] = B_k^n(i/n) by Gauss-Jordan elimination (M is well conditioned for
@@ -128,7 +129,8 @@ static int certify(struct cert *s, const double lo[3], double h, int depth)
       for (int c = 0; c < m; c++) {
         const double xi[3] = {2 * (lo[0] + h * a / n) - 1, 2 * (lo[1] + h * b / n) - 1,
                               2 * (lo[2] + h * c / n) - 1};
-        const double d = geom_hex_jacobian(s->nnode, s->X, xi, J);
+        const double d =
+            s->geo ? hex_geo_map(s->geo, xi, NULL, J) : geom_hex_jacobian(s->nnode, s->X, xi, J);
         f[(a * m + b) * m + c] = d;
         if (!(d >= s->dmin)) {
           s->dmin = d;
@@ -163,7 +165,14 @@ int geom_hex_check(int nnode, const double *X, double *det, double xi[3])
   if (nnode != HEX_NV && nnode != HEX_NV + HEX_NE)
     return femint_seterr(NULL, FEMINT_ENOTSUP,
                          "a hexahedron has 8 geometric nodes (or 20, curved), not %d", nnode);
-  struct cert s = {nnode, nnode == HEX_NV ? 2 : 5, X, {0}, INFINITY, {0, 0, 0}};
+  struct cert s = {nnode, nnode == HEX_NV ? 2 : 5, X, {0}, INFINITY, {0, 0, 0}, NULL};
+  /* a trilinear cell's det J in a few products a point */
+  const double one = 1;
+  double geo[HEX_GEO_SIZE];
+  if (nnode == HEX_NV) {
+    hex_geo(X, &one, 1, geo);
+    s.geo = geo;
+  }
   bernstein_inverse(s.n, s.inv);
   static const double origin[3] = {0, 0, 0};
   const int ok = certify(&s, origin, 1.0, 0);
