@@ -218,8 +218,22 @@ static int map_cells(struct femint_space *s, struct space_build *b)
   s->cell_sign = malloc(total * sizeof *s->cell_sign);
   if (!s->cell_mode || !s->cell_sign)
     return femint_seterr(s->ctx, FEMINT_ENOMEM, "out of memory numbering the DOFs of a space");
-  int64_t next = s->nmode;
+  /* the cells' own modes (neither vertex, edge nor face) numbered after the shared ones, cell
+   * after cell: each cell's first from the counts of the cells before, so that the threads
+   * number the same as one would */
+  int64_t *own = malloc(((size_t)m->ncell + 1) * sizeof *own);
+  if (!own) return femint_seterr(s->ctx, FEMINT_ENOMEM, "out of memory numbering the DOFs of a space");
+  int nown[FEMINT_MAX_ORDER + 1] = {0};
+  for (int q = 0; q <= FEMINT_MAX_ORDER; q++)
+    for (int i = 0; b->re[q] && i < b->re[q]->nsh; i++) {
+      const int kind = b->re[q]->mode[i].kind;
+      nown[q] += kind != MODE_VERTEX && kind != MODE_EDGE && kind != MODE_FACE;
+    }
+  own[0] = s->nmode;
+  for (int c = 0; c < m->ncell; c++) own[c + 1] = own[c] + nown[s->order[c]];
+#pragma omp parallel for schedule(static)
   for (int c = 0; c < m->ncell; c++) {
+    int64_t next = own[c];
     const struct refel *re = b->re[s->order[c]];
     const struct cell_topo *t = m->topo;
     const int *cv = &m->cells[(size_t)t->nv * c];
@@ -251,7 +265,8 @@ static int map_cells(struct femint_space *s, struct space_build *b)
       sg[i] = (int8_t)(g >= 0 ? mode_sign(t->shape, gv, md) : 1);
     }
   }
-  s->nmode = next;
+  s->nmode = own[m->ncell];
+  free(own);
   return 0;
 }
 
