@@ -442,14 +442,14 @@ hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_
  * A point where det J is not positive writes its cell + 1 into bad[0]. */
 #define QD_FORM (KIND == 2 ? 1 : KIND)
 #define QD_VALUES (KIND == 0 ? 1 : KIND == 3 ? 11 : 6)
-__kernel void hex_qdata(int ncell, __global const double *rule, __global const double *geo,
-                        long geo_off, __global real *qd, long qd_off, __global int *bad,
-                        long bad_off)
+__kernel void hex_qdata(int ncell, __global const double *rule, long rule_off,
+                        __global const double *geo, long geo_off, __global real *qd, long qd_off,
+                        __global int *bad, long bad_off)
 {
   const size_t g = get_global_id(0);
   if (g >= (size_t)ncell * (Q * Q * Q)) return;
   const int cell = (int)(g / (Q * Q * Q)), q = (int)(g % (Q * Q * Q));
-  __global const double *Xq = rule, *Wq = rule + Q;
+  __global const double *Xq = rule + rule_off, *Wq = Xq + Q;
   __global const double *gc = geo + geo_off + (size_t)cell * NGEO;
   double h[11], det;
   GEO_POINT_T(gc, q / (Q * Q), q / Q % Q, q % Q, h, QD_FORM, double, det);
@@ -461,11 +461,12 @@ __kernel void hex_qdata(int ncell, __global const double *rule, __global const d
  * (X[(a 3 + b) 3 + c][3], a along xi), the triquadratic interpolant that reproduces the 20-node
  * map exactly (host/hex_apply.c, hex_geo_curved), then the form's two coefficients. */
 #define NCURVED 83
-__kernel void hex_qdata_curved(int ncell, __global const double *rule,
+__kernel void hex_qdata_curved(int ncell, __global const double *rule, long rule_off,
                                __global const double *geo, long geo_off, __global real *qd,
                                long qd_off, __global int *bad, long bad_off)
 {
   const size_t g = get_global_id(0);
+  rule += rule_off;
   if (g >= (size_t)ncell * (Q * Q * Q)) return;
   const int cell = (int)(g / (Q * Q * Q)), q = (int)(g % (Q * Q * Q));
   const int pt[3] = {q / (Q * Q), q / Q % Q, q % Q};

@@ -376,8 +376,10 @@ ok $st "bp --problem bp5 --kernel-only: bk5, a time per pass, no solve"
 [ $st -eq 0 ] || diag bk.json bk.err
 # the quadrature data made by the device that applies them (--where opencl), else by the host
 qd() { FEMINT_TRACE=1 "$FEMINT" bp --order 2 --mesh box:2,2,2 --runs 1 --solves 1 --where "$@"; }
-[ "${nocl:-0}" -eq 0 ] || { qd opencl >/dev/null 2>qd.err && grep -q "data of form 0 on 8 cells made on OpenCL" qd.err &&
-  qd cpu >/dev/null 2>qd.err && grep -q "data of form 0 on 8 cells made by the host" qd.err; }
+[ "${nocl:-0}" -eq 0 ] || {
+  qd opencl >/dev/null 2>qd.err && grep -q "data of form 0 on 8 cells made on OpenCL" qd.err &&
+    qd cpu >/dev/null 2>qd.err && grep -q "data of form 0 on 8 cells made by the host" qd.err
+}
 ok $? "bp --where opencl: the quadrature data made on the device (--where cpu: by the host)"
 "$FEMINT" bp --order 1,2 --mesh box:2,2,2 --runs 1 --solves 1 --csv bp.csv >/dev/null 2>bp3.err &&
   [ "$(wc -l <bp.csv)" -eq 3 ] && head -n 1 bp.csv | grep -q '^problem,geometry,order,' &&

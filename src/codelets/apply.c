@@ -171,24 +171,14 @@ static void qdata_opencl(void *buffers[], void *arg)
   starpu_opencl_get_current_queue(&queue);
   cl_kernel k = a->kernel[dev];
   cl_int err = k ? CL_SUCCESS : CL_INVALID_KERNEL;
-  cl_mem m[4];
-  cl_long off[4];
-  for (int i = 0; i < 4; i++) {
-    m[i] = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[i]);
-    off[i] = (cl_long)(STARPU_VECTOR_GET_OFFSET(buffers[i]) / STARPU_VECTOR_GET_ELEMSIZE(buffers[i]));
-  }
   const cl_int zero = 0, ncell = a->ncell;
-  if (err == CL_SUCCESS)
-    err = clEnqueueFillBuffer(queue, m[3], &zero, sizeof zero, (size_t)off[3] * sizeof zero,
-                              sizeof zero, 0, NULL, NULL);
-  /* ncell, rule, (geo, offset), (qd, offset), (bad, offset); the rule starts its buffer */
-  if (err == CL_SUCCESS && off[0] != 0) err = CL_INVALID_BUFFER_SIZE;
+  if (err == CL_SUCCESS) /* the flag cleared */
+    err = clEnqueueFillBuffer(
+        queue, (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[3]), &zero, sizeof zero,
+        STARPU_VECTOR_GET_OFFSET(buffers[3]), sizeof zero, 0, NULL, NULL);
+  /* ncell, then (rule, geo, qd, bad) each with its offset */
   if (err == CL_SUCCESS) err = clSetKernelArg(k, 0, sizeof ncell, &ncell);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, 1, sizeof(cl_mem), &m[0]);
-  for (int i = 1; i < 4 && err == CL_SUCCESS; i++) {
-    err = clSetKernelArg(k, (cl_uint)(2 * i), sizeof(cl_mem), &m[i]);
-    if (err == CL_SUCCESS) err = clSetKernelArg(k, (cl_uint)(2 * i + 1), sizeof(cl_long), &off[i]);
-  }
+  if (err == CL_SUCCESS) err = cl_set_vectors(k, 1, buffers, 4);
   if (err == CL_SUCCESS && ncell > 0) {
     const size_t global = (size_t)ncell * (size_t)a->nq3;
     err = clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, NULL, 0, NULL, NULL);
@@ -196,7 +186,8 @@ static void qdata_opencl(void *buffers[], void *arg)
   err = femint_cl_outcome(a->ctx, dev, err);
   if (err != CL_SUCCESS) {
     a->status = FEMINT_EOPENCL;
-    snprintf(a->msg, sizeof a->msg, "the quadrature data on OpenCL device %d failed (%d)", dev, err);
+    snprintf(a->msg, sizeof a->msg, "the quadrature data on OpenCL device %d failed (%d)", dev,
+             err);
   }
 }
 

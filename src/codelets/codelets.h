@@ -99,6 +99,21 @@ static inline void real_put(void *base, size_t i, double v, int single)
   else ((double *)base)[i] = v;
 }
 
+/* Kernel arguments from first on: the task's first n vector handles, each as its device buffer,
+ * then the element where its data start in it (a cl_long). */
+static inline cl_int cl_set_vectors(cl_kernel k, cl_uint first, void *buffers[], int n)
+{
+  cl_int err = CL_SUCCESS;
+  for (int i = 0; i < n && err == CL_SUCCESS; i++) {
+    const cl_mem m = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[i]);
+    const cl_long off =
+        (cl_long)(STARPU_VECTOR_GET_OFFSET(buffers[i]) / STARPU_VECTOR_GET_ELEMSIZE(buffers[i]));
+    err = clSetKernelArg(k, first + 2 * (cl_uint)i, sizeof m, &m);
+    if (err == CL_SUCCESS) err = clSetKernelArg(k, first + 2 * (cl_uint)i + 1, sizeof off, &off);
+  }
+  return err;
+}
+
 /* An apply task (femint_cl_apply): a chunk of consecutive cells, the tables of their order and
  * rule, the form's kind (enum hex_apply_kind). */
 struct hex_tensor;

@@ -147,13 +147,7 @@ static void launch(struct residual_arg *a, cl_kernel kernel, void *buffers[], in
   cl_int err = kernel ? CL_SUCCESS : CL_INVALID_KERNEL;
   const cl_int ncell = a->ncell;
   if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 0, sizeof ncell, &ncell);
-  for (int k = 0; k < nbuf && err == CL_SUCCESS; k++) {
-    const cl_mem m = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[k]);
-    const cl_long off =
-        (cl_long)(STARPU_VECTOR_GET_OFFSET(buffers[k]) / STARPU_VECTOR_GET_ELEMSIZE(buffers[k]));
-    err = clSetKernelArg(kernel, (cl_uint)(1 + 2 * k), sizeof m, &m);
-    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, (cl_uint)(2 + 2 * k), sizeof off, &off);
-  }
+  if (err == CL_SUCCESS) err = cl_set_vectors(kernel, 1, buffers, nbuf);
   if (err == CL_SUCCESS && extra)
     err = clSetKernelArg(kernel, (cl_uint)(1 + 2 * nbuf), sizeof *extra, extra);
   if (err == CL_SUCCESS && items > 0) {

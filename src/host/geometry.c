@@ -44,14 +44,18 @@ double geom_prism_jacobian(const double *X, const double xi[3], double *J)
       for (int a = 0; a < 6; a++) s += X[3 * a + i] * dN[3 * a + j];
       J[3 * i + j] = s;
     }
+  return geom_det3(J);
+}
+
+double geom_det3(const double *J)
+{
   return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
          J[2] * (J[3] * J[7] - J[4] * J[6]);
 }
 
 double geom_inverse3(const double *J, double *K)
 {
-  double det = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
-               J[2] * (J[3] * J[7] - J[4] * J[6]);
+  double det = geom_det3(J);
   double r = 1.0 / det;
   K[0] = (J[4] * J[8] - J[5] * J[7]) * r;
   K[1] = (J[2] * J[7] - J[1] * J[8]) * r;
@@ -156,9 +160,7 @@ double geom_nodal(int dim, int nnode, const double *X, const double *N, const do
       for (int a = 0; a < nnode; a++) s += X[dim * a + i] * dN[dim * a + j];
       J[dim * i + j] = s;
     }
-  return dim == 2 ? J[0] * J[3] - J[1] * J[2]
-                  : J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
-                        J[2] * (J[3] * J[7] - J[4] * J[6]);
+  return dim == 2 ? J[0] * J[3] - J[1] * J[2] : geom_det3(J);
 }
 
 double geom_map(int shape, int nnode, const double *X, const double *xi, double *x, double *J)

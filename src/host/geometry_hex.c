@@ -61,8 +61,7 @@ double geom_hex_jacobian(int nnode, const double *X, const double xi[3], double 
       for (int a = 0; a < nnode; a++) s += X[3 * a + i] * dN[3 * a + j];
       J[3 * i + j] = s;
     }
-  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
-         J[2] * (J[3] * J[7] - J[4] * J[6]);
+  return geom_det3(J);
 }
 
 /* det J is a polynomial of degree n in each variable: 2 for the trilinear map (the columns of J

@@ -165,8 +165,7 @@ double hex_geo_map(const double *geo, const double xi[3], double *x, double *J)
   for (int d = 0; x && d < 3; d++) /* the monomials 1, a, b, e, ab, ae, be, abe */
     x[d] = geo[d] + geo[3 + d] * a + geo[6 + d] * b + geo[9 + d] * e + geo[12 + d] * a * b +
            geo[15 + d] * a * e + geo[18 + d] * b * e + geo[21 + d] * a * b * e;
-  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
-         J[2] * (J[3] * J[7] - J[4] * J[6]);
+  return geom_det3(J);
 }
 
 int hex_qdata_geo(const struct hex_tensor *t, int kind, const double *geo, double *qd)

@@ -155,6 +155,8 @@ double geom_prism_jacobian(const double *X, const double xi[3], double *J);
 void geom_prism_point(const double *X, const double xi[3], double *x);
 /* K = inverse of J (K[3*j + i] = dxi_j / dx_i); returns det J. */
 double geom_inverse3(const double *J, double *K);
+/* det J of a 3 x 3 J (row-major). */
+double geom_det3(const double *J);
 /* Jacobian terms of a cell at the points of re: t[q*10] = det J * w_q,
  * t[q*10 + 1 + 3*j + i] = dxi_j / dx_i. Returns 0, or FEMINT_EJACOBIAN with *bad = q. */
 int geom_prism_terms(const struct refel *re, const double *X, double *t, int *bad);

@@ -222,7 +222,8 @@ static int map_cells(struct femint_space *s, struct space_build *b)
    * after cell: each cell's first from the counts of the cells before, so that the threads
    * number the same as one would */
   int64_t *own = malloc(((size_t)m->ncell + 1) * sizeof *own);
-  if (!own) return femint_seterr(s->ctx, FEMINT_ENOMEM, "out of memory numbering the DOFs of a space");
+  if (!own)
+    return femint_seterr(s->ctx, FEMINT_ENOMEM, "out of memory numbering the DOFs of a space");
   int nown[FEMINT_MAX_ORDER + 1] = {0};
   for (int q = 0; q <= FEMINT_MAX_ORDER; q++)
     for (int i = 0; b->re[q] && i < b->re[q]->nsh; i++) {

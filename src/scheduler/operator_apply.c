@@ -137,6 +137,15 @@ static int apply_setup(struct femint_operator *op)
   return 0;
 }
 
+/* The error of a cell with det J <= 0 at a quadrature point, wherever its data were made. */
+static int jacobian_error(const struct femint_operator *op, int cell)
+{
+  return femint_seterr(op->ctx, FEMINT_EJACOBIAN,
+                       "femint_operator_apply: cell %d has a non-positive Jacobian at a "
+                       "quadrature point",
+                       cell);
+}
+
 /* The quadrature data (or the geometry) of form f on every cell of the plan made by the host's
  * threads, registered per chunk in main memory; every point's Jacobian checked. */
 static int form_data_host(struct femint_operator *op, int f, int kind)
@@ -191,10 +200,7 @@ static int form_data_host(struct femint_operator *op, int f, int kind)
   if (bad >= 0) {
     free(a->qd[f]);
     a->qd[f] = NULL;
-    return femint_seterr(op->ctx, FEMINT_EJACOBIAN,
-                         "femint_operator_apply: cell %d has a non-positive Jacobian at a "
-                         "quadrature point",
-                         bad);
+    return jacobian_error(op, bad);
   }
   const struct ev_sum *e = a->es;
   for (int i = 0; i < e->nchunk; i++)
@@ -251,8 +257,9 @@ static int form_data_device(struct femint_operator *op, int f, int kind)
     double X[3 * MESH_MAX_NODES];
     const int c = p->cells[k];
     const int nnode = mesh_cell_nodes(m, c, X);
-    if (curved) hex_geo_curved(nnode, X, form_coef(op->forms[f], c), hex_ncoef(kind), geo + (size_t)k * G);
-    else hex_geo(X, form_coef(op->forms[f], c), hex_ncoef(kind), geo + (size_t)k * G);
+    const double *coef = form_coef(op->forms[f], c);
+    if (curved) hex_geo_curved(nnode, X, coef, hex_ncoef(kind), geo + (size_t)k * G);
+    else hex_geo(X, coef, hex_ncoef(kind), geo + (size_t)k * G);
   }
   femint_host_quiet(0);
   starpu_data_handle_t h_rule;
@@ -288,7 +295,8 @@ static int form_data_device(struct femint_operator *op, int f, int kind)
     starpu_task_destroy(tasks[i]);
   }
   for (int i = 0; i < nb && !err; i++)
-    if (args[i].status) err = femint_seterr(op->ctx, args[i].status, "femint_operator_apply: %s", args[i].msg);
+    if (args[i].status)
+      err = femint_seterr(op->ctx, args[i].status, "femint_operator_apply: %s", args[i].msg);
   int cell = -1;
   for (int i = 0; i < nb; i++) {
     if (!h[2 * i + 1]) continue;
@@ -302,18 +310,14 @@ static int form_data_device(struct femint_operator *op, int f, int kind)
   }
   starpu_data_unregister_no_coherency(h_rule);
   free(geo), free(bad), free(args), free(h), free(tasks);
-  if (!err && cell >= 0)
-    err = femint_seterr(op->ctx, FEMINT_EJACOBIAN,
-                        "femint_operator_apply: cell %d has a non-positive Jacobian at a "
-                        "quadrature point",
-                        cell);
+  if (!err && cell >= 0) err = jacobian_error(op, cell);
   if (err) {
     form_data_drop(a, f);
     return err;
   }
   a->made[f] = 1;
-  femint_trace("femint_operator_apply: the quadrature data of form %d on %d %scells made on OpenCL "
-               "device %d (%.3f s)",
+  femint_trace("femint_operator_apply: the quadrature data of form %d on %d %scells made on "
+               "OpenCL device %d (%.3f s)",
                f, p->ncell, curved ? "curved " : "", dev, femint_now() - t0);
   return 0;
 }
