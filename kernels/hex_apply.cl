@@ -93,18 +93,20 @@ typedef REAL real;
     }                                                                                             \
     det = det_;                                                                                   \
   }
-/* The same at point (i, j, k) of the trilinear cell of geometry gc (host/hex_apply.c, hex_geo:
- * the map's coefficients, then the form's), from the points Xq and weights Wq. GEO_POINT: in
- * real, det J dropped. */
+/* J_ at (a_, b_, e_) of the trilinear cell of geometry gc (host/hex_apply.c, hex_geo: the map's
+ * coefficients, then the form's), a statement; GEO_POINT_T: the data at point (i, j, k) of the
+ * rule's points Xq and weights Wq; GEO_POINT: in real, det J dropped. */
+#define GEO_JACOBIAN(gc, a_, b_, e_, J_)                                                          \
+  for (int x_ = 0; x_ < 3; x_++) {                                                                \
+    J_[3 * x_] = gc[3 + x_] + gc[12 + x_] * b_ + gc[15 + x_] * e_ + gc[21 + x_] * b_ * e_;        \
+    J_[3 * x_ + 1] = gc[6 + x_] + gc[12 + x_] * a_ + gc[18 + x_] * e_ + gc[21 + x_] * a_ * e_;    \
+    J_[3 * x_ + 2] = gc[9 + x_] + gc[15 + x_] * a_ + gc[18 + x_] * b_ + gc[21 + x_] * a_ * b_;    \
+  }
 #define GEO_POINT_T(gc, i, j, k, h, laplace, T, det)                                              \
   {                                                                                               \
     const T a_ = Xq[i], b_ = Xq[j], e_ = Xq[k];                                                   \
     T J_[9];                                                                                      \
-    for (int x_ = 0; x_ < 3; x_++) {                                                              \
-      J_[3 * x_] = gc[3 + x_] + gc[12 + x_] * b_ + gc[15 + x_] * e_ + gc[21 + x_] * b_ * e_;      \
-      J_[3 * x_ + 1] = gc[6 + x_] + gc[12 + x_] * a_ + gc[18 + x_] * e_ + gc[21 + x_] * a_ * e_;  \
-      J_[3 * x_ + 2] = gc[9 + x_] + gc[15 + x_] * a_ + gc[18 + x_] * b_ + gc[21 + x_] * a_ * b_;  \
-    }                                                                                             \
+    GEO_JACOBIAN(gc, a_, b_, e_, J_);                                                             \
     const T wq_ = Wq[i] * Wq[j] * Wq[k];                                                          \
     QDATA_FROM_J(J_, gc[24] * wq_, gc[25] * wq_, h, laplace, T, det);                            \
   }
@@ -435,62 +437,53 @@ hex_apply(int ncell, __global const XT *x, __global const long *dofs, long dofs_
 }
 #endif
 
-/* The quadrature data of ncell trilinear cells made where they are used (with the apply kernel,
- * GEO 0): work-item g makes point g % NQ3 of cell g / NQ3, in double, from the cell's geometry
- * (geo[cell][NGEO], host/hex_apply.c hex_geo) and the rule (rule: the points xq[Q] and the
- * weights w[Q]); stored in the reference order the apply kernel reads (the host's hex_qdata).
- * A point where det J is not positive writes its cell + 1 into bad[0]. */
+/* The quadrature data of ncell cells made where they are used (with the apply kernel, GEO 0):
+ * work-item g makes point g % NQ3 of cell g / NQ3, in double, from the cell's geometry and the
+ * rule (the points xq[Q], then the weights w[Q]); stored in the reference order the apply kernel
+ * reads (the host's hex_qdata). A trilinear cell's geometry is geo[cell][NGEO] (host/hex_apply.c,
+ * hex_geo); a curved one's (curved = 1) geo[cell][NCURVED]: the map at the 27 nodes
+ * {-1, 0, 1}^3 (X[(a 3 + b) 3 + c][3], a along xi), the triquadratic interpolant that reproduces
+ * the 20-node map exactly (hex_geo_curved), then the form's two coefficients. A point where
+ * det J is not positive writes its cell + 1 into bad[0]. */
 #define QD_FORM (KIND == 2 ? 1 : KIND)
 #define QD_VALUES (KIND == 0 ? 1 : KIND == 3 ? 11 : 6)
-__kernel void hex_qdata(int ncell, __global const double *rule, long rule_off,
+#define NCURVED 83
+__kernel void hex_qdata(int ncell, int curved, __global const double *rule, long rule_off,
                         __global const double *geo, long geo_off, __global real *qd, long qd_off,
                         __global int *bad, long bad_off)
 {
   const size_t g = get_global_id(0);
   if (g >= (size_t)ncell * (Q * Q * Q)) return;
   const int cell = (int)(g / (Q * Q * Q)), q = (int)(g % (Q * Q * Q));
-  __global const double *Xq = rule + rule_off, *Wq = Xq + Q;
-  __global const double *gc = geo + geo_off + (size_t)cell * NGEO;
-  double h[11], det;
-  GEO_POINT_T(gc, q / (Q * Q), q / Q % Q, q % Q, h, QD_FORM, double, det);
-  for (int m = 0; m < QD_VALUES; m++) qd[qd_off + g * QD_VALUES + m] = (real)h[m];
-  if (!(det > 0)) bad[bad_off] = cell + 1;
-}
-
-/* The same for curved cells: geo[cell][NCURVED] holds the map at the 27 nodes {-1, 0, 1}^3
- * (X[(a 3 + b) 3 + c][3], a along xi), the triquadratic interpolant that reproduces the 20-node
- * map exactly (host/hex_apply.c, hex_geo_curved), then the form's two coefficients. */
-#define NCURVED 83
-__kernel void hex_qdata_curved(int ncell, __global const double *rule, long rule_off,
-                               __global const double *geo, long geo_off, __global real *qd,
-                               long qd_off, __global int *bad, long bad_off)
-{
-  const size_t g = get_global_id(0);
-  rule += rule_off;
-  if (g >= (size_t)ncell * (Q * Q * Q)) return;
-  const int cell = (int)(g / (Q * Q * Q)), q = (int)(g % (Q * Q * Q));
   const int pt[3] = {q / (Q * Q), q / Q % Q, q % Q};
-  __global const double *gc = geo + geo_off + (size_t)cell * NCURVED;
-  /* the 1D quadratic Lagrange functions at -1, 0, 1 and their derivatives, per direction */
-  double l[3][3], dl[3][3];
-  for (int d = 0; d < 3; d++) {
-    const double s = rule[pt[d]];
-    l[d][0] = 0.5 * s * (s - 1), l[d][1] = 1 - s * s, l[d][2] = 0.5 * s * (s + 1);
-    dl[d][0] = s - 0.5, dl[d][1] = -2 * s, dl[d][2] = s + 0.5;
-  }
-  double J_[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-  for (int n = 0; n < 27; n++) {
-    const int a = n / 9, b = n / 3 % 3, c = n % 3;
-    const double d0 = dl[0][a] * l[1][b] * l[2][c], d1 = l[0][a] * dl[1][b] * l[2][c];
-    const double d2 = l[0][a] * l[1][b] * dl[2][c];
-    for (int x = 0; x < 3; x++) {
-      const double X = gc[3 * n + x];
-      J_[3 * x] += X * d0, J_[3 * x + 1] += X * d1, J_[3 * x + 2] += X * d2;
-    }
-  }
+  rule += rule_off;
+  const double xi[3] = {rule[pt[0]], rule[pt[1]], rule[pt[2]]};
   const double wq = rule[Q + pt[0]] * rule[Q + pt[1]] * rule[Q + pt[2]];
+  __global const double *gc = geo + geo_off + (size_t)cell * (curved ? NCURVED : NGEO);
+  double J_[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  if (curved) {
+    /* the 1D quadratic Lagrange functions at -1, 0, 1 and their derivatives, per direction */
+    double l[3][3], dl[3][3];
+    for (int d = 0; d < 3; d++) {
+      const double s = xi[d];
+      l[d][0] = 0.5 * s * (s - 1), l[d][1] = 1 - s * s, l[d][2] = 0.5 * s * (s + 1);
+      dl[d][0] = s - 0.5, dl[d][1] = -2 * s, dl[d][2] = s + 0.5;
+    }
+    for (int n = 0; n < 27; n++) {
+      const int a = n / 9, b = n / 3 % 3, c = n % 3;
+      const double d0 = dl[0][a] * l[1][b] * l[2][c], d1 = l[0][a] * dl[1][b] * l[2][c];
+      const double d2 = l[0][a] * l[1][b] * dl[2][c];
+      for (int x = 0; x < 3; x++) {
+        const double X = gc[3 * n + x];
+        J_[3 * x] += X * d0, J_[3 * x + 1] += X * d1, J_[3 * x + 2] += X * d2;
+      }
+    }
+  } else {
+    GEO_JACOBIAN(gc, xi[0], xi[1], xi[2], J_);
+  }
+  __global const double *coef = gc + (curved ? 81 : 24);
   double h[11], det;
-  QDATA_FROM_J(J_, gc[81] * wq, gc[82] * wq, h, QD_FORM, double, det);
+  QDATA_FROM_J(J_, coef[0] * wq, coef[1] * wq, h, QD_FORM, double, det);
   for (int m = 0; m < QD_VALUES; m++) qd[qd_off + g * QD_VALUES + m] = (real)h[m];
   if (!(det > 0)) bad[bad_off] = cell + 1;
 }

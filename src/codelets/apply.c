@@ -171,14 +171,15 @@ static void qdata_opencl(void *buffers[], void *arg)
   starpu_opencl_get_current_queue(&queue);
   cl_kernel k = a->kernel[dev];
   cl_int err = k ? CL_SUCCESS : CL_INVALID_KERNEL;
-  const cl_int zero = 0, ncell = a->ncell;
+  const cl_int zero = 0, ncell = a->ncell, curved = a->curved;
   if (err == CL_SUCCESS) /* the flag cleared */
     err = clEnqueueFillBuffer(
         queue, (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[3]), &zero, sizeof zero,
         STARPU_VECTOR_GET_OFFSET(buffers[3]), sizeof zero, 0, NULL, NULL);
-  /* ncell, then (rule, geo, qd, bad) each with its offset */
+  /* ncell, curved, then (rule, geo, qd, bad) each with its offset */
   if (err == CL_SUCCESS) err = clSetKernelArg(k, 0, sizeof ncell, &ncell);
-  if (err == CL_SUCCESS) err = cl_set_vectors(k, 1, buffers, 4);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, 1, sizeof curved, &curved);
+  if (err == CL_SUCCESS) err = cl_set_vectors(k, 2, buffers, 4);
   if (err == CL_SUCCESS && ncell > 0) {
     const size_t global = (size_t)ncell * (size_t)a->nq3;
     err = clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, NULL, 0, NULL, NULL);

@@ -136,7 +136,7 @@ struct apply_arg {
  * OpenCL device that applies them (kernels/hex_apply.cl, hex_qdata: nq3 points a cell). */
 struct qdata_arg {
   femint_context_t ctx;
-  int ncell, nq3;
+  int ncell, nq3, curved;                  /* curved: the 83 values of hex_geo_curved a cell */
   cl_kernel kernel[FEMINT_MAX_CL_DEVICES]; /* hex_qdata of the apply program, or NULL */
   int status;
   char msg[128];

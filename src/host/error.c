@@ -96,4 +96,3 @@ void femint_host_quiet(int on)
   void (*fn)(int) = quiet_fn;
   if (fn) fn(on);
 }
-

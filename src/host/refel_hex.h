@@ -133,7 +133,7 @@ int hex_qdata_geo(const struct hex_tensor *t, int kind, const double *geo, doubl
  * returns det J. */
 double hex_geo_map(const double *geo, const double xi[3], double *x, double *J);
 /* The geometry of a cell of nnode nodes (8, or 20: curved) in 83 values for the devices that make
- * its quadrature data (kernels/hex_apply.cl, hex_qdata_curved): the map at the 27 nodes
+ * its quadrature data (kernels/hex_apply.cl, hex_qdata): the map at the 27 nodes
  * {-1, 0, 1}^3 (geo[3 n .. 3 n + 3), n = (a 3 + b) 3 + c, a along xi0), whose triquadratic
  * interpolant is the map, then the coefficients as in hex_geo (geo[81], geo[82]). */
 #define HEX_GEO_CURVED_SIZE 83

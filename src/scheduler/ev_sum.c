@@ -45,13 +45,13 @@ void ev_sum_destroy(femint_context_t ctx, struct ev_sum **pe)
   *pe = NULL;
 }
 
-/* The 32-bit words of chunk i's map in e->map: its DOFs (64 bits each), ptr, and room for a place
- * per value of its cells; even, so that the next chunk's DOFs stay aligned. */
 const void *ev_chunk_host(const struct ev_sum *e, int i)
 {
   return (const void *)starpu_vector_get_local_ptr(e->h_ev[i]);
 }
 
+/* The 32-bit words of chunk i's map in e->map: its DOFs (64 bits each), ptr, and room for a place
+ * per value of its cells; even, so that the next chunk's DOFs stay aligned. */
 static int64_t map_words(const struct ev_sum *e, int i)
 {
   const int64_t w = 3 * e->nu[i] + 1 + (int64_t)e->ncell[i] * e->np;

@@ -41,8 +41,7 @@ struct op_apply {
                                       made by the host, or NULL (made on the device, or not yet) */
   char *made;                      /* [nform] whether h_qd holds form f's data */
   starpu_data_handle_t *h_qd;      /* [nform * nchunk] */
-  /* hex_qdata and hex_qdata_curved of prog[0], or NULL */
-  cl_kernel qk[HEX_APPLY_KINDS][FEMINT_MAX_CL_DEVICES][2];
+  cl_kernel qk[HEX_APPLY_KINDS][FEMINT_MAX_CL_DEVICES]; /* hex_qdata of prog[0], or NULL */
   struct apply_arg *args;          /* [nchunk] */
   /* the home of the vectors: an OpenCL worker or -1 (the CPU workers), and the vector kernels
    * of each device */
@@ -68,8 +67,7 @@ void operator_apply_release(struct femint_operator *op)
   for (int f = 0; a->qd && f < op->nform; f++) free(a->qd[f]);
   for (int k = 0; k < HEX_APPLY_KINDS; k++)
     for (int d = 0; d < FEMINT_MAX_CL_DEVICES; d++)
-      for (int c = 0; c < 2; c++)
-        if (a->qk[k][d][c]) clReleaseKernel(a->qk[k][d][c]);
+      if (a->qk[k][d]) clReleaseKernel(a->qk[k][d]);
   hex_tensor_destroy(&a->tensor);
   free(a->qd);
   free(a->made);
@@ -227,8 +225,8 @@ static void form_data_drop(struct op_apply *a, int f)
 
 /* Form f's quadrature data made by the OpenCL device that applies the form, from each cell's
  * geometry (26 values, hex_geo; curved cells 83, hex_geo_curved) and the rule
- * (kernels/hex_apply.cl, hex_qdata, hex_qdata_curved), and registered there alone: 26 or 83
- * values a cell cross the bus instead of Q^3 x 1, 6 or 11. */
+ * (kernels/hex_apply.cl, hex_qdata), and registered there alone: 26 or 83 values a cell cross
+ * the bus instead of Q^3 x 1, 6 or 11. */
 static int form_data_device(struct femint_operator *op, int f, int kind)
 {
   struct op_apply *a = op->apply;
@@ -275,8 +273,9 @@ static int form_data_device(struct femint_operator *op, int f, int kind)
                                 (uint32_t)((size_t)e->ncell[i] * per), a->rs);
     starpu_vector_data_register(&h[2 * i + 1], STARPU_MAIN_RAM, (uintptr_t)&bad[i], 1,
                                 sizeof *bad);
-    args[i] = (struct qdata_arg){.ctx = op->ctx, .ncell = e->ncell[i], .nq3 = Q * Q * Q};
-    args[i].kernel[dev] = a->qk[kind][dev][curved];
+    args[i] = (struct qdata_arg){
+        .ctx = op->ctx, .ncell = e->ncell[i], .nq3 = Q * Q * Q, .curved = curved};
+    args[i].kernel[dev] = a->qk[kind][dev];
     struct starpu_task *t = starpu_task_create();
     t->cl = &femint_cl_qdata;
     t->cl_arg = &args[i];
@@ -329,8 +328,7 @@ static int apply_form_data(struct femint_operator *op, int f, int kind)
 {
   const struct op_apply *a = op->apply;
   const int dev = a->home >= 0 ? starpu_worker_get_devid(a->home) : -1;
-  const int curved = mesh_nnode(op->space->mesh) != HEX_NV;
-  if (dev >= 0 && a->qk[kind][dev][curved] && !op->plan->opt.apply_geometry &&
+  if (dev >= 0 && a->qk[kind][dev] && !op->plan->opt.apply_geometry &&
       apply_where(op, kind, 0) == STARPU_OPENCL) {
     const int err = form_data_device(op, f, kind);
     if (err != FEMINT_EOPENCL && err != FEMINT_ERUNTIME) return err;
@@ -392,11 +390,10 @@ static int apply_programs(struct femint_operator *op, int kind, int evec)
                                 "the matrix-free apply kernel");
     /* the program's kernel that makes the quadrature data (none: the host makes them) */
     const struct cl_program_entry *pe = a->prog[evec][kind][dev];
-    for (int c = 0; c < 2 && !err && !evec && pe && pe->kernel; c++) {
+    if (!err && !evec && pe && pe->kernel) {
       cl_int cerr;
-      a->qk[kind][dev][c] =
-          clCreateKernel(pe->program, c ? "hex_qdata_curved" : "hex_qdata", &cerr);
-      if (cerr != CL_SUCCESS) a->qk[kind][dev][c] = NULL;
+      a->qk[kind][dev] = clCreateKernel(pe->program, "hex_qdata", &cerr);
+      if (cerr != CL_SUCCESS) a->qk[kind][dev] = NULL;
     }
   }
   free(source);
